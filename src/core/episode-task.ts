@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { Message } from './message.js';
+import { SamplingParams } from './sampling-params.js';
+
+/** One task the engine runs episodes for: the opening messages plus the data its environment reads. */
+export const EpisodeTask = z.object({
+  /** Stable identity of the task across runs (e.g. the dataset row's key). */
+  id: z.string(),
+  /** Position of the task in its dataset (NeMo Gym's `_ng_task_index`). */
+  index: z.number().int().nonnegative(),
+  messages: z.array(Message),
+  /** Task fields the environment reads in `reset` (ground truth, board config, …). */
+  data: z.unknown().default({}),
+  /** Stop strings for the first turn; later turns use what the environment returns. */
+  stop_strings: z.array(z.string()).optional(),
+  /** Per-task overrides of the run's sampling params. */
+  sampling: SamplingParams.partial().optional(),
+});
+export type EpisodeTask = z.infer<typeof EpisodeTask>;
+export type EpisodeTaskInput = z.input<typeof EpisodeTask>;

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { Message } from './message.js';
+import { RecordedError } from './recorded-error.js';
+import { SamplingParams } from './sampling-params.js';
+import { Termination, TerminationKind, successfulTerminations } from './termination.js';
+import { TurnRecord } from './turn-record.js';
+
+/** Bumped on any change a reader must know about; every version keeps a fixture and a reader test. */
+export const ROLLOUT_SCHEMA_VERSION = 1 as const;
+
+const recordKeys = {
+  schema_version: z.literal(ROLLOUT_SCHEMA_VERSION),
+  task_id: z.string(),
+  task_index: z.number().int().nonnegative(),
+  rollout_index: z.number().int().nonnegative(),
+  /** The full log: prompt, sampled turns (token ids + logprobs) and observations. */
+  messages: z.array(Message),
+  /** Sum of every step's reward. */
+  reward: z.number(),
+  /** Sum of every step's named reward components; they add up to `reward` when the environment names them. */
+  reward_components: z.record(z.string(), z.number()),
+  termination: Termination,
+  turns: z.array(TurnRecord),
+  /** The environment's metadata after the last step that changed it. */
+  env_metadata: z.unknown(),
+  /** The sampling params the episode ran with: the meaning of `generation_logprobs` depends on them. */
+  sampling: SamplingParams,
+  timing: z.object({ duration_ms: z.number().nonnegative() }),
+};
+
+/** A finished episode whose reward is real. */
+export const RolloutRecord = z.object({
+  ...recordKeys,
+  record_type: z.literal('rollout'),
+  termination: Termination.extend({ kind: z.enum(successfulTerminations) }),
+});
+export type RolloutRecord = z.infer<typeof RolloutRecord>;
+
+export const FailureClass = z.enum(['policy-error', 'env-error', 'token-alignment', 'timeout', 'aborted']);
+export type FailureClass = z.infer<typeof FailureClass>;
+
+/** An episode that could not finish. Same keys as a rollout, so nothing is lost, but its reward is never used. */
+export const FailureRecord = z.object({
+  ...recordKeys,
+  record_type: z.literal('failure'),
+  termination: Termination.extend({ kind: TerminationKind.exclude([...successfulTerminations]) }),
+  failure_class: FailureClass,
+  error: RecordedError,
+});
+export type FailureRecord = z.infer<typeof FailureRecord>;
+
+export const EpisodeRecord = z.discriminatedUnion('record_type', [RolloutRecord, FailureRecord]);
+export type EpisodeRecord = z.infer<typeof EpisodeRecord>;
+
+/** The rollout's tokens in order: what a trainer feeds back into the model. */
+export function flatTokenIds(record: Pick<RolloutRecord, 'messages'>): number[] {
+  return record.messages.flatMap((message) => message.token_ids ?? []);
+}

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+
+/**
+ * Why an episode ended. Every exit from the episode loop records exactly one.
+ * - `env-done`: the environment terminated (or truncated) the episode: the reward is final.
+ * - `max-turns`: still active after its last allowed turn.
+ * - `max-seq-len`: the sequence filled `max_seq_len` (an observation was cut to fit, or no room was left to generate).
+ * - `max-tokens`: a generation was cut by `max_tokens` and the engine is set to end such episodes.
+ * - `policy-error`, `env-error`, `aborted`: failures; these appear only on failure records.
+ */
+export const TerminationKind = z.enum([
+  'env-done',
+  'max-turns',
+  'max-seq-len',
+  'max-tokens',
+  'policy-error',
+  'env-error',
+  'aborted',
+]);
+export type TerminationKind = z.infer<typeof TerminationKind>;
+
+export const Termination = z.object({
+  kind: TerminationKind,
+  detail: z.string().optional(),
+});
+export type Termination = z.infer<typeof Termination>;
+
+/** The kinds a successful rollout may end with; the others belong to failure records. */
+export const successfulTerminations = ['env-done', 'max-turns', 'max-seq-len', 'max-tokens'] as const satisfies readonly TerminationKind[];

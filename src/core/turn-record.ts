@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { FinishReason } from './finish-reason.js';
+
+/** What happened in one policy → environment turn. Timing lives under `timing` so records compare without it. */
+export const TurnRecord = z.object({
+  index: z.number().int().nonnegative(),
+  /** Sequence length the policy was prompted with. */
+  prompt_tokens: z.number().int().nonnegative(),
+  generated_tokens: z.number().int().nonnegative(),
+  /** Observation tokens appended after the generation (after any truncation to fit `max_seq_len`). */
+  env_tokens: z.number().int().nonnegative(),
+  finish_reason: FinishReason,
+  reward: z.number(),
+  reward_components: z.record(z.string(), z.number()).optional(),
+  /** The observation was cut to fit the `max_seq_len` budget. */
+  observation_truncated: z.boolean(),
+  timing: z.object({
+    generation_ms: z.number().nonnegative(),
+    env_ms: z.number().nonnegative(),
+  }),
+});
+export type TurnRecord = z.infer<typeof TurnRecord>;

@@ -1,0 +1,65 @@
+import { AbortedError } from '../core/errors/aborted-error.js';
+import { PolicyError } from '../core/errors/policy-error.js';
+import { PolicyResult, type PolicyRequest } from '../policy/policy.js';
+import { systemClock } from '../util/clock.js';
+import { mixSeed } from '../util/seeded-random.js';
+import type { EpisodeOptions } from './episode-options.js';
+import { appendMessages, type EpisodeState } from './episode-state.js';
+import { asPolicyError, typedErrors } from './wrap-error.js';
+
+export interface Generation {
+  result: PolicyResult;
+  /** Sequence length the policy was prompted with. */
+  promptTokens: number;
+  /** `max_tokens` was lowered to fit `max_seq_len`, and the generation used all of it. */
+  filledSequence: boolean;
+  ms: number;
+}
+
+/** Asks the policy for the next assistant turn and appends it exactly as sampled. */
+export async function generateTurn(state: EpisodeState, options: EpisodeOptions, turn: number, signal: AbortSignal): Promise<Generation> {
+  const { policy } = options;
+  const clock = options.clock ?? systemClock;
+  const maxTokens = Math.min(state.sampling.max_tokens, options.maxSeqLen - state.tokenCount);
+  const request: PolicyRequest = {
+    session_id: `${state.key.task_id}#${state.key.rollout_index}`,
+    prompt_token_ids: state.messages.flatMap((message) => message.token_ids ?? []),
+    messages: [...state.messages],
+    sampling: { ...state.sampling, max_tokens: maxTokens, seed: turnSeed(state, turn) },
+    stop_strings: state.stopStrings,
+    stop_token_ids: options.stopTokenIds ?? [],
+  };
+  const started = clock.now();
+  const raw = await typedErrors(signal, asPolicyError(policy.name), () => policy.generate(request, signal));
+  const result = checkResult(policy.name, raw, maxTokens);
+  const ms = clock.now() - started;
+  appendMessages(state, [
+    { role: 'assistant', content: result.text, token_ids: result.token_ids, generation_logprobs: result.logprobs },
+  ]);
+  const filledSequence = result.finish_reason.unified === 'length' && maxTokens < state.sampling.max_tokens;
+  return { result, promptTokens: request.prompt_token_ids.length, filledSequence, ms };
+}
+
+/** A distinct, reproducible seed per (task, rollout, turn), so repeats of a task sample differently. */
+function turnSeed(state: EpisodeState, turn: number): number | undefined {
+  const base = state.sampling.seed;
+  return base === undefined ? undefined : mixSeed(base, state.key.task_index, state.key.rollout_index, turn);
+}
+
+function checkResult(policy: string, raw: unknown, maxTokens: number): PolicyResult {
+  const parsed = PolicyResult.safeParse(raw);
+  if (!parsed.success) {
+    throw new PolicyError(`policy ${policy} returned an invalid result: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+  }
+  const result = parsed.data;
+  if (result.finish_reason.unified === 'error') {
+    throw new PolicyError(`policy ${policy} finished with an error (${result.finish_reason.raw ?? 'no detail'})`);
+  }
+  if (result.finish_reason.unified === 'abort') {
+    throw new AbortedError(`policy ${policy} aborted the generation (${result.finish_reason.raw ?? 'no detail'})`);
+  }
+  if (result.token_ids.length > maxTokens) {
+    throw new PolicyError(`policy ${policy} returned ${result.token_ids.length} tokens, more than max_tokens ${maxTokens}`);
+  }
+  return result;
+}

@@ -1,0 +1,26 @@
+import type { Termination } from '../core/termination.js';
+import type { EpisodeOptions } from './episode-options.js';
+import { appendMessages, type EpisodeState } from './episode-state.js';
+import { fitToBudget } from './fit-to-budget.js';
+import { asEnvironmentError, typedErrors } from './wrap-error.js';
+
+/**
+ * Resets the environment and renders the opening messages. Returns a termination when the prompt
+ * leaves no room to generate (the episode then ends with zero turns, its prompt cut to `max_seq_len`).
+ */
+export async function startEpisode(state: EpisodeState, options: EpisodeOptions, signal: AbortSignal): Promise<Termination | undefined> {
+  const { environment } = options;
+  const reset = await typedErrors(signal, asEnvironmentError(environment.name, 'reset'), () =>
+    environment.reset(state.task.data, signal),
+  );
+  state.metadata = reset.metadata;
+  if (reset.stop_strings) state.stopStrings = reset.stop_strings;
+
+  const opening = [...state.task.messages, ...(reset.observation ?? [])];
+  const tokenIds = options.renderer.renderDelta([], opening, { addGenerationPrompt: true });
+  const fitted = fitToBudget(opening, tokenIds, options.maxSeqLen);
+  appendMessages(state, fitted.messages);
+  if (state.tokenCount < options.maxSeqLen) return undefined;
+  const promptTokens = tokenIds.reduce((total, ids) => total + ids.length, 0);
+  return { kind: 'max-seq-len', detail: `the prompt is ${promptTokens} tokens, leaving no room under max_seq_len ${options.maxSeqLen}` };
+}

@@ -1,0 +1,45 @@
+import { EnvironmentError } from '../core/errors/environment-error.js';
+import { RewardComponentsError } from '../core/errors/reward-components-error.js';
+import type { Message } from '../core/message.js';
+import { StepResult } from '../environments/environment.js';
+import { systemClock } from '../util/clock.js';
+import type { EpisodeOptions } from './episode-options.js';
+import type { EpisodeState } from './episode-state.js';
+import { asEnvironmentError, typedErrors } from './wrap-error.js';
+
+/** Components may differ from the reward by float rounding, not more. */
+const COMPONENT_TOLERANCE = 1e-6;
+
+export interface Step {
+  result: StepResult;
+  ms: number;
+}
+
+/** Hands the conversation (text only) to the environment and checks what comes back. */
+export async function stepEnvironment(state: EpisodeState, options: EpisodeOptions, signal: AbortSignal): Promise<Step> {
+  const { environment } = options;
+  const clock = options.clock ?? systemClock;
+  const started = clock.now();
+  const raw = await typedErrors(signal, asEnvironmentError(environment.name, 'step'), () =>
+    environment.step({ messages: state.messages.map(withoutTokens), metadata: state.metadata }, signal),
+  );
+  const parsed = StepResult.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(result)'}: ${issue.message}`).join('; ');
+    throw new EnvironmentError(environment.name, `step returned an invalid result: ${issues}`);
+  }
+  checkComponents(environment.name, parsed.data);
+  return { result: parsed.data, ms: clock.now() - started };
+}
+
+function checkComponents(environment: string, result: StepResult): void {
+  if (result.reward_components === undefined) return;
+  const sum = Object.values(result.reward_components).reduce((total, value) => total + value, 0);
+  if (Math.abs(sum - result.reward) > COMPONENT_TOLERANCE) {
+    throw new RewardComponentsError(environment, result.reward, result.reward_components);
+  }
+}
+
+function withoutTokens({ token_ids: _ids, generation_logprobs: _logprobs, ...message }: Message): Message {
+  return message;
+}

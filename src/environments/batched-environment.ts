@@ -1,0 +1,65 @@
+import type { Environment, EnvironmentTurn, ResetResult, StepResultInput } from './environment.js';
+
+interface PendingStep<Metadata> {
+  turn: EnvironmentTurn<Metadata>;
+  resolve: (result: StepResultInput) => void;
+  reject: (error: unknown) => void;
+}
+
+export interface BatchedEnvironmentSpec<Metadata> {
+  name: string;
+  reset(data: unknown, signal: AbortSignal): Promise<ResetResult<Metadata>>;
+  stepBatch(turns: readonly EnvironmentTurn<Metadata>[], signal: AbortSignal): Promise<StepResultInput[]>;
+  /** Largest batch handed to `stepBatch`. */
+  maxBatchSize?: number;
+}
+
+/**
+ * An environment whose per-episode `step` calls are gathered into `stepBatch` calls: every step
+ * requested in the same turn of the event loop goes out together. Episodes keep calling `step`, so the
+ * engine stays one loop; lockstep runs, where every episode steps at once, get full batches.
+ */
+export function createBatchedEnvironment<Metadata>(spec: BatchedEnvironmentSpec<Metadata>): Environment<Metadata> {
+  const maxBatchSize = spec.maxBatchSize ?? 256;
+  let pending: PendingStep<Metadata>[] = [];
+  let flushScheduled = false;
+
+  const flush = () => {
+    flushScheduled = false;
+    while (pending.length > 0) {
+      const batch = pending.splice(0, maxBatchSize);
+      // The batch outlives any one episode, so it runs under its own signal; each episode's abort still rejects its own promise.
+      spec.stepBatch(batch.map((item) => item.turn), new AbortController().signal).then(
+        (results) => {
+          if (results.length !== batch.length) {
+            const error = new Error(`${spec.name}: stepBatch returned ${results.length} results for ${batch.length} turns`);
+            batch.forEach((item) => item.reject(error));
+            return;
+          }
+          batch.forEach((item, i) => item.resolve(results[i] as StepResultInput));
+        },
+        (error: unknown) => batch.forEach((item) => item.reject(error)),
+      );
+    }
+  };
+
+  return {
+    name: spec.name,
+    reset: (data, signal) => spec.reset(data, signal),
+    stepBatch: (turns, signal) => spec.stepBatch(turns, signal),
+    step(turn, signal) {
+      return new Promise<StepResultInput>((resolve, reject) => {
+        if (signal.aborted) {
+          reject(signal.reason);
+          return;
+        }
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        pending.push({ turn, resolve, reject });
+        if (!flushScheduled) {
+          flushScheduled = true;
+          setImmediate(flush);
+        }
+      });
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { Message } from '../core/message.js';
+
+/** What a reset gives the episode before the first generation. */
+export interface ResetResult<Metadata = unknown> {
+  /** The environment's per-episode state (NeMo RL's `metadata` / `extra_env_info`); must be JSON-serializable. */
+  metadata: Metadata;
+  /** Messages appended to the task's prompt before the first turn (a board, a welcome text). */
+  observation?: Message[];
+  /** Stop strings for the first turn, replacing the task's own. */
+  stop_strings?: string[];
+}
+
+/** One turn handed to the environment: the conversation so far (text only) and its state. */
+export interface EnvironmentTurn<Metadata = unknown> {
+  /** Every message so far, ending with the assistant turn just sampled. No token fields. */
+  messages: readonly Message[];
+  metadata: Metadata;
+}
+
+/** The environment's answer to one turn. Validated by the engine at the boundary. */
+export const StepResult = z.object({
+  /** Messages shown to the model next (role `environment`, `tool` or `user`). Required, possibly empty-content, when the episode goes on. */
+  observation: z.array(Message).default([]),
+  reward: z.number().refine(Number.isFinite, 'reward must be a finite number'),
+  /** Named parts of `reward` (multi-reward, GDPO); they must add up to `reward`. */
+  reward_components: z.record(z.string(), z.number()).optional(),
+  /** The episode reached a natural end. */
+  terminated: z.boolean(),
+  /** The environment cut the episode short (e.g. a move limit); ends it like `terminated`. */
+  truncated: z.boolean().default(false),
+  /** New state; `null` or absent keeps the previous one (NeMo RL's convention). */
+  metadata: z.unknown().optional(),
+  /** Stop strings for the next turn; absent keeps the current ones, `null` clears them. */
+  next_stop_strings: z.array(z.string()).nullable().optional(),
+  /** The answer the environment extracted, if any (for majority voting). */
+  answer: z.string().nullable().optional(),
+});
+export type StepResult = z.infer<typeof StepResult>;
+export type StepResultInput = z.input<typeof StepResult>;
+
+/**
+ * A verifier, game, tool box or sandbox an episode talks to. Implementations keep no per-episode
+ * state of their own: everything an episode needs lives in its `metadata`.
+ */
+export interface Environment<Metadata = unknown> {
+  readonly name: string;
+  /** Starts an episode from a task's data (`EpisodeTask.data`). */
+  reset(data: unknown, signal: AbortSignal): Promise<ResetResult<Metadata>>;
+  step(turn: EnvironmentTurn<Metadata>, signal: AbortSignal): Promise<StepResultInput>;
+  /** Steps many episodes in one call, for environments that gain from batching (a reward model, a sandbox pool). */
+  stepBatch?(turns: readonly EnvironmentTurn<Metadata>[], signal: AbortSignal): Promise<StepResultInput[]>;
+}

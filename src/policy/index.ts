@@ -1,0 +1,1 @@
+export { PolicyResult, type Policy, type PolicyRequest } from './policy.js';

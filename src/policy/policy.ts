@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { FinishReason } from '../core/finish-reason.js';
+import type { Message } from '../core/message.js';
+import type { SamplingParams } from '../core/sampling-params.js';
+import { Usage } from '../core/usage.js';
+
+/** One generation request: the exact prompt tokens plus the messages they render, for backends that take messages. */
+export interface PolicyRequest {
+  /** Identifies the episode; backends route its turns to one replica (prefix cache) and label requests with it. */
+  session_id: string;
+  /** The full sequence so far, ending with the generation prompt. */
+  prompt_token_ids: readonly number[];
+  messages: readonly Message[];
+  /** `max_tokens` already fits the remaining `max_seq_len` budget; `seed` is this turn's derived seed. */
+  sampling: SamplingParams;
+  /** Generation ends after any of these strings; the text and ids include the stop string. */
+  stop_strings: readonly string[];
+  /** Generation ends after any of these ids; the id is included in the result. */
+  stop_token_ids: readonly number[];
+}
+
+/** What a policy sampled. `token_ids` and `logprobs` are the sampler's own, never re-derived from text. */
+export const PolicyResult = z
+  .object({
+    token_ids: z.array(z.number().int().nonnegative()),
+    /** The sampler's logprob of each sampled token (which distribution: see the backend's docs and the record's `sampling`). */
+    logprobs: z.array(z.number()),
+    text: z.string(),
+    finish_reason: FinishReason,
+    usage: Usage,
+  })
+  .refine((result) => result.token_ids.length === result.logprobs.length, {
+    message: 'token_ids and logprobs must have the same length',
+    path: ['logprobs'],
+  });
+export type PolicyResult = z.infer<typeof PolicyResult>;
+
+/** Anything that samples tokens: a vLLM/SGLang server, the embedded model, a scripted test double. */
+export interface Policy {
+  readonly name: string;
+  /** Rejects with a `PolicyError` (or the signal's reason) instead of returning a partial result. */
+  generate(request: PolicyRequest, signal: AbortSignal): Promise<PolicyResult>;
+}

@@ -1,0 +1,8 @@
+/** Text ↔ token ids. Implementations: the char-level tokenizer here, HF `tokenizer.json` (next issue). */
+export interface Tokenizer {
+  /** Ids for `text`, with no special tokens added around it. */
+  encode(text: string): number[];
+  decode(ids: readonly number[]): string;
+  /** Ids that end a generation by themselves (end of sequence, end of turn). */
+  readonly stopTokenIds: readonly number[];
+}
