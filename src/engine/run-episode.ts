@@ -1,6 +1,7 @@
 import type { EpisodeTask } from '../core/episode-task.js';
 import type { EpisodeRecord } from '../core/rollout-record.js';
 import { systemClock } from '../util/clock.js';
+import { deadlineSignal } from '../util/deadline-signal.js';
 import { applyObservation, carryForward } from './apply-observation.js';
 import type { EpisodeOptions } from './episode-options.js';
 import { createEpisodeState } from './episode-state.js';
@@ -29,7 +30,8 @@ export async function runEpisode(
 ): Promise<EpisodeRecord> {
   const clock = options.clock ?? systemClock;
   const emit = options.onEvent ?? (() => {});
-  const signal = episodeSignal(control.signal, options.episodeTimeoutMs);
+  const deadline = deadlineSignal(control.signal, options.episodeTimeoutMs);
+  const { signal } = deadline;
   const state = createEpisodeState(task, rolloutIndex, options.sampling, clock.now());
   emit({ type: 'episode-start', ...state.key });
 
@@ -61,14 +63,9 @@ export async function runEpisode(
     record = rolloutRecord(state, ended, clock.now());
   } catch (error) {
     record = failureRecord(state, error, signal, clock.now());
+  } finally {
+    deadline.dispose();
   }
   emit({ type: 'episode-end', ...state.key, record });
   return record;
-}
-
-function episodeSignal(outer: AbortSignal | undefined, timeoutMs: number | undefined): AbortSignal {
-  const signals = [outer, timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs)].filter(
-    (signal): signal is AbortSignal => signal !== undefined,
-  );
-  return signals.length === 0 ? new AbortController().signal : AbortSignal.any(signals);
 }

@@ -1,6 +1,8 @@
 import type { EpisodeTask } from '../core/episode-task.js';
 import type { EpisodeRecord } from '../core/rollout-record.js';
+import { AbortedError } from '../core/errors/aborted-error.js';
 import { AsyncQueue } from '../util/async-queue.js';
+import { deadlineSignal } from '../util/deadline-signal.js';
 import type { EpisodeOptions } from './episode-options.js';
 import { runEpisode } from './run-episode.js';
 import { TurnBarrier } from './turn-barrier.js';
@@ -66,8 +68,8 @@ export async function* runGroups(
     if (job.group.remaining === 0) groups.push({ task: job.group.task, records: job.group.records as EpisodeRecord[] });
   };
   // A consumer that stops iterating stops the run too: nothing keeps sampling for nobody.
-  const stop = new AbortController();
-  const signal = run.signal ? AbortSignal.any([run.signal, stop.signal]) : stop.signal;
+  const stop = deadlineSignal(run.signal, undefined);
+  const { signal } = stop;
   const drive = schedule.kind === 'lockstep' ? driveLockstep : driveAsync;
   drive(jobs, schedule.concurrency, options, signal, settle).then(
     () => groups.close(),
@@ -76,7 +78,8 @@ export async function* runGroups(
   try {
     yield* groups;
   } finally {
-    stop.abort(new Error('the consumer stopped reading groups'));
+    stop.abort(new AbortedError('the consumer stopped reading groups'));
+    stop.dispose();
   }
 }
 

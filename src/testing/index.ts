@@ -1,0 +1,2 @@
+export { ScriptedPolicy, type Script, type ScriptedReply } from './scripted-policy.js';
+export { ScriptedEnvironment, type ScriptedEnvironmentOptions } from './scripted-environment.js';

@@ -1,0 +1,34 @@
+import type { Environment, EnvironmentTurn, ResetResult, StepResultInput } from '../environments/environment.js';
+import { abortableDelay } from '../util/abortable-delay.js';
+
+export interface ScriptedEnvironmentOptions<Metadata> {
+  name?: string;
+  reset?: (data: unknown) => ResetResult<Metadata> | Promise<ResetResult<Metadata>>;
+  /** Answers a turn; `turn` is the number of assistant messages before this one. Throw to simulate a failing environment. */
+  step: (turn: EnvironmentTurn<Metadata>, index: number) => StepResultInput | Promise<StepResultInput>;
+  /** Wait this long in every step (honours the abort signal). */
+  delay_ms?: number;
+}
+
+/** An environment driven by a function, recording every turn it was handed. */
+export class ScriptedEnvironment<Metadata = unknown> implements Environment<Metadata> {
+  readonly name: string;
+  readonly turns: EnvironmentTurn<Metadata>[] = [];
+  readonly #options: ScriptedEnvironmentOptions<Metadata>;
+
+  constructor(options: ScriptedEnvironmentOptions<Metadata>) {
+    this.name = options.name ?? 'scripted';
+    this.#options = options;
+  }
+
+  async reset(data: unknown): Promise<ResetResult<Metadata>> {
+    return this.#options.reset ? this.#options.reset(data) : { metadata: data as Metadata };
+  }
+
+  async step(turn: EnvironmentTurn<Metadata>, signal: AbortSignal): Promise<StepResultInput> {
+    this.turns.push(structuredClone(turn));
+    if (this.#options.delay_ms) await abortableDelay(this.#options.delay_ms, signal);
+    const index = turn.messages.filter((message) => message.role === 'assistant').length - 1;
+    return this.#options.step(turn, index);
+  }
+}

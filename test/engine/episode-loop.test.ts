@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { flatTokenIds, type EpisodeRecord, type RolloutRecord } from '../../src/core/index.js';
+import { runEpisode, type EngineEvent } from '../../src/engine/index.js';
+import { ScriptedEnvironment, ScriptedPolicy } from '../../src/testing/index.js';
+import { episodeOptions, task, tokenizer } from '../support/plain-episode.js';
+
+function asRollout(record: EpisodeRecord): RolloutRecord {
+  assert.equal(record.record_type, 'rollout', `expected a rollout, got ${JSON.stringify(record)}`);
+  return record as RolloutRecord;
+}
+
+describe('the episode loop', () => {
+  it('keeps sampled token ids and logprobs exactly as the policy returned them', async () => {
+    const policy = new ScriptedPolicy({ tokenizer, script: [{ token_ids: [20, 21, 22], logprobs: [-0.1, -0.2, -0.3] }] });
+    const environment = new ScriptedEnvironment({ step: () => ({ observation: [{ role: 'environment', content: 'ok' }], reward: 1, terminated: true }) });
+    const record = asRollout(await runEpisode(task(0), 0, episodeOptions(policy, environment)));
+
+    const assistant = record.messages.find((message) => message.role === 'assistant');
+    assert.deepEqual(assistant?.token_ids, [20, 21, 22]);
+    assert.deepEqual(assistant?.generation_logprobs, [-0.1, -0.2, -0.3]);
+    assert.equal(assistant?.content, tokenizer.decode([20, 21, 22]));
+  });
+
+  it('prompts each turn with the exact sequence so far: earlier tokens never change', async () => {
+    const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'first' }, { text: 'second' }, { text: 'third' }] });
+    const environment = new ScriptedEnvironment({
+      step: (_turn, index) => ({ observation: [{ role: 'environment', content: `obs ${index}` }], reward: 0, terminated: index === 2 }),
+    });
+    const record = asRollout(await runEpisode(task(0), 0, episodeOptions(policy, environment)));
+
+    assert.equal(policy.requests.length, 3);
+    for (let i = 1; i < policy.requests.length; i++) {
+      const earlier = policy.requests[i - 1]!.prompt_token_ids;
+      assert.deepEqual(policy.requests[i]!.prompt_token_ids.slice(0, earlier.length), earlier);
+    }
+    assert.equal(tokenizer.decode(policy.requests[1]!.prompt_token_ids), 'user: task 0\nassistant: first\nenvironment: obs 0\nassistant: ');
+    assert.equal(tokenizer.decode(flatTokenIds(record)), 'user: task 0\nassistant: first\nenvironment: obs 0\nassistant: second\nenvironment: obs 1\nassistant: third\nenvironment: obs 2\n');
+  });
+
+  it('appends the observation of the last turn, without a generation prompt', async () => {
+    const policy = new ScriptedPolicy({ tokenizer, script: [{ text: '42' }] });
+    const environment = new ScriptedEnvironment({ step: () => ({ observation: [{ role: 'environment', content: 'Environment: correct' }], reward: 1, terminated: true }) });
+    const record = asRollout(await runEpisode(task(0), 0, episodeOptions(policy, environment)));
+
+    const last = record.messages.at(-1)!;
+    assert.equal(last.content, 'Environment: correct');
+    assert.equal(tokenizer.decode(last.token_ids!), '\nenvironment: Environment: correct\n');
+    assert.deepEqual(record.termination, { kind: 'env-done' });
+    assert.equal(record.reward, 1);
+  });
+
+  it('adds the observation of reset to the prompt before the first turn', async () => {
+    const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'up' }] });
+    const environment = new ScriptedEnvironment({
+      reset: () => ({ metadata: { board: 1 }, observation: [{ role: 'user', content: 'board 1' }] }),
+      step: () => ({ reward: 0, terminated: true }),
+    });
+    await runEpisode(task(0), 0, episodeOptions(policy, environment));
+    assert.equal(tokenizer.decode(policy.requests[0]!.prompt_token_ids), 'user: task 0\nuser: board 1\nassistant: ');
+  });
+
+  it('carries stop strings: task first, then what each step returns; absent keeps, null clears', async () => {
+    const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }] });
+    const nextStops = [['</action>'], undefined, null, ['</code>']];
+    const environment = new ScriptedEnvironment({
+      step: (_turn, index) => ({
+        observation: [{ role: 'environment', content: 'go on' }],
+        reward: 0,
+        terminated: index === 4,
+        ...(nextStops[index] === undefined ? {} : { next_stop_strings: nextStops[index] }),
+      }),
+    });
+    await runEpisode(task(0, { stop_strings: ['<stop>'] }), 0, episodeOptions(policy, environment));
+    assert.deepEqual(
+      policy.requests.map((request) => request.stop_strings),
+      [['<stop>'], ['</action>'], ['</action>'], [], ['</code>']],
+    );
+  });
+
+  it('carries metadata: the environment sees its last state, null keeps it, the record holds the final one', async () => {
+    const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }] });
+    const environment = new ScriptedEnvironment<{ moves: number }>({
+      reset: () => ({ metadata: { moves: 0 } }),
+      step: ({ metadata }, index) => ({
+        observation: [{ role: 'environment', content: 'next' }],
+        reward: 0,
+        terminated: index === 3,
+        metadata: index === 1 ? null : { moves: metadata.moves + 1 },
+      }),
+    });
+    const record = asRollout(await runEpisode(task(0), 0, episodeOptions(policy, environment)));
+    assert.deepEqual(environment.turns.map((turn) => turn.metadata), [{ moves: 0 }, { moves: 1 }, { moves: 1 }, { moves: 2 }]);
+    assert.deepEqual(record.env_metadata, { moves: 3 });
+  });
+
+  it('hands the environment text only, never token fields', async () => {
+    const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }] });
+    const environment = new ScriptedEnvironment({ step: () => ({ reward: 0, terminated: true }) });
+    await runEpisode(task(0), 0, episodeOptions(policy, environment));
+    for (const message of environment.turns[0]!.messages) {
+      assert.equal(message.token_ids, undefined);
+      assert.equal(message.generation_logprobs, undefined);
+    }
+  });
+
+  it('sums rewards and named reward components over turns', async () => {
+    const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }] });
+    const environment = new ScriptedEnvironment({
+      step: (_turn, index) => ({
+        observation: [{ role: 'environment', content: 'x' }],
+        reward: 0.75,
+        reward_components: { correctness: 0.5, format: 0.25 },
+        terminated: index === 1,
+      }),
+    });
+    const record = asRollout(await runEpisode(task(0), 0, episodeOptions(policy, environment)));
+    assert.equal(record.reward, 1.5);
+    assert.deepEqual(record.reward_components, { correctness: 1, format: 0.5 });
+  });
+
+  it('derives a distinct reproducible seed per rollout and turn from the base seed', async () => {
+    const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }] });
+    const environment = new ScriptedEnvironment({
+      step: (_turn, index) => ({ observation: [{ role: 'environment', content: 'x' }], reward: 0, terminated: index === 1 }),
+    });
+    const options = episodeOptions(policy, environment);
+    await runEpisode(task(0), 0, options);
+    await runEpisode(task(0), 1, options);
+    await runEpisode(task(0), 0, options);
+    const seeds = policy.requests.map((request) => request.sampling.seed);
+    assert.equal(new Set(seeds.slice(0, 4)).size, 4);
+    assert.deepEqual(seeds.slice(4), seeds.slice(0, 2));
+  });
+
+  it('emits typed events in order, and the episode-end event carries the record', async () => {
+    const events: EngineEvent[] = [];
+    const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }] });
+    const environment = new ScriptedEnvironment({
+      step: (_turn, index) => ({ observation: [{ role: 'environment', content: 'x' }], reward: 0, terminated: index === 1 }),
+    });
+    const record = await runEpisode(task(0), 0, episodeOptions(policy, environment, { onEvent: (event) => events.push(event) }));
+    assert.deepEqual(events.map((event) => event.type), ['episode-start', 'turn-start', 'turn-end', 'turn-start', 'turn-end', 'episode-end']);
+    const end = events.at(-1);
+    assert.equal(end?.type === 'episode-end' && end.record, record);
+  });
+});

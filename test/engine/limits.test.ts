@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { flatTokenIds, type EpisodeRecord, type EpisodeTask } from '../../src/core/index.js';
+import { runGroups, type EpisodeOptions, type Schedule } from '../../src/engine/index.js';
+import { ScriptedEnvironment, ScriptedPolicy } from '../../src/testing/index.js';
+import { episodeOptions, task, tokenizer } from '../support/plain-episode.js';
+
+const schedules: Schedule[] = [
+  { kind: 'async', concurrency: 4 },
+  { kind: 'lockstep', concurrency: 4 },
+];
+
+async function runOne(schedule: Schedule, options: EpisodeOptions, episodeTask: EpisodeTask = task(0)): Promise<EpisodeRecord> {
+  for await (const group of runGroups([episodeTask], options, { groupSize: 1, schedule })) return group.records[0]!;
+  throw new Error('no group');
+}
+
+const chatty = (content: string) =>
+  new ScriptedEnvironment({ step: () => ({ observation: [{ role: 'environment', content }], reward: 0, terminated: false }) });
+
+for (const schedule of schedules) {
+  describe(`limits (${schedule.kind} schedule)`, () => {
+    it('cuts an overflowing observation so the sequence holds exactly max_seq_len tokens', async () => {
+      const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'short answer' }] });
+      const record = await runOne(schedule, episodeOptions(policy, chatty('x'.repeat(500)), { maxSeqLen: 120 }));
+      assert.equal(record.record_type, 'rollout');
+      assert.equal(flatTokenIds(record).length, 120);
+      assert.equal(record.termination.kind, 'max-seq-len');
+      assert.equal(record.turns.at(-1)!.observation_truncated, true);
+    });
+
+    it('lowers max_tokens to the room left, and ends as max-seq-len when a generation fills it', async () => {
+      const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'y'.repeat(100) }] });
+      const record = await runOne(schedule, episodeOptions(policy, chatty('ok'), { maxSeqLen: 40 }));
+      const promptLength = policy.requests[0]!.prompt_token_ids.length;
+      assert.equal(policy.requests[0]!.sampling.max_tokens, 40 - promptLength);
+      assert.equal(flatTokenIds(record).length, 40);
+      assert.equal(record.termination.kind, 'max-seq-len');
+    });
+
+    it('ends with zero turns when the prompt alone fills max_seq_len', async () => {
+      const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }] });
+      const record = await runOne(schedule, episodeOptions(policy, chatty('ok'), { maxSeqLen: 5 }));
+      assert.equal(record.turns.length, 0);
+      assert.equal(policy.requests.length, 0);
+      assert.equal(flatTokenIds(record).length, 5);
+      assert.equal(record.termination.kind, 'max-seq-len');
+    });
+
+    it('reports max-turns only for an episode still active after its last allowed turn', async () => {
+      const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }] });
+      const stillGoing = await runOne(schedule, episodeOptions(policy, chatty('more'), { maxTurns: 3 }));
+      assert.equal(stillGoing.turns.length, 3);
+      assert.equal(stillGoing.termination.kind, 'max-turns');
+
+      const endsOnLastTurn = new ScriptedEnvironment({
+        step: (_turn, index) => ({ observation: [{ role: 'environment', content: 'x' }], reward: 1, terminated: index === 2 }),
+      });
+      const natural = await runOne(schedule, episodeOptions(policy, endsOnLastTurn, { maxTurns: 3 }));
+      assert.equal(natural.turns.length, 3);
+      assert.equal(natural.termination.kind, 'env-done');
+    });
+
+    it('by default scores a generation cut by max_tokens, then ends the episode as max-tokens', async () => {
+      const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'z'.repeat(80) }] });
+      const environment = new ScriptedEnvironment({ step: () => ({ observation: [{ role: 'environment', content: 'x' }], reward: 0.5, terminated: false }) });
+      const record = await runOne(schedule, episodeOptions(policy, environment));
+      assert.equal(record.turns.length, 1);
+      assert.equal(record.turns[0]!.finish_reason.unified, 'length');
+      assert.equal(record.reward, 0.5);
+      assert.equal(record.termination.kind, 'max-tokens');
+    });
+
+    it("with onMaxTokens 'continue', treats a cut generation like any other turn", async () => {
+      const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'z'.repeat(80) }] });
+      const record = await runOne(schedule, episodeOptions(policy, chatty('x'), { onMaxTokens: 'continue', maxTurns: 3 }));
+      assert.equal(record.turns.length, 3);
+      assert.ok(record.turns.every((turn) => turn.finish_reason.unified === 'length'));
+      assert.equal(record.termination.kind, 'max-turns');
+    });
+
+    it('ends when the environment truncates the episode, as env-done with that detail', async () => {
+      const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }] });
+      const environment = new ScriptedEnvironment({ step: () => ({ observation: [{ role: 'environment', content: 'out of moves' }], reward: 0, terminated: false, truncated: true }) });
+      const record = await runOne(schedule, episodeOptions(policy, environment));
+      assert.deepEqual(record.termination, { kind: 'env-done', detail: 'the environment truncated the episode' });
+    });
+  });
+}
