@@ -1,0 +1,2 @@
+export { rolloutMetrics } from './rollout-metrics.js';
+export { percentile, mean, sum, max, min, rate } from './summarize.js';
