@@ -1,0 +1,17 @@
+export { StepResult, type Environment, type EnvironmentTurn, type ResetResult, type StepResultInput } from './environment.js';
+export { createBatchedEnvironment, type BatchedEnvironmentSpec } from './batched-environment.js';
+export { mathEnvironment, type MathMetadata } from './math.js';
+export { extractMathAnswer } from './math-answer.js';
+export { areMathEquivalent, normalizeLatex } from './math-equivalence.js';
+export { slidingPuzzleEnvironment, parseAction, type SlidingPuzzleMetadata } from './sliding-puzzle.js';
+export { calculatorEnvironment, type CalculatorMetadata } from './calculator.js';
+export {
+  arithmeticEnvironment,
+  arithmeticPrompt,
+  generateArithmeticTasks,
+  ARITHMETIC_FORMAT,
+  ArithmeticTask,
+  type ArithmeticMetadata,
+  type ArithmeticKind,
+} from './arithmetic.js';
+export { builtinEnvironments, findEnvironment, type EnvironmentEntry } from './registry.js';

@@ -1,0 +1,36 @@
+/**
+ * The model's final answer: the content of the last `\boxed{…}` / `\fbox{…}` (braces matched, escaped
+ * braces skipped, `\boxed 5` accepted), else the last number in the text, else null.
+ */
+export function extractMathAnswer(text: string): string | null {
+  return lastBoxed(text) ?? lastNumber(text);
+}
+
+function lastBoxed(text: string): string | null {
+  const start = Math.max(text.lastIndexOf('\\boxed'), text.lastIndexOf('\\fbox'));
+  if (start < 0) return null;
+  let position = start + (text.startsWith('\\boxed', start) ? '\\boxed'.length : '\\fbox'.length);
+  if (text[position] === ' ') {
+    const bare = /^ ([^\s$]+)/.exec(text.slice(position));
+    return bare ? bare[1]! : null;
+  }
+  if (text[position] !== '{') return null;
+  let depth = 0;
+  const contentStart = position + 1;
+  for (; position < text.length; position++) {
+    const character = text[position];
+    if (character === '\\') {
+      position += 1;
+      continue;
+    }
+    if (character === '{') depth += 1;
+    if (character === '}' && --depth === 0) return text.slice(contentStart, position).trim();
+  }
+  return null;
+}
+
+function lastNumber(text: string): string | null {
+  const numbers = text.match(/-?\d[\d,]*(?:\.\d+)?(?:\/\d+)?|-?\.\d+/g);
+  const last = numbers?.at(-1);
+  return last === undefined ? null : last.replace(/,(?=\d{3}\b)/g, '');
+}

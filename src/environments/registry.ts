@@ -1,0 +1,23 @@
+import { arithmeticEnvironment } from './arithmetic.js';
+import { calculatorEnvironment } from './calculator.js';
+import type { Environment } from './environment.js';
+import { mathEnvironment } from './math.js';
+import { slidingPuzzleEnvironment } from './sliding-puzzle.js';
+
+export interface EnvironmentEntry {
+  name: string;
+  description: string;
+  create(): Environment;
+}
+
+/** The built-in environments, by name. */
+export const builtinEnvironments: readonly EnvironmentEntry[] = [
+  { name: 'math', description: 'last \\boxed{} answer checked for mathematical equivalence; reward 1/0; single turn', create: mathEnvironment as () => Environment },
+  { name: 'sliding-puzzle', description: "NeMo RL's sliding puzzle game: <action>up|down|left|right|view</action>, reward 1 on solving", create: slidingPuzzleEnvironment as () => Environment },
+  { name: 'calculator', description: "NeMo RL's multi-step calculator: [a, b, op]<call: calculator> tool calls, then a final number", create: calculatorEnvironment as () => Environment },
+  { name: 'arithmetic', description: 'the embedded model\'s format: "what is a+b?", <calc> tool calls, retry after "incorrect"', create: arithmeticEnvironment as () => Environment },
+];
+
+export function findEnvironment(name: string): EnvironmentEntry | undefined {
+  return builtinEnvironments.find((entry) => entry.name === name);
+}
