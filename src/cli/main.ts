@@ -1,0 +1,26 @@
+import { Command, CommanderError } from 'commander';
+import { GymnastError } from '../core/errors/gymnast-error.js';
+import { environmentsCommand } from './environments-command.js';
+import { packageVersion } from './package-version.js';
+
+export function createProgram(): Command {
+  return new Command('gymnast')
+    .description('Rollouts for reinforcement learning of language models: policy ↔ environment episodes with exact tokens and logprobs.')
+    .version(packageVersion(), '-v, --version')
+    .showHelpAfterError()
+    .exitOverride()
+    .addCommand(environmentsCommand());
+}
+
+/** Runs the CLI and returns the process exit code; errors are printed, never thrown. */
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    await createProgram().parseAsync([...argv]);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    const message = GymnastError.isInstance(error) ? `${error.kind}: ${error.message}` : String(error instanceof Error ? (error.stack ?? error) : error);
+    process.stderr.write(`gymnast: ${message}\n`);
+    return 1;
+  }
+}
