@@ -21,7 +21,7 @@ export interface BatchedEnvironmentSpec<Metadata> {
  */
 export function createBatchedEnvironment<Metadata>(spec: BatchedEnvironmentSpec<Metadata>): Environment<Metadata> {
   const maxBatchSize = spec.maxBatchSize ?? 256;
-  let pending: PendingStep<Metadata>[] = [];
+  const pending: PendingStep<Metadata>[] = [];
   let flushScheduled = false;
 
   const flush = () => {
@@ -29,7 +29,8 @@ export function createBatchedEnvironment<Metadata>(spec: BatchedEnvironmentSpec<
     while (pending.length > 0) {
       const batch = pending.splice(0, maxBatchSize);
       // The batch outlives any one episode, so it runs under its own signal; each episode's abort still rejects its own promise.
-      spec.stepBatch(batch.map((item) => item.turn), new AbortController().signal).then(
+      // Through a promise, so a stepBatch that throws synchronously rejects its callers instead of crashing the process.
+      Promise.resolve().then(() => spec.stepBatch(batch.map((item) => item.turn), new AbortController().signal)).then(
         (results) => {
           if (results.length !== batch.length) {
             const error = new Error(`${spec.name}: stepBatch returned ${results.length} results for ${batch.length} turns`);
@@ -53,8 +54,14 @@ export function createBatchedEnvironment<Metadata>(spec: BatchedEnvironmentSpec<
           reject(signal.reason);
           return;
         }
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-        pending.push({ turn, resolve, reject });
+        const onAbort = () => reject(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        const settled = () => signal.removeEventListener('abort', onAbort);
+        pending.push({
+          turn,
+          resolve: (result) => (settled(), resolve(result)),
+          reject: (error) => (settled(), reject(error)),
+        });
         if (!flushScheduled) {
           flushScheduled = true;
           setImmediate(flush);

@@ -17,18 +17,20 @@ const TOOL_SUFFIX = '<call: calculator>';
 const STOP_STRINGS = [TOOL_SUFFIX];
 const TOLERANCE = 1e-6;
 
-const operations: Record<string, (a: number, b: number) => number | undefined> = {
-  sum: (a, b) => a + b,
-  diff: (a, b) => a - b,
-  prod: (a, b) => a * b,
-  div: (a, b) => (Math.abs(b) < 1e-6 ? undefined : a / b),
-};
+// A Map, not an object literal: model-chosen names like `constructor` must not reach Object.prototype.
+const operations = new Map<string, (a: number, b: number) => number | undefined>([
+  ['sum', (a, b) => a + b],
+  ['diff', (a, b) => a - b],
+  ['prod', (a, b) => a * b],
+  ['div', (a, b) => (Math.abs(b) < 1e-6 ? undefined : a / b)],
+]);
 
 /**
  * NeMo RL's multi-step calculator. Each turn the model either calls the tool, `[a, b, op]<call: calculator>`
  * with op in sum | diff | prod | div, and gets `<result>x</result>`, or gives a final number (optionally in
  * `<final_answer>…</final_answer>`), which ends the episode with reward 1 when it is right. Anything else,
- * a failed calculation, or running past `max_steps` tool calls ends it with reward 0.
+ * a failed calculation, or a tool call beyond `max_steps` ends it with reward 0. Unlike NeMo RL's version,
+ * a final answer given after the last allowed tool call is still graded.
  */
 export function calculatorEnvironment(): Environment<CalculatorMetadata> {
   return {
@@ -40,7 +42,6 @@ export function calculatorEnvironment(): Environment<CalculatorMetadata> {
     },
     async step({ messages, metadata }) {
       const said = (messages.at(-1)?.content ?? '').trim();
-      if (metadata.current_step >= metadata.max_steps) return end('<error>Maximum steps reached.', 0);
       const final = parseFinalAnswer(said);
       if (final !== undefined) {
         const expected = metadata.expected_final_answer;
@@ -50,7 +51,8 @@ export function calculatorEnvironment(): Environment<CalculatorMetadata> {
       }
       const call = parseToolCall(said);
       if (call === undefined) return end('<error>Invalid response. Expected tool call or final answer.', 0);
-      const result = operations[call.operation]?.(call.a, call.b);
+      if (metadata.current_step >= metadata.max_steps) return end('<error>Maximum steps reached.', 0);
+      const result = operations.get(call.operation)?.(call.a, call.b);
       if (result === undefined) return end('<error>Calculation failed.', 0);
       return {
         observation: [{ role: 'environment', content: `<result>${result.toFixed(5)}</result>` }],

@@ -30,7 +30,8 @@ function lastBoxed(text: string): string | null {
 }
 
 function lastNumber(text: string): string | null {
-  const numbers = text.match(/-?\d[\d,]*(?:\.\d+)?(?:\/\d+)?|-?\.\d+/g);
+  // Thousands separators only in groups of three, so "42, I think" gives 42, not "42,".
+  const numbers = text.match(/-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?(?:\/\d+)?|-?\.\d+/g);
   const last = numbers?.at(-1);
-  return last === undefined ? null : last.replace(/,(?=\d{3}\b)/g, '');
+  return last === undefined ? null : last.replace(/,/g, '');
 }
