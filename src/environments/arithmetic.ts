@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { EnvironmentError } from '../core/errors/environment-error.js';
 import type { Message } from '../core/message.js';
 import { createSeededRandom, type SeededRandom } from '../util/seeded-random.js';
 import { evaluateArithmetic } from './arithmetic-expression.js';
 import type { Environment, StepResultInput } from './environment.js';
+import { parseTaskData } from './parse-task-data.js';
 
 /**
  * The conversation format the embedded model is trained on, and this environment enforces:
@@ -43,9 +43,8 @@ export function arithmeticEnvironment(): Environment<ArithmeticMetadata> {
   return {
     name: 'arithmetic',
     async reset(data) {
-      const parsed = ArithmeticTask.safeParse(data);
-      if (!parsed.success) throw new EnvironmentError('arithmetic', 'a task needs `problem` (string) and `answer` (integer)');
-      return { metadata: { ...parsed.data, attempts: 0, tool_calls: 0 }, stop_strings: [...ARITHMETIC_FORMAT.stopStrings] };
+      const task = parseTaskData('arithmetic', ArithmeticTask, data);
+      return { metadata: { ...task, attempts: 0, tool_calls: 0 }, stop_strings: [...ARITHMETIC_FORMAT.stopStrings] };
     },
     async step({ messages, metadata }) {
       const said = (messages.at(-1)?.content ?? '').trim();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { EnvironmentError } from '../core/errors/environment-error.js';
 import type { Environment, StepResultInput } from './environment.js';
+import { parseTaskData } from './parse-task-data.js';
 
 const CalculatorTask = z.object({
   expected_final_answer: z.number(),
@@ -36,9 +36,7 @@ export function calculatorEnvironment(): Environment<CalculatorMetadata> {
   return {
     name: 'calculator',
     async reset(data) {
-      const parsed = CalculatorTask.safeParse(data);
-      if (!parsed.success) throw new EnvironmentError('calculator', 'a task needs a numeric `expected_final_answer`');
-      return { metadata: { ...parsed.data, current_step: 0 }, stop_strings: STOP_STRINGS };
+      return { metadata: { ...parseTaskData('calculator', CalculatorTask, data), current_step: 0 }, stop_strings: STOP_STRINGS };
     },
     async step({ messages, metadata }) {
       const said = (messages.at(-1)?.content ?? '').trim();

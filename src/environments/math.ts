@@ -1,14 +1,16 @@
 import { z } from 'zod';
-import { EnvironmentError } from '../core/errors/environment-error.js';
 import type { Environment } from './environment.js';
 import { extractMathAnswer } from './math-answer.js';
 import { areMathEquivalent } from './math-equivalence.js';
+import { parseTaskData } from './parse-task-data.js';
 
 /** Task fields: NeMo RL's `ground_truth`, or NeMo Gym's `expected_answer`. */
-const MathTask = z.union([
-  z.object({ ground_truth: z.union([z.string(), z.number()]) }),
-  z.object({ expected_answer: z.union([z.string(), z.number()]) }),
-]);
+const Answer = z.union([z.string(), z.number()]);
+const MathTask = z
+  .object({ ground_truth: Answer.optional(), expected_answer: Answer.optional() })
+  .refine((task) => task.ground_truth !== undefined || task.expected_answer !== undefined, {
+    message: 'a math task needs `ground_truth` or `expected_answer`',
+  });
 
 export interface MathMetadata {
   ground_truth: string;
@@ -22,10 +24,8 @@ export function mathEnvironment(): Environment<MathMetadata> {
   return {
     name: 'math',
     async reset(data) {
-      const parsed = MathTask.safeParse(data);
-      if (!parsed.success) throw new EnvironmentError('math', 'a task needs `ground_truth` or `expected_answer`');
-      const truth = 'ground_truth' in parsed.data ? parsed.data.ground_truth : parsed.data.expected_answer;
-      return { metadata: { ground_truth: String(truth) } };
+      const task = parseTaskData('math', MathTask, data);
+      return { metadata: { ground_truth: String(task.ground_truth ?? task.expected_answer) } };
     },
     async step({ messages, metadata }) {
       const said = messages.filter((message) => message.role === 'assistant').map((message) => message.content).join('\n');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { EnvironmentError } from '../core/errors/environment-error.js';
 import type { Environment, StepResultInput } from './environment.js';
+import { parseTaskData } from './parse-task-data.js';
 import { isSolved, renderBoard, shuffledBoard, slide, tileAt, type Board, type Direction } from './sliding-puzzle-board.js';
 
 const SlidingPuzzleTask = z.object({
@@ -29,9 +29,7 @@ export function slidingPuzzleEnvironment(): Environment<SlidingPuzzleMetadata> {
   return {
     name: 'sliding-puzzle',
     async reset(data) {
-      const parsed = SlidingPuzzleTask.safeParse(data);
-      if (!parsed.success) throw new EnvironmentError('sliding-puzzle', `bad task: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
-      const { size, shuffle_moves, max_moves, seed } = parsed.data;
+      const { size, shuffle_moves, max_moves, seed } = parseTaskData('sliding-puzzle', SlidingPuzzleTask, data);
       const board = shuffledBoard(size, shuffle_moves, seed);
       return {
         metadata: { board, num_moves: 0, max_moves },
