@@ -1,7 +1,7 @@
 import { SamplingParams, EpisodeTask } from '../src/core/index.js';
 import { runGroups, type EpisodeOptions, type Schedule } from '../src/engine/index.js';
 import { ScriptedEnvironment, ScriptedPolicy } from '../src/testing/index.js';
-import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../src/tokens/index.js';
+import { CharTokenizer, PlainChatTemplate, TemplateRenderer, TokenLedger } from '../src/tokens/index.js';
 import { createSeededRandom } from '../src/util/seeded-random.js';
 import type { BenchResult } from './bench-result.js';
 
@@ -50,7 +50,7 @@ export async function engineOverhead(): Promise<BenchResult> {
   for (let e = 0; e < episodes; e++) {
     for (let turn = 0; turn < TURNS; turn++) {
       const messages = [{ role: 'user' as const, content: 'what is 6*7?' }];
-      const prompt = renderer.renderDelta([], messages, { addGenerationPrompt: true }).flat();
+      const prompt = renderer.renderDelta(new TokenLedger(tokenizer), [], messages, { addGenerationPrompt: true }).tokenIds.flat();
       await instant.policy.generate(
         { session_id: `b${e}`, prompt_token_ids: prompt, messages, sampling: instant.sampling, stop_strings: [], stop_token_ids: [] },
         new AbortController().signal,

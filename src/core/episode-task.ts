@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ChatTool } from './chat-tool.js';
 import { Message } from './message.js';
 import { SamplingParams } from './sampling-params.js';
 
@@ -9,6 +10,8 @@ export const EpisodeTask = z.object({
   /** Position of the task in its dataset (NeMo Gym's `_ng_task_index`). */
   index: z.number().int().nonnegative(),
   messages: z.array(Message),
+  /** Tools offered to the model; the chat template renders them into the prompt. */
+  tools: z.array(ChatTool).optional(),
   /** Task fields the environment reads in `reset` (ground truth, board config, …). */
   data: z.unknown().default({}),
   /** Stop strings for the first turn; later turns use what the environment returns. */

@@ -7,6 +7,7 @@ export { TokenAlignmentError } from './errors/token-alignment-error.js';
 export { AbortedError } from './errors/aborted-error.js';
 export { LimitExceededError } from './errors/limit-exceeded-error.js';
 export { ToolCall } from './tool-call.js';
+export { ChatTool } from './chat-tool.js';
 export { Message, Role } from './message.js';
 export { FinishReason } from './finish-reason.js';
 export { Termination, TerminationKind, successfulTerminations } from './termination.js';

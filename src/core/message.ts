@@ -12,6 +12,8 @@ export const Message = z
   .object({
     role: Role,
     content: z.string(),
+    /** Reasoning given apart from the content (Qwen3 and DeepSeek templates render it as `<think>`). */
+    reasoning_content: z.string().optional(),
     tool_calls: z.array(ToolCall).optional(),
     /** For `tool` messages: the call this message answers. */
     tool_call_id: z.string().optional(),

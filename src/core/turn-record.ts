@@ -14,6 +14,8 @@ export const TurnRecord = z.object({
   reward_components: z.record(z.string(), z.number()).optional(),
   /** The observation was cut to fit the `max_seq_len` budget. */
   observation_truncated: z.boolean(),
+  /** The chat template would have rendered the history differently from the tokens on the sequence (see `DriftMode`). */
+  token_drift: z.object({ at: z.number().int(), ledger: z.string(), template: z.string() }).optional(),
   timing: z.object({
     generation_ms: z.number().nonnegative(),
     env_ms: z.number().nonnegative(),

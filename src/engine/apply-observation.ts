@@ -1,4 +1,5 @@
 import { EnvironmentError } from '../core/errors/environment-error.js';
+import type { TokenDrift } from '../tokens/conversation-renderer.js';
 import type { StepResult } from '../environments/environment.js';
 import type { EpisodeOptions } from './episode-options.js';
 import { appendMessages, type EpisodeState } from './episode-state.js';
@@ -8,6 +9,7 @@ import { endWith, type NextStep } from './next-step.js';
 export interface AppliedObservation {
   envTokens: number;
   truncated: boolean;
+  drift?: TokenDrift;
   /** The decision, turned into `max-seq-len` when the observation leaves no room to generate. */
   next: NextStep;
 }
@@ -21,14 +23,19 @@ export function applyObservation(state: EpisodeState, step: StepResult, next: Ne
   if (continuing && step.observation.length === 0) {
     throw new EnvironmentError(options.environment.name, 'a step that does not end the episode must return an observation');
   }
-  const tokenIds = options.renderer.renderDelta(state.messages, step.observation, { addGenerationPrompt: continuing });
-  const fitted = fitToBudget(step.observation, tokenIds, options.maxSeqLen - state.tokenCount);
+  const tools = state.task.tools;
+  const { tokenIds, drift } = options.renderer.renderDelta(state.ledger, state.messages, step.observation, {
+    addGenerationPrompt: continuing,
+    ...(tools ? { tools } : {}),
+  });
+  const fitted = fitToBudget(step.observation, tokenIds, options.maxSeqLen - state.ledger.length);
   appendMessages(state, fitted.messages);
-  if (continuing && state.tokenCount >= options.maxSeqLen) {
+  const applied = { envTokens: fitted.tokenCount, truncated: fitted.truncated, ...(drift ? { drift } : {}) };
+  if (continuing && state.ledger.length >= options.maxSeqLen) {
     const detail = fitted.truncated ? 'the observation was cut to fit max_seq_len' : 'no room left under max_seq_len to generate';
-    return { envTokens: fitted.tokenCount, truncated: fitted.truncated, next: endWith('max-seq-len', detail) };
+    return { ...applied, next: endWith('max-seq-len', detail) };
   }
-  return { envTokens: fitted.tokenCount, truncated: fitted.truncated, next };
+  return { ...applied, next };
 }
 
 /** Carries the environment's state and next stop strings forward (null metadata keeps the old one). */

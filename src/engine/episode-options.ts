@@ -23,7 +23,7 @@ export interface EpisodeOptions {
   /** Hard cap on the episode's token sequence (prompt + generations + observations). */
   maxSeqLen: number;
   sampling: SamplingParams;
-  /** Ids that end any generation (the tokenizer's end-of-turn ids). */
+  /** Ids that end any generation; defaults to the tokenizer's own (its end-of-sequence token). */
   stopTokenIds?: readonly number[];
   onMaxTokens?: MaxTokensPolicy;
   /** Deadline for the whole episode; when it passes the episode ends as a `timeout` failure. */

@@ -25,6 +25,7 @@ function commonKeys(state: EpisodeState, finishedAt: number) {
     reward: state.turns.reduce((total, turn) => total + turn.reward, 0),
     reward_components,
     turns: state.turns,
+    token_drift_count: state.turns.filter((turn) => turn.token_drift !== undefined).length,
     env_metadata: state.metadata ?? null,
     sampling: state.sampling,
     timing: { duration_ms: Math.max(0, finishedAt - state.startedAt) },

@@ -2,6 +2,8 @@ import type { EpisodeTask } from '../core/episode-task.js';
 import type { Message } from '../core/message.js';
 import type { SamplingParams } from '../core/sampling-params.js';
 import type { TurnRecord } from '../core/turn-record.js';
+import { TokenLedger } from '../tokens/token-ledger.js';
+import type { Tokenizer } from '../tokens/tokenizer.js';
 import type { EpisodeKey } from './engine-events.js';
 
 /** The facts an episode accumulates; records are built from it when the episode ends. */
@@ -9,8 +11,8 @@ export interface EpisodeState {
   key: EpisodeKey;
   task: EpisodeTask;
   messages: Message[];
-  /** Tokens on the sequence so far (sum of `token_ids` over `messages`). */
-  tokenCount: number;
+  /** The token sequence so far: the `token_ids` of `messages`, in order. */
+  ledger: TokenLedger;
   metadata: unknown;
   stopStrings: readonly string[];
   sampling: SamplingParams;
@@ -18,12 +20,12 @@ export interface EpisodeState {
   startedAt: number;
 }
 
-export function createEpisodeState(task: EpisodeTask, rolloutIndex: number, sampling: SamplingParams, startedAt: number): EpisodeState {
+export function createEpisodeState(task: EpisodeTask, rolloutIndex: number, sampling: SamplingParams, tokenizer: Tokenizer, startedAt: number): EpisodeState {
   return {
     key: { task_id: task.id, task_index: task.index, rollout_index: rolloutIndex },
     task,
     messages: [],
-    tokenCount: 0,
+    ledger: new TokenLedger(tokenizer),
     metadata: undefined,
     stopStrings: task.stop_strings ?? [],
     sampling: { ...sampling, ...task.sampling },
@@ -32,10 +34,10 @@ export function createEpisodeState(task: EpisodeTask, rolloutIndex: number, samp
   };
 }
 
-/** Appends messages whose `token_ids` are set, keeping the running token count. */
+/** Appends messages to the log and their tokens to the ledger. */
 export function appendMessages(state: EpisodeState, messages: readonly Message[]): void {
   for (const message of messages) {
     state.messages.push(message);
-    state.tokenCount += message.token_ids?.length ?? 0;
+    state.ledger.appendMessage(message);
   }
 }

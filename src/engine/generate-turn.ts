@@ -20,24 +20,35 @@ export interface Generation {
 export async function generateTurn(state: EpisodeState, options: EpisodeOptions, turn: number, signal: AbortSignal): Promise<Generation> {
   const { policy } = options;
   const clock = options.clock ?? systemClock;
-  const maxTokens = Math.min(state.sampling.max_tokens, options.maxSeqLen - state.tokenCount);
+  const maxTokens = Math.min(state.sampling.max_tokens, options.maxSeqLen - state.ledger.length);
   const request: PolicyRequest = {
     session_id: `${state.key.task_id}#${state.key.rollout_index}`,
-    prompt_token_ids: state.messages.flatMap((message) => message.token_ids ?? []),
+    prompt_token_ids: state.ledger.tokenIds(),
     messages: [...state.messages],
     sampling: { ...state.sampling, max_tokens: maxTokens, seed: turnSeed(state, turn) },
     stop_strings: state.stopStrings,
-    stop_token_ids: options.stopTokenIds ?? [],
+    stop_token_ids: options.stopTokenIds ?? options.renderer.tokenizer.stopTokenIds,
   };
   const started = clock.now();
   const raw = await typedErrors(signal, asPolicyError(policy.name), () => policy.generate(request, signal));
   const result = checkResult(policy.name, raw, maxTokens);
   const ms = clock.now() - started;
   appendMessages(state, [
-    { role: 'assistant', content: result.text, token_ids: result.token_ids, generation_logprobs: result.logprobs },
+    { role: 'assistant', content: visibleText(result, options), token_ids: result.token_ids, generation_logprobs: result.logprobs },
   ]);
   const filledSequence = result.finish_reason.unified === 'length' && maxTokens < state.sampling.max_tokens;
   return { result, promptTokens: request.prompt_token_ids.length, filledSequence, ms };
+}
+
+/**
+ * The turn's text without the text of a final stop token (`<|im_end|>`), which the chat template adds
+ * itself when it renders the turn: keeping it would close the turn twice.
+ */
+function visibleText(result: PolicyResult, options: EpisodeOptions): string {
+  const last = result.token_ids.at(-1);
+  if (last === undefined || !(options.stopTokenIds ?? options.renderer.tokenizer.stopTokenIds).includes(last)) return result.text;
+  const stopText = options.renderer.tokenizer.decode([last]);
+  return result.text.endsWith(stopText) ? result.text.slice(0, -stopText.length) : result.text;
 }
 
 /** A distinct, reproducible seed per (task, rollout, turn), so repeats of a task sample differently. */

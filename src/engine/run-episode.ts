@@ -32,7 +32,7 @@ export async function runEpisode(
   const emit = options.onEvent ?? (() => {});
   const deadline = deadlineSignal(control.signal, options.episodeTimeoutMs);
   const { signal } = deadline;
-  const state = createEpisodeState(task, rolloutIndex, options.sampling, clock.now());
+  const state = createEpisodeState(task, rolloutIndex, options.sampling, options.renderer.tokenizer, clock.now());
   emit({ type: 'episode-start', ...state.key });
 
   let record: EpisodeRecord;
@@ -54,6 +54,7 @@ export async function runEpisode(
         reward: step.result.reward,
         ...(step.result.reward_components ? { reward_components: step.result.reward_components } : {}),
         observation_truncated: observation.truncated,
+        ...(observation.drift ? { token_drift: observation.drift } : {}),
         timing: { generation_ms: generation.ms, env_ms: step.ms },
       });
       emit({ type: 'turn-end', ...state.key, turn: state.turns[turn]! });

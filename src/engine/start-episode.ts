@@ -17,10 +17,11 @@ export async function startEpisode(state: EpisodeState, options: EpisodeOptions,
   if (reset.stop_strings) state.stopStrings = reset.stop_strings;
 
   const opening = [...state.task.messages, ...(reset.observation ?? [])];
-  const tokenIds = options.renderer.renderDelta([], opening, { addGenerationPrompt: true });
+  const tools = state.task.tools;
+  const { tokenIds } = options.renderer.renderDelta(state.ledger, [], opening, { addGenerationPrompt: true, ...(tools ? { tools } : {}) });
   const fitted = fitToBudget(opening, tokenIds, options.maxSeqLen);
   appendMessages(state, fitted.messages);
-  if (state.tokenCount < options.maxSeqLen) return undefined;
+  if (state.ledger.length < options.maxSeqLen) return undefined;
   const promptTokens = tokenIds.reduce((total, ids) => total + ids.length, 0);
   return { kind: 'max-seq-len', detail: `the prompt is ${promptTokens} tokens, leaving no room under max_seq_len ${options.maxSeqLen}` };
 }

@@ -1,4 +1,4 @@
-/** Text ↔ token ids. Implementations: the char-level tokenizer here, HF `tokenizer.json` (next issue). */
+/** Text ↔ token ids. Implementations: `HfTokenizer` (HF `tokenizer.json`), `CharTokenizer`. */
 export interface Tokenizer {
   /** Ids for `text`, with no special tokens added around it. */
   encode(text: string): number[];

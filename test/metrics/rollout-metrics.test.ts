@@ -39,6 +39,7 @@ function record({ kind, turns, prompt = 10, reward = 0, components = {} }: Sketc
       observation_truncated: false,
       timing: { generation_ms: 0, env_ms: 0 },
     })),
+    token_drift_count: 0,
     env_metadata: null,
     sampling: SamplingParams.parse({}),
     timing: { duration_ms: 0 },

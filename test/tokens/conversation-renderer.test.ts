@@ -1,11 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TokenAlignmentError, type Message } from '../../src/core/index.js';
-import { CharTokenizer, PlainChatTemplate, TemplateRenderer, type ChatTemplate } from '../../src/tokens/index.js';
+import { CharTokenizer, PlainChatTemplate, TemplateRenderer, TokenLedger, type ChatTemplate } from '../../src/tokens/index.js';
 
 const tokenizer = new CharTokenizer({ specialTokens: ['<|end|>'], stopTokens: ['<|end|>'] });
 const renderer = new TemplateRenderer(tokenizer, new PlainChatTemplate());
 const sampled = (text: string): Message => ({ role: 'assistant', content: text, token_ids: tokenizer.encode(text), generation_logprobs: tokenizer.encode(text).map(() => -1) });
+
+/** A log and its ledger after one sampled turn: "user: q\nassistant: 42". */
+function afterOneTurn(): { history: Message[]; ledger: TokenLedger } {
+  const history: Message[] = [{ role: 'user', content: 'q', token_ids: tokenizer.encode('user: q\nassistant: ') }, sampled('42')];
+  return { history, ledger: TokenLedger.fromMessages(tokenizer, history) };
+}
 
 describe('the char tokenizer', () => {
   it('round-trips text, matching special tokens whole', () => {
@@ -20,29 +26,49 @@ describe('the char tokenizer', () => {
   });
 });
 
+describe('the token ledger', () => {
+  it('masks only sampled tokens for the loss, and carries their logprobs', () => {
+    const { ledger } = afterOneTurn();
+    assert.equal(ledger.text, 'user: q\nassistant: 42');
+    assert.deepEqual(ledger.lossMask().slice(-3), [0, 1, 1]);
+    assert.deepEqual(ledger.logprobs().slice(-3), [0, -1, -1]);
+    assert.equal(ledger.tokenIds().length, ledger.length);
+  });
+});
+
 describe('rendering observations as deltas', () => {
   it('renders the opening messages with a generation prompt on the last one only', () => {
-    const ids = renderer.renderDelta([], [{ role: 'system', content: 's' }, { role: 'user', content: 'q' }], { addGenerationPrompt: true });
-    assert.deepEqual(ids.map((part) => tokenizer.decode(part)), ['system: s\n', 'user: q\nassistant: ']);
+    const { tokenIds } = renderer.renderDelta(new TokenLedger(tokenizer), [], [{ role: 'system', content: 's' }, { role: 'user', content: 'q' }], { addGenerationPrompt: true });
+    assert.deepEqual(tokenIds.map((part) => tokenizer.decode(part)), ['system: s\n', 'user: q\nassistant: ']);
   });
 
-  it('appends after a sampled turn without touching its tokens', () => {
-    const history = [{ role: 'user' as const, content: 'q', token_ids: tokenizer.encode('user: q\nassistant: ') }, sampled('42')];
-    const [observation] = renderer.renderDelta(history, [{ role: 'environment', content: 'ok' }], { addGenerationPrompt: false });
-    assert.equal(tokenizer.decode(observation!), '\nenvironment: ok\n');
+  it('appends after a sampled turn without touching its tokens, bridging what the template adds after it', () => {
+    const { history, ledger } = afterOneTurn();
+    const { tokenIds, drift } = renderer.renderDelta(ledger, history, [{ role: 'environment', content: 'ok' }], { addGenerationPrompt: false });
+    assert.equal(tokenizer.decode(tokenIds[0]!), '\nenvironment: ok\n');
+    assert.equal(drift, undefined);
   });
 
-  it('reports a template that would rewrite earlier tokens as a TokenAlignmentError naming the spot', () => {
-    // A template that drops earlier assistant text, as templates that strip <think> from history do.
-    const forgetful: ChatTemplate = {
-      render: (messages, options) =>
-        messages.map((m) => `${m.role}: ${m.role === 'assistant' ? '…' : m.content}\n`).join('') + (options.addGenerationPrompt ? 'assistant: ' : ''),
-    };
-    const drifting = new TemplateRenderer(tokenizer, forgetful);
-    const history = [{ role: 'user' as const, content: 'q', token_ids: tokenizer.encode('user: q\nassistant: ') }, sampled('42')];
+  // A template that hides earlier assistant text, as templates that strip <think> from history do.
+  const forgetful: ChatTemplate = {
+    render: (messages, options) =>
+      messages.map((m) => `${m.role}: ${m.role === 'assistant' ? '…' : m.content}\n`).join('') + (options.addGenerationPrompt ? 'assistant: ' : ''),
+  };
+
+  it('in strict mode, fails on a template that would rewrite earlier tokens, naming the spot', () => {
+    const { history, ledger } = afterOneTurn();
+    const strict = new TemplateRenderer(tokenizer, forgetful, { drift: 'strict' });
     assert.throws(
-      () => drifting.renderDelta(history, [{ role: 'environment', content: 'ok' }], { addGenerationPrompt: true }),
+      () => strict.renderDelta(ledger, history, [{ role: 'environment', content: 'ok' }], { addGenerationPrompt: true }),
       (error: unknown) => error instanceof TokenAlignmentError && error.kind === 'token-alignment' && /character 19/.test(error.message),
     );
+  });
+
+  it('in warn mode, reports the drift and goes on after the sampled tokens', () => {
+    const { history, ledger } = afterOneTurn();
+    const warn = new TemplateRenderer(tokenizer, forgetful, { drift: 'warn' });
+    const { tokenIds, drift } = warn.renderDelta(ledger, history, [{ role: 'environment', content: 'ok' }], { addGenerationPrompt: true });
+    assert.deepEqual(drift, { at: 19, ledger: '42', template: '…\n' });
+    assert.equal(tokenizer.decode(tokenIds[0]!), 'environment: ok\nassistant: ');
   });
 });

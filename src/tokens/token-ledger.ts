@@ -1,0 +1,74 @@
+import type { Message } from '../core/message.js';
+import type { Tokenizer } from './tokenizer.js';
+
+/** A run of tokens on the sequence: sampled by the policy (trained on) or rendered around it (not). */
+export interface TokenSegment {
+  /** `sampled` for generated assistant turns; otherwise the role of the message it renders. */
+  kind: 'sampled' | Message['role'];
+  token_ids: readonly number[];
+  /** The sampler's logprobs, on sampled segments only. */
+  logprobs?: readonly number[];
+}
+
+/**
+ * The token sequence of an episode, append-only: what is on it never changes. Keeps the decoded text
+ * alongside, so rendering the next turn never decodes the whole sequence again.
+ */
+export class TokenLedger {
+  readonly #segments: TokenSegment[] = [];
+  readonly #tokenizer: Tokenizer;
+  #text = '';
+  #length = 0;
+
+  constructor(tokenizer: Tokenizer) {
+    this.#tokenizer = tokenizer;
+  }
+
+  /** Appends a message's tokens as one segment (sampled when it carries generation logprobs). */
+  appendMessage(message: Message): void {
+    const ids = message.token_ids ?? [];
+    if (ids.length === 0) return;
+    const sampled = message.generation_logprobs !== undefined;
+    this.#segments.push({
+      kind: sampled ? 'sampled' : message.role,
+      token_ids: ids,
+      ...(sampled ? { logprobs: message.generation_logprobs } : {}),
+    });
+    this.#text += this.#tokenizer.decode(ids);
+    this.#length += ids.length;
+  }
+
+  get length(): number {
+    return this.#length;
+  }
+
+  /** The sequence decoded, special tokens included. */
+  get text(): string {
+    return this.#text;
+  }
+
+  get segments(): readonly TokenSegment[] {
+    return this.#segments;
+  }
+
+  tokenIds(): number[] {
+    return this.#segments.flatMap((segment) => segment.token_ids);
+  }
+
+  /** 1 on sampled tokens, 0 elsewhere: what a trainer computes its loss on (NeMo RL's `token_loss_mask`). */
+  lossMask(): number[] {
+    return this.#segments.flatMap((segment) => segment.token_ids.map(() => (segment.kind === 'sampled' ? 1 : 0)));
+  }
+
+  /** The sampler's logprob on sampled tokens, 0 elsewhere (NeMo RL's `generation_logprobs` layout). */
+  logprobs(): number[] {
+    return this.#segments.flatMap((segment) => segment.logprobs ?? segment.token_ids.map(() => 0));
+  }
+
+  /** A ledger holding the tokens of a message log (e.g. a record read back from disk). */
+  static fromMessages(tokenizer: Tokenizer, messages: readonly Message[]): TokenLedger {
+    const ledger = new TokenLedger(tokenizer);
+    for (const message of messages) ledger.appendMessage(message);
+    return ledger;
+  }
+}
