@@ -41,12 +41,14 @@ export interface ConversationRenderer {
 export type DriftMode = 'strict' | 'warn';
 
 /**
- * Renders added messages as the text the chat template adds after the history, then encodes it.
- * The template's history and the ledger are compared first:
- * - the ledger is a prefix of the template's history (the usual case: the model stopped on `<|im_end|>`
- *   and the template adds `\n`, or stopped on a stop string and the template closes the turn): the
- *   missing text is bridged with tokens the model never sampled (loss mask 0);
- * - otherwise (templates that strip earlier `<think>`, text the template normalizes) it is a drift.
+ * Renders added messages as the text the chat template puts after the ledger's text, then encodes it.
+ * The template renders the whole conversation with the new messages, and the ledger must be a prefix:
+ * - it is in the usual case, and the text between the two (the `\n` after a sampled `<|im_end|>`, or the
+ *   whole closing of a turn cut by a stop string) is bridged with tokens the model never sampled;
+ * - it is not when the template rewrites earlier turns (stripping `<think>` once a new user turn
+ *   arrives, normalizing text): that is a drift.
+ * The history is never rendered on its own: templates render a final assistant turn differently
+ * (Qwen3 adds an empty `<think>` block) from one with messages after it.
  */
 export class TemplateRenderer implements ConversationRenderer {
   readonly tokenizer: Tokenizer;
@@ -60,44 +62,53 @@ export class TemplateRenderer implements ConversationRenderer {
   }
 
   renderDelta(ledger: TokenLedger, history: readonly Message[], added: readonly Message[], options: RenderDeltaOptions): RenderedDelta {
-    const tools = options.tools;
-    const templateHistory = history.length === 0 ? '' : this.#template.render(history, { addGenerationPrompt: false, ...(tools ? { tools } : {}) });
-    const { bridge, drift } = this.#bridge(ledger.text, templateHistory, history);
-    let rendered = templateHistory;
-    const messages = [...history];
-    const tokenIds = added.map((message, i) => {
-      messages.push(message);
-      const addGenerationPrompt = i === added.length - 1 && options.addGenerationPrompt;
-      const next = this.#template.render(messages, { addGenerationPrompt, ...(tools ? { tools } : {}) });
-      if (!next.startsWith(rendered)) {
-        // Adding a message made the template rewrite the earlier ones; render the new text after the old.
-        return this.tokenizer.encode((i === 0 ? bridge : '') + next.slice(commonPrefixLength(rendered, next)));
-      }
-      const delta = next.slice(rendered.length);
-      rendered = next;
-      return this.tokenizer.encode((i === 0 ? bridge : '') + delta);
+    const tools = options.tools ? { tools: options.tools } : {};
+    const renders = added.map((_, i) =>
+      this.#template.render([...history, ...added.slice(0, i + 1)], { addGenerationPrompt: i === added.length - 1 && options.addGenerationPrompt, ...tools }),
+    );
+    if (renders.length === 0) return { tokenIds: [] };
+    const { start, drift } = this.#align(ledger.text, renders[0]!, history);
+    let previous = renders[0]!.slice(0, start);
+    const tokenIds = renders.map((rendered) => {
+      // A template may also rewrite the earlier new messages when another is added; then only the unseen text is appended.
+      const from = rendered.startsWith(previous) ? previous.length : commonPrefixLength(previous, rendered);
+      previous = rendered;
+      return this.tokenizer.encode(rendered.slice(from));
     });
     return drift ? { tokenIds, drift } : { tokenIds };
   }
 
-  #bridge(ledgerText: string, templateHistory: string, history: readonly Message[]): { bridge: string; drift?: TokenDrift } {
-    if (templateHistory.startsWith(ledgerText)) return { bridge: templateHistory.slice(ledgerText.length) };
-    const at = commonPrefixLength(ledgerText, templateHistory);
-    const drift = { at, ledger: ledgerText.slice(at, at + 40), template: templateHistory.slice(at, at + 40) };
+  /** Where in `rendered` the new text starts, and the drift if the ledger is not a prefix of it. */
+  #align(sequence: string, rendered: string, history: readonly Message[]): { start: number; drift?: TokenDrift } {
+    if (rendered.startsWith(sequence)) return { start: sequence.length };
+    const at = commonPrefixLength(sequence, rendered);
+    const drift = { at, ledger: sequence.slice(at, at + 40), template: rendered.slice(at, at + 40) };
     if (this.#mode === 'strict') {
       throw new TokenAlignmentError(
         `the chat template would change tokens already on the sequence at character ${at}: the sequence has ${JSON.stringify(drift.ledger)}, the template gives ${JSON.stringify(drift.template)}`,
       );
     }
-    return { bridge: closingAfterLastTurn(templateHistory, history), drift };
+    return { start: endOfLastTurn(sequence, rendered, history) ?? at, drift };
   }
 }
 
-/** What the template writes after the last message's content (e.g. `<|im_end|>\n`), to close it on the sequence. */
-function closingAfterLastTurn(templateHistory: string, history: readonly Message[]): string {
+/**
+ * Where the last turn ends in `rendered`, past whatever of its closing the sequence already holds
+ * (a sampled `<|im_end|>`): the new text follows. Templates that strip reasoning render only what
+ * follows `</think>`, so that part of the content is searched too.
+ */
+function endOfLastTurn(sequence: string, rendered: string, history: readonly Message[]): number | undefined {
   const content = history.at(-1)?.content ?? '';
-  const index = content === '' ? -1 : templateHistory.lastIndexOf(content);
-  return index < 0 ? '' : templateHistory.slice(index + content.length);
+  const visible = content.split('</think>').at(-1)!.trimStart();
+  for (const candidate of [content, visible]) {
+    const inRendered = candidate === '' ? -1 : rendered.lastIndexOf(candidate);
+    const inSequence = candidate === '' ? -1 : sequence.lastIndexOf(candidate);
+    if (inRendered < 0 || inSequence < 0) continue;
+    const end = inRendered + candidate.length;
+    const sampledClosing = sequence.slice(inSequence + candidate.length);
+    return rendered.startsWith(sampledClosing, end) ? end + sampledClosing.length : end;
+  }
+  return undefined;
 }
 
 function commonPrefixLength(a: string, b: string): number {

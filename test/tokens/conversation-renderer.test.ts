@@ -7,9 +7,9 @@ const tokenizer = new CharTokenizer({ specialTokens: ['<|end|>'], stopTokens: ['
 const renderer = new TemplateRenderer(tokenizer, new PlainChatTemplate());
 const sampled = (text: string): Message => ({ role: 'assistant', content: text, token_ids: tokenizer.encode(text), generation_logprobs: tokenizer.encode(text).map(() => -1) });
 
-/** A log and its ledger after one sampled turn: "user: q\nassistant: 42". */
-function afterOneTurn(): { history: Message[]; ledger: TokenLedger } {
-  const history: Message[] = [{ role: 'user', content: 'q', token_ids: tokenizer.encode('user: q\nassistant: ') }, sampled('42')];
+/** A log and its ledger after one sampled turn: "user: q\nassistant: <answer>". */
+function afterOneTurn(answer = '42'): { history: Message[]; ledger: TokenLedger } {
+  const history: Message[] = [{ role: 'user', content: 'q', token_ids: tokenizer.encode('user: q\nassistant: ') }, sampled(answer)];
   return { history, ledger: TokenLedger.fromMessages(tokenizer, history) };
 }
 
@@ -49,14 +49,15 @@ describe('rendering observations as deltas', () => {
     assert.equal(drift, undefined);
   });
 
-  // A template that hides earlier assistant text, as templates that strip <think> from history do.
+  // A template that strips <think> blocks from earlier assistant turns, as Qwen3's does.
   const forgetful: ChatTemplate = {
     render: (messages, options) =>
-      messages.map((m) => `${m.role}: ${m.role === 'assistant' ? '…' : m.content}\n`).join('') + (options.addGenerationPrompt ? 'assistant: ' : ''),
+      messages.map((m) => `${m.role}: ${m.role === 'assistant' ? m.content.replace(/<think>.*<\/think>/, '') : m.content}\n`).join('') +
+      (options.addGenerationPrompt ? 'assistant: ' : ''),
   };
 
   it('in strict mode, fails on a template that would rewrite earlier tokens, naming the spot', () => {
-    const { history, ledger } = afterOneTurn();
+    const { history, ledger } = afterOneTurn('<think>hm</think>42');
     const strict = new TemplateRenderer(tokenizer, forgetful, { drift: 'strict' });
     assert.throws(
       () => strict.renderDelta(ledger, history, [{ role: 'environment', content: 'ok' }], { addGenerationPrompt: true }),
@@ -65,10 +66,10 @@ describe('rendering observations as deltas', () => {
   });
 
   it('in warn mode, reports the drift and goes on after the sampled tokens', () => {
-    const { history, ledger } = afterOneTurn();
+    const { history, ledger } = afterOneTurn('<think>hm</think>42');
     const warn = new TemplateRenderer(tokenizer, forgetful, { drift: 'warn' });
     const { tokenIds, drift } = warn.renderDelta(ledger, history, [{ role: 'environment', content: 'ok' }], { addGenerationPrompt: true });
-    assert.deepEqual(drift, { at: 19, ledger: '42', template: '…\n' });
-    assert.equal(tokenizer.decode(tokenIds[0]!), 'environment: ok\nassistant: ');
+    assert.deepEqual(drift, { at: 19, ledger: '<think>hm</think>42', template: '42\nenvironment: ok\nassistant: ' });
+    assert.equal(tokenizer.decode(tokenIds[0]!), '\nenvironment: ok\nassistant: ');
   });
 });
