@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { GymnastError } from '../core/errors/gymnast-error.js';
 import { environmentsCommand } from './environments-command.js';
 import { packageVersion } from './package-version.js';
+import { renderCommand } from './render-command.js';
 
 export function createProgram(): Command {
   return new Command('gymnast')
@@ -9,7 +10,8 @@ export function createProgram(): Command {
     .version(packageVersion(), '-v, --version')
     .showHelpAfterError()
     .exitOverride()
-    .addCommand(environmentsCommand());
+    .addCommand(environmentsCommand())
+    .addCommand(renderCommand());
 }
 
 /** Runs the CLI and returns the process exit code; errors are printed, never thrown. */
