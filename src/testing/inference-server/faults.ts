@@ -1,0 +1,28 @@
+/** Misbehaviour the test server can be told to show on its next requests. */
+export type Fault =
+  | { kind: 'latency'; ms: number }
+  | { kind: 'status'; status: number; retryAfterSeconds?: number; message?: string }
+  /** Destroy the connection without answering. */
+  | { kind: 'reset' }
+  /** Never answer (until the client gives up or the server closes). */
+  | { kind: 'hang' }
+  /** Send headers and half of the body, then destroy the connection. */
+  | { kind: 'truncate' };
+
+/** A FIFO of faults: each request takes the next one, if any. */
+export class FaultQueue {
+  readonly #queue: Fault[] = [];
+
+  /** Applies `fault` to the next `times` requests. */
+  inject(fault: Fault, times = 1): void {
+    for (let i = 0; i < times; i++) this.#queue.push(fault);
+  }
+
+  next(): Fault | undefined {
+    return this.#queue.shift();
+  }
+
+  clear(): void {
+    this.#queue.length = 0;
+  }
+}
