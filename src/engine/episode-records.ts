@@ -59,6 +59,9 @@ function classifyFailure(error: unknown, signal: AbortSignal): { failureClass: F
   if (error instanceof AbortedError) return { failureClass: 'aborted', termination: { kind: 'aborted', detail }, cause: error };
   if (error instanceof TokenAlignmentError) return { failureClass: 'token-alignment', termination: { kind: 'policy-error', detail }, cause: error };
   if (error instanceof EnvironmentError) return { failureClass: 'env-error', termination: { kind: 'env-error', detail }, cause: error };
-  if (error instanceof PolicyError) return { failureClass: 'policy-error', termination: { kind: 'policy-error', detail }, cause: error };
+  if (error instanceof PolicyError) {
+    const failureClass = error.kind === 'transport' ? 'transport' : error.kind === 'timeout' ? 'timeout' : 'policy-error';
+    return { failureClass, termination: { kind: 'policy-error', detail }, cause: error };
+  }
   throw error;
 }

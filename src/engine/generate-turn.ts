@@ -1,4 +1,6 @@
 import { AbortedError } from '../core/errors/aborted-error.js';
+import { ContextLengthError } from '../core/errors/context-length-error.js';
+import type { Termination } from '../core/termination.js';
 import { PolicyError } from '../core/errors/policy-error.js';
 import { PolicyResult, type PolicyRequest } from '../policy/policy.js';
 import { systemClock } from '../util/clock.js';
@@ -8,6 +10,7 @@ import { appendMessages, type EpisodeState } from './episode-state.js';
 import { asPolicyError, typedErrors } from './wrap-error.js';
 
 export interface Generation {
+  type: 'generated';
   result: PolicyResult;
   /** Sequence length the policy was prompted with. */
   promptTokens: number;
@@ -16,8 +19,14 @@ export interface Generation {
   ms: number;
 }
 
+/** The model's context has no room for this turn: the episode ends as a truncation, not a failure. */
+export interface Overlong {
+  type: 'overlong';
+  termination: Termination;
+}
+
 /** Asks the policy for the next assistant turn and appends it exactly as sampled. */
-export async function generateTurn(state: EpisodeState, options: EpisodeOptions, turn: number, signal: AbortSignal): Promise<Generation> {
+export async function generateTurn(state: EpisodeState, options: EpisodeOptions, turn: number, signal: AbortSignal): Promise<Generation | Overlong> {
   const { policy } = options;
   const clock = options.clock ?? systemClock;
   const maxTokens = Math.min(state.sampling.max_tokens, options.maxSeqLen - state.ledger.length);
@@ -30,14 +39,20 @@ export async function generateTurn(state: EpisodeState, options: EpisodeOptions,
     stop_token_ids: options.stopTokenIds ?? options.renderer.tokenizer.stopTokenIds,
   };
   const started = clock.now();
-  const raw = await typedErrors(signal, asPolicyError(policy.name), () => policy.generate(request, signal));
+  let raw: PolicyResult;
+  try {
+    raw = await typedErrors(signal, asPolicyError(policy.name), () => policy.generate(request, signal));
+  } catch (error) {
+    if (error instanceof ContextLengthError) return { type: 'overlong', termination: { kind: 'max-seq-len', detail: error.message } };
+    throw error;
+  }
   const result = checkResult(policy.name, raw, maxTokens);
   const ms = clock.now() - started;
   appendMessages(state, [
     { role: 'assistant', content: visibleText(result, options), token_ids: result.token_ids, generation_logprobs: result.logprobs },
   ]);
   const filledSequence = result.finish_reason.unified === 'length' && maxTokens < state.sampling.max_tokens;
-  return { result, promptTokens: request.prompt_token_ids.length, filledSequence, ms };
+  return { type: 'generated', result, promptTokens: request.prompt_token_ids.length, filledSequence, ms };
 }
 
 /**

@@ -43,6 +43,10 @@ export async function runEpisode(
       signal.throwIfAborted();
       emit({ type: 'turn-start', ...state.key, turn });
       const generation = await generateTurn(state, options, turn, signal);
+      if (generation.type === 'overlong') {
+        ended = generation.termination;
+        break;
+      }
       const step = await stepEnvironment(state, options, signal);
       const observation = applyObservation(state, step.result, decideNextStep(step.result, generation, turn, options), options);
       state.turns.push({

@@ -12,7 +12,7 @@ const allowed: Record<string, readonly string[]> = {
   environments: ['core', 'util'],
   engine: ['core', 'util', 'tokens', 'policy/policy.js', 'environments/environment.js'],
   metrics: ['core', 'util'],
-  testing: ['core', 'util', 'tokens/tokenizer.js', 'policy/policy.js', 'environments/environment.js'],
+  testing: ['core', 'util', 'tokens/tokenizer.js', 'tokens/chat-template.js', 'policy/policy.js', 'environments/environment.js'],
 };
 
 const root = new URL('../../src/', import.meta.url).pathname;

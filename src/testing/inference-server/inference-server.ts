@@ -24,6 +24,8 @@ export interface RecordedRequest {
   path: string;
   body: unknown;
   sessionId: string | undefined;
+  /** The status and body sent back (absent when a fault cut the request off). */
+  response?: { status: number; body: unknown };
 }
 
 /**
@@ -78,7 +80,8 @@ export class InferenceServer {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     const body = request.method === 'POST' ? await readJson(request) : undefined;
     const session = request.headers['x-session-id'];
-    this.requests.push({ path, body, sessionId: Array.isArray(session) ? session[0] : session });
+    const recorded: RecordedRequest = { path, body, sessionId: Array.isArray(session) ? session[0] : session };
+    this.requests.push(recorded);
     const fault = this.faults.next();
     try {
       if (fault?.kind === 'latency') await abortableDelay(fault.ms, this.#closing.signal);
@@ -91,6 +94,7 @@ export class InferenceServer {
       const route = routes[`${request.method} ${path}`];
       if (!route) return send(response, 404, { error: { message: `no route ${request.method} ${path}`, code: 404 } });
       const result = route(this.#context, body);
+      recorded.response = result;
       if (fault?.kind === 'truncate') {
         const text = JSON.stringify(result.body);
         response.writeHead(result.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });

@@ -1,0 +1,17 @@
+import type { z } from 'zod';
+import type { PolicyRequest, PolicyResult } from './policy.js';
+
+/**
+ * What makes one inference API: the path, how a request is written, and how the answer is read.
+ * Each backend folder has the same files: wire types, request conversion, finish-reason mapping,
+ * usage conversion, and this recipe. Transport, routing and retries are shared (`RemotePolicy`).
+ */
+export interface BackendRecipe<Wire> {
+  readonly name: string;
+  readonly path: string;
+  /** Whether results carry the sampler's token ids (false: evaluation only, no training tokens). */
+  readonly returnsTokenIds: boolean;
+  toWire(request: PolicyRequest, model: string): unknown;
+  readonly responseSchema: z.ZodType<Wire>;
+  fromWire(wire: Wire, request: PolicyRequest): PolicyResult;
+}

@@ -1,0 +1,113 @@
+import { Pool } from 'undici';
+import type { z } from 'zod';
+import { PolicyError } from '../../core/errors/policy-error.js';
+import { RequestTimeoutError } from '../../core/errors/request-timeout-error.js';
+import { ServerError } from '../../core/errors/server-error.js';
+import { TransportError } from '../../core/errors/transport-error.js';
+import { deadlineSignal } from '../../util/deadline-signal.js';
+
+export interface JsonRequest<T> {
+  method: 'GET' | 'POST';
+  baseUrl: string;
+  path: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** What a successful answer must look like; anything else is a PolicyError naming the field. */
+  schema: z.ZodType<T>;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export interface JsonClientOptions {
+  /** Connections per server; about the number of requests you keep in flight. */
+  connections?: number;
+}
+
+/**
+ * JSON over HTTP on undici pools, one per server (5–8× less client CPU than fetch or the openai SDK).
+ * Every failure comes back typed: transport, timeout, server status (with Retry-After), or a body
+ * that does not match its schema. It never retries: that is the router's job.
+ */
+export class JsonClient {
+  readonly #pools = new Map<string, Pool>();
+  readonly #connections: number;
+
+  constructor(options: JsonClientOptions = {}) {
+    this.#connections = options.connections ?? 256;
+  }
+
+  async request<T>(request: JsonRequest<T>): Promise<T> {
+    const url = `${request.baseUrl}${request.path}`;
+    const deadline = deadlineSignal(request.signal, request.timeoutMs);
+    try {
+      const response = await this.#pool(request.baseUrl).request({
+        method: request.method,
+        path: request.path,
+        headers: { 'content-type': 'application/json', ...request.headers },
+        ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+        signal: deadline.signal,
+      });
+      const text = await response.body.text();
+      if (response.statusCode >= 400) {
+        throw new ServerError(url, response.statusCode, errorMessage(text), retryAfterMs(response.headers['retry-after']));
+      }
+      return parseBody(url, text, request.schema);
+    } catch (error) {
+      if (error instanceof PolicyError) throw error;
+      if (request.signal?.aborted) throw request.signal.reason;
+      if (deadline.signal.aborted) throw new RequestTimeoutError(url, request.timeoutMs);
+      throw new TransportError(url, error instanceof Error ? error.message : String(error), { cause: error });
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#pools.values()].map((pool) => pool.close()));
+    this.#pools.clear();
+  }
+
+  #pool(baseUrl: string): Pool {
+    let pool = this.#pools.get(baseUrl);
+    if (!pool) {
+      pool = new Pool(baseUrl, { connections: this.#connections, keepAliveTimeout: 60_000, pipelining: 1 });
+      this.#pools.set(baseUrl, pool);
+    }
+    return pool;
+  }
+}
+
+function parseBody<T>(url: string, text: string, schema: z.ZodType<T>): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new TransportError(url, `the response body is not complete JSON (${text.length} bytes)`);
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`).join('; ');
+    throw new PolicyError(`${url}: unexpected response: ${issues}`);
+  }
+  return parsed.data;
+}
+
+/** OpenAI-style `{error: {message}}`, vLLM's `{message}`, or the raw text. */
+function errorMessage(text: string): string {
+  try {
+    const body = JSON.parse(text) as { error?: { message?: string } | string; message?: string };
+    if (typeof body.error === 'string') return body.error;
+    return body.error?.message ?? body.message ?? text;
+  } catch {
+    return text.slice(0, 500);
+  }
+}
+
+function retryAfterMs(header: string | string[] | undefined): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}

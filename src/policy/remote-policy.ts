@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { ContextLengthError } from '../core/errors/context-length-error.js';
+import { ServerError } from '../core/errors/server-error.js';
+import type { BackendRecipe } from './backend-recipe.js';
+import { JsonClient } from './http/json-client.js';
+import type { Policy, PolicyRequest, PolicyResult } from './policy.js';
+import { Router, type RouterOptions } from './router/router.js';
+
+export interface RemotePolicyOptions<Wire> extends RouterOptions {
+  backend: BackendRecipe<Wire>;
+  /** Served model name; read from `/v1/models` when absent. */
+  model?: string;
+  /** The model's context length; read from `/v1/models` (`max_model_len`) when absent. */
+  maxModelLen?: number;
+  /** Deadline of one HTTP request (each retry gets its own). */
+  requestTimeoutMs?: number;
+  client?: JsonClient;
+}
+
+const ModelList = z.object({ data: z.array(z.object({ id: z.string(), max_model_len: z.number().int().optional() })).min(1) });
+
+/** vLLM's wording for an overlong request; any other 400 is an error, not a truncation. */
+const CONTEXT_LENGTH_MESSAGE = /maximum context length|context length|too long|exceeds the model|max_model_len/i;
+
+/**
+ * A policy served over HTTP: one backend recipe, many replicas behind a router. Before each call the
+ * prompt and `max_tokens` are fitted to the model's context: `max_tokens` is clamped, and a prompt
+ * with no room left ends the episode as a `max-seq-len` truncation. A request the server must reject
+ * is never sent.
+ */
+export class RemotePolicy<Wire> implements Policy {
+  readonly name: string;
+  readonly router: Router;
+  readonly #backend: BackendRecipe<Wire>;
+  readonly #client: JsonClient;
+  readonly #ownsClient: boolean;
+  readonly #timeoutMs: number;
+  #model: Promise<{ id: string; maxModelLen: number | undefined }> | undefined;
+  readonly #configured: { model?: string; maxModelLen?: number };
+
+  constructor(options: RemotePolicyOptions<Wire>) {
+    this.#backend = options.backend;
+    this.name = options.backend.name;
+    this.#client = options.client ?? new JsonClient();
+    this.#ownsClient = options.client === undefined;
+    this.router = new Router(this.#client, options);
+    this.#timeoutMs = options.requestTimeoutMs ?? 300_000;
+    this.#configured = { ...(options.model ? { model: options.model } : {}), ...(options.maxModelLen ? { maxModelLen: options.maxModelLen } : {}) };
+  }
+
+  async generate(request: PolicyRequest, signal: AbortSignal): Promise<PolicyResult> {
+    const model = await this.#modelInfo(signal);
+    const fitted = fitToContext(request, model.maxModelLen);
+    const body = this.#backend.toWire(fitted, model.id);
+    const wire = await this.router.call(
+      request.session_id,
+      (replica) =>
+        this.#client
+          .request({ method: 'POST', baseUrl: replica.url, path: this.#backend.path, body, headers: { 'x-session-id': request.session_id }, schema: this.#backend.responseSchema, timeoutMs: this.#timeoutMs, signal })
+          .catch((error: unknown) => {
+            if (error instanceof ServerError && error.status === 400 && CONTEXT_LENGTH_MESSAGE.test(error.message)) {
+              throw new ContextLengthError(request.prompt_token_ids.length, model.maxModelLen ?? 0, error.message);
+            }
+            throw error;
+          }),
+      signal,
+    );
+    return this.#backend.fromWire(wire, fitted);
+  }
+
+  async close(): Promise<void> {
+    this.router.close();
+    if (this.#ownsClient) await this.#client.close();
+  }
+
+  #modelInfo(signal: AbortSignal): Promise<{ id: string; maxModelLen: number | undefined }> {
+    const { model, maxModelLen } = this.#configured;
+    if (model !== undefined && maxModelLen !== undefined) return Promise.resolve({ id: model, maxModelLen });
+    this.#model ??= this.router
+      .call('gymnast:models', (replica) => this.#client.request({ method: 'GET', baseUrl: replica.url, path: '/v1/models', schema: ModelList, timeoutMs: this.#timeoutMs, signal }), signal)
+      .then((list) => {
+        const served = list.data.find((entry) => entry.id === model) ?? list.data[0]!;
+        return { id: model ?? served.id, maxModelLen: maxModelLen ?? served.max_model_len };
+      });
+    // A failed lookup is not cached: the next episode asks again.
+    this.#model.catch(() => (this.#model = undefined));
+    return this.#model;
+  }
+}
+
+function fitToContext(request: PolicyRequest, maxModelLen: number | undefined): PolicyRequest {
+  if (maxModelLen === undefined) return request;
+  const room = maxModelLen - request.prompt_token_ids.length;
+  if (room <= 0) throw new ContextLengthError(request.prompt_token_ids.length, maxModelLen);
+  if (request.sampling.max_tokens <= room) return request;
+  return { ...request, sampling: { ...request.sampling, max_tokens: room } };
+}

@@ -1,0 +1,18 @@
+export interface RetryOptions {
+  /** Attempts per request, the first included. */
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const defaultRetryOptions: RetryOptions = { maxAttempts: 4, baseDelayMs: 250, maxDelayMs: 10_000 };
+
+/**
+ * Delay before retry number `attempt` (1 = the first retry): exponential with "equal jitter" (half fixed,
+ * half random, so retries spread without ever being immediate), and never shorter than `Retry-After`.
+ */
+export function backoffDelay(attempt: number, options: RetryOptions, random: () => number, retryAfterMs?: number): number {
+  const exponential = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (attempt - 1));
+  const jittered = exponential / 2 + (random() * exponential) / 2;
+  return Math.max(jittered, Math.min(retryAfterMs ?? 0, options.maxDelayMs));
+}

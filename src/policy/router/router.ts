@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import { GymnastError } from '../../core/errors/gymnast-error.js';
+import { PolicyError } from '../../core/errors/policy-error.js';
+import { ServerError } from '../../core/errors/server-error.js';
+import { TransportError } from '../../core/errors/transport-error.js';
+import { abortableDelay } from '../../util/abortable-delay.js';
+import type { JsonClient } from '../http/json-client.js';
+import { backoffDelay, defaultRetryOptions, type RetryOptions } from './backoff.js';
+
+export interface Replica {
+  readonly url: string;
+  /** Requests sent and not yet answered. */
+  inFlight: number;
+  healthy: boolean;
+}
+
+export interface RouterOptions {
+  urls: readonly string[];
+  retry?: Partial<RetryOptions>;
+  /** How often evicted replicas are probed for re-admission, and the path probed. */
+  health?: { intervalMs?: number; timeoutMs?: number; path?: string };
+  /** Pinned sessions kept; the oldest pins are forgotten past this. */
+  maxSessions?: number;
+  random?: () => number;
+}
+
+/** What the router observed; counted by observers, not by the router. */
+export type RouterEvent =
+  | { type: 'retry'; url: string; attempt: number; delayMs: number; error: string }
+  | { type: 'replica-evicted'; url: string; error: string }
+  | { type: 'replica-readmitted'; url: string };
+
+/**
+ * Spreads requests over replicas of one model. A new session goes to the replica with the fewest
+ * requests in flight; its later requests stick to that replica (its prefix cache holds the
+ * conversation), and move only when the replica is evicted. Connection failures evict a replica;
+ * a background probe re-admits it. Retryable failures (transport, timeout, 429, 5xx) are retried
+ * with backoff and jitter, honouring `Retry-After`, up to `maxAttempts`.
+ */
+export class Router {
+  readonly replicas: readonly Replica[];
+  onEvent: ((event: RouterEvent) => void) | undefined;
+  readonly #client: JsonClient;
+  readonly #retry: RetryOptions;
+  readonly #pins = new Map<string, Replica>();
+  readonly #maxSessions: number;
+  readonly #random: () => number;
+  readonly #healthTimer: NodeJS.Timeout;
+  readonly #health: { timeoutMs: number; path: string };
+
+  constructor(client: JsonClient, options: RouterOptions) {
+    if (options.urls.length === 0) throw new RangeError('a router needs at least one base URL');
+    this.#client = client;
+    this.replicas = options.urls.map((url) => ({ url: url.replace(/\/+$/, ''), inFlight: 0, healthy: true }));
+    this.#retry = { ...defaultRetryOptions, ...options.retry };
+    this.#maxSessions = options.maxSessions ?? 100_000;
+    this.#random = options.random ?? Math.random;
+    this.#health = { timeoutMs: options.health?.timeoutMs ?? 2_000, path: options.health?.path ?? '/health' };
+    this.#healthTimer = setInterval(() => void this.probeEvicted(), options.health?.intervalMs ?? 2_000).unref();
+  }
+
+  /** Runs `send` on the session's replica, retrying retryable failures as described above. */
+  async call<T>(sessionId: string, send: (replica: Replica) => Promise<T>, signal: AbortSignal): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const replica = this.#replicaFor(sessionId);
+      replica.inFlight += 1;
+      try {
+        return await send(replica);
+      } catch (error) {
+        if (signal.aborted || !(error instanceof PolicyError) || !error.isRetryable || attempt >= this.#retry.maxAttempts) throw error;
+        if (error instanceof TransportError) this.#evict(replica, error);
+        const delayMs = backoffDelay(attempt, this.#retry, this.#random, error instanceof ServerError ? error.retryAfterMs : undefined);
+        this.onEvent?.({ type: 'retry', url: replica.url, attempt, delayMs, error: error.message });
+        await abortableDelay(delayMs, signal);
+      } finally {
+        replica.inFlight -= 1;
+      }
+    }
+  }
+
+  /** Probes evicted replicas once and re-admits those that answer. */
+  async probeEvicted(): Promise<void> {
+    await Promise.all(
+      this.replicas
+        .filter((replica) => !replica.healthy)
+        .map(async (replica) => {
+          try {
+            await this.#client.request({ method: 'GET', baseUrl: replica.url, path: this.#health.path, schema: z.unknown(), timeoutMs: this.#health.timeoutMs });
+            replica.healthy = true;
+            this.onEvent?.({ type: 'replica-readmitted', url: replica.url });
+          } catch (error) {
+            if (!GymnastError.isInstance(error)) throw error;
+          }
+        }),
+    );
+  }
+
+  close(): void {
+    clearInterval(this.#healthTimer);
+  }
+
+  #replicaFor(sessionId: string): Replica {
+    const pinned = this.#pins.get(sessionId);
+    if (pinned?.healthy) return pinned;
+    const healthy = this.replicas.filter((replica) => replica.healthy);
+    if (healthy.length === 0) throw new TransportError(this.replicas.map((replica) => replica.url).join(', '), 'no healthy replica');
+    const chosen = healthy.reduce((best, replica) => (replica.inFlight < best.inFlight ? replica : best));
+    this.#pin(sessionId, chosen);
+    return chosen;
+  }
+
+  #pin(sessionId: string, replica: Replica): void {
+    this.#pins.delete(sessionId);
+    this.#pins.set(sessionId, replica);
+    if (this.#pins.size > this.#maxSessions) this.#pins.delete(this.#pins.keys().next().value as string);
+  }
+
+  #evict(replica: Replica, error: Error): void {
+    if (!replica.healthy) return;
+    replica.healthy = false;
+    this.onEvent?.({ type: 'replica-evicted', url: replica.url, error: error.message });
+  }
+}

@@ -1,0 +1,29 @@
+import { PolicyError } from '../../core/errors/policy-error.js';
+import type { BackendRecipe } from '../backend-recipe.js';
+import { mapOpenAiFinishReason } from '../map-finish-reason.js';
+import { convertToVllmCompletionsRequest } from './convert-to-vllm-completions-request.js';
+import { VllmCompletionsResponse } from './vllm-completions-wire-types.js';
+
+/** vLLM's exact path: gymnast renders and tokenizes, vLLM samples from exactly those ids. The default for vLLM. */
+export const vllmCompletionsBackend: BackendRecipe<VllmCompletionsResponse> = {
+  name: 'vllm-completions',
+  path: '/v1/completions',
+  returnsTokenIds: true,
+  toWire: convertToVllmCompletionsRequest,
+  responseSchema: VllmCompletionsResponse,
+  fromWire(wire) {
+    const choice = wire.choices[0]!;
+    if (!choice.token_ids) throw new PolicyError('vllm-completions: the server returned no token_ids (it needs vLLM 0.10.2 or later, which honours return_token_ids)');
+    const logprobs = choice.logprobs?.token_logprobs ?? [];
+    if (logprobs.length !== choice.token_ids.length || logprobs.some((value) => value === null)) {
+      throw new PolicyError(`vllm-completions: ${choice.token_ids.length} token ids but ${logprobs.length} logprobs`);
+    }
+    return {
+      token_ids: choice.token_ids,
+      logprobs: logprobs as number[],
+      text: choice.text,
+      finish_reason: mapOpenAiFinishReason(choice.finish_reason),
+      usage: { prompt_tokens: wire.usage.prompt_tokens, completion_tokens: wire.usage.completion_tokens },
+    };
+  },
+};

@@ -1,0 +1,18 @@
+import { z } from 'zod';
+
+/** vLLM `/v1/completions` with `prompt: number[]` (≥ 0.10.2 for `return_token_ids`). Only the fields gymnast reads. */
+export const VllmCompletionsResponse = z.object({
+  choices: z
+    .array(
+      z.object({
+        text: z.string(),
+        token_ids: z.array(z.number().int()).nullable().optional(),
+        logprobs: z.object({ token_logprobs: z.array(z.number().nullable()) }).nullable().optional(),
+        finish_reason: z.string().nullable(),
+        stop_reason: z.union([z.string(), z.number(), z.null()]).optional(),
+      }),
+    )
+    .min(1),
+  usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int() }),
+});
+export type VllmCompletionsResponse = z.infer<typeof VllmCompletionsResponse>;
