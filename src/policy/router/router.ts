@@ -33,8 +33,8 @@ export type RouterEvent =
 /**
  * Spreads requests over replicas of one model. A new session goes to the replica with the fewest
  * requests in flight; its later requests stick to that replica (its prefix cache holds the
- * conversation), and move only when the replica is evicted. Connection failures evict a replica;
- * a background probe re-admits it. Retryable failures (transport, timeout, 429, 5xx) are retried
+ * conversation), and move only when the replica is evicted. Connection failures evict a replica
+ * (never the last healthy one); a background probe re-admits it. Retryable failures (transport, timeout, 429, 5xx) are retried
  * with backoff and jitter, honouring `Retry-After`, up to `maxAttempts`.
  */
 export class Router {
@@ -115,8 +115,9 @@ export class Router {
     if (this.#pins.size > this.#maxSessions) this.#pins.delete(this.#pins.keys().next().value as string);
   }
 
+  /** Evicts a replica that failed to connect, unless it is the last healthy one: then retrying it is all there is. */
   #evict(replica: Replica, error: Error): void {
-    if (!replica.healthy) return;
+    if (!replica.healthy || !this.replicas.some((other) => other !== replica && other.healthy)) return;
     replica.healthy = false;
     this.onEvent?.({ type: 'replica-evicted', url: replica.url, error: error.message });
   }

@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import type { EpisodeRecord } from '../../src/core/index.js';
+import { runEpisode, runGroups } from '../../src/engine/index.js';
+import { backoffDelay, RemotePolicy, vllmCompletionsBackend, type RouterEvent } from '../../src/policy/index.js';
+import type { InferenceServer } from '../../src/testing/index.js';
+import { addTask, startServers, toolEpisodeOptions } from '../support/loopback-model.js';
+
+const started: InferenceServer[] = [];
+const policies: RemotePolicy<unknown>[] = [];
+after(async () => {
+  await Promise.all(policies.map((policy) => policy.close()));
+  await Promise.all(started.map((server) => server.close().catch(() => {})));
+});
+
+async function setup(replicas: number, options: Partial<ConstructorParameters<typeof RemotePolicy>[0]> = {}) {
+  const servers = await startServers(replicas);
+  started.push(...servers);
+  const events: RouterEvent[] = [];
+  const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: servers.map((server) => server.url), model: 'm', maxModelLen: 8192, retry: { baseDelayMs: 5, maxDelayMs: 50 }, ...options });
+  policy.router.onEvent = (event) => events.push(event);
+  policies.push(policy as RemotePolicy<unknown>);
+  return { servers, policy, events };
+}
+
+const completionCalls = (server: InferenceServer) => server.requests.filter((request) => request.path === '/v1/completions');
+
+describe('the router', () => {
+  it('retries 429 and 5xx with backoff until the request succeeds', async () => {
+    const { servers, policy, events } = await setup(1);
+    servers[0]!.faults.inject({ kind: 'status', status: 503 }, 2);
+    const record = await runEpisode(addTask(0), 0, await toolEpisodeOptions(policy));
+    assert.equal(record.record_type, 'rollout');
+    assert.equal(events.filter((event) => event.type === 'retry').length, 2);
+  });
+
+  it('waits at least as long as Retry-After says', async () => {
+    const { servers, policy } = await setup(1);
+    servers[0]!.faults.inject({ kind: 'status', status: 429, retryAfterSeconds: 0.3 });
+    const started = performance.now();
+    const record = await runEpisode(addTask(0), 0, await toolEpisodeOptions(policy));
+    assert.equal(record.record_type, 'rollout');
+    assert.ok(performance.now() - started >= 300);
+  });
+
+  it('stops retrying at its budget and fails the episode with the last error', async () => {
+    const { servers, policy } = await setup(1, { retry: { maxAttempts: 3, baseDelayMs: 1 } });
+    servers[0]!.faults.inject({ kind: 'status', status: 500 }, 10);
+    const record = await runEpisode(addTask(0), 0, await toolEpisodeOptions(policy));
+    assert.equal(record.record_type === 'failure' && record.failure_class, 'policy-error');
+    assert.match(record.termination.detail ?? '', /HTTP 500/);
+    assert.equal(completionCalls(servers[0]!).length, 3);
+  });
+
+  it('gives a hung request its deadline, then retries it', async () => {
+    const { servers, policy } = await setup(1, { requestTimeoutMs: 150 });
+    servers[0]!.faults.inject({ kind: 'hang' });
+    const started = performance.now();
+    const record = await runEpisode(addTask(0), 0, await toolEpisodeOptions(policy));
+    assert.equal(record.record_type, 'rollout');
+    assert.ok(performance.now() - started < 5_000);
+  });
+
+  it('fails with a timeout when every attempt hangs', async () => {
+    const { servers, policy } = await setup(1, { requestTimeoutMs: 50, retry: { maxAttempts: 2, baseDelayMs: 1 } });
+    servers[0]!.faults.inject({ kind: 'hang' }, 2);
+    const record = await runEpisode(addTask(0), 0, await toolEpisodeOptions(policy));
+    assert.equal(record.record_type === 'failure' && record.failure_class, 'timeout');
+  });
+
+  it('treats a connection reset or a truncated body as a transport error and retries it', async () => {
+    const { servers, policy } = await setup(1, { health: { intervalMs: 20 } });
+    servers[0]!.faults.inject({ kind: 'reset' });
+    servers[0]!.faults.inject({ kind: 'truncate' });
+    const record = await runEpisode(addTask(0), 0, await toolEpisodeOptions(policy));
+    assert.equal(record.record_type, 'rollout');
+  });
+
+  it('keeps each episode on one of 3 replicas and spreads new episodes by requests in flight', async () => {
+    const { servers, policy } = await setup(3);
+    const options = await toolEpisodeOptions(policy);
+    const records: EpisodeRecord[] = [];
+    const tasks = Array.from({ length: 6 }, (_, i) => addTask(i));
+    for await (const group of runGroups(tasks, options, { groupSize: 2, schedule: { kind: 'async', concurrency: 12 } })) records.push(...group.records);
+    assert.ok(records.every((record) => record.record_type === 'rollout'));
+
+    const replicaOf = new Map<string, Set<number>>();
+    servers.forEach((server, index) =>
+      completionCalls(server).forEach((call) => replicaOf.set(call.sessionId!, (replicaOf.get(call.sessionId!) ?? new Set()).add(index))),
+    );
+    assert.equal(replicaOf.size, 12);
+    assert.ok([...replicaOf.values()].every((replicas) => replicas.size === 1), 'every session stays on one replica');
+    const perReplica = servers.map((server) => new Set(completionCalls(server).map((call) => call.sessionId)).size);
+    assert.deepEqual(perReplica, [4, 4, 4]);
+  });
+
+  it('fails over when a replica dies mid-run: its episodes move, none fail, and it is evicted', async () => {
+    const { servers, policy, events } = await setup(3);
+    const options = await toolEpisodeOptions(policy);
+    let killed = false;
+    const dead = servers[1]!.url;
+    const records: EpisodeRecord[] = [];
+    const tasks = Array.from({ length: 6 }, (_, i) => addTask(i));
+    const onEvent = (event: { type: string }) => {
+      if (event.type === 'turn-end' && !killed) {
+        killed = true;
+        void servers[1]!.close();
+      }
+    };
+    for await (const group of runGroups(tasks, { ...options, onEvent }, { groupSize: 2, schedule: { kind: 'async', concurrency: 12 } })) records.push(...group.records);
+    assert.equal(records.length, 12);
+    assert.deepEqual(records.filter((record) => record.record_type === 'failure'), []);
+    assert.ok(events.some((event) => event.type === 'replica-evicted' && event.url === dead));
+  });
+
+  it('re-admits an evicted replica once its health probe answers again', async () => {
+    const { servers, policy, events } = await setup(2, { health: { intervalMs: 60_000 } });
+    const url = servers[0]!.url;
+    const port = Number(new URL(url).port);
+    await servers[0]!.close();
+    const options = await toolEpisodeOptions(policy);
+    const record = await runEpisode(addTask(0), 0, options);
+    assert.equal(record.record_type, 'rollout');
+    assert.equal(policy.router.replicas.find((replica) => replica.url === url)!.healthy, false);
+
+    const [revived] = await startServers(1, { port });
+    started.push(revived!);
+    await policy.router.probeEvicted();
+    assert.equal(policy.router.replicas.find((replica) => replica.url === url)!.healthy, true);
+    assert.ok(events.some((event) => event.type === 'replica-readmitted' && event.url === url));
+  });
+
+  it('backs off exponentially with jitter, capped, and never below Retry-After', () => {
+    const options = { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 1_000 };
+    assert.equal(backoffDelay(1, options, () => 0), 50);
+    assert.equal(backoffDelay(3, options, () => 1), 400);
+    assert.equal(backoffDelay(10, options, () => 1), 1_000);
+    assert.equal(backoffDelay(1, options, () => 0, 700), 700);
+  });
+});
