@@ -15,7 +15,7 @@ export const TurnRecord = z.object({
   /** The observation was cut to fit the `max_seq_len` budget. */
   observation_truncated: z.boolean(),
   /** The chat template would have rendered the history differently from the tokens on the sequence (see `DriftMode`). */
-  token_drift: z.object({ at: z.number().int(), ledger: z.string(), template: z.string() }).optional(),
+  token_drift: z.object({ source: z.enum(['template', 'server']), at: z.number().int(), ledger: z.string(), template: z.string() }).optional(),
   timing: z.object({
     generation_ms: z.number().nonnegative(),
     env_ms: z.number().nonnegative(),

@@ -1,6 +1,8 @@
 import { AbortedError } from '../core/errors/aborted-error.js';
 import { ContextLengthError } from '../core/errors/context-length-error.js';
+import { TokenAlignmentError } from '../core/errors/token-alignment-error.js';
 import type { Termination } from '../core/termination.js';
+import type { TokenDrift } from '../tokens/conversation-renderer.js';
 import { PolicyError } from '../core/errors/policy-error.js';
 import { PolicyResult, type PolicyRequest } from '../policy/policy.js';
 import { systemClock } from '../util/clock.js';
@@ -16,6 +18,8 @@ export interface Generation {
   promptTokens: number;
   /** `max_tokens` was lowered to fit `max_seq_len`, and the generation used all of it. */
   filledSequence: boolean;
+  /** The server rendered a different prompt from the ledger's (backends that render on the server). */
+  drift?: TokenDrift;
   ms: number;
 }
 
@@ -34,6 +38,7 @@ export async function generateTurn(state: EpisodeState, options: EpisodeOptions,
     session_id: `${state.key.task_id}#${state.key.rollout_index}`,
     prompt_token_ids: state.ledger.tokenIds(),
     messages: [...state.messages],
+    ...(state.task.tools ? { tools: state.task.tools } : {}),
     sampling: { ...state.sampling, max_tokens: maxTokens, seed: turnSeed(state, turn) },
     stop_strings: state.stopStrings,
     stop_token_ids: options.stopTokenIds ?? options.renderer.tokenizer.stopTokenIds,
@@ -47,12 +52,27 @@ export async function generateTurn(state: EpisodeState, options: EpisodeOptions,
     throw error;
   }
   const result = checkResult(policy.name, raw, maxTokens);
+  const drift = serverPromptDrift(request.prompt_token_ids, result.prompt_token_ids, options);
   const ms = clock.now() - started;
   appendMessages(state, [
     { role: 'assistant', content: visibleText(result, options), token_ids: result.token_ids, generation_logprobs: result.logprobs },
   ]);
   const filledSequence = result.finish_reason.unified === 'length' && maxTokens < state.sampling.max_tokens;
-  return { type: 'generated', result, promptTokens: request.prompt_token_ids.length, filledSequence, ms };
+  return { type: 'generated', result, promptTokens: request.prompt_token_ids.length, filledSequence, ...(drift ? { drift } : {}), ms };
+}
+
+/** Compares the prompt a server says it rendered with the ledger; a difference is a drift, handled by the renderer's mode. */
+function serverPromptDrift(ledger: readonly number[], server: readonly number[] | undefined, options: EpisodeOptions): TokenDrift | undefined {
+  if (server === undefined) return undefined;
+  let at = 0;
+  while (at < ledger.length && at < server.length && ledger[at] === server[at]) at++;
+  if (at === ledger.length && at === server.length) return undefined;
+  const { tokenizer } = options.renderer;
+  const drift: TokenDrift = { source: 'server', at, ledger: tokenizer.decode(ledger.slice(at, at + 12)), template: tokenizer.decode(server.slice(at, at + 12)) };
+  if (options.renderer.driftMode === 'strict') {
+    throw new TokenAlignmentError(`the server rendered a different prompt from the sequence at token ${at}: the sequence has ${JSON.stringify(drift.ledger)}, the server ${JSON.stringify(drift.template)}`);
+  }
+  return drift;
 }
 
 /**

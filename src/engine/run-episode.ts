@@ -58,7 +58,7 @@ export async function runEpisode(
         reward: step.result.reward,
         ...(step.result.reward_components ? { reward_components: step.result.reward_components } : {}),
         observation_truncated: observation.truncated,
-        ...(observation.drift ? { token_drift: observation.drift } : {}),
+        ...(generation.drift || observation.drift ? { token_drift: generation.drift ?? observation.drift } : {}),
         timing: { generation_ms: generation.ms, env_ms: step.ms },
       });
       emit({ type: 'turn-end', ...state.key, turn: state.turns[turn]! });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ChatTool } from '../core/chat-tool.js';
 import { FinishReason } from '../core/finish-reason.js';
 import type { Message } from '../core/message.js';
 import type { SamplingParams } from '../core/sampling-params.js';
@@ -11,6 +12,8 @@ export interface PolicyRequest {
   /** The full sequence so far, ending with the generation prompt. */
   prompt_token_ids: readonly number[];
   messages: readonly Message[];
+  /** Tools offered to the model, for backends that render the prompt on the server. */
+  tools?: readonly ChatTool[];
   /** `max_tokens` already fits the remaining `max_seq_len` budget; `seed` is this turn's derived seed. */
   sampling: SamplingParams;
   /** Generation ends after any of these strings; the text and ids include the stop string. */
@@ -28,6 +31,8 @@ export const PolicyResult = z
     text: z.string(),
     finish_reason: FinishReason,
     usage: Usage,
+    /** The prompt ids the server says it used, from backends that render on the server: checked against the ledger. */
+    prompt_token_ids: z.array(z.number().int().nonnegative()).optional(),
   })
   .refine((result) => result.token_ids.length === result.logprobs.length, {
     message: 'token_ids and logprobs must have the same length',

@@ -11,11 +11,13 @@ export interface RenderDeltaOptions {
   tools?: readonly ChatTool[];
 }
 
-/** The template would render the history differently from the tokens on the ledger. */
+/** The chat template (or the server, rendering it) would give a different sequence from the tokens on the ledger. */
 export interface TokenDrift {
-  /** Where the two first differ, in characters of the decoded sequence. */
+  /** `template`: found while rendering locally; `server`: a server reported a different prompt. */
+  source: 'template' | 'server';
+  /** Where the two first differ: in characters of the decoded sequence (`template`) or in tokens (`server`). */
   at: number;
-  /** What the ledger holds there and what the template would put there. */
+  /** What the ledger holds there, and what the template or server has instead. */
   ledger: string;
   template: string;
 }
@@ -30,6 +32,8 @@ export interface RenderedDelta {
 /** Turns non-assistant messages into tokens appended after what the episode already holds. */
 export interface ConversationRenderer {
   readonly tokenizer: Tokenizer;
+  /** How drift is handled, here and where a server reports the prompt it rendered. */
+  readonly driftMode: DriftMode;
   renderDelta(ledger: TokenLedger, history: readonly Message[], added: readonly Message[], options: RenderDeltaOptions): RenderedDelta;
 }
 
@@ -52,13 +56,13 @@ export type DriftMode = 'strict' | 'warn';
  */
 export class TemplateRenderer implements ConversationRenderer {
   readonly tokenizer: Tokenizer;
+  readonly driftMode: DriftMode;
   readonly #template: ChatTemplate;
-  readonly #mode: DriftMode;
 
   constructor(tokenizer: Tokenizer, template: ChatTemplate, options: { drift?: DriftMode } = {}) {
     this.tokenizer = tokenizer;
     this.#template = template;
-    this.#mode = options.drift ?? 'warn';
+    this.driftMode = options.drift ?? 'warn';
   }
 
   renderDelta(ledger: TokenLedger, history: readonly Message[], added: readonly Message[], options: RenderDeltaOptions): RenderedDelta {
@@ -82,8 +86,8 @@ export class TemplateRenderer implements ConversationRenderer {
   #align(sequence: string, rendered: string, history: readonly Message[]): { start: number; drift?: TokenDrift } {
     if (rendered.startsWith(sequence)) return { start: sequence.length };
     const at = commonPrefixLength(sequence, rendered);
-    const drift = { at, ledger: sequence.slice(at, at + 40), template: rendered.slice(at, at + 40) };
-    if (this.#mode === 'strict') {
+    const drift: TokenDrift = { source: 'template', at, ledger: sequence.slice(at, at + 40), template: rendered.slice(at, at + 40) };
+    if (this.driftMode === 'strict') {
       throw new TokenAlignmentError(
         `the chat template would change tokens already on the sequence at character ${at}: the sequence has ${JSON.stringify(drift.ledger)}, the template gives ${JSON.stringify(drift.template)}`,
       );

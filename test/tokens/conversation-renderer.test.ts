@@ -69,7 +69,7 @@ describe('rendering observations as deltas', () => {
     const { history, ledger } = afterOneTurn('<think>hm</think>42');
     const warn = new TemplateRenderer(tokenizer, forgetful, { drift: 'warn' });
     const { tokenIds, drift } = warn.renderDelta(ledger, history, [{ role: 'environment', content: 'ok' }], { addGenerationPrompt: true });
-    assert.deepEqual(drift, { at: 19, ledger: '<think>hm</think>42', template: '42\nenvironment: ok\nassistant: ' });
+    assert.deepEqual(drift, { source: 'template', at: 19, ledger: '<think>hm</think>42', template: '42\nenvironment: ok\nassistant: ' });
     assert.equal(tokenizer.decode(tokenIds[0]!), '\nenvironment: ok\nassistant: ');
   });
 });

@@ -1,0 +1,48 @@
+import { PolicyError } from '../../core/errors/policy-error.js';
+import type { BackendRecipe } from '../backend-recipe.js';
+import { mapOpenAiFinishReason } from '../map-finish-reason.js';
+import type { PolicyRequest } from '../policy.js';
+import { SglangGenerateResponse } from './sglang-generate-wire-types.js';
+
+function convertToSglangGenerateRequest(request: PolicyRequest): Record<string, unknown> {
+  const { sampling } = request;
+  return {
+    input_ids: request.prompt_token_ids,
+    sampling_params: {
+      max_new_tokens: sampling.max_tokens,
+      temperature: sampling.greedy ? 0 : sampling.temperature,
+      top_p: sampling.greedy ? 1 : sampling.top_p,
+      ...(sampling.top_k && !sampling.greedy ? { top_k: sampling.top_k } : {}),
+      ...(sampling.seed === undefined ? {} : { sampling_seed: sampling.seed }),
+      stop: request.stop_strings,
+      stop_token_ids: request.stop_token_ids,
+      no_stop_trim: true,
+      skip_special_tokens: false,
+    },
+    return_logprob: true,
+    logprob_start_len: -1,
+    rid: request.session_id,
+  };
+}
+
+/** SGLang's native token-in endpoint: ids and logprobs from `meta_info.output_token_logprobs` (as slime and OpenRLHF read them). */
+export const sglangGenerateBackend: BackendRecipe<SglangGenerateResponse> = {
+  name: 'sglang-generate',
+  path: '/generate',
+  returnsTokenIds: true,
+  toWire: convertToSglangGenerateRequest,
+  responseSchema: SglangGenerateResponse,
+  fromWire(wire) {
+    const entries = wire.meta_info.output_token_logprobs;
+    if (!entries) throw new PolicyError('sglang-generate: the server returned no output_token_logprobs (send return_logprob)');
+    const tokenIds = entries.map(([, id]) => id);
+    if (wire.output_ids && wire.output_ids.join() !== tokenIds.join()) throw new PolicyError('sglang-generate: output_ids and output_token_logprobs disagree');
+    return {
+      token_ids: tokenIds,
+      logprobs: entries.map(([logprob]) => logprob),
+      text: wire.text,
+      finish_reason: mapOpenAiFinishReason(wire.meta_info.finish_reason?.type),
+      usage: { prompt_tokens: wire.meta_info.prompt_tokens, completion_tokens: wire.meta_info.completion_tokens },
+    };
+  },
+};
