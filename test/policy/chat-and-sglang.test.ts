@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { runEpisode } from '../../src/engine/index.js';
+import { chatCompletionsBackend, RemotePolicy, sglangGenerateBackend, type BackendRecipe } from '../../src/policy/index.js';
+import type { InferenceServer } from '../../src/testing/index.js';
+import { PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
+import { addTask, startServers, toolEpisodeOptions } from '../support/loopback-model.js';
+import { qwen3Template, qwen3Tokenizer } from '../support/qwen3.js';
+
+const started: InferenceServer[] = [];
+const policies: RemotePolicy<unknown>[] = [];
+after(async () => {
+  await Promise.all(policies.map((policy) => policy.close()));
+  await Promise.all(started.map((server) => server.close()));
+});
+
+async function serve(flavor: 'vllm' | 'sglang', backend: BackendRecipe<unknown>, serverTemplate?: 'plain') {
+  const [server] = await startServers(1, { flavor, ...(serverTemplate ? { template: new PlainChatTemplate() } : {}) });
+  started.push(server!);
+  const policy = new RemotePolicy({ backend, urls: [server!.url], model: 'm', maxModelLen: 8192 });
+  policies.push(policy);
+  return { server: server!, policy };
+}
+
+interface Answer {
+  choices?: { token_ids: number[]; logprobs: { content: { logprob: number }[] } }[];
+  output_ids?: number[];
+  meta_info?: { output_token_logprobs: [number, number, null][] };
+}
+
+const sampled = (answer: Answer) =>
+  answer.choices
+    ? { ids: answer.choices[0]!.token_ids, logprobs: answer.choices[0]!.logprobs.content.map((entry) => entry.logprob) }
+    : { ids: answer.output_ids!, logprobs: answer.meta_info!.output_token_logprobs.map(([logprob]) => logprob) };
+
+const cases: [string, 'vllm' | 'sglang', BackendRecipe<unknown>, string][] = [
+  ['vllm-chat', 'vllm', chatCompletionsBackend('vllm') as BackendRecipe<unknown>, '/v1/chat/completions'],
+  ['sglang-chat', 'sglang', chatCompletionsBackend('sglang') as BackendRecipe<unknown>, '/v1/chat/completions'],
+  ['sglang-generate', 'sglang', sglangGenerateBackend as BackendRecipe<unknown>, '/generate'],
+];
+
+for (const [name, flavor, backend, path] of cases) {
+  describe(`${name} over loopback HTTP`, () => {
+    it('runs a multi-turn tool episode with exactly the sampled ids and logprobs, and no drift from the ledger', async () => {
+      const { server, policy } = await serve(flavor, backend);
+      const record = await runEpisode(addTask(0), 0, await toolEpisodeOptions(policy));
+      assert.equal(record.record_type, 'rollout', JSON.stringify(record.termination));
+      assert.equal(record.reward, 1);
+      assert.equal(record.token_drift_count, 0);
+      const calls = server.requests.filter((request) => request.path === path);
+      const assistants = record.messages.filter((message) => message.role === 'assistant');
+      assert.equal(calls.length, 2);
+      calls.forEach((call, turn) => {
+        const { ids, logprobs } = sampled(call.response!.body as Answer);
+        assert.deepEqual(assistants[turn]!.token_ids, ids);
+        assert.deepEqual(assistants[turn]!.generation_logprobs, logprobs);
+      });
+    });
+  });
+}
+
+describe('server-rendered prompts', () => {
+  it('count as drift when the server renders a different prompt from the ledger (warn)', async () => {
+    const { policy } = await serve('vllm', chatCompletionsBackend('vllm') as BackendRecipe<unknown>, 'plain');
+    const options = await toolEpisodeOptions(policy, { renderer: new TemplateRenderer(await qwen3Tokenizer(), await qwen3Template(), { drift: 'warn' }) });
+    const record = await runEpisode(addTask(0), 0, options);
+    assert.equal(record.record_type, 'rollout');
+    assert.ok(record.token_drift_count >= 1);
+    assert.equal(record.turns[0]!.token_drift?.source, 'server');
+    assert.equal(record.turns[0]!.token_drift?.at, 0);
+  });
+
+  it('fail the episode as token-alignment in strict mode', async () => {
+    const { policy } = await serve('sglang', chatCompletionsBackend('sglang') as BackendRecipe<unknown>, 'plain');
+    const record = await runEpisode(addTask(0), 0, await toolEpisodeOptions(policy));
+    assert.equal(record.record_type === 'failure' && record.failure_class, 'token-alignment');
+  });
+});
