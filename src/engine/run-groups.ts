@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import type { EpisodeTask } from '../core/episode-task.js';
 import type { EpisodeRecord } from '../core/rollout-record.js';
 import { AbortedError } from '../core/errors/aborted-error.js';
@@ -71,8 +70,6 @@ export async function* runGroups(
   // A consumer that stops iterating stops the run too: nothing keeps sampling for nobody.
   const stop = deadlineSignal(run.signal, undefined);
   const { signal } = stop;
-  // Every episode in flight listens on this signal: as many listeners as the concurrency is expected, not a leak.
-  setMaxListeners(0, signal);
   const drive = schedule.kind === 'lockstep' ? driveLockstep : driveAsync;
   drive(jobs, schedule.concurrency, options, signal, settle).then(
     () => groups.close(),

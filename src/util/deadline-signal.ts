@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 export interface DeadlineSignal {
   signal: AbortSignal;
   /** Aborts this signal only (the outer one is untouched). */
@@ -13,6 +15,8 @@ export interface DeadlineSignal {
  */
 export function deadlineSignal(outer: AbortSignal | undefined, timeoutMs: number | undefined): DeadlineSignal {
   const controller = new AbortController();
+  // One run signal is shared by every request in flight: as many listeners as the concurrency is expected.
+  if (outer) setMaxListeners(0, outer);
   const onOuterAbort = () => controller.abort(outer?.reason);
   if (outer?.aborted) onOuterAbort();
   else outer?.addEventListener('abort', onOuterAbort, { once: true });
