@@ -21,6 +21,8 @@ const recordKeys = {
   reward_components: z.record(z.string(), z.number()),
   termination: Termination,
   turns: z.array(TurnRecord),
+  /** Every assistant turn carries the sampler's ids and logprobs (false with text-only backends: evaluation only). */
+  has_training_tokens: z.boolean(),
   /** Turns whose rendering drifted from the chat template (0 when the sequence is what the template renders). */
   token_drift_count: z.number().int().nonnegative(),
   /** The environment's metadata after the last step that changed it. */

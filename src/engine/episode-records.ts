@@ -25,6 +25,7 @@ function commonKeys(state: EpisodeState, finishedAt: number) {
     reward: state.turns.reduce((total, turn) => total + turn.reward, 0),
     reward_components,
     turns: state.turns,
+    has_training_tokens: state.messages.every((message) => message.role !== 'assistant' || message.generation_logprobs !== undefined),
     token_drift_count: state.turns.filter((turn) => turn.token_drift !== undefined).length,
     env_metadata: state.metadata ?? null,
     sampling: state.sampling,

@@ -1,6 +1,7 @@
 import { AbortedError } from '../core/errors/aborted-error.js';
 import { ContextLengthError } from '../core/errors/context-length-error.js';
 import { TokenAlignmentError } from '../core/errors/token-alignment-error.js';
+import type { Message } from '../core/message.js';
 import type { Termination } from '../core/termination.js';
 import type { TokenDrift } from '../tokens/conversation-renderer.js';
 import { PolicyError } from '../core/errors/policy-error.js';
@@ -44,7 +45,7 @@ export async function generateTurn(state: EpisodeState, options: EpisodeOptions,
     stop_token_ids: options.stopTokenIds ?? options.renderer.tokenizer.stopTokenIds,
   };
   const started = clock.now();
-  let raw: PolicyResult;
+  let raw: unknown;
   try {
     raw = await typedErrors(signal, asPolicyError(policy.name), () => policy.generate(request, signal));
   } catch (error) {
@@ -54,9 +55,7 @@ export async function generateTurn(state: EpisodeState, options: EpisodeOptions,
   const result = checkResult(policy.name, raw, maxTokens);
   const drift = serverPromptDrift(request.prompt_token_ids, result.prompt_token_ids, options);
   const ms = clock.now() - started;
-  appendMessages(state, [
-    { role: 'assistant', content: visibleText(result, options), token_ids: result.token_ids, generation_logprobs: result.logprobs },
-  ]);
+  appendMessages(state, [assistantMessage(result, options)]);
   const filledSequence = result.finish_reason.unified === 'length' && maxTokens < state.sampling.max_tokens;
   return { type: 'generated', result, promptTokens: request.prompt_token_ids.length, filledSequence, ...(drift ? { drift } : {}), ms };
 }
@@ -73,6 +72,15 @@ function serverPromptDrift(ledger: readonly number[], server: readonly number[] 
     throw new TokenAlignmentError(`the server rendered a different prompt from the sequence at token ${at}: the sequence has ${JSON.stringify(drift.ledger)}, the server ${JSON.stringify(drift.template)}`);
   }
   return drift;
+}
+
+/**
+ * The sampled turn as a message. A text-only result (hosted APIs) is tokenized locally so the sequence
+ * stays measured, but gets no logprobs: it is never trained on.
+ */
+function assistantMessage(result: PolicyResult, options: EpisodeOptions): Message {
+  if (result.token_source === 'none') return { role: 'assistant', content: result.text, token_ids: options.renderer.tokenizer.encode(result.text) };
+  return { role: 'assistant', content: visibleText(result, options), token_ids: result.token_ids, generation_logprobs: result.logprobs };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { PolicyRequest, PolicyResult } from './policy.js';
+import type { PolicyRequest, PolicyResultInput } from './policy.js';
 
 /**
  * What makes one inference API: the path, how a request is written, and how the answer is read.
@@ -13,5 +13,5 @@ export interface BackendRecipe<Wire> {
   readonly returnsTokenIds: boolean;
   toWire(request: PolicyRequest, model: string): unknown;
   readonly responseSchema: z.ZodType<Wire>;
-  fromWire(wire: Wire, request: PolicyRequest): PolicyResult;
+  fromWire(wire: Wire, request: PolicyRequest): PolicyResultInput;
 }

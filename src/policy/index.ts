@@ -1,4 +1,4 @@
-export { PolicyResult, type Policy, type PolicyRequest } from './policy.js';
+export { PolicyResult, type Policy, type PolicyRequest, type PolicyResultInput } from './policy.js';
 export type { BackendRecipe } from './backend-recipe.js';
 export { RemotePolicy, type RemotePolicyOptions } from './remote-policy.js';
 export { JsonClient, type JsonClientOptions } from './http/json-client.js';
@@ -7,3 +7,4 @@ export { backoffDelay, defaultRetryOptions, type RetryOptions } from './router/b
 export { vllmCompletionsBackend } from './vllm-completions/vllm-completions-backend.js';
 export { chatCompletionsBackend, type ChatBackendOptions } from './chat-completions/chat-completions-backend.js';
 export { sglangGenerateBackend } from './sglang-generate/sglang-generate-backend.js';
+export { openAiBackend } from './openai/openai-backend.js';

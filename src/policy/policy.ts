@@ -31,18 +31,28 @@ export const PolicyResult = z
     text: z.string(),
     finish_reason: FinishReason,
     usage: Usage,
+    /**
+     * `sampler`: the ids and logprobs are the sampler's own. `none`: the backend returns text only
+     * (hosted APIs); ids and logprobs are empty, and the rollout carries no training tokens.
+     */
+    token_source: z.enum(['sampler', 'none']).default('sampler'),
     /** The prompt ids the server says it used, from backends that render on the server: checked against the ledger. */
     prompt_token_ids: z.array(z.number().int().nonnegative()).optional(),
   })
   .refine((result) => result.token_ids.length === result.logprobs.length, {
     message: 'token_ids and logprobs must have the same length',
     path: ['logprobs'],
+  })
+  .refine((result) => result.token_source === 'sampler' || result.token_ids.length === 0, {
+    message: 'a text-only result carries no token ids',
+    path: ['token_ids'],
   });
 export type PolicyResult = z.infer<typeof PolicyResult>;
+export type PolicyResultInput = z.input<typeof PolicyResult>;
 
 /** Anything that samples tokens: a vLLM/SGLang server, the embedded model, a scripted test double. */
 export interface Policy {
   readonly name: string;
   /** Rejects with a `PolicyError` (or the signal's reason) instead of returning a partial result. */
-  generate(request: PolicyRequest, signal: AbortSignal): Promise<PolicyResult>;
+  generate(request: PolicyRequest, signal: AbortSignal): Promise<PolicyResultInput>;
 }

@@ -3,7 +3,7 @@ import { ContextLengthError } from '../core/errors/context-length-error.js';
 import { ServerError } from '../core/errors/server-error.js';
 import type { BackendRecipe } from './backend-recipe.js';
 import { JsonClient } from './http/json-client.js';
-import type { Policy, PolicyRequest, PolicyResult } from './policy.js';
+import type { Policy, PolicyRequest, PolicyResultInput } from './policy.js';
 import { Router, type RouterOptions } from './router/router.js';
 
 export interface RemotePolicyOptions<Wire> extends RouterOptions {
@@ -48,7 +48,7 @@ export class RemotePolicy<Wire> implements Policy {
     this.#configured = { ...(options.model ? { model: options.model } : {}), ...(options.maxModelLen ? { maxModelLen: options.maxModelLen } : {}) };
   }
 
-  async generate(request: PolicyRequest, signal: AbortSignal): Promise<PolicyResult> {
+  async generate(request: PolicyRequest, signal: AbortSignal): Promise<PolicyResultInput> {
     const model = await this.#modelInfo(signal);
     const fitted = fitToContext(request, model.maxModelLen);
     const body = this.#backend.toWire(fitted, model.id);

@@ -61,6 +61,7 @@ export class ScriptedPolicy implements Policy {
       text: cut || reply.text === undefined ? this.#tokenizer.decode(token_ids) : reply.text,
       finish_reason: { unified, raw: unified },
       usage: { prompt_tokens: 0, completion_tokens: token_ids.length },
+      token_source: 'sampler',
     };
   }
 }

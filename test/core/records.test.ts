@@ -23,6 +23,7 @@ describe('records', () => {
     reward: 0,
     reward_components: {},
     turns: [],
+    has_training_tokens: true,
     token_drift_count: 0,
     env_metadata: null,
     sampling: SamplingParams.parse({}),

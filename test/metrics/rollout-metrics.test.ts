@@ -39,6 +39,7 @@ function record({ kind, turns, prompt = 10, reward = 0, components = {} }: Sketc
       observation_truncated: false,
       timing: { generation_ms: 0, env_ms: 0 },
     })),
+    has_training_tokens: true,
     token_drift_count: 0,
     env_metadata: null,
     sampling: SamplingParams.parse({}),

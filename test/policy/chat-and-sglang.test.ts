@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { runEpisode } from '../../src/engine/index.js';
-import { chatCompletionsBackend, RemotePolicy, sglangGenerateBackend, type BackendRecipe } from '../../src/policy/index.js';
+import { chatCompletionsBackend, openAiBackend, RemotePolicy, sglangGenerateBackend, type BackendRecipe } from '../../src/policy/index.js';
 import type { InferenceServer } from '../../src/testing/index.js';
 import { PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
 import { addTask, startServers, toolEpisodeOptions } from '../support/loopback-model.js';
@@ -74,5 +74,18 @@ describe('server-rendered prompts', () => {
     const { policy } = await serve('sglang', chatCompletionsBackend('sglang') as BackendRecipe<unknown>, 'plain');
     const record = await runEpisode(addTask(0), 0, await toolEpisodeOptions(policy));
     assert.equal(record.record_type === 'failure' && record.failure_class, 'token-alignment');
+  });
+});
+
+describe('openai (text-only endpoints)', () => {
+  it('runs episodes for evaluation, and its rollouts say they carry no training tokens', async () => {
+    const { server, policy } = await serve('vllm', openAiBackend as BackendRecipe<unknown>);
+    const record = await runEpisode(addTask(0), 0, await toolEpisodeOptions(policy));
+    assert.equal(record.record_type, 'rollout', JSON.stringify(record.termination));
+    assert.equal(record.reward, 1);
+    assert.equal(record.has_training_tokens, false);
+    assert.ok(record.messages.filter((message) => message.role === 'assistant').every((message) => message.generation_logprobs === undefined));
+    const body = server.requests.find((request) => request.path === '/v1/chat/completions')!.body as Record<string, unknown>;
+    assert.equal(body.return_token_ids, undefined);
   });
 });
