@@ -1,4 +1,5 @@
 import type { Message } from '../../core/message.js';
+import { convertSampling } from '../convert-sampling.js';
 import type { PolicyRequest } from '../policy.js';
 
 export type ChatFlavor = 'vllm' | 'sglang';
@@ -9,17 +10,11 @@ export type ChatFlavor = 'vllm' | 'sglang';
  */
 export function convertToChatRequest(flavor: ChatFlavor, chatTemplateKwargs: Record<string, unknown> | undefined) {
   return (request: PolicyRequest, model: string): Record<string, unknown> => {
-    const { sampling } = request;
     return {
       model,
       messages: request.messages.map(toWireMessage),
       ...(request.tools && request.tools.length > 0 ? { tools: request.tools } : {}),
-      max_tokens: sampling.max_tokens,
-      temperature: sampling.greedy ? 0 : sampling.temperature,
-      top_p: sampling.greedy ? 1 : sampling.top_p,
-      ...(sampling.top_k && !sampling.greedy ? { top_k: sampling.top_k } : {}),
-      ...(sampling.seed === undefined ? {} : { seed: sampling.seed }),
-      n: 1,
+      ...convertSampling(request),
       stop: request.stop_strings,
       stop_token_ids: request.stop_token_ids,
       include_stop_str_in_output: true,

@@ -1,19 +1,16 @@
 import type { Message } from '../../core/message.js';
 import type { BackendRecipe } from '../backend-recipe.js';
+import { convertSampling } from '../convert-sampling.js';
 import { mapOpenAiFinishReason } from '../map-finish-reason.js';
 import type { PolicyRequest } from '../policy.js';
 import { OpenAiChatResponse } from './openai-wire-types.js';
 
 function convertToOpenAiRequest(request: PolicyRequest, model: string): Record<string, unknown> {
-  const { sampling } = request;
   return {
     model,
     messages: request.messages.map((message: Message) => ({ role: message.role === 'environment' ? 'user' : message.role, content: message.content, ...(message.tool_call_id ? { tool_call_id: message.tool_call_id } : {}) })),
     ...(request.tools && request.tools.length > 0 ? { tools: request.tools } : {}),
-    max_tokens: sampling.max_tokens,
-    temperature: sampling.greedy ? 0 : sampling.temperature,
-    top_p: sampling.greedy ? 1 : sampling.top_p,
-    ...(sampling.seed === undefined ? {} : { seed: sampling.seed }),
+    ...convertSampling(request),
     ...(request.stop_strings.length > 0 ? { stop: request.stop_strings.slice(0, 4) } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import { convertSampling } from '../convert-sampling.js';
 import type { PolicyRequest } from '../policy.js';
 
 /**
@@ -5,16 +6,10 @@ import type { PolicyRequest } from '../policy.js';
  * the text, and the stop string kept in the output so text and ids describe the same tokens.
  */
 export function convertToVllmCompletionsRequest(request: PolicyRequest, model: string): Record<string, unknown> {
-  const { sampling } = request;
   return {
     model,
     prompt: request.prompt_token_ids,
-    max_tokens: sampling.max_tokens,
-    temperature: sampling.greedy ? 0 : sampling.temperature,
-    top_p: sampling.greedy ? 1 : sampling.top_p,
-    ...(sampling.top_k && !sampling.greedy ? { top_k: sampling.top_k } : {}),
-    ...(sampling.seed === undefined ? {} : { seed: sampling.seed }),
-    n: 1,
+    ...convertSampling(request),
     stop: request.stop_strings,
     stop_token_ids: request.stop_token_ids,
     include_stop_str_in_output: true,
