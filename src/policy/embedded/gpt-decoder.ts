@@ -1,0 +1,92 @@
+import type { GptModel } from './gpt-model.js';
+import { geluForward, layernormForward, matmulForward } from './gpt-math.js';
+
+/** The keys and values one sequence has produced so far, per layer. */
+export class KvCache {
+  readonly keys: Float32Array[];
+  readonly values: Float32Array[];
+  length = 0;
+
+  constructor(model: GptModel) {
+    const size = model.config.context_length * model.config.channels;
+    this.keys = Array.from({ length: model.config.layers }, () => new Float32Array(size));
+    this.values = Array.from({ length: model.config.layers }, () => new Float32Array(size));
+  }
+}
+
+/**
+ * Incremental decoding: feeds one token per sequence for a batch of sequences at once, each with its
+ * own cache and position. Batching reads every weight row once for all sequences, which is where
+ * concurrent episodes gain.
+ */
+export function decodeStep(model: GptModel, tokens: readonly number[], caches: readonly KvCache[]): Float32Array {
+  const { channels: C, heads: H, vocab_size: V, context_length: maxT } = model.config;
+  const { params: p, layout } = model;
+  const B = tokens.length;
+  const hs = C / H;
+  const scale = 1 / Math.sqrt(hs);
+  const x = new Float32Array(B * C);
+  const norm = new Float32Array(B * C);
+  const qkv = new Float32Array(B * 3 * C);
+  const attended = new Float32Array(B * C);
+  const projected = new Float32Array(B * C);
+  const hidden = new Float32Array(B * 4 * C);
+  const mean = new Float32Array(B);
+  const rstd = new Float32Array(B);
+  const scores = new Float32Array(maxT);
+
+  for (let b = 0; b < B; b++) {
+    const position = caches[b]!.length;
+    if (position >= maxT) throw new RangeError(`sequence ${b} is full (${maxT} tokens)`);
+    const token = tokens[b]!;
+    for (let i = 0; i < C; i++) x[b * C + i] = p[layout.wte + token * C + i]! + p[layout.wpe + position * C + i]!;
+  }
+
+  model.layout.layers.forEach((layer, l) => {
+    layernormForward(norm, 0, mean, rstd, 0, x, 0, p, layer.ln1w, p, layer.ln1b, B, C);
+    matmulForward(qkv, 0, norm, 0, p, layer.qkvw, p, layer.qkvb, B, C, 3 * C);
+    for (let b = 0; b < B; b++) {
+      const cache = caches[b]!;
+      const position = cache.length;
+      const keys = cache.keys[l]!;
+      const values = cache.values[l]!;
+      keys.set(qkv.subarray(b * 3 * C + C, b * 3 * C + 2 * C), position * C);
+      values.set(qkv.subarray(b * 3 * C + 2 * C, b * 3 * C + 3 * C), position * C);
+      for (let h = 0; h < H; h++) {
+        const q = b * 3 * C + h * hs;
+        let max = -Infinity;
+        for (let t = 0; t <= position; t++) {
+          let dot = 0;
+          for (let i = 0; i < hs; i++) dot += qkv[q + i]! * keys[t * C + h * hs + i]!;
+          scores[t] = dot * scale;
+          if (scores[t]! > max) max = scores[t]!;
+        }
+        let sum = 0;
+        for (let t = 0; t <= position; t++) {
+          scores[t] = Math.exp(scores[t]! - max);
+          sum += scores[t]!;
+        }
+        const out = b * C + h * hs;
+        for (let i = 0; i < hs; i++) attended[out + i] = 0;
+        for (let t = 0; t <= position; t++) {
+          const weight = scores[t]! / sum;
+          for (let i = 0; i < hs; i++) attended[out + i] = attended[out + i]! + weight * values[t * C + h * hs + i]!;
+        }
+      }
+    }
+    matmulForward(projected, 0, attended, 0, p, layer.projw, p, layer.projb, B, C, C);
+    for (let i = 0; i < B * C; i++) x[i] = x[i]! + projected[i]!;
+    layernormForward(norm, 0, mean, rstd, 0, x, 0, p, layer.ln2w, p, layer.ln2b, B, C);
+    matmulForward(hidden, 0, norm, 0, p, layer.fcw, p, layer.fcb, B, C, 4 * C);
+    geluForward(hidden, hidden, 0, B * 4 * C);
+    matmulForward(projected, 0, hidden, 0, p, layer.fcprojw, p, layer.fcprojb, B, 4 * C, C);
+    for (let i = 0; i < B * C; i++) x[i] = x[i]! + projected[i]!;
+  });
+
+  for (const cache of caches) cache.length += 1;
+  layernormForward(norm, 0, mean, rstd, 0, x, 0, p, layout.lnfw, p, layout.lnfb, B, C);
+  const logits = new Float32Array(B * V);
+  const zeros = new Float32Array(V);
+  matmulForward(logits, 0, norm, 0, p, layout.wte, zeros, 0, B, C, V);
+  return logits;
+}
