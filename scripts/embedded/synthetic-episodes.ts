@@ -7,7 +7,7 @@ import { ScriptedPolicy, type ScriptedReply } from '../../src/testing/index.js';
 import type { ConversationRenderer, HfTokenizer } from '../../src/tokens/index.js';
 import { createSeededRandom, mixSeed, type SeededRandom } from '../../src/util/seeded-random.js';
 
-/** Held out of training: 2-digit additions whose (a + 7b) is a multiple of 10 (10% of pairs). */
+/** Held out of training, for every kind of problem: operand pairs whose (a + 7b) is a multiple of 10 (10%). */
 export const isHeldOutAddition = (a: number, b: number) => (a + 7 * b) % 10 === 0;
 
 export interface SyntheticProblem {
@@ -23,7 +23,7 @@ export function trainingProblem(random: SeededRandom): SyntheticProblem {
   for (;;) {
     const a = random.int(10, 99);
     const b = kind === 'multiply' ? random.int(2, 99) : random.int(10, 99);
-    if (kind === 'add' && isHeldOutAddition(a, b)) continue;
+    if (isHeldOutAddition(a, b)) continue;
     const problem = kind === 'add' ? `${a}+${b}` : kind === 'multiply' ? `${a}*${b}` : `${a}+${b}+${random.int(100, 999)}`;
     return { problem, answer: evaluateArithmetic(problem)!, kind };
   }
