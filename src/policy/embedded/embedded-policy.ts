@@ -1,0 +1,148 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { ConfigError } from '../../core/errors/config-error.js';
+import { ContextLengthError } from '../../core/errors/context-length-error.js';
+import { loadHfTokenizer } from '../../tokens/hf-tokenizer.js';
+import type { Tokenizer } from '../../tokens/tokenizer.js';
+import { createSeededRandom, type SeededRandom } from '../../util/seeded-random.js';
+import type { Policy, PolicyRequest, PolicyResult } from '../policy.js';
+import { GptConfig } from './gpt-config.js';
+import { decodeStep, KvCache } from './gpt-decoder.js';
+import { GptModel } from './gpt-model.js';
+import { sampleToken } from './sample-token.js';
+
+/** Where the committed weights, their manifest and the tokenizer live. */
+export const embeddedModelDirectory = new URL('../../../assets/embedded/', import.meta.url).pathname;
+
+const Manifest = z.object({ config: GptConfig, weights: z.object({ file: z.string(), sha256: z.string() }) }).passthrough();
+
+/** One sequence being decoded: what it still has to read, what it has sampled. */
+interface Sequence {
+  request: PolicyRequest;
+  cache: KvCache;
+  pending: number[];
+  ids: number[];
+  logprobs: number[];
+  maxTokens: number;
+  random: SeededRandom;
+  settle: (result: PolicyResult) => void;
+  fail: (error: unknown) => void;
+}
+
+/** Decode steps run back to back before yielding to the event loop, so HTTP and timers stay responsive. */
+const STEPS_PER_TICK = 8;
+
+/**
+ * The embedded GPT as a policy: no server, no GPU. Concurrent requests share each decoding step
+ * (continuous batching: every step feeds one token per active sequence, a prompt token or the last
+ * sampled one), so many episodes at once run faster than one at a time. Logprobs are the model's raw
+ * ones (see `sampleToken`). Same seed, same prompt and params: same tokens, whatever else is running.
+ */
+export class EmbeddedPolicy implements Policy {
+  readonly name = 'embedded';
+  readonly model: GptModel;
+  readonly tokenizer: Tokenizer;
+  readonly #active: Sequence[] = [];
+  #running = false;
+
+  constructor(model: GptModel, tokenizer: Tokenizer) {
+    this.model = model;
+    this.tokenizer = tokenizer;
+  }
+
+  /** Loads the committed model, refusing weights whose sha256 does not match their manifest. */
+  static async load(directory = embeddedModelDirectory): Promise<EmbeddedPolicy> {
+    const manifest = Manifest.parse(JSON.parse(await readFile(join(directory, 'model.json'), 'utf8')));
+    const model = GptModel.fromBytes(manifest.config, await readFile(join(directory, manifest.weights.file)));
+    if (model.sha256() !== manifest.weights.sha256) throw new ConfigError(`${join(directory, manifest.weights.file)} does not match the sha256 in model.json`);
+    return new EmbeddedPolicy(model, await loadHfTokenizer(directory));
+  }
+
+  get maxModelLen(): number {
+    return this.model.config.context_length;
+  }
+
+  generate(request: PolicyRequest, signal: AbortSignal): Promise<PolicyResult> {
+    const room = this.maxModelLen - request.prompt_token_ids.length;
+    if (room <= 0) return Promise.reject(new ContextLengthError(request.prompt_token_ids.length, this.maxModelLen));
+    if (request.prompt_token_ids.length === 0) return Promise.reject(new ConfigError('the embedded model needs at least one prompt token'));
+    return new Promise<PolicyResult>((resolve, reject) => {
+      const sequence: Sequence = {
+        request,
+        cache: new KvCache(this.model),
+        pending: [...request.prompt_token_ids],
+        ids: [],
+        logprobs: [],
+        maxTokens: Math.min(request.sampling.max_tokens, room),
+        random: createSeededRandom(request.sampling.seed ?? Math.floor(Math.random() * 2 ** 32)),
+        settle: resolve,
+        fail: reject,
+      };
+      if (signal.aborted) return reject(signal.reason);
+      signal.addEventListener('abort', () => this.#remove(sequence) && reject(signal.reason), { once: true });
+      this.#active.push(sequence);
+      this.#schedule();
+    });
+  }
+
+  #schedule(): void {
+    if (this.#running) return;
+    this.#running = true;
+    setImmediate(() => this.#run());
+  }
+
+  #run(): void {
+    try {
+      for (let i = 0; i < STEPS_PER_TICK && this.#active.length > 0; i++) this.#step();
+    } catch (error) {
+      for (const sequence of this.#active.splice(0)) sequence.fail(error);
+    }
+    this.#running = false;
+    if (this.#active.length > 0) this.#schedule();
+  }
+
+  /** One batched decoding step over every active sequence. */
+  #step(): void {
+    const batch = [...this.#active];
+    const inputs = batch.map((sequence) => sequence.pending.shift() ?? sequence.ids.at(-1)!);
+    const logits = decodeStep(this.model, inputs, batch.map((sequence) => sequence.cache));
+    const V = this.model.config.vocab_size;
+    batch.forEach((sequence, b) => {
+      if (sequence.pending.length > 0) return;
+      const { token, logprob } = sampleToken(logits, b * V, V, sequence.request.sampling, sequence.random);
+      sequence.ids.push(token);
+      sequence.logprobs.push(logprob);
+      const finish = this.#finishReason(sequence, token);
+      if (finish !== undefined && this.#remove(sequence)) sequence.settle(this.#result(sequence, finish));
+    });
+  }
+
+  #finishReason(sequence: Sequence, token: number): 'stop' | 'length' | undefined {
+    const { request } = sequence;
+    if (request.stop_token_ids.includes(token) || this.tokenizer.stopTokenIds.includes(token)) return 'stop';
+    if (request.stop_strings.length > 0) {
+      const text = this.tokenizer.decode(sequence.ids);
+      if (request.stop_strings.some((stop) => text.endsWith(stop) || text.includes(stop))) return 'stop';
+    }
+    return sequence.ids.length >= sequence.maxTokens ? 'length' : undefined;
+  }
+
+  #result(sequence: Sequence, finish: 'stop' | 'length'): PolicyResult {
+    return {
+      token_ids: sequence.ids,
+      logprobs: sequence.logprobs,
+      text: this.tokenizer.decode(sequence.ids),
+      finish_reason: { unified: finish, raw: finish },
+      usage: { prompt_tokens: sequence.request.prompt_token_ids.length, completion_tokens: sequence.ids.length },
+      token_source: 'sampler',
+    };
+  }
+
+  #remove(sequence: Sequence): boolean {
+    const index = this.#active.indexOf(sequence);
+    if (index < 0) return false;
+    this.#active.splice(index, 1);
+    return true;
+  }
+}

@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ContextLengthError, SamplingParams } from '../../src/core/index.js';
+import { EmbeddedPolicy, GptModel, type PolicyRequest } from '../../src/policy/index.js';
+import { accumulateSequenceGradients } from '../../src/policy/embedded/training/sequence-gradients.js';
+import { loadHfTokenizer } from '../../src/tokens/index.js';
+import { createSeededRandom } from '../../src/util/seeded-random.js';
+
+// A random-init model from a seed: the same code path as the trained one, deterministic, no file.
+const tokenizer = await loadHfTokenizer(new URL('../../assets/embedded/', import.meta.url).pathname);
+const random = createSeededRandom(5);
+const model = GptModel.initialize({ vocab_size: 50, context_length: 128, channels: 32, layers: 2, heads: 4 }, () => random.next());
+for (let i = 0; i < model.params.length; i++) model.params[i] = model.params[i]! * 20;
+const policy = new EmbeddedPolicy(model, tokenizer);
+const prompt = tokenizer.encode('<|user|>what is 12+34?<|end|><|assistant|>');
+const signal = new AbortController().signal;
+
+const request = (overrides: Partial<PolicyRequest> & { sampling?: Partial<SamplingParams> } = {}): PolicyRequest => ({
+  session_id: 's',
+  prompt_token_ids: prompt,
+  messages: [],
+  stop_strings: [],
+  stop_token_ids: [],
+  ...overrides,
+  sampling: SamplingParams.parse({ max_tokens: 20, seed: 1, ...overrides.sampling }),
+});
+
+describe('the embedded policy', () => {
+  it('records logprobs equal to a full forward recompute of the sampled tokens (within 1e-4)', async () => {
+    const result = await policy.generate(request({ sampling: { max_tokens: 30, seed: 3 } }), signal);
+    const tokens = [...prompt, ...result.token_ids];
+    result.token_ids.forEach((_, j) => {
+      const position = prompt.length - 1 + j;
+      const weights = tokens.slice(1).map((_, t) => (t === position ? 1 : 0));
+      const recomputed = -accumulateSequenceGradients(model, new Float32Array(model.params.length), { tokens, weights });
+      assert.ok(Math.abs(recomputed - result.logprobs[j]!) < 1e-4, `token ${j}: ${recomputed} vs ${result.logprobs[j]}`);
+    });
+  });
+
+  it('gives the same tokens for the same seed, and different ones for another seed', async () => {
+    const a = await policy.generate(request({ sampling: { seed: 11 } }), signal);
+    const b = await policy.generate(request({ sampling: { seed: 11 } }), signal);
+    const c = await policy.generate(request({ sampling: { seed: 12 } }), signal);
+    assert.deepEqual(a.token_ids, b.token_ids);
+    assert.deepEqual(a.logprobs, b.logprobs);
+    assert.notDeepEqual(a.token_ids, c.token_ids);
+  });
+
+  it('samples the same tokens whether requests run alone or batched with others', async () => {
+    const alone = [];
+    for (let seed = 0; seed < 6; seed++) alone.push(await policy.generate(request({ sampling: { seed } }), signal));
+    const together = await Promise.all(Array.from({ length: 6 }, (_, seed) => policy.generate(request({ sampling: { seed } }), signal)));
+    assert.deepEqual(together, alone);
+  });
+
+  it('ends on max_tokens with finish reason length, and on a stop string or stop token with stop', async () => {
+    const capped = await policy.generate(request({ sampling: { max_tokens: 5, seed: 4 } }), signal);
+    assert.equal(capped.token_ids.length <= 5, true);
+    if (capped.token_ids.length === 5) assert.equal(capped.finish_reason.unified, 'length');
+
+    const free = await policy.generate(request({ sampling: { max_tokens: 40, seed: 4 } }), signal);
+    const stopString = tokenizer.decode(free.token_ids.slice(2, 3));
+    const stopped = await policy.generate(request({ sampling: { max_tokens: 40, seed: 4 }, stop_strings: [stopString] }), signal);
+    assert.equal(stopped.finish_reason.unified, 'stop');
+    assert.ok(stopped.text.includes(stopString));
+    assert.ok(stopped.token_ids.length <= 3);
+
+    const stopToken = free.token_ids[1]!;
+    const byToken = await policy.generate(request({ sampling: { max_tokens: 40, seed: 4 }, stop_token_ids: [stopToken] }), signal);
+    assert.equal(byToken.finish_reason.unified, 'stop');
+    assert.equal(byToken.token_ids.at(-1), stopToken);
+  });
+
+  it('is greedy at temperature 0: every token is the most likely one', async () => {
+    const result = await policy.generate(request({ sampling: { temperature: 0, max_tokens: 10 } }), signal);
+    const again = await policy.generate(request({ sampling: { temperature: 0, max_tokens: 10, seed: 99 } }), signal);
+    assert.deepEqual(result.token_ids, again.token_ids);
+  });
+
+  it('refuses a prompt that fills its context, and aborts on the signal', async () => {
+    await assert.rejects(policy.generate(request({ prompt_token_ids: Array.from({ length: 128 }, () => 5) }), signal), ContextLengthError);
+    const controller = new AbortController();
+    const pending = policy.generate(request({ sampling: { max_tokens: 100 } }), controller.signal);
+    controller.abort(new Error('stop'));
+    await assert.rejects(pending, /stop/);
+  });
+});
