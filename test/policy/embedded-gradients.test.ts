@@ -38,7 +38,7 @@ describe('the embedded GPT', () => {
 
   it('decodes with a KV cache to the same next-token distribution as the full forward pass', () => {
     const caches = [new KvCache(model)];
-    let logits = new Float32Array(0);
+    let logits: Float32Array = new Float32Array(0);
     for (const token of sequence.tokens) logits = decodeStep(model, [token], caches);
     const cached = new Float32Array(config.vocab_size);
     logSoftmax(cached, logits, 0, config.vocab_size);
@@ -52,8 +52,8 @@ describe('the embedded GPT', () => {
   it('decodes a batch of sequences exactly as it decodes each alone', () => {
     const alone = [new KvCache(model)];
     const batched = [new KvCache(model), new KvCache(model)];
-    let single = new Float32Array(0);
-    let pair = new Float32Array(0);
+    let single: Float32Array = new Float32Array(0);
+    let pair: Float32Array = new Float32Array(0);
     for (let t = 0; t < 4; t++) {
       single = decodeStep(model, [sequence.tokens[t]!], alone);
       pair = decodeStep(model, [5, sequence.tokens[t]!], batched);
