@@ -12,7 +12,9 @@ const allowed: Record<string, readonly string[]> = {
   environments: ['core', 'util'],
   engine: ['core', 'util', 'tokens', 'policy/policy.js', 'environments/environment.js'],
   metrics: ['core', 'util'],
-  testing: ['core', 'util', 'tokens/tokenizer.js', 'tokens/chat-template.js', 'policy/policy.js', 'environments/environment.js'],
+  servers: ['core', 'util', 'tokens', 'policy', 'environments', 'engine', 'metrics', 'collect'],
+  // The test inference server is the OpenAI-compatible server with seeded replies and faults.
+  testing: ['core', 'util', 'tokens/tokenizer.js', 'tokens/chat-template.js', 'policy/policy.js', 'environments/environment.js', 'servers'],
 };
 
 const root = new URL('../../src/', import.meta.url).pathname;

@@ -15,7 +15,7 @@ const policy = new EmbeddedPolicy(model, tokenizer);
 const prompt = tokenizer.encode('<|user|>what is 12+34?<|end|><|assistant|>');
 const signal = new AbortController().signal;
 
-const request = (overrides: Partial<PolicyRequest> & { sampling?: Partial<SamplingParams> } = {}): PolicyRequest => ({
+const request = (overrides: Partial<Omit<PolicyRequest, 'sampling'>> & { sampling?: Partial<SamplingParams> } = {}): PolicyRequest => ({
   session_id: 's',
   prompt_token_ids: prompt,
   messages: [],

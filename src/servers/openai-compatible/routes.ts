@@ -3,15 +3,16 @@ import { ChatTool } from '../../core/chat-tool.js';
 import { Message } from '../../core/message.js';
 import type { ChatTemplate } from '../../tokens/chat-template.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
-import { generate, type Generation, type Responder } from './seeded-generation.js';
+import type { Generation, Generator } from './generator.js';
 
 export interface RouteContext {
   tokenizer: Tokenizer;
   template: ChatTemplate;
+  /** Which server to imitate where vLLM and SGLang differ. */
   flavor: 'vllm' | 'sglang';
   model: string;
   maxModelLen: number;
-  respond: Responder;
+  generate: Generator;
 }
 
 export interface RouteResult {
@@ -19,10 +20,13 @@ export interface RouteResult {
   body: unknown;
 }
 
-type Route = (context: RouteContext, body: unknown) => RouteResult;
+type Route = (context: RouteContext, body: unknown, signal: AbortSignal) => RouteResult | Promise<RouteResult>;
 
 const Sampling = {
   seed: z.number().int().optional(),
+  temperature: z.number().nonnegative().optional(),
+  top_p: z.number().optional(),
+  top_k: z.number().int().optional(),
   stop: z.union([z.string(), z.array(z.string())]).optional(),
   stop_token_ids: z.array(z.number().int()).optional(),
   include_stop_str_in_output: z.boolean().optional(),
@@ -66,30 +70,47 @@ function contextError(context: RouteContext, promptTokens: number, maxTokens: nu
   );
 }
 
-function run(context: RouteContext, promptIds: number[], options: { maxTokens: number; seed?: number; stop: string[]; stopTokenIds: number[]; includeStop: boolean; skipSpecial: boolean }): Generation {
-  return generate(context.tokenizer, context.respond, {
-    promptIds,
-    promptText: context.tokenizer.decode(promptIds),
-    maxTokens: options.maxTokens,
-    seed: options.seed ?? 0,
-    stop: options.stop,
-    stopTokenIds: options.stopTokenIds,
-    includeStopString: options.includeStop,
-    skipSpecialTokens: options.skipSpecial,
-  });
+interface RunOptions {
+  maxTokens: number;
+  seed?: number | undefined;
+  temperature?: number | undefined;
+  topP?: number | undefined;
+  topK?: number | undefined;
+  stop: string[];
+  stopTokenIds: number[];
+  includeStop: boolean;
+  skipSpecial: boolean;
+}
+
+function run(context: RouteContext, promptIds: number[], options: RunOptions, signal: AbortSignal): Promise<Generation> {
+  return context.generate(
+    {
+      promptIds,
+      maxTokens: options.maxTokens,
+      seed: options.seed,
+      temperature: options.temperature ?? 1,
+      topP: options.topP ?? 1,
+      topK: options.topK !== undefined && options.topK > 0 ? options.topK : undefined,
+      stop: options.stop,
+      stopTokenIds: options.stopTokenIds,
+      includeStopString: options.includeStop,
+      skipSpecialTokens: options.skipSpecial,
+    },
+    signal,
+  );
 }
 
 const usage = (prompt: number, completion: number) => ({ prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion });
 const tokenLabel = (context: RouteContext, id: number, asIds: boolean | undefined) => (asIds ? `token_id:${id}` : context.tokenizer.decode([id]));
 
-const completions: Route = (context, body) => {
+const completions: Route = async (context, body, signal) => {
   const parsed = parse(CompletionRequest, body);
   if ('error' in parsed) return parsed.error;
   const request = parsed.value;
   const promptIds = typeof request.prompt === 'string' ? context.tokenizer.encode(request.prompt) : request.prompt;
   const tooLong = contextError(context, promptIds.length, request.max_tokens);
   if (tooLong) return tooLong;
-  const generation = run(context, promptIds, { maxTokens: request.max_tokens, seed: request.seed, stop: asList(request.stop), stopTokenIds: request.stop_token_ids ?? [], includeStop: request.include_stop_str_in_output ?? false, skipSpecial: request.skip_special_tokens ?? true });
+  const generation = await run(context, promptIds, { maxTokens: request.max_tokens, seed: request.seed, temperature: request.temperature, topP: request.top_p, topK: request.top_k, stop: asList(request.stop), stopTokenIds: request.stop_token_ids ?? [], includeStop: request.include_stop_str_in_output ?? false, skipSpecial: request.skip_special_tokens ?? true }, signal);
   const choice = {
     index: 0,
     text: generation.text,
@@ -106,7 +127,7 @@ const completions: Route = (context, body) => {
   return { status: 200, body: { id: 'cmpl-test', object: 'text_completion', model: context.model, choices: [choice], usage: usage(promptIds.length, generation.tokenIds.length) } };
 };
 
-const chatCompletions: Route = (context, body) => {
+const chatCompletions: Route = async (context, body, signal) => {
   const parsed = parse(ChatRequest, body);
   if ('error' in parsed) return parsed.error;
   const request = parsed.value;
@@ -115,7 +136,7 @@ const chatCompletions: Route = (context, body) => {
   const maxTokens = request.max_completion_tokens ?? request.max_tokens ?? context.maxModelLen - promptIds.length;
   const tooLong = contextError(context, promptIds.length, maxTokens);
   if (tooLong) return tooLong;
-  const generation = run(context, promptIds, { maxTokens, seed: request.seed, stop: asList(request.stop), stopTokenIds: request.stop_token_ids ?? [], includeStop: request.include_stop_str_in_output ?? false, skipSpecial: request.skip_special_tokens ?? true });
+  const generation = await run(context, promptIds, { maxTokens, seed: request.seed, temperature: request.temperature, topP: request.top_p, topK: request.top_k, stop: asList(request.stop), stopTokenIds: request.stop_token_ids ?? [], includeStop: request.include_stop_str_in_output ?? false, skipSpecial: request.skip_special_tokens ?? true }, signal);
   const promptOnChoice = context.flavor === 'sglang' && request.return_prompt_token_ids;
   const choice = {
     index: 0,
@@ -133,13 +154,13 @@ const chatCompletions: Route = (context, body) => {
   };
 };
 
-const sglangGenerate: Route = (context, body) => {
+const sglangGenerate: Route = async (context, body, signal) => {
   const parsed = parse(GenerateRequest, body);
   if ('error' in parsed) return parsed.error;
   const { input_ids, sampling_params: params, return_logprob } = parsed.value;
   const tooLong = contextError(context, input_ids.length, params.max_new_tokens);
   if (tooLong) return tooLong;
-  const generation = run(context, input_ids, { maxTokens: params.max_new_tokens, seed: params.sampling_seed, stop: asList(params.stop), stopTokenIds: params.stop_token_ids ?? [], includeStop: params.no_stop_trim ?? false, skipSpecial: params.skip_special_tokens ?? true });
+  const generation = await run(context, input_ids, { maxTokens: params.max_new_tokens, seed: params.sampling_seed, stop: asList(params.stop), stopTokenIds: params.stop_token_ids ?? [], includeStop: params.no_stop_trim ?? false, skipSpecial: params.skip_special_tokens ?? true }, signal);
   const finishType = generation.finish === 'length' ? 'length' : 'stop';
   return {
     status: 200,
