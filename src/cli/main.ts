@@ -3,6 +3,7 @@ import { GymnastError } from '../core/errors/gymnast-error.js';
 import { environmentsCommand } from './environments-command.js';
 import { packageVersion } from './package-version.js';
 import { renderCommand } from './render-command.js';
+import { serveCommand } from './serve-command.js';
 
 export function createProgram(): Command {
   return new Command('gymnast')
@@ -11,7 +12,8 @@ export function createProgram(): Command {
     .showHelpAfterError()
     .exitOverride()
     .addCommand(environmentsCommand())
-    .addCommand(renderCommand());
+    .addCommand(renderCommand())
+    .addCommand(serveCommand());
 }
 
 /** Runs the CLI and returns the process exit code; errors are printed, never thrown. */

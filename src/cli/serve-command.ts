@@ -1,0 +1,50 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { ConfigError } from '../core/errors/config-error.js';
+import { EmbeddedPolicy } from '../policy/embedded/embedded-policy.js';
+import { policyGenerator } from '../servers/openai-compatible/generator.js';
+import { OpenAiCompatibleServer } from '../servers/openai-compatible/openai-compatible-server.js';
+import { JinjaChatTemplate, type HfTokenizer } from '../tokens/index.js';
+
+interface ServeModelOptions {
+  embedded?: boolean;
+  host: string;
+  port: number;
+}
+
+export function serveCommand(): Command {
+  const serve = new Command('serve').description('run gymnast servers');
+  serve
+    .command('model')
+    .description('serve a model over an OpenAI-compatible API with vLLM token fields (/v1/completions, /v1/chat/completions, /tokenize, …)')
+    .option('--embedded', 'serve the embedded CPU model (the only model gymnast can serve itself)')
+    .option('--host <host>', 'interface to bind; loopback unless you mean to expose it', '127.0.0.1')
+    .option('--port <port>', 'port (0 picks a free one)', port, 8000)
+    .action(async (options: ServeModelOptions) => {
+      if (!options.embedded) throw new ConfigError('say which model to serve: --embedded');
+      const policy = await EmbeddedPolicy.load();
+      const tokenizer = policy.tokenizer as HfTokenizer;
+      const server = new OpenAiCompatibleServer({
+        tokenizer,
+        template: JinjaChatTemplate.fromConfig(tokenizer.config),
+        generate: policyGenerator(policy, tokenizer),
+        model: 'gymnast-tiny-arith',
+        maxModelLen: policy.maxModelLen,
+        host: options.host,
+        port: options.port,
+      });
+      const url = await server.start();
+      process.stdout.write(`serving the embedded model at ${url}/v1 (model "gymnast-tiny-arith", context ${policy.maxModelLen} tokens); Ctrl-C stops\n`);
+      await new Promise<void>((resolve) => {
+        const stop = () => void server.close().then(resolve);
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+    });
+  return serve;
+}
+
+function port(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0 || number > 65_535) throw new InvalidArgumentError('expected a port number from 0 to 65535');
+  return number;
+}
