@@ -1,4 +1,5 @@
 import type { BenchResult } from './bench-result.js';
+import { embeddedDecodeSpeed, embeddedEpisodeThroughput } from './embedded-bench.js';
 import { engineOverhead, scheduleCost } from './engine-bench.js';
 import { httpClientThroughput } from './http-bench.js';
 import { ledgerThroughput } from './ledger-bench.js';
@@ -7,7 +8,7 @@ import { ledgerThroughput } from './ledger-bench.js';
  * `npm run bench`: every benchmark prints a ratio against a baseline measured in the same run, so the
  * numbers mean something on a noisy 2-core machine. Later capabilities add their suites here.
  */
-const suites: (() => Promise<BenchResult | BenchResult[]>)[] = [scheduleCost, engineOverhead, ledgerThroughput, httpClientThroughput];
+const suites: (() => Promise<BenchResult | BenchResult[]>)[] = [scheduleCost, engineOverhead, ledgerThroughput, httpClientThroughput, embeddedDecodeSpeed, embeddedEpisodeThroughput];
 
 for (const suite of suites) {
   for (const result of [await suite()].flat()) {
