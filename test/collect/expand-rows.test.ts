@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { DatasetRow } from '../../src/collect/dataset-row.js';
+import { expandRows, type SourceRow } from '../../src/collect/expand-rows.js';
+
+const source = (line: number, row: Record<string, unknown>): SourceRow => ({ line, text: JSON.stringify(row), row: DatasetRow.parse(row) });
+const question = (q: string, extra: Record<string, unknown> = {}) => ({ responses_create_params: { input: [{ role: 'user', content: q }] }, ...extra });
+const keys = (rows: { _ng_task_index: number; _ng_rollout_index: number }[]) => rows.map((row) => `${row._ng_task_index}:${row._ng_rollout_index}`);
+
+describe("NeMo Gym's row expansion", () => {
+  it('repeats rows in "aabbcc" order with rollout indices per task', () => {
+    const { rows } = expandRows([source(1, question('a')), source(2, question('b'))], { file: 'in.jsonl', agent: 'x', numRepeats: 2 });
+    assert.deepEqual(keys(rows), ['0:0', '0:1', '1:0', '1:1']);
+    assert.deepEqual(rows.map((row) => (row.responses_create_params.input as { content: string }[])[0]!.content), ['a', 'a', 'b', 'b']);
+  });
+
+  it('merges byte-identical lines into one task whose rollouts are pooled', () => {
+    const { rows } = expandRows([source(1, question('a')), source(2, question('b')), source(3, question('a'))], { file: 'in.jsonl', agent: 'x', numRepeats: 2 });
+    assert.deepEqual(keys(rows), ['0:0', '0:1', '0:2', '0:3', '1:0', '1:1']);
+  });
+
+  it('keeps caller-stamped task indices, with the automatic counter starting at 0 on its own', () => {
+    const { rows } = expandRows([source(1, question('a', { _ng_task_index: 7 })), source(2, question('b'))], { file: 'in.jsonl', agent: 'x' });
+    assert.deepEqual(keys(rows), ['0:0', '7:0']);
+  });
+
+  it('puts the seed in metadata.extra_body as a JSON string, keeping other metadata', () => {
+    const row = question('a');
+    (row.responses_create_params as Record<string, unknown>).metadata = { user: 'me' };
+    const { rows } = expandRows([source(1, row)], { file: 'in.jsonl', agent: 'x', numRepeats: 2, addSeed: true });
+    assert.deepEqual(rows.map((r) => r.responses_create_params.metadata), [{ user: 'me', extra_body: '{"seed":0}' }, { user: 'me', extra_body: '{"seed":1}' }]);
+  });
+
+  it('applies --set overrides to responses_create_params, dotted keys reaching into nested objects', () => {
+    const { rows } = expandRows([source(1, question('a'))], { file: 'in.jsonl', agent: 'x', overrides: { temperature: 0.5, 'metadata.tag': 'eval' } });
+    assert.equal(rows[0]!.responses_create_params.temperature, 0.5);
+    assert.deepEqual(rows[0]!.responses_create_params.metadata, { tag: 'eval' });
+  });
+
+  it('reads per-agent repeat counts with a _default, and stamps the resolved agent', () => {
+    const rows = [source(1, question('a', { agent_ref: { name: 'math' } })), source(2, question('b'))];
+    const { rows: expanded, unusedRepeatAgents } = expandRows(rows, { file: 'in.jsonl', agent: 'chat', numRepeats: { math: 3, _default: 1, unused: 2 } });
+    assert.deepEqual(expanded.map((row) => row.agent_ref.name), ['math', 'math', 'math', 'chat']);
+    assert.deepEqual(unusedRepeatAgents, ['unused']);
+  });
+
+  it('reports every row without an agent or a repeat count, naming file, line and field', () => {
+    const rows = [source(1, question('a')), source(2, question('b', { agent_ref: { name: 'other' } })), source(3, question('c'))];
+    const { issues } = expandRows(rows, { file: 'data/in.jsonl', numRepeats: { math: 2 } });
+    assert.deepEqual(issues.map((issue) => `${issue.file}:${issue.line}:${issue.field}`), ['data/in.jsonl:1:agent_ref.name', 'data/in.jsonl:2:agent_ref.name', 'data/in.jsonl:3:agent_ref.name']);
+    assert.match(issues[1]!.message, /agent "other" has no entry in --num-repeats/);
+  });
+
+  it('refuses a repeat count below 1', () => {
+    assert.throws(() => expandRows([source(1, question('a'))], { file: 'in.jsonl', agent: 'x', numRepeats: 0 }), /at least 1/);
+  });
+});
