@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { GymnastError } from '../core/errors/gymnast-error.js';
+import { collectCommand } from './collect-command.js';
 import { environmentsCommand } from './environments-command.js';
 import { packageVersion } from './package-version.js';
 import { renderCommand } from './render-command.js';
@@ -11,6 +12,7 @@ export function createProgram(): Command {
     .version(packageVersion(), '-v, --version')
     .showHelpAfterError()
     .exitOverride()
+    .addCommand(collectCommand())
     .addCommand(environmentsCommand())
     .addCommand(renderCommand())
     .addCommand(serveCommand());

@@ -1,0 +1,146 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { collect, type CollectProgress } from '../collect/collect-run.js';
+import { loadPromptConfig } from '../collect/prompt-config.js';
+import type { NumRepeats } from '../collect/expand-rows.js';
+import { ConfigError } from '../core/errors/config-error.js';
+import { SamplingParams } from '../core/sampling-params.js';
+import { chatCompletionsBackend, EmbeddedPolicy, openAiBackend, RemotePolicy, sglangGenerateBackend, vllmCompletionsBackend, type BackendRecipe, type Policy } from '../policy/index.js';
+import { JinjaChatTemplate, loadHfTokenizer, TemplateRenderer, type HfTokenizer } from '../tokens/index.js';
+
+interface CollectFlags {
+  input: string;
+  output: string;
+  agent?: string;
+  policy: string;
+  baseUrl: string[];
+  model?: string;
+  tokenizer?: string;
+  limit?: number;
+  numRepeats: NumRepeats;
+  addSeed?: boolean;
+  concurrency: number;
+  set: Record<string, unknown>;
+  promptConfig?: string;
+  maxTurns: number;
+  maxSeqLen?: number;
+  maxTokens: number;
+  temperature: number;
+  seed?: number;
+  rolloutTimeout?: number;
+}
+
+const backends: Record<string, () => BackendRecipe<unknown>> = {
+  'vllm-completions': () => vllmCompletionsBackend as BackendRecipe<unknown>,
+  'vllm-chat': () => chatCompletionsBackend('vllm') as BackendRecipe<unknown>,
+  'sglang-chat': () => chatCompletionsBackend('sglang') as BackendRecipe<unknown>,
+  'sglang-generate': () => sglangGenerateBackend as BackendRecipe<unknown>,
+  openai: () => openAiBackend as BackendRecipe<unknown>,
+};
+
+export function collectCommand(): Command {
+  return new Command('collect')
+    .description('run rollouts for every row of a NeMo Gym JSONL dataset and write them, with failures and aggregate metrics')
+    .requiredOption('-i, --input <file>', 'JSONL rows: responses_create_params (+ agent_ref, task fields)')
+    .requiredOption('-o, --output <file>', 'rollouts JSONL; <stem>_materialized_inputs.jsonl, _failures.jsonl, _aggregate_metrics.json go beside it')
+    .option('-a, --agent <name>', 'agent for rows without agent_ref (built-in: math, sliding-puzzle, calculator, arithmetic)')
+    .option('--policy <name>', `embedded (no server, the default) or ${Object.keys(backends).join(', ')}`, 'embedded')
+    .option('--base-url <url>', 'inference server base URL, repeat for replicas (with a server policy)', (value: string, previous: string[]) => [...previous, value], [])
+    .option('--model <name>', 'served model name (default: what /v1/models lists)')
+    .option('--tokenizer <dir>', "the model's tokenizer.json + tokenizer_config.json (with a server policy)")
+    .option('--limit <n>', 'only the first N lines of the input', positiveInteger)
+    .option('--num-repeats <n|json>', 'rollouts per row: a number, or {"agent": k, "_default": k}', numRepeats, 1)
+    .option('--add-seed', 'seed each rollout with its index (metadata.extra_body, as NeMo Gym)')
+    .option('-c, --concurrency <n>', 'episodes in flight', positiveInteger, 32)
+    .option('--set <key=value>', 'override responses_create_params (dotted keys nest; JSON values), repeatable', keyValue, {})
+    .option('--prompt-config <file>', "NeMo Gym prompt YAML (system/user templates over the row's fields)")
+    .option('--max-turns <n>', 'turns per episode', positiveInteger, 8)
+    .option('--max-seq-len <n>', 'token budget per episode (default: the model context)', positiveInteger)
+    .option('--max-tokens <n>', 'tokens per generation unless the row says otherwise', positiveInteger, 256)
+    .option('--temperature <t>', 'sampling temperature unless the row says otherwise', Number, 1)
+    .option('--seed <n>', 'base seed; each rollout and turn derives its own', positiveInteger)
+    .option('--rollout-timeout <seconds>', 'deadline per episode', Number)
+    .action(async (flags: CollectFlags) => {
+      const { policy, renderer, maxModelLen } = await choosePolicy(flags);
+      const summary = await collect({
+        input: flags.input,
+        output: flags.output,
+        ...(flags.agent ? { agent: flags.agent } : {}),
+        numRepeats: flags.numRepeats,
+        ...(flags.addSeed ? { addSeed: true } : {}),
+        overrides: flags.set,
+        ...(flags.promptConfig ? { promptConfig: await loadPromptConfig(flags.promptConfig) } : {}),
+        ...(flags.limit === undefined ? {} : { limit: flags.limit }),
+        concurrency: flags.concurrency,
+        policy,
+        renderer,
+        maxSeqLen: flags.maxSeqLen ?? maxModelLen,
+        maxTurns: flags.maxTurns,
+        sampling: SamplingParams.parse({ temperature: flags.temperature, max_tokens: flags.maxTokens, ...(flags.seed === undefined ? {} : { seed: flags.seed }) }),
+        ...(flags.rolloutTimeout === undefined ? {} : { rolloutTimeoutMs: flags.rolloutTimeout * 1000 }),
+        onProgress: progressPrinter(),
+      });
+      if ('close' in policy) await (policy as RemotePolicy<unknown>).close();
+      for (const agent of summary.aggregate) {
+        process.stdout.write(`${agent.agent_ref.name}: ${JSON.stringify(agent.key_metrics)}\n`);
+      }
+      process.stdout.write(`${summary.rollouts} rollouts in ${summary.paths.output}, ${summary.failures} failures in ${summary.paths.failures}, metrics in ${summary.paths.aggregate}\n`);
+    });
+}
+
+async function choosePolicy(flags: CollectFlags): Promise<{ policy: Policy; renderer: TemplateRenderer; maxModelLen: number }> {
+  if (flags.policy === 'embedded') {
+    const policy = await EmbeddedPolicy.load();
+    const tokenizer = policy.tokenizer as HfTokenizer;
+    return { policy, renderer: new TemplateRenderer(tokenizer, JinjaChatTemplate.fromConfig(tokenizer.config)), maxModelLen: policy.maxModelLen };
+  }
+  const backend = backends[flags.policy];
+  if (!backend) throw new ConfigError(`unknown policy "${flags.policy}": use embedded or ${Object.keys(backends).join(', ')}`);
+  if (flags.baseUrl.length === 0) throw new ConfigError(`--policy ${flags.policy} needs at least one --base-url`);
+  if (!flags.tokenizer) throw new ConfigError(`--policy ${flags.policy} needs --tokenizer DIR (the model's tokenizer.json and tokenizer_config.json)`);
+  const tokenizer = await loadHfTokenizer(flags.tokenizer);
+  const policy = new RemotePolicy({ backend: backend(), urls: flags.baseUrl, ...(flags.model ? { model: flags.model } : {}) });
+  return { policy, renderer: new TemplateRenderer(tokenizer, JinjaChatTemplate.fromConfig(tokenizer.config)), maxModelLen: 32_768 };
+}
+
+/** A plain line every 10% (and at the end): done/total, rollouts/min, mean reward, failures. */
+function progressPrinter(): (progress: CollectProgress) => void {
+  const started = Date.now();
+  let lastDecile = -1;
+  return (progress) => {
+    const decile = Math.floor((10 * progress.done) / progress.total);
+    if (decile === lastDecile && progress.done !== progress.total) return;
+    lastDecile = decile;
+    const minutes = (Date.now() - started) / 60_000;
+    const succeeded = progress.done - progress.failures;
+    const meanReward = succeeded === 0 ? 'n/a' : (progress.rewardSum / succeeded).toFixed(3);
+    process.stderr.write(`[collect] ${progress.done}/${progress.total} rollouts, ${(progress.done / Math.max(minutes, 1e-9)).toFixed(0)}/min, mean reward ${meanReward}, ${progress.failures} failures\n`);
+  };
+}
+
+function positiveInteger(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0) throw new InvalidArgumentError('expected a whole number');
+  return number;
+}
+
+function numRepeats(value: string): NumRepeats {
+  if (/^\d+$/.test(value)) return Number(value);
+  try {
+    return JSON.parse(value) as Record<string, number>;
+  } catch {
+    throw new InvalidArgumentError('expected a number or a JSON object like {"math": 4, "_default": 1}');
+  }
+}
+
+function keyValue(value: string, previous: Record<string, unknown>): Record<string, unknown> {
+  const equals = value.indexOf('=');
+  if (equals <= 0) throw new InvalidArgumentError('expected key=value');
+  const raw = value.slice(equals + 1);
+  let parsed: unknown = raw;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    // a plain string
+  }
+  return { ...previous, [value.slice(0, equals)]: parsed };
+}

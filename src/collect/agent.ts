@@ -1,0 +1,76 @@
+import { EpisodeTask } from '../core/episode-task.js';
+import type { SamplingParamsInput } from '../core/sampling-params.js';
+import type { Environment } from '../environments/environment.js';
+import { findEnvironment } from '../environments/registry.js';
+import { ResponsesItem, ResponsesTool, responsesInputToMessages, responsesToolsToChatTools } from '../tokens/responses-items.js';
+import { z } from 'zod';
+import type { MaterializedRow } from './dataset-row.js';
+import type { RowIssue } from './row-error.js';
+
+/** Who runs a row: an environment and how a row becomes one of its episodes. */
+export interface Agent {
+  name: string;
+  environment: Environment;
+  /** The row's episode task, or the issues that keep it from being one (reported before any work). */
+  toTask(row: MaterializedRow): EpisodeTask | RowIssue[];
+}
+
+const RequestFields = z
+  .object({
+    input: z.union([z.string(), z.array(ResponsesItem)]).optional(),
+    tools: z.array(ResponsesTool).optional(),
+    temperature: z.number().optional(),
+    top_p: z.number().optional(),
+    max_output_tokens: z.number().int().positive().optional(),
+    metadata: z.object({ extra_body: z.string().optional() }).passthrough().nullable().optional(),
+  })
+  .passthrough();
+
+const NON_TASK_FIELDS = new Set(['responses_create_params', 'agent_ref', '_ng_task_index', '_ng_rollout_index', '_ng_attempt_index', '_ng_rollout_id']);
+
+/**
+ * The NeMo RL-style episode loop over a built-in environment: the row's Responses-API input and tools
+ * become the opening messages and tools, its sampling fields override the run's, a seed in
+ * `metadata.extra_body` reaches the policy, and every other field is the environment's task data.
+ */
+export function builtinAgent(name: string): Agent | undefined {
+  const entry = findEnvironment(name);
+  if (!entry) return undefined;
+  const environment = entry.create();
+  return {
+    name,
+    environment,
+    toTask(row) {
+      const parsed = RequestFields.safeParse(row.responses_create_params);
+      if (!parsed.success) return parsed.error.issues.map((issue) => ({ file: '', line: 0, field: ['responses_create_params', ...issue.path].join('.'), message: issue.message }));
+      const request = parsed.data;
+      if (request.input === undefined) return [{ file: '', line: 0, field: 'responses_create_params.input', message: 'missing: the row has no prompt' }];
+      const data = Object.fromEntries(Object.entries(row).filter(([key]) => !NON_TASK_FIELDS.has(key)));
+      const seed = extraBodySeed(request.metadata?.extra_body);
+      const sampling: Partial<SamplingParamsInput> = {
+        ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+        ...(request.top_p === undefined ? {} : { top_p: request.top_p }),
+        ...(request.max_output_tokens === undefined ? {} : { max_tokens: request.max_output_tokens }),
+        ...(seed === undefined ? {} : { seed }),
+      };
+      return EpisodeTask.parse({
+        id: `${row._ng_task_index}`,
+        index: row._ng_task_index,
+        messages: responsesInputToMessages(request.input),
+        ...(request.tools ? { tools: responsesToolsToChatTools(request.tools) } : {}),
+        data,
+        ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
+      });
+    },
+  };
+}
+
+function extraBodySeed(extraBody: string | undefined): number | undefined {
+  if (extraBody === undefined) return undefined;
+  try {
+    const seed = (JSON.parse(extraBody) as { seed?: unknown }).seed;
+    return typeof seed === 'number' && Number.isInteger(seed) ? seed : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,12 @@
+import { dirname, basename, extname, join } from 'node:path';
+
+/** NeMo Gym's artifact names beside `--output results/x.jsonl`. */
+export function collectPaths(output: string) {
+  const stem = join(dirname(output), basename(output, extname(output)));
+  return {
+    output,
+    materialized: `${stem}_materialized_inputs.jsonl`,
+    failures: `${stem}_failures.jsonl`,
+    aggregate: `${stem}_aggregate_metrics.json`,
+  };
+}
