@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const root = new URL('../../', import.meta.url).pathname;
+const readme = readFileSync(join(root, 'README.md'), 'utf8');
+
+describe("the README's quick start", () => {
+  it('is one line starting with `npm ci && ` that runs gymnast collect on the embedded model', async () => {
+    const line = readme.split('\n').find((text) => text.startsWith('npm ci && '));
+    assert.ok(line, 'the README has a line starting with `npm ci && `');
+    const command = line.slice('npm ci && '.length);
+    assert.match(command, /^npx gymnast collect /);
+
+    const output = join(mkdtempSync(join(tmpdir(), 'gymnast-quickstart-')), 'rollouts.jsonl');
+    const args = command.replace(/^npx gymnast /, '').replace(/--output \S+/, `--output ${output}`).split(' ');
+    const { stdout, stderr } = await run(process.execPath, [join(root, 'bin/gymnast.js'), ...args], { cwd: root });
+
+    assert.match(stderr, /\[collect\] 64\/64 rollouts/);
+    const keyMetrics = JSON.parse(/^arithmetic: (.*)$/m.exec(stdout)![1]!) as Record<string, number>;
+    assert.ok('pass@4/accuracy' in keyMetrics && 'mean/reward' in keyMetrics);
+
+    const rows = readFileSync(output, 'utf8').trim().split('\n').map((text) => JSON.parse(text) as { messages: { role: string; token_ids?: number[]; generation_logprobs?: number[] }[] });
+    assert.equal(rows.length + readFileSync(output.replace('.jsonl', '_failures.jsonl'), 'utf8').split('\n').filter(Boolean).length, 64);
+    for (const row of rows) {
+      const sampled = row.messages.filter((message) => message.role === 'assistant');
+      assert.ok(sampled.length > 0 && sampled.every((message) => message.token_ids!.length > 0 && message.token_ids!.length === message.generation_logprobs!.length));
+    }
+    assert.equal(readFileSync(output.replace('.jsonl', '_materialized_inputs.jsonl'), 'utf8').trim().split('\n').length, 64);
+  });
+});
