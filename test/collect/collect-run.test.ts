@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { collect, type CollectOptions } from '../../src/collect/collect-run.js';
+import { InvalidInputError } from '../../src/collect/row-error.js';
+import { SamplingParams } from '../../src/core/index.js';
+import { ScriptedPolicy } from '../../src/testing/index.js';
+import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
+
+const tokenizer = new CharTokenizer();
+const row = (problem: string, answer: number, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: `what is ${problem}?` }] }, agent_ref: { name: 'arithmetic' }, problem, answer, ...extra });
+
+/** Answers right, except that it fails on any prompt mentioning 13. */
+const policy = () =>
+  new ScriptedPolicy({
+    tokenizer,
+    script: (request) => {
+      const question = request.messages[0]!.content;
+      if (question.includes('13')) return { error: new Error('upstream 503') };
+      const [a, b] = /(\d+)\+(\d+)/.exec(question)!.slice(1).map(Number);
+      return { text: String(a! + b!) };
+    },
+  });
+
+function setup(lines: string[]): { input: string; output: string; options: (extra?: Partial<CollectOptions>) => CollectOptions } {
+  const dir = mkdtempSync(join(tmpdir(), 'gymnast-collect-'));
+  const input = join(dir, 'in.jsonl');
+  writeFileSync(input, `${lines.join('\n')}\n`);
+  const output = join(dir, 'out', 'rollouts.jsonl');
+  return {
+    input,
+    output,
+    options: (extra = {}) => ({
+      input,
+      output,
+      concurrency: 4,
+      policy: policy(),
+      renderer: new TemplateRenderer(tokenizer, new PlainChatTemplate()),
+      maxSeqLen: 512,
+      maxTurns: 4,
+      sampling: SamplingParams.parse({ max_tokens: 16, seed: 1 }),
+      ...extra,
+    }),
+  };
+}
+
+const readRows = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').trim().split('\n').filter(Boolean).map((text) => JSON.parse(text) as Record<string, unknown>) : []);
+
+describe('gymnast collect', () => {
+  it('writes successes to the output and failures to the sidecar, never a failure as reward 0', async () => {
+    const { output, options } = setup([row('1+2', 3), row('13+1', 14), row('4+5', 9)]);
+    const summary = await collect(options({ numRepeats: 2 }));
+    const rollouts = readRows(output);
+    const failures = readRows(summary.paths.failures);
+    assert.equal(rollouts.length, 4);
+    assert.equal(failures.length, 2);
+    assert.ok(rollouts.every((result) => result.reward === 1));
+    assert.ok(failures.every((result) => result._ng_failure_class === 'policy-error' && !('reward' in result)));
+    assert.deepEqual(failures.map((result) => [result._ng_task_index, result._ng_rollout_index]), [[1, 0], [1, 1]]);
+  });
+
+  it('writes the materialized plan and the aggregate metrics over successes only', async () => {
+    const { options } = setup([row('1+2', 3), row('13+1', 14)]);
+    const summary = await collect(options({ numRepeats: 3 }));
+    const plan = readRows(summary.paths.materialized);
+    assert.deepEqual(plan.map((result) => `${result._ng_task_index}:${result._ng_rollout_index}`), ['0:0', '0:1', '0:2', '1:0', '1:1', '1:2']);
+    const [aggregate] = JSON.parse(readFileSync(summary.paths.aggregate, 'utf8')) as { agent_metrics: Record<string, number>; group_level_metrics: { num_rollouts: number; missing_num_rollouts: number }[]; rollout_metrics: Record<string, number> }[];
+    assert.equal(aggregate!.agent_metrics['mean/reward'], 1);
+    assert.deepEqual(aggregate!.group_level_metrics.map((group) => group.missing_num_rollouts), [0]);
+    assert.equal(aggregate!.rollout_metrics.natural_termination_rate, 1);
+  });
+
+  it('reports every bad row with file, line and field before doing any work', async () => {
+    const { input, output, options } = setup([row('1+2', 3), '{"responses_create_params": ', row('4+5', 9, { agent_ref: { name: 'nope' } }), JSON.stringify({ agent_ref: { name: 'arithmetic' }, problem: '1+1', answer: 2 })]);
+    await assert.rejects(collect(options()), (error: unknown) => {
+      assert.ok(error instanceof InvalidInputError);
+      assert.deepEqual(error.issues.map((issue) => `${issue.line}:${issue.field}`), ['2:', '3:agent_ref.name', '4:responses_create_params.input']);
+      assert.match(error.message, new RegExp(`${input.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3: agent_ref.name: unknown agent "nope"`));
+      return true;
+    });
+    assert.equal(existsSync(output), false, 'nothing is written');
+  });
+});
