@@ -27,6 +27,8 @@ interface CollectFlags {
   temperature: number;
   seed?: number;
   rolloutTimeout?: number;
+  resume?: boolean;
+  maxAttempts: number;
 }
 
 const backends: Record<string, () => BackendRecipe<unknown>> = {
@@ -59,8 +61,11 @@ export function collectCommand(): Command {
     .option('--temperature <t>', 'sampling temperature unless the row says otherwise', Number, 1)
     .option('--seed <n>', 'base seed; each rollout and turn derives its own', positiveInteger)
     .option('--rollout-timeout <seconds>', 'deadline per episode', Number)
+    .option('--resume', 'continue this output in place: done rollouts are kept, failed ones retried; refuses if the plan or config changed')
+    .option('--max-attempts <n>', 'attempts per rollout before its failure is final (with --resume)', positiveInteger, 3)
     .action(async (flags: CollectFlags) => {
       const { policy, renderer, maxModelLen } = await choosePolicy(flags);
+      const { stopAdmitting, abort, dispose } = interruptions();
       const summary = await collect({
         input: flags.input,
         output: flags.output,
@@ -77,8 +82,13 @@ export function collectCommand(): Command {
         maxTurns: flags.maxTurns,
         sampling: SamplingParams.parse({ temperature: flags.temperature, max_tokens: flags.maxTokens, ...(flags.seed === undefined ? {} : { seed: flags.seed }) }),
         ...(flags.rolloutTimeout === undefined ? {} : { rolloutTimeoutMs: flags.rolloutTimeout * 1000 }),
+        ...(flags.resume ? { resume: true } : {}),
+        maxAttempts: flags.maxAttempts,
+        stopAdmitting,
+        signal: abort,
         onProgress: progressPrinter(),
-      });
+        onNotice: (message) => process.stderr.write(`[collect] ${message}\n`),
+      }).finally(dispose);
       if ('close' in policy) await (policy as RemotePolicy<unknown>).close();
       for (const agent of summary.aggregate) {
         process.stdout.write(`${agent.agent_ref.name}: ${JSON.stringify(agent.key_metrics)}\n`);
@@ -100,6 +110,33 @@ async function choosePolicy(flags: CollectFlags): Promise<{ policy: Policy; rend
   const tokenizer = await loadHfTokenizer(flags.tokenizer);
   const policy = new RemotePolicy({ backend: backend(), urls: flags.baseUrl, ...(flags.model ? { model: flags.model } : {}) });
   return { policy, renderer: new TemplateRenderer(tokenizer, JinjaChatTemplate.fromConfig(tokenizer.config)), maxModelLen: 32_768 };
+}
+
+/**
+ * The first Ctrl-C stops admitting rollouts and lets those in flight finish; the second aborts them
+ * (they are recorded as `aborted` failures). Either way the files resume cleanly with --resume.
+ */
+function interruptions(): { stopAdmitting: AbortSignal; abort: AbortSignal; dispose: () => void } {
+  const admitting = new AbortController();
+  const running = new AbortController();
+  const onSignal = () => {
+    if (!admitting.signal.aborted) {
+      admitting.abort(new Error('interrupted'));
+      process.stderr.write('[collect] stopping: finishing the rollouts in flight (Ctrl-C again aborts them); --resume continues later\n');
+    } else {
+      running.abort(new Error('interrupted twice'));
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    stopAdmitting: admitting.signal,
+    abort: running.signal,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
 }
 
 /** A plain line every 10% (and at the end): done/total, rollouts/min, mean reward, failures. */

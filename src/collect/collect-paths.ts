@@ -8,5 +8,7 @@ export function collectPaths(output: string) {
     materialized: `${stem}_materialized_inputs.jsonl`,
     failures: `${stem}_failures.jsonl`,
     aggregate: `${stem}_aggregate_metrics.json`,
+    /** The run's identity (plan and config hashes), checked by `--resume`. */
+    run: `${stem}_run.json`,
   };
 }

@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { EpisodeTask } from '../core/episode-task.js';
 import type { SamplingParams } from '../core/sampling-params.js';
@@ -15,7 +16,9 @@ import { JsonlSink } from './jsonl-sink.js';
 import { outputRow, recordFromOutputRow } from './output-row.js';
 import { applyPrompt, promptConflicts, type PromptConfig } from './prompt-config.js';
 import { readInputRows } from './read-input.js';
+import { repairJsonl, resumePlan } from './resume-state.js';
 import { InvalidInputError, type RowIssue } from './row-error.js';
+import { ConfigError } from '../core/errors/config-error.js';
 
 export interface CollectOptions {
   input: string;
@@ -33,8 +36,16 @@ export interface CollectOptions {
   maxTurns: number;
   sampling: SamplingParams;
   rolloutTimeoutMs?: number;
+  /** Continue the run in place: skip done keys, retry failed ones, refuse a changed plan or config. */
+  resume?: boolean;
+  /** Attempts per rollout before its failure is final (default 3). */
+  maxAttempts?: number;
+  /** Stops admitting rollouts; those in flight finish (the first Ctrl-C). */
+  stopAdmitting?: AbortSignal;
+  /** Aborts rollouts in flight; they are recorded as `aborted` failures (the second Ctrl-C). */
   signal?: AbortSignal;
   onProgress?: (progress: CollectProgress) => void;
+  onNotice?: (message: string) => void;
 }
 
 export interface CollectProgress {
@@ -66,13 +77,16 @@ interface PlannedRollout {
 export async function collect(options: CollectOptions): Promise<CollectSummary> {
   const paths = collectPaths(options.output);
   const plan = await planRollouts(options);
-  mkdirSync(dirname(options.output), { recursive: true });
-  writeFileSync(paths.materialized, plan.map(({ row }) => `${JSON.stringify(row)}\n`).join(''));
-  const outputs = new JsonlSink(paths.output, { truncate: true });
-  const failures = new JsonlSink(paths.failures, { truncate: true });
-  const progress: CollectProgress = { done: 0, total: plan.length, failures: 0, rewardSum: 0 };
+  const identity = runIdentity(plan, options);
+  const resuming = options.resume === true && existsSync(paths.run) && existsSync(paths.materialized);
+  if (options.resume && !resuming) options.onNotice?.(`nothing to resume at ${paths.run}: starting a fresh run`);
+  const remaining = resuming ? resumeFrom(paths, plan, identity, options) : startFresh(paths, plan, identity);
+  const outputs = new JsonlSink(paths.output);
+  const failures = new JsonlSink(paths.failures);
+  const progress: CollectProgress = { done: plan.length - remaining.length, total: plan.length, failures: 0, rewardSum: 0 };
   try {
-    await runPool(plan, options.concurrency, options.signal, async ({ row, agent, task }) => {
+    await runPool(remaining, options.concurrency, options.stopAdmitting ?? options.signal, async ({ item: { row: planned, agent, task }, attempt }) => {
+      const row = attempt > 0 ? { ...planned, _ng_attempt_index: attempt } : planned;
       const record = await runEpisode(task, row._ng_rollout_index, episodeOptions(options, agent), options.signal ? { signal: options.signal } : {});
       (record.record_type === 'rollout' ? outputs : failures).write(outputRow(row, record, task.messages.length));
       progress.done += 1;
@@ -87,6 +101,52 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
   const aggregate = await aggregateOutput(paths.output, plan);
   writeFileSync(paths.aggregate, `${JSON.stringify(aggregate, null, 2)}\n`);
   return { paths, rollouts: progress.done - progress.failures, failures: progress.failures, aggregate };
+}
+
+interface RunIdentity {
+  plan_sha256: string;
+  rollouts: number;
+  config: Record<string, unknown>;
+}
+
+/** What makes two runs the same run: the planned rows, and the settings that change what a rollout is. */
+function runIdentity(plan: readonly PlannedRollout[], options: CollectOptions): RunIdentity {
+  const hash = createHash('sha256');
+  for (const { row } of plan) hash.update(`${JSON.stringify(row)}\n`);
+  return {
+    plan_sha256: hash.digest('hex'),
+    rollouts: plan.length,
+    config: { policy: options.policy.name, sampling: options.sampling, max_turns: options.maxTurns, max_seq_len: options.maxSeqLen, rollout_timeout_ms: options.rolloutTimeoutMs ?? null },
+  };
+}
+
+function startFresh(paths: ReturnType<typeof collectPaths>, plan: readonly PlannedRollout[], identity: RunIdentity) {
+  mkdirSync(dirname(paths.output), { recursive: true });
+  writeFileSync(paths.materialized, plan.map(({ row }) => `${JSON.stringify(row)}\n`).join(''));
+  writeFileSync(paths.output, '');
+  writeFileSync(paths.failures, '');
+  writeFileSync(paths.run, `${JSON.stringify(identity, null, 2)}\n`);
+  return plan.map((item) => ({ item, attempt: 0 }));
+}
+
+/** Checks the run is the same one, repairs lines a crash cut, and returns what is left to run. */
+function resumeFrom(paths: ReturnType<typeof collectPaths>, plan: readonly PlannedRollout[], identity: RunIdentity, options: CollectOptions) {
+  const previous = JSON.parse(readFileSync(paths.run, 'utf8')) as RunIdentity;
+  if (previous.plan_sha256 !== identity.plan_sha256) {
+    throw new ConfigError(`cannot resume ${paths.output}: the planned rollouts changed (${previous.rollouts} then, ${identity.rollouts} now; input rows, --limit, --num-repeats, --set, --add-seed or the prompt config differ). Start a fresh run without --resume, or restore the original options.`);
+  }
+  const changed = Object.keys({ ...previous.config, ...identity.config }).filter((key) => JSON.stringify(previous.config[key]) !== JSON.stringify(identity.config[key]));
+  if (changed.length > 0) {
+    throw new ConfigError(`cannot resume ${paths.output}: ${changed.map((key) => `${key} was ${JSON.stringify(previous.config[key])}, now ${JSON.stringify(identity.config[key])}`).join('; ')}`);
+  }
+  const output = repairJsonl(paths.output);
+  const failed = repairJsonl(paths.failures);
+  for (const [file, repaired] of [[paths.output, output.repairedBytes], [paths.failures, failed.repairedBytes]] as const) {
+    if (repaired > 0) options.onNotice?.(`repaired ${file}: removed a last line cut by a crash (${repaired} bytes)`);
+  }
+  const resumed = resumePlan(plan, output.rows, failed.rows, options.maxAttempts ?? 3);
+  options.onNotice?.(`resuming: ${resumed.done} done, ${resumed.givenUp} failed for good, ${resumed.remaining.length} to run`);
+  return resumed.remaining;
 }
 
 /** Reads, validates, templates and expands the input; throws `InvalidInputError` listing every bad row. */

@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { collect, type CollectOptions } from '../../src/collect/collect-run.js';
+import { repairJsonl } from '../../src/collect/resume-state.js';
+import { SamplingParams } from '../../src/core/index.js';
+import { ScriptedPolicy } from '../../src/testing/index.js';
+import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
+import { createSeededRandom } from '../../src/util/seeded-random.js';
+
+const tokenizer = new CharTokenizer();
+const row = (a: number, b: number) => JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: `what is ${a}+${b}?` }] }, agent_ref: { name: 'arithmetic' }, problem: `${a}+${b}`, answer: a + b });
+const rows = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((text) => JSON.parse(text) as Record<string, unknown>);
+
+/** A policy that fails every call while `failing` is true, and answers right otherwise. */
+function flakyPolicy(state: { failing: boolean }) {
+  return new ScriptedPolicy({
+    tokenizer,
+    script: (request) => {
+      if (state.failing) return { error: new Error('server down') };
+      const [a, b] = /(\d+)\+(\d+)/.exec(request.messages[0]!.content)!.slice(1).map(Number);
+      return { text: String(a! + b!) };
+    },
+  });
+}
+
+function options(input: string, output: string, policy: ScriptedPolicy, extra: Partial<CollectOptions> = {}): CollectOptions {
+  return { input, output, concurrency: 2, policy, renderer: new TemplateRenderer(tokenizer, new PlainChatTemplate()), maxSeqLen: 512, maxTurns: 3, sampling: SamplingParams.parse({ max_tokens: 8 }), numRepeats: 2, ...extra };
+}
+
+function dataset(count: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'gymnast-resume-'));
+  const input = join(dir, 'in.jsonl');
+  writeFileSync(input, `${Array.from({ length: count }, (_, i) => row(i + 1, i + 2)).join('\n')}\n`);
+  return { input, output: join(dir, 'out.jsonl') };
+}
+
+describe('resume', () => {
+  it('cuts a last line a crash left without its newline, keeping every complete row', () => {
+    const { output } = dataset(1);
+    writeFileSync(output, '{"_ng_task_index":0,"_ng_rollout_index":0}\n{"_ng_task_index":0,"_ng_rollo');
+    const { rows: kept, repairedBytes } = repairJsonl(output);
+    assert.equal(kept.length, 1);
+    assert.equal(repairedBytes, 30);
+    assert.equal(readFileSync(output, 'utf8'), '{"_ng_task_index":0,"_ng_rollout_index":0}\n');
+  });
+
+  it('skips done rollouts, retries failed ones with their attempt index, and keeps failures past max attempts', async () => {
+    const { input, output } = dataset(3);
+    const state = { failing: true };
+    await collect(options(input, output, flakyPolicy(state)));
+    assert.equal(rows(output).length, 0);
+    await collect(options(input, output, flakyPolicy(state), { resume: true }));
+    state.failing = false;
+    const policy = flakyPolicy(state);
+    const summary = await collect(options(input, output, policy, { resume: true }));
+    const done = rows(output);
+    assert.equal(done.length, 6);
+    assert.ok(done.every((result) => result._ng_attempt_index === 2));
+    assert.equal(rows(summary.paths.failures).length, 12);
+    assert.equal(policy.requests.length, 6);
+
+    const again = flakyPolicy(state);
+    await collect(options(input, output, again, { resume: true }));
+    assert.equal(again.requests.length, 0, 'a finished run has nothing left to do');
+  });
+
+  it('gives up on a rollout after max attempts, leaving its failures recorded', async () => {
+    const { input, output } = dataset(1);
+    const state = { failing: true };
+    await collect(options(input, output, flakyPolicy(state), { maxAttempts: 1 }));
+    state.failing = false;
+    const policy = flakyPolicy(state);
+    await collect(options(input, output, policy, { resume: true, maxAttempts: 1 }));
+    assert.equal(policy.requests.length, 0);
+    assert.equal(rows(output).length, 0);
+  });
+
+  it('refuses to resume when the plan or the sampling changed, saying what changed', async () => {
+    const { input, output } = dataset(2);
+    const state = { failing: false };
+    await collect(options(input, output, flakyPolicy(state)));
+    await assert.rejects(collect(options(input, output, flakyPolicy(state), { resume: true, numRepeats: 3 })), /planned rollouts changed \(4 then, 6 now/);
+    await assert.rejects(collect(options(input, output, flakyPolicy(state), { resume: true, sampling: SamplingParams.parse({ max_tokens: 8, temperature: 0.5 }) })), /sampling was .*"temperature":1.*now .*"temperature":0.5/);
+    appendFileSync(input, `${row(9, 9)}\n`);
+    await assert.rejects(collect(options(input, output, flakyPolicy(state), { resume: true })), /planned rollouts changed/);
+  });
+
+  it('after kill -9 at random moments, resuming ends with exactly one success per rollout: none lost, none duplicated', async () => {
+    const { input, output } = dataset(32);
+    const bin = new URL('../../bin/gymnast.js', import.meta.url).pathname;
+    const args = ['collect', '--input', input, '--output', output, '--num-repeats', '8', '--concurrency', '8', '--seed', '3'];
+    const random = createSeededRandom(11);
+    for (let round = 0; round < 3; round++) {
+      const child = spawn(process.execPath, [bin, ...args, ...(round > 0 ? ['--resume'] : [])], { stdio: 'ignore' });
+      const exited = once(child, 'exit');
+      await new Promise((resolve) => setTimeout(resolve, 900 + random.int(0, 1500)));
+      child.kill('SIGKILL');
+      await exited;
+    }
+    const finish = spawn(process.execPath, [bin, ...args, '--resume'], { stdio: 'ignore' });
+    const [code] = (await once(finish, 'exit')) as [number];
+    assert.equal(code, 0);
+
+    const successes = rows(output).map((result) => `${result._ng_task_index}:${result._ng_rollout_index}`);
+    const failures = new Set(rows(output.replace('.jsonl', '_failures.jsonl')).map((result) => `${result._ng_task_index}:${result._ng_rollout_index}`));
+    assert.equal(new Set(successes).size, successes.length, 'no rollout is written twice');
+    for (let task = 0; task < 32; task++) {
+      for (let rollout = 0; rollout < 8; rollout++) {
+        const key = `${task}:${rollout}`;
+        assert.ok(successes.includes(key) || failures.has(key), `${key} ended as a success or a recorded failure`);
+      }
+    }
+  });
+});
