@@ -1,8 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import { GymnastError } from '../core/errors/gymnast-error.js';
+import { aggregateCommand } from './aggregate-command.js';
 import { collectCommand } from './collect-command.js';
 import { environmentsCommand } from './environments-command.js';
 import { packageVersion } from './package-version.js';
+import { profileCommand } from './profile-command.js';
 import { renderCommand } from './render-command.js';
 import { serveCommand } from './serve-command.js';
 
@@ -13,6 +15,8 @@ export function createProgram(): Command {
     .showHelpAfterError()
     .exitOverride()
     .addCommand(collectCommand())
+    .addCommand(aggregateCommand())
+    .addCommand(profileCommand())
     .addCommand(environmentsCommand())
     .addCommand(renderCommand())
     .addCommand(serveCommand());

@@ -2,7 +2,7 @@ import { closeSync, existsSync, ftruncateSync, openSync, readFileSync } from 'no
 import type { MaterializedRow } from './dataset-row.js';
 
 /** A result row's key: (task, rollout). */
-export const rolloutKey = (row: { _ng_task_index?: unknown; _ng_rollout_index?: unknown }) => `${row._ng_task_index}:${row._ng_rollout_index}`;
+export const rolloutKey = (row: Readonly<Record<string, unknown>>) => `${row._ng_task_index}:${row._ng_rollout_index}`;
 
 /**
  * The complete rows of a JSONL file a crash may have cut: a last line without its newline, or one
