@@ -29,6 +29,7 @@ interface CollectFlags {
   rolloutTimeout?: number;
   resume?: boolean;
   maxAttempts: number;
+  failOnError?: number;
 }
 
 const backends: Record<string, () => BackendRecipe<unknown>> = {
@@ -63,6 +64,7 @@ export function collectCommand(): Command {
     .option('--rollout-timeout <seconds>', 'deadline per episode', Number)
     .option('--resume', 'continue this output in place: done rollouts are kept, failed ones retried; refuses if the plan or config changed')
     .option('--max-attempts <n>', 'attempts per rollout before its failure is final (with --resume)', positiveInteger, 3)
+    .option('--fail-on-error <count|fraction>', 'exit non-zero when more rollouts than this failed (e.g. 10, or 0.05 of them)', Number)
     .action(async (flags: CollectFlags) => {
       const { policy, renderer, maxModelLen } = await choosePolicy(flags);
       const { stopAdmitting, abort, dispose } = interruptions();
@@ -94,6 +96,10 @@ export function collectCommand(): Command {
         process.stdout.write(`${agent.agent_ref.name}: ${JSON.stringify(agent.key_metrics)}\n`);
       }
       process.stdout.write(`${summary.rollouts} rollouts in ${summary.paths.output}, ${summary.failures} failures in ${summary.paths.failures}, metrics in ${summary.paths.aggregate}\n`);
+      if (flags.failOnError !== undefined) {
+        const limit = flags.failOnError < 1 ? flags.failOnError * (summary.rollouts + summary.failures) : flags.failOnError;
+        if (summary.failures > limit) throw new ConfigError(`${summary.failures} rollouts failed, more than --fail-on-error ${flags.failOnError} allows`);
+      }
     });
 }
 
