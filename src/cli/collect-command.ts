@@ -145,19 +145,43 @@ function interruptions(): { stopAdmitting: AbortSignal; abort: AbortSignal; disp
   };
 }
 
-/** A plain line every 10% (and at the end): done/total, rollouts/min, mean reward, failures. */
-function progressPrinter(): (progress: CollectProgress) => void {
+/**
+ * Progress on stderr: on a terminal one live line (bar, done/total, rollouts/min, ETA, mean reward,
+ * failures) redrawn at most 10 times a second; otherwise a plain line every 10% and at the end.
+ */
+function progressPrinter(stream: NodeJS.WriteStream = process.stderr): (progress: CollectProgress) => void {
   const started = Date.now();
+  let first: number | undefined;
   let lastDecile = -1;
+  let lastDraw = 0;
   return (progress) => {
-    const decile = Math.floor((10 * progress.done) / progress.total);
-    if (decile === lastDecile && progress.done !== progress.total) return;
-    lastDecile = decile;
-    const minutes = (Date.now() - started) / 60_000;
+    first ??= progress.done - 1;
+    const finished = progress.done === progress.total;
+    const elapsedMinutes = Math.max((Date.now() - started) / 60_000, 1e-9);
+    const rate = (progress.done - first) / elapsedMinutes;
     const succeeded = progress.done - progress.failures;
     const meanReward = succeeded === 0 ? 'n/a' : (progress.rewardSum / succeeded).toFixed(3);
-    process.stderr.write(`[collect] ${progress.done}/${progress.total} rollouts, ${(progress.done / Math.max(minutes, 1e-9)).toFixed(0)}/min, mean reward ${meanReward}, ${progress.failures} failures\n`);
+    const eta = rate > 0 ? formatDuration(((progress.total - progress.done) / rate) * 60) : '?';
+    const status = `${progress.done}/${progress.total} rollouts, ${rate.toFixed(0)}/min, ETA ${eta}, mean reward ${meanReward}, ${progress.failures} failures`;
+    if (stream.isTTY) {
+      if (!finished && Date.now() - lastDraw < 100) return;
+      lastDraw = Date.now();
+      const width = 24;
+      const filled = Math.round((width * progress.done) / progress.total);
+      stream.write(`\r\x1b[2K[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${status}${finished ? '\n' : ''}`);
+      return;
+    }
+    const decile = Math.floor((10 * progress.done) / progress.total);
+    if (decile === lastDecile && !finished) return;
+    lastDecile = decile;
+    stream.write(`[collect] ${status}\n`);
   };
+}
+
+function formatDuration(seconds: number): string {
+  if (seconds < 60) return `${Math.ceil(seconds)}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m${String(Math.ceil(seconds % 60)).padStart(2, '0')}s`;
+  return `${Math.floor(seconds / 3600)}h${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}m`;
 }
 
 function positiveInteger(value: string): number {
