@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { collect, type CollectProgress } from '../collect/collect-run.js';
+import { nemoGymAgent } from '../collect/nemo-gym-agent.js';
 import { loadPromptConfig } from '../collect/prompt-config.js';
 import type { NumRepeats } from '../collect/expand-rows.js';
 import { ConfigError } from '../core/errors/config-error.js';
@@ -30,6 +31,7 @@ interface CollectFlags {
   resume?: boolean;
   maxAttempts: number;
   failOnError?: number;
+  agentServer: Record<string, unknown>;
 }
 
 const backends: Record<string, () => BackendRecipe<unknown>> = {
@@ -64,10 +66,12 @@ export function collectCommand(): Command {
     .option('--rollout-timeout <seconds>', 'deadline per episode', Number)
     .option('--resume', 'continue this output in place: done rollouts are kept, failed ones retried; refuses if the plan or config changed')
     .option('--max-attempts <n>', 'attempts per rollout before its failure is final (with --resume)', positiveInteger, 3)
+    .option('--agent-server <name=url>', 'a NeMo Gym agent server (POST /run) to run rows of agent <name>, repeatable', keyValue, {})
     .option('--fail-on-error <count|fraction>', 'exit non-zero when more rollouts than this failed (e.g. 10, or 0.05 of them)', Number)
     .action(async (flags: CollectFlags) => {
       const { policy, renderer, maxModelLen } = await choosePolicy(flags);
       const { stopAdmitting, abort, dispose } = interruptions();
+      const servers = Object.entries(flags.agentServer).map(([name, url]) => nemoGymAgent({ name, urls: [String(url)], ...(flags.rolloutTimeout === undefined ? {} : { timeoutMs: flags.rolloutTimeout * 1000 }) }));
       const summary = await collect({
         input: flags.input,
         output: flags.output,
@@ -90,7 +94,11 @@ export function collectCommand(): Command {
         signal: abort,
         onProgress: progressPrinter(),
         onNotice: (message) => process.stderr.write(`[collect] ${message}\n`),
-      }).finally(dispose);
+        agents: new Map(servers.map((server) => [server.name, server])),
+      }).finally(async () => {
+        dispose();
+        await Promise.all(servers.map((server) => server.close()));
+      });
       if ('close' in policy) await (policy as RemotePolicy<unknown>).close();
       for (const agent of summary.aggregate) {
         process.stdout.write(`${agent.agent_ref.name}: ${JSON.stringify(agent.key_metrics)}\n`);

@@ -1,18 +1,33 @@
 import { EpisodeTask } from '../core/episode-task.js';
 import type { SamplingParamsInput } from '../core/sampling-params.js';
-import type { Environment } from '../environments/environment.js';
+import { runEpisode, type EpisodeOptions } from '../engine/index.js';
 import { findEnvironment } from '../environments/registry.js';
 import { ResponsesItem, ResponsesTool, responsesInputToMessages, responsesToolsToChatTools } from '../tokens/responses-items.js';
 import { z } from 'zod';
 import type { MaterializedRow } from './dataset-row.js';
+import { outputRow } from './output-row.js';
 import type { RowIssue } from './row-error.js';
 
-/** Who runs a row: an environment and how a row becomes one of its episodes. */
+/** What running one planned rollout gave: a result row for the output, or a failure row for the sidecar. */
+export interface AgentOutcome {
+  kind: 'rollout' | 'failure';
+  row: Record<string, unknown>;
+  /** The rollout's reward (successes only: a failure never has one). */
+  reward?: number;
+}
+
+/** What every rollout of a run shares. */
+export interface AgentContext {
+  episode: Omit<EpisodeOptions, 'environment'>;
+  signal?: AbortSignal;
+}
+
+/** Who runs a row: a built-in environment's episode loop, or a NeMo Gym agent server. */
 export interface Agent {
   name: string;
-  environment: Environment;
-  /** The row's episode task, or the issues that keep it from being one (reported before any work). */
-  toTask(row: MaterializedRow): EpisodeTask | RowIssue[];
+  /** What keeps a row from running, reported with every other bad row before any work. */
+  check(row: MaterializedRow): RowIssue[];
+  run(row: MaterializedRow, context: AgentContext): Promise<AgentOutcome>;
 }
 
 const RequestFields = z
@@ -37,10 +52,8 @@ export function builtinAgent(name: string): Agent | undefined {
   const entry = findEnvironment(name);
   if (!entry) return undefined;
   const environment = entry.create();
-  return {
-    name,
-    environment,
-    toTask(row) {
+  const toTask = (row: MaterializedRow): EpisodeTask | RowIssue[] => {
+      {
       const parsed = RequestFields.safeParse(row.responses_create_params);
       if (!parsed.success) return parsed.error.issues.map((issue) => ({ file: '', line: 0, field: ['responses_create_params', ...issue.path].join('.'), message: issue.message }));
       const request = parsed.data;
@@ -61,6 +74,19 @@ export function builtinAgent(name: string): Agent | undefined {
         data,
         ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
       });
+      }
+  };
+  return {
+    name,
+    check: (row) => {
+      const task = toTask(row);
+      return Array.isArray(task) ? task : [];
+    },
+    async run(row, context) {
+      const task = toTask(row) as EpisodeTask;
+      const record = await runEpisode(task, row._ng_rollout_index, { ...context.episode, environment }, context.signal ? { signal: context.signal } : {});
+      const result = outputRow(row, record, task.messages.length);
+      return record.record_type === 'rollout' ? { kind: 'rollout', row: result, reward: record.reward } : { kind: 'failure', row: result };
     },
   };
 }

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { EpisodeTask } from '../core/episode-task.js';
 import type { SamplingParams } from '../core/sampling-params.js';
-import { runEpisode, type EpisodeOptions } from '../engine/index.js';
+import type { EpisodeOptions } from '../engine/index.js';
 import { aggregateMetrics, rolloutMetrics, type AggregateMetrics, type ResultRow } from '../metrics/index.js';
 import type { Policy } from '../policy/policy.js';
 import type { ConversationRenderer } from '../tokens/conversation-renderer.js';
@@ -13,7 +12,7 @@ import { collectPaths } from './collect-paths.js';
 import type { MaterializedRow } from './dataset-row.js';
 import { expandRows, type NumRepeats, type SourceRow } from './expand-rows.js';
 import { JsonlSink } from './jsonl-sink.js';
-import { outputRow, recordFromOutputRow } from './output-row.js';
+import { recordFromOutputRow } from './output-row.js';
 import { applyPrompt, promptConflicts, type PromptConfig } from './prompt-config.js';
 import { readInputRows } from './read-input.js';
 import { repairJsonl, resumePlan } from './resume-state.js';
@@ -46,6 +45,8 @@ export interface CollectOptions {
   signal?: AbortSignal;
   onProgress?: (progress: CollectProgress) => void;
   onNotice?: (message: string) => void;
+  /** Agents beyond the built-in ones, by name (NeMo Gym agent servers); they take precedence. */
+  agents?: ReadonlyMap<string, Agent>;
 }
 
 export interface CollectProgress {
@@ -65,7 +66,6 @@ export interface CollectSummary {
 interface PlannedRollout {
   row: MaterializedRow;
   agent: Agent;
-  task: EpisodeTask;
 }
 
 /**
@@ -85,12 +85,13 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
   const failures = new JsonlSink(paths.failures);
   const progress: CollectProgress = { done: plan.length - remaining.length, total: plan.length, failures: 0, rewardSum: 0 };
   try {
-    await runPool(remaining, options.concurrency, options.stopAdmitting ?? options.signal, async ({ item: { row: planned, agent, task }, attempt }) => {
+    const context = { episode: episodeOptions(options), ...(options.signal ? { signal: options.signal } : {}) };
+    await runPool(remaining, options.concurrency, options.stopAdmitting ?? options.signal, async ({ item: { row: planned, agent }, attempt }) => {
       const row = attempt > 0 ? { ...planned, _ng_attempt_index: attempt } : planned;
-      const record = await runEpisode(task, row._ng_rollout_index, episodeOptions(options, agent), options.signal ? { signal: options.signal } : {});
-      (record.record_type === 'rollout' ? outputs : failures).write(outputRow(row, record, task.messages.length));
+      const outcome = await agent.run(row, context);
+      (outcome.kind === 'rollout' ? outputs : failures).write(outcome.row);
       progress.done += 1;
-      if (record.record_type === 'rollout') progress.rewardSum += record.reward;
+      if (outcome.kind === 'rollout') progress.rewardSum += outcome.reward ?? 0;
       else progress.failures += 1;
       options.onProgress?.({ ...progress });
     });
@@ -170,14 +171,14 @@ async function planRollouts(options: CollectOptions): Promise<PlannedRollout[]> 
   for (const source of sources) {
     const name = source.row.agent_ref?.name ?? options.agent;
     if (name === undefined) continue;
-    const agent = agents.get(name) ?? builtinAgent(name);
+    const agent = agents.get(name) ?? options.agents?.get(name) ?? builtinAgent(name);
     if (!agent) {
       issues.push({ file: options.input, line: source.line, field: 'agent_ref.name', message: `unknown agent "${name}" (built-in agents: math, sliding-puzzle, calculator, arithmetic)` });
       continue;
     }
     agents.set(name, agent);
-    const trial = agent.toTask({ ...source.row, responses_create_params: source.row.responses_create_params ?? {}, agent_ref: { name }, _ng_task_index: 0, _ng_rollout_index: 0 });
-    if (Array.isArray(trial)) issues.push(...trial.map((issue) => ({ ...issue, file: options.input, line: source.line })));
+    const trial = agent.check({ ...source.row, responses_create_params: source.row.responses_create_params ?? {}, agent_ref: { name }, _ng_task_index: 0, _ng_rollout_index: 0 });
+    issues.push(...trial.map((issue) => ({ ...issue, file: options.input, line: source.line })));
   }
   const expansion = expandRows(sources, {
     file: options.input,
@@ -188,17 +189,12 @@ async function planRollouts(options: CollectOptions): Promise<PlannedRollout[]> 
   });
   issues.push(...expansion.issues);
   if (issues.length > 0) throw new InvalidInputError(issues.sort((a, b) => a.line - b.line));
-  // Every row converted cleanly above, so each is a task here.
-  return expansion.rows.map((row) => {
-    const agent = agents.get(row.agent_ref.name)!;
-    return { row, agent, task: agent.toTask(row) as EpisodeTask };
-  });
+  return expansion.rows.map((row) => ({ row, agent: agents.get(row.agent_ref.name)! }));
 }
 
-function episodeOptions(options: CollectOptions, agent: Agent): EpisodeOptions {
+function episodeOptions(options: CollectOptions): Omit<EpisodeOptions, 'environment'> {
   return {
     policy: options.policy,
-    environment: agent.environment,
     renderer: options.renderer,
     maxTurns: options.maxTurns,
     maxSeqLen: options.maxSeqLen,
@@ -232,7 +228,8 @@ async function aggregateOutput(output: string, plan: readonly PlannedRollout[]) 
     const mine = rows.filter((row) => (row.agent_ref as { name: string }).name === agent);
     const expectedRollouts = new Map<number, number>();
     for (const { row } of plan) if (row.agent_ref.name === agent) expectedRollouts.set(row._ng_task_index, (expectedRollouts.get(row._ng_task_index) ?? 0) + 1);
-    const records = mine.map(recordFromOutputRow);
+    // NeMo RL's metrics need gymnast's own records; rows from NeMo Gym agent servers have none.
+    const records = mine.filter((row) => Array.isArray(row.messages) && row.termination !== undefined).map(recordFromOutputRow);
     const stripped = mine.map(resultFields);
     return { ...aggregateMetrics(stripped, { agent, expectedRollouts }), rollout_metrics: rolloutMetrics(records) };
   });

@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { collect } from '../../src/collect/collect-run.js';
+import { nemoGymAgent } from '../../src/collect/nemo-gym-agent.js';
+import { SamplingParams } from '../../src/core/index.js';
+import { ScriptedPolicy } from '../../src/testing/index.js';
+import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
+
+/** A stand-in NeMo Gym agent server: answers /run like the blackjack agent; a row asking for it fails or omits its reward. */
+const calls: Record<string, unknown>[] = [];
+const server: Server = createServer(async (request, response) => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const row = JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>;
+  calls.push(row);
+  const send = (status: number, body: unknown) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  if (row.behaviour === 'crash') return send(500, { error: 'agent exploded' });
+  if (row.behaviour === 'no-reward') return send(200, { response: { output: [] } });
+  send(200, { response: { output: [], usage: { input_tokens: 10, output_tokens: 4, total_tokens: 14 } }, reward: 1, terminated: true, _ng_task_index: 999, agent_ref: { name: 'liar' } });
+});
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+describe('NeMo Gym agent servers', () => {
+  it('runs rows through POST /run, stamps its own keys, and records failures without inventing rewards', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gymnast-agent-'));
+    const input = join(dir, 'in.jsonl');
+    const rows = ['ok', 'crash', 'no-reward'].map((behaviour) => JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: 'Deal me in.' }] }, agent_ref: { name: 'blackjack' }, behaviour }));
+    writeFileSync(input, `${rows.join('\n')}\n`);
+    const agent = nemoGymAgent({ name: 'blackjack', urls: [url], maxAttempts: 2 });
+    const tokenizer = new CharTokenizer();
+    const summary = await collect({
+      input,
+      output: join(dir, 'out.jsonl'),
+      concurrency: 2,
+      policy: new ScriptedPolicy({ tokenizer, script: [{ text: 'unused' }] }),
+      renderer: new TemplateRenderer(tokenizer, new PlainChatTemplate()),
+      maxSeqLen: 128,
+      maxTurns: 2,
+      sampling: SamplingParams.parse({}),
+      agents: new Map([['blackjack', agent]]),
+    });
+    await agent.close();
+
+    const read = (path: string) => readFileSync(path, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const [success] = read(summary.paths.output);
+    assert.equal(success!.reward, 1);
+    assert.equal(success!._ng_task_index, 0, "the row's keys, not the agent's");
+    assert.deepEqual(success!.agent_ref, { name: 'blackjack' });
+    const failures = read(summary.paths.failures);
+    assert.deepEqual(failures.map((row) => [row.behaviour, row._ng_failure_class]).sort(), [['crash', 'agent-error'], ['no-reward', 'agent-error']]);
+    assert.ok(failures.every((row) => !('reward' in row)));
+    assert.equal(calls.filter((row) => row.behaviour === 'crash').length, 2, '5xx retried up to max attempts');
+    assert.equal((calls[0]!._ng_rollout_index as number) >= 0, true, 'the agent receives the materialized row');
+  });
+});
