@@ -31,8 +31,40 @@ export {
   EpisodeRecord,
   flatTokenIds,
 } from './core/index.js';
-export { CharTokenizer, PlainChatTemplate, TemplateRenderer, type Tokenizer, type ChatTemplate, type ConversationRenderer } from './tokens/index.js';
-export { PolicyResult, type Policy, type PolicyRequest } from './policy/index.js';
+export {
+  CharTokenizer,
+  PlainChatTemplate,
+  TemplateRenderer,
+  TokenLedger,
+  HfTokenizer,
+  loadHfTokenizer,
+  JinjaChatTemplate,
+  responsesInputToMessages,
+  messagesToResponsesItems,
+  responsesToolsToChatTools,
+  chatToolsToResponsesTools,
+  type Tokenizer,
+  type ChatTemplate,
+  type ConversationRenderer,
+  type DriftMode,
+  type TokenDrift,
+} from './tokens/index.js';
+export {
+  PolicyResult,
+  RemotePolicy,
+  Router,
+  JsonClient,
+  EmbeddedPolicy,
+  vllmCompletionsBackend,
+  chatCompletionsBackend,
+  sglangGenerateBackend,
+  openAiBackend,
+  type Policy,
+  type PolicyRequest,
+  type PolicyResultInput,
+  type BackendRecipe,
+  type RemotePolicyOptions,
+} from './policy/index.js';
 export {
   StepResult,
   createBatchedEnvironment,
@@ -62,4 +94,8 @@ export {
   type EngineObserver,
   type EpisodeKey,
 } from './engine/index.js';
-export { rolloutMetrics } from './metrics/index.js';
+export { rolloutMetrics, aggregateMetrics, passMajorityMetrics, unbiasedPassAtK, type AggregateMetrics } from './metrics/index.js';
+export { collect, type CollectOptions, type CollectSummary } from './collect/collect-run.js';
+export { nemoGymAgent } from './collect/nemo-gym-agent.js';
+export { OpenAiCompatibleServer, type OpenAiCompatibleServerOptions } from './servers/openai-compatible/openai-compatible-server.js';
+export { policyGenerator } from './servers/openai-compatible/generator.js';
