@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { GptModel } from '../src/policy/embedded/gpt-model.js';
 import type { GptConfig } from '../src/policy/embedded/gpt-config.js';
@@ -19,7 +19,9 @@ const BATCH = 48;
 const EPISODES = 60_000;
 const WORKERS = 2;
 const assets = new URL('../assets/embedded/', import.meta.url).pathname;
-const schedule = { peak: 3e-3, warmup: 100, floor: 0.1 };
+const schedule = { peak: Number(process.env.GYMNAST_TRAIN_PEAK_LR ?? 3e-3), warmup: 100, floor: 0.1 };
+/** Continue from earlier weights (a fine-tuning pass) instead of a fresh initialization. */
+const startFrom = process.env.GYMNAST_TRAIN_FROM;
 
 const tokenizer = await loadHfTokenizer(assets);
 const renderer = new TemplateRenderer(tokenizer, JinjaChatTemplate.fromConfig(tokenizer.config));
@@ -40,7 +42,8 @@ log(`${tokens.length} tokens, mean length ${(tokens.length / sequences.length).t
 
 const paramsBuffer = new SharedArrayBuffer(GptModel.initialize(config, () => 0).params.length * 4);
 const model = new GptModel(config, new Float32Array(paramsBuffer));
-model.params.set(GptModel.initialize(config, () => random.next()).params);
+model.params.set(startFrom ? GptModel.fromBytes(config, readFileSync(startFrom)).params : GptModel.initialize(config, () => random.next()).params);
+if (startFrom) log(`continuing from ${startFrom}`);
 const gradBuffers = Array.from({ length: WORKERS }, () => new SharedArrayBuffer(model.params.length * 4));
 const workers = gradBuffers.map(
   (grads) => new Worker(new URL('./embedded/train-worker.js', import.meta.url), { workerData: { config, params: paramsBuffer, grads, tokens, weights, offsets } }),
@@ -104,7 +107,7 @@ function save(trained: GptModel, progress: { step: number; heldOutAddition: numb
     config,
     parameters: copy.params.length,
     weights: { file: 'model.bin', format: 'float32-le', sha256: copy.sha256() },
-    training: { seed: SEED, steps: progress.step, batch: BATCH, optimizer: 'AdamW(0.9, 0.95), grad clip 1.0', learning_rate: schedule, minutes: Number(progress.minutes.toFixed(1)), workers: WORKERS },
+    training: { seed: SEED, steps: progress.step, ...(startFrom ? { continued_from: startFrom } : {}), batch: BATCH, optimizer: 'AdamW(0.9, 0.95), grad clip 1.0', learning_rate: schedule, minutes: Number(progress.minutes.toFixed(1)), workers: WORKERS },
     data: { recipe: 'synthetic arithmetic episodes through the engine: 55% 2-digit sums answered directly, 25% products and 20% 3-term sums through <calc>; 15% (sums) / 12% (after a tool result) wrong first answers, never trained on, followed by the right one', episodes: EPISODES, held_out: 'every problem whose first two operands have (a + 7b) % 10 == 0' },
     held_out: { addition_greedy_exact_match: progress.heldOutAddition },
   };
