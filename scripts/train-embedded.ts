@@ -107,6 +107,8 @@ function save(trained: GptModel, progress: { step: number; heldOutAddition: numb
     config,
     parameters: copy.params.length,
     weights: { file: 'model.bin', format: 'float32-le', sha256: copy.sha256() },
+    tokenizer: { file: 'tokenizer.json', config: 'tokenizer_config.json', vocab_size: config.vocab_size, specials: ['<|pad|>', '<|user|>', '<|assistant|>', '<|end|>'] },
+    logprobs: 'raw: log-softmax of the logits before temperature, top-k and top-p',
     training: { seed: SEED, steps: progress.step, ...(startFrom ? { continued_from: startFrom } : {}), batch: BATCH, optimizer: 'AdamW(0.9, 0.95), grad clip 1.0', learning_rate: schedule, minutes: Number(progress.minutes.toFixed(1)), workers: WORKERS },
     data: { recipe: 'synthetic arithmetic episodes through the engine: 55% 2-digit sums answered directly, 25% products and 20% 3-term sums through <calc>; 15% (sums) / 12% (after a tool result) wrong first answers, never trained on, followed by the right one', episodes: EPISODES, held_out: 'every problem whose first two operands have (a + 7b) % 10 == 0' },
     held_out: { addition_greedy_exact_match: progress.heldOutAddition },

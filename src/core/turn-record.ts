@@ -10,6 +10,8 @@ export const TurnRecord = z.object({
   /** Observation tokens appended after the generation (after any truncation to fit `max_seq_len`). */
   env_tokens: z.number().int().nonnegative(),
   finish_reason: FinishReason,
+  /** Which distribution `generation_logprobs` come from (`raw`: before temperature and filters), when the policy says. */
+  logprobs_mode: z.enum(['raw', 'processed']).optional(),
   reward: z.number(),
   reward_components: z.record(z.string(), z.number()).optional(),
   /** The observation was cut to fit the `max_seq_len` budget. */

@@ -55,6 +55,7 @@ export async function runEpisode(
         generated_tokens: generation.result.token_ids.length,
         env_tokens: observation.envTokens,
         finish_reason: generation.result.finish_reason,
+        ...(generation.result.logprobs_mode ? { logprobs_mode: generation.result.logprobs_mode } : {}),
         reward: step.result.reward,
         ...(step.result.reward_components ? { reward_components: step.result.reward_components } : {}),
         observation_truncated: observation.truncated,

@@ -36,6 +36,11 @@ export const PolicyResult = z
      * (hosted APIs); ids and logprobs are empty, and the rollout carries no training tokens.
      */
     token_source: z.enum(['sampler', 'none']).default('sampler'),
+    /**
+     * Which distribution the logprobs come from, when the backend knows: `raw` (the model's, before
+     * temperature and top-k/top-p) or `processed` (the one sampled from). Recorded on every turn.
+     */
+    logprobs_mode: z.enum(['raw', 'processed']).optional(),
     /** The prompt ids the server says it used, from backends that render on the server: checked against the ledger. */
     prompt_token_ids: z.array(z.number().int().nonnegative()).optional(),
   })

@@ -37,6 +37,11 @@ describe('the embedded policy', () => {
     });
   });
 
+  it('says its logprobs are raw (before temperature and filters), and the engine records that on every turn', async () => {
+    const result = await policy.generate(request(), signal);
+    assert.equal(result.logprobs_mode, 'raw');
+  });
+
   it('gives the same tokens for the same seed, and different ones for another seed', async () => {
     const a = await policy.generate(request({ sampling: { seed: 11 } }), signal);
     const b = await policy.generate(request({ sampling: { seed: 11 } }), signal);

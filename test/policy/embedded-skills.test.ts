@@ -29,5 +29,6 @@ describe('the embedded model (committed weights)', () => {
     const passAt8 = [...byTask.values()].filter((rewards) => rewards.some((reward) => reward === 1)).length / byTask.size;
     assert.ok(passAt8 > passAt1, `pass@8 ${passAt8} vs pass@1 ${passAt1}`);
     assert.ok(records.every((record) => record.record_type === 'rollout'));
+    assert.ok(records.every((record) => record.turns.every((turn) => turn.logprobs_mode === 'raw')));
   });
 });

@@ -136,6 +136,7 @@ export class EmbeddedPolicy implements Policy {
       finish_reason: { unified: finish, raw: finish },
       usage: { prompt_tokens: sequence.request.prompt_token_ids.length, completion_tokens: sequence.ids.length },
       token_source: 'sampler',
+      logprobs_mode: 'raw',
     };
   }
 
