@@ -1,5 +1,6 @@
 import type { BenchResult } from './bench-result.js';
 import { collectOverhead } from './collect-bench.js';
+import { collectMemory } from './collect-memory-bench.js';
 import { embeddedDecodeSpeed, embeddedEpisodeThroughput } from './embedded-bench.js';
 import { engineOverhead, scheduleCost } from './engine-bench.js';
 import { httpClientThroughput } from './http-bench.js';
@@ -9,7 +10,7 @@ import { ledgerThroughput } from './ledger-bench.js';
  * `npm run bench`: every benchmark prints a ratio against a baseline measured in the same run, so the
  * numbers mean something on a noisy 2-core machine. Later capabilities add their suites here.
  */
-const suites: (() => Promise<BenchResult | BenchResult[]>)[] = [scheduleCost, engineOverhead, ledgerThroughput, httpClientThroughput, embeddedDecodeSpeed, embeddedEpisodeThroughput, collectOverhead];
+const suites: (() => Promise<BenchResult | BenchResult[]>)[] = [scheduleCost, engineOverhead, ledgerThroughput, httpClientThroughput, embeddedDecodeSpeed, embeddedEpisodeThroughput, collectOverhead, collectMemory];
 
 for (const suite of suites) {
   for (const result of [await suite()].flat()) {

@@ -1,23 +1,24 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
 import { dirname } from 'node:path';
+import { ConfigError } from '../core/errors/config-error.js';
 import type { SamplingParams } from '../core/sampling-params.js';
 import type { EpisodeOptions } from '../engine/index.js';
-import { aggregateMetrics, rolloutMetrics, type AggregateMetrics, type ResultRow } from '../metrics/index.js';
+import { aggregateMetrics, rolloutFacts, rolloutMetricsFromFacts, type AggregateMetrics, type ResultRow, type RolloutFacts } from '../metrics/index.js';
 import type { Policy } from '../policy/policy.js';
 import type { ConversationRenderer } from '../tokens/conversation-renderer.js';
 import { readJsonLines } from '../util/json-lines.js';
-import { builtinAgent, type Agent } from './agent.js';
+import { TaskCounter } from '../util/task-counter.js';
+import type { Agent } from './agent.js';
 import { collectPaths } from './collect-paths.js';
 import type { MaterializedRow } from './dataset-row.js';
-import { expandRows, type NumRepeats, type SourceRow } from './expand-rows.js';
 import { JsonlSink } from './jsonl-sink.js';
 import { recordFromOutputRow } from './output-row.js';
-import { applyPrompt, promptConflicts, type PromptConfig } from './prompt-config.js';
-import { readInputRows } from './read-input.js';
-import { repairJsonl, resumePlan } from './resume-state.js';
+import type { PromptConfig } from './prompt-config.js';
+import { repairJsonl, ResumeState } from './resume-state.js';
 import { InvalidInputError, type RowIssue } from './row-error.js';
-import { ConfigError } from '../core/errors/config-error.js';
+import { RowPlanner, type NumRepeats } from './row-planner.js';
 
 export interface CollectOptions {
   input: string;
@@ -58,36 +59,56 @@ export interface CollectProgress {
 
 export interface CollectSummary {
   paths: ReturnType<typeof collectPaths>;
+  /** Successful rollouts in the output (earlier runs of a resumed one included). */
   rollouts: number;
+  /** Rollouts that failed in this run. */
   failures: number;
   aggregate: (AggregateMetrics & { rollout_metrics: Record<string, number> })[];
 }
 
-interface PlannedRollout {
-  row: MaterializedRow;
-  agent: Agent;
+interface RunIdentity {
+  plan_sha256: string;
+  rollouts: number;
+  config: Record<string, unknown>;
 }
 
+/** Bad lines kept with their details; the rest are counted. */
+const MAX_REPORTED_ISSUES = 200;
+
 /**
- * `gymnast collect`: validates every row before any work (all bad lines reported together, nothing
- * written), writes the materialized inputs, runs one episode per planned rollout under a concurrency
- * limit, appends each result as it ends (successes to the output, failures to the sidecar, never as
- * a reward of 0), then writes NeMo Gym's aggregate metrics over the successes.
+ * `gymnast collect`, streaming end to end so memory follows the concurrency, not the dataset:
+ * 1. every line is checked (all bad lines reported together, nothing written);
+ * 2. the plan is written to the materialized inputs (hashed as it goes: the run's identity);
+ * 3. rollouts are read back from that file and admitted as capacity frees, each result appended as
+ *    it ends (successes to the output, failures to the sidecar, never as a reward of 0);
+ * 4. NeMo Gym's aggregate metrics are computed over the successes.
  */
 export async function collect(options: CollectOptions): Promise<CollectSummary> {
   const paths = collectPaths(options.output);
-  const plan = await planRollouts(options);
-  const identity = runIdentity(plan, options);
+  const planner = new RowPlanner({
+    file: options.input,
+    ...(options.agent ? { agent: options.agent } : {}),
+    ...(options.numRepeats === undefined ? {} : { numRepeats: options.numRepeats }),
+    ...(options.addSeed ? { addSeed: true } : {}),
+    ...(options.overrides ? { overrides: options.overrides } : {}),
+    ...(options.promptConfig ? { promptConfig: options.promptConfig } : {}),
+    ...(options.agents ? { agents: options.agents } : {}),
+  });
+  await checkInput(options, planner);
+  const unused = planner.unusedRepeatAgents();
+  if (unused.length > 0) options.onNotice?.(`--num-repeats names agents no row uses: ${unused.join(', ')}`);
+
   const resuming = options.resume === true && existsSync(paths.run) && existsSync(paths.materialized);
   if (options.resume && !resuming) options.onNotice?.(`nothing to resume at ${paths.run}: starting a fresh run`);
-  const remaining = resuming ? resumeFrom(paths, plan, identity, options) : startFresh(paths, plan, identity);
+  const state = new ResumeState();
+  const identity = resuming ? await checkSameRun(paths, planner, options, state) : await startFresh(paths, planner, options);
+
   const outputs = new JsonlSink(paths.output);
   const failures = new JsonlSink(paths.failures);
-  const progress: CollectProgress = { done: plan.length - remaining.length, total: plan.length, failures: 0, rewardSum: 0 };
+  const progress: CollectProgress = { done: 0, total: identity.rollouts, failures: 0, rewardSum: 0 };
+  const context = { episode: episodeOptions(options), ...(options.signal ? { signal: options.signal } : {}) };
   try {
-    const context = { episode: episodeOptions(options), ...(options.signal ? { signal: options.signal } : {}) };
-    await runPool(remaining, options.concurrency, options.stopAdmitting ?? options.signal, async ({ item: { row: planned, agent }, attempt }) => {
-      const row = attempt > 0 ? { ...planned, _ng_attempt_index: attempt } : planned;
+    await runPool(admit(paths.materialized, planner, state, options, progress), options.concurrency, options.stopAdmitting ?? options.signal, async ({ row, agent }) => {
       const outcome = await agent.run(row, context);
       (outcome.kind === 'rollout' ? outputs : failures).write(outcome.row);
       progress.done += 1;
@@ -99,97 +120,103 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
     outputs.close();
     failures.close();
   }
-  const aggregate = await aggregateOutput(paths.output, plan);
+  const aggregate = await aggregateOutput(paths);
   writeFileSync(paths.aggregate, `${JSON.stringify(aggregate, null, 2)}\n`);
-  return { paths, rollouts: progress.done - progress.failures, failures: progress.failures, aggregate };
+  const rollouts = aggregate.reduce((total, agent) => total + (agent.rollout_metrics.num_samples ?? 0), 0);
+  return { paths, rollouts, failures: progress.failures, aggregate };
 }
 
-interface RunIdentity {
-  plan_sha256: string;
-  rollouts: number;
-  config: Record<string, unknown>;
+/** Pass 1 over the input: every bad line, all reported together before any work. */
+async function checkInput(options: CollectOptions, planner: RowPlanner): Promise<void> {
+  const issues: RowIssue[] = [];
+  let count = 0;
+  for await (const { line, text } of readJsonLines(options.input, options.signal)) {
+    if (options.limit !== undefined && line > options.limit) break;
+    for (const issue of planner.check(line, text)) {
+      count += 1;
+      if (issues.length < MAX_REPORTED_ISSUES) issues.push(issue);
+    }
+  }
+  if (count > 0) throw new InvalidInputError(issues, MAX_REPORTED_ISSUES, count);
 }
 
-/** What makes two runs the same run: the planned rows, and the settings that change what a rollout is. */
-function runIdentity(plan: readonly PlannedRollout[], options: CollectOptions): RunIdentity {
-  const hash = createHash('sha256');
-  for (const { row } of plan) hash.update(`${JSON.stringify(row)}\n`);
-  return {
-    plan_sha256: hash.digest('hex'),
-    rollouts: plan.length,
-    config: { policy: options.policy.name, sampling: options.sampling, max_turns: options.maxTurns, max_seq_len: options.maxSeqLen, rollout_timeout_ms: options.rolloutTimeoutMs ?? null },
-  };
+/** Pass 2: the planned rollouts, line by line. */
+async function* plannedRows(options: CollectOptions, planner: RowPlanner): AsyncGenerator<MaterializedRow> {
+  for await (const { line, text } of readJsonLines(options.input, options.signal)) {
+    if (options.limit !== undefined && line > options.limit) break;
+    yield* planner.expand(line, text);
+  }
 }
 
-function startFresh(paths: ReturnType<typeof collectPaths>, plan: readonly PlannedRollout[], identity: RunIdentity) {
+function configIdentity(options: CollectOptions): Record<string, unknown> {
+  return { policy: options.policy.name, sampling: options.sampling, max_turns: options.maxTurns, max_seq_len: options.maxSeqLen, rollout_timeout_ms: options.rolloutTimeoutMs ?? null };
+}
+
+/** Writes the materialized inputs (hashing them: the run's identity), empties the result files, records the identity. */
+async function startFresh(paths: ReturnType<typeof collectPaths>, planner: RowPlanner, options: CollectOptions): Promise<RunIdentity> {
   mkdirSync(dirname(paths.output), { recursive: true });
-  writeFileSync(paths.materialized, plan.map(({ row }) => `${JSON.stringify(row)}\n`).join(''));
+  const hash = createHash('sha256');
+  const file = createWriteStream(paths.materialized);
+  let rollouts = 0;
+  for await (const row of plannedRows(options, planner)) {
+    const line = `${JSON.stringify(row)}\n`;
+    hash.update(line);
+    rollouts += 1;
+    if (!file.write(line)) await once(file, 'drain');
+  }
+  file.end();
+  await once(file, 'close');
   writeFileSync(paths.output, '');
   writeFileSync(paths.failures, '');
+  const identity = { plan_sha256: hash.digest('hex'), rollouts, config: configIdentity(options) };
   writeFileSync(paths.run, `${JSON.stringify(identity, null, 2)}\n`);
-  return plan.map((item) => ({ item, attempt: 0 }));
+  return identity;
 }
 
-/** Checks the run is the same one, repairs lines a crash cut, and returns what is left to run. */
-function resumeFrom(paths: ReturnType<typeof collectPaths>, plan: readonly PlannedRollout[], identity: RunIdentity, options: CollectOptions) {
+/** Checks the plan and config are the run's, repairs lines a crash cut, and loads what was done. */
+async function checkSameRun(paths: ReturnType<typeof collectPaths>, planner: RowPlanner, options: CollectOptions, state: ResumeState): Promise<RunIdentity> {
   const previous = JSON.parse(readFileSync(paths.run, 'utf8')) as RunIdentity;
-  if (previous.plan_sha256 !== identity.plan_sha256) {
-    throw new ConfigError(`cannot resume ${paths.output}: the planned rollouts changed (${previous.rollouts} then, ${identity.rollouts} now; input rows, --limit, --num-repeats, --set, --add-seed or the prompt config differ). Start a fresh run without --resume, or restore the original options.`);
+  const hash = createHash('sha256');
+  let rollouts = 0;
+  for await (const row of plannedRows(options, planner)) {
+    hash.update(`${JSON.stringify(row)}\n`);
+    rollouts += 1;
   }
-  const changed = Object.keys({ ...previous.config, ...identity.config }).filter((key) => JSON.stringify(previous.config[key]) !== JSON.stringify(identity.config[key]));
+  if (previous.plan_sha256 !== hash.digest('hex')) {
+    throw new ConfigError(`cannot resume ${paths.output}: the planned rollouts changed (${previous.rollouts} then, ${rollouts} now; input rows, --limit, --num-repeats, --set, --add-seed or the prompt config differ). Start a fresh run without --resume, or restore the original options.`);
+  }
+  const config = configIdentity(options);
+  const changed = Object.keys({ ...previous.config, ...config }).filter((key) => JSON.stringify(previous.config[key]) !== JSON.stringify(config[key]));
   if (changed.length > 0) {
-    throw new ConfigError(`cannot resume ${paths.output}: ${changed.map((key) => `${key} was ${JSON.stringify(previous.config[key])}, now ${JSON.stringify(identity.config[key])}`).join('; ')}`);
+    throw new ConfigError(`cannot resume ${paths.output}: ${changed.map((key) => `${key} was ${JSON.stringify(previous.config[key])}, now ${JSON.stringify(config[key])}`).join('; ')}`);
   }
-  const output = repairJsonl(paths.output);
-  const failed = repairJsonl(paths.failures);
-  for (const [file, repaired] of [[paths.output, output.repairedBytes], [paths.failures, failed.repairedBytes]] as const) {
-    if (repaired > 0) options.onNotice?.(`repaired ${file}: removed a last line cut by a crash (${repaired} bytes)`);
+  for (const [file, visit] of [[paths.output, (row: Record<string, unknown>) => state.addSuccess(row)], [paths.failures, (row: Record<string, unknown>) => state.addFailure(row)]] as const) {
+    const { repairedBytes } = repairJsonl(file, visit);
+    if (repairedBytes > 0) options.onNotice?.(`repaired ${file}: removed a last line cut by a crash (${repairedBytes} bytes)`);
   }
-  const resumed = resumePlan(plan, output.rows, failed.rows, options.maxAttempts ?? 3);
-  options.onNotice?.(`resuming: ${resumed.done} done, ${resumed.givenUp} failed for good, ${resumed.remaining.length} to run`);
-  return resumed.remaining;
+  return previous;
 }
 
-/** Reads, validates, templates and expands the input; throws `InvalidInputError` listing every bad row. */
-async function planRollouts(options: CollectOptions): Promise<PlannedRollout[]> {
-  const read = await readInputRows(options.input, { ...(options.limit === undefined ? {} : { limit: options.limit }), ...(options.signal ? { signal: options.signal } : {}) });
-  const issues: RowIssue[] = [...read.issues];
-  let sources: SourceRow[] = read.sources;
-  if (options.promptConfig) {
-    issues.push(...promptConflicts(sources, options.input));
-    const config = options.promptConfig;
-    sources = sources.flatMap((source) => {
-      try {
-        return [{ ...source, row: applyPrompt(source.row, config) }];
-      } catch (error) {
-        issues.push({ file: options.input, line: source.line, field: 'prompt', message: (error as Error).message });
-        return [];
-      }
-    });
-  }
-  const agents = new Map<string, Agent>();
-  for (const source of sources) {
-    const name = source.row.agent_ref?.name ?? options.agent;
-    if (name === undefined) continue;
-    const agent = agents.get(name) ?? options.agents?.get(name) ?? builtinAgent(name);
-    if (!agent) {
-      issues.push({ file: options.input, line: source.line, field: 'agent_ref.name', message: `unknown agent "${name}" (built-in agents: math, sliding-puzzle, calculator, arithmetic)` });
+/** Rollouts read back from the materialized inputs (the source of truth), skipping what is done. */
+async function* admit(materialized: string, planner: RowPlanner, state: ResumeState, options: CollectOptions, progress: CollectProgress): AsyncGenerator<{ row: MaterializedRow; agent: Agent }> {
+  let givenUp = 0;
+  let announced = false;
+  for await (const { text } of readJsonLines(materialized)) {
+    const planned = JSON.parse(text) as MaterializedRow;
+    const decision = state.decide(planned, options.maxAttempts ?? 3);
+    if (decision.kind !== 'run') {
+      progress.done += 1;
+      if (decision.kind === 'given-up') givenUp += 1;
       continue;
     }
-    agents.set(name, agent);
-    const trial = agent.check({ ...source.row, responses_create_params: source.row.responses_create_params ?? {}, agent_ref: { name }, _ng_task_index: 0, _ng_rollout_index: 0 });
-    issues.push(...trial.map((issue) => ({ ...issue, file: options.input, line: source.line })));
+    if (!announced && options.resume) {
+      announced = true;
+      options.onNotice?.(`resuming: ${state.done} done before, running the rest`);
+    }
+    const row = decision.attempt > 0 ? { ...planned, _ng_attempt_index: decision.attempt } : planned;
+    yield { row, agent: planner.agent(row.agent_ref.name)! };
   }
-  const expansion = expandRows(sources, {
-    file: options.input,
-    ...(options.agent ? { agent: options.agent } : {}),
-    ...(options.numRepeats === undefined ? {} : { numRepeats: options.numRepeats }),
-    ...(options.addSeed ? { addSeed: true } : {}),
-    ...(options.overrides ? { overrides: options.overrides } : {}),
-  });
-  issues.push(...expansion.issues);
-  if (issues.length > 0) throw new InvalidInputError(issues.sort((a, b) => a.line - b.line));
-  return expansion.rows.map((row) => ({ row, agent: agents.get(row.agent_ref.name)! }));
+  if (givenUp > 0) options.onNotice?.(`${givenUp} rollouts failed ${options.maxAttempts ?? 3} times (or terminally) and were not retried`);
 }
 
 function episodeOptions(options: CollectOptions): Omit<EpisodeOptions, 'environment'> {
@@ -203,12 +230,16 @@ function episodeOptions(options: CollectOptions): Omit<EpisodeOptions, 'environm
   };
 }
 
-async function runPool<T>(items: readonly T[], concurrency: number, signal: AbortSignal | undefined, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
+/** At most `concurrency` items in flight, pulled lazily from `items`; stops pulling when `stop` fires. */
+async function runPool<T>(items: AsyncIterator<T>, concurrency: number, stop: AbortSignal | undefined, work: (item: T) => Promise<void>): Promise<void> {
   const worker = async () => {
-    while (next < items.length && !signal?.aborted) await work(items[next++]!);
+    while (!stop?.aborted) {
+      const next = await items.next();
+      if (next.done) return;
+      await work(next.value);
+    }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  await Promise.all(Array.from({ length: concurrency }, worker));
 }
 
 /** What is aggregated from a result row: its result fields and usage, not the task fields it echoes (an `answer` is not a metric). */
@@ -219,18 +250,31 @@ function resultFields(row: ResultRow): ResultRow {
   return { ...kept, response: { usage: (row.response as { usage?: unknown } | undefined)?.usage } };
 }
 
-/** NeMo Gym's aggregate per agent over the persisted successes, with NeMo RL's rollout metrics under their own key. */
-async function aggregateOutput(output: string, plan: readonly PlannedRollout[]) {
-  const rows: ResultRow[] = [];
-  for await (const { text } of readJsonLines(output)) rows.push(JSON.parse(text) as ResultRow);
-  const agents = [...new Set(plan.map(({ row }) => row.agent_ref.name))];
-  return agents.map((agent) => {
-    const mine = rows.filter((row) => (row.agent_ref as { name: string }).name === agent);
-    const expectedRollouts = new Map<number, number>();
-    for (const { row } of plan) if (row.agent_ref.name === agent) expectedRollouts.set(row._ng_task_index, (expectedRollouts.get(row._ng_task_index) ?? 0) + 1);
+/**
+ * NeMo Gym's aggregate per agent over every persisted success (earlier attempts included), with NeMo
+ * RL's rollout metrics under their own key. Only the numbers are kept per row, never the messages.
+ */
+async function aggregateOutput(paths: ReturnType<typeof collectPaths>) {
+  const perAgent = new Map<string, { rows: ResultRow[]; facts: RolloutFacts[]; failures: number; expected: TaskCounter }>();
+  const entry = (agent: string) => {
+    let found = perAgent.get(agent);
+    if (!found) perAgent.set(agent, (found = { rows: [], facts: [], failures: 0, expected: new TaskCounter() }));
+    return found;
+  };
+  for await (const { text } of readJsonLines(paths.materialized)) {
+    const row = JSON.parse(text) as MaterializedRow;
+    entry(row.agent_ref.name).expected.increment(row._ng_task_index);
+  }
+  for await (const { text } of readJsonLines(paths.output)) {
+    const row = JSON.parse(text) as ResultRow;
+    const agent = entry((row.agent_ref as { name: string }).name);
+    agent.rows.push(resultFields(row));
     // NeMo RL's metrics need gymnast's own records; rows from NeMo Gym agent servers have none.
-    const records = mine.filter((row) => Array.isArray(row.messages) && row.termination !== undefined).map(recordFromOutputRow);
-    const stripped = mine.map(resultFields);
-    return { ...aggregateMetrics(stripped, { agent, expectedRollouts }), rollout_metrics: rolloutMetrics(records) };
-  });
+    if (Array.isArray(row.messages) && row.termination !== undefined) agent.facts.push(rolloutFacts(recordFromOutputRow(row)));
+  }
+  for await (const { text } of readJsonLines(paths.failures)) entry(((JSON.parse(text) as ResultRow).agent_ref as { name: string }).name).failures += 1;
+  return [...perAgent.entries()].map(([agent, { rows, facts, failures, expected }]) => ({
+    ...aggregateMetrics(rows, { agent, expectedRollouts: { get: (task: number) => expected.get(task) || undefined } }),
+    rollout_metrics: rolloutMetricsFromFacts(facts, failures),
+  }));
 }

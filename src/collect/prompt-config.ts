@@ -36,14 +36,17 @@ export function fillTemplate(template: string, row: Readonly<Record<string, unkn
   });
 }
 
-/** Rows that already carry a prompt: prompt configs and pre-baked input are mutually exclusive (NeMo Gym). */
+/** Whether a row already carries a prompt: prompt configs and pre-baked input are mutually exclusive (NeMo Gym). */
+export function hasPrompt(row: DatasetRow): boolean {
+  const input = row.responses_create_params?.input;
+  return input !== undefined && input !== '' && !(Array.isArray(input) && input.length === 0);
+}
+
+export const PROMPT_CONFLICT = 'the row already has a prompt; --prompt-config fills rows without one';
+
+/** Every row that already carries a prompt, as issues. */
 export function promptConflicts(rows: readonly { line: number; row: DatasetRow }[], file: string): RowIssue[] {
-  return rows
-    .filter(({ row }) => {
-      const input = row.responses_create_params?.input;
-      return input !== undefined && input !== '' && !(Array.isArray(input) && input.length === 0);
-    })
-    .map(({ line }) => ({ file, line, field: 'responses_create_params.input', message: 'the row already has a prompt; --prompt-config fills rows without one' }));
+  return rows.filter(({ row }) => hasPrompt(row)).map(({ line }) => ({ file, line, field: 'responses_create_params.input', message: PROMPT_CONFLICT }));
 }
 
 /** The row with `responses_create_params.input` set from the templates; other request fields are kept. */

@@ -1,74 +1,79 @@
-import { closeSync, existsSync, ftruncateSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync } from 'node:fs';
 import type { MaterializedRow } from './dataset-row.js';
 
 /** A result row's key: (task, rollout). */
 export const rolloutKey = (row: Readonly<Record<string, unknown>>) => `${row._ng_task_index}:${row._ng_rollout_index}`;
 
+/** (task, rollout) as one number: a million keys cost a few megabytes, not a million strings. */
+const numericKey = (row: Readonly<Record<string, unknown>>) => Number(row._ng_task_index) * 2 ** 21 + Number(row._ng_rollout_index);
+
 /**
- * The complete rows of a JSONL file a crash may have cut: a last line without its newline, or one
- * that does not parse, is cut off the file (it was never committed) and reported.
+ * Streams the complete rows of a JSONL file to `visit`, in 1 MiB chunks (any file size, flat memory).
+ * A last line a crash left without its newline, or one that does not parse, was never committed: it is
+ * cut off the file and its size reported.
  */
-export function repairJsonl(path: string): { rows: Record<string, unknown>[]; repairedBytes: number } {
-  if (!existsSync(path)) return { rows: [], repairedBytes: 0 };
-  const text = readFileSync(path, 'utf8');
-  const rows: Record<string, unknown>[] = [];
-  let committed = 0;
-  for (let start = 0; start < text.length; ) {
-    const end = text.indexOf('\n', start);
-    if (end < 0) break;
-    const line = text.slice(start, end);
-    if (line.trim() !== '') {
-      try {
-        rows.push(JSON.parse(line) as Record<string, unknown>);
-      } catch {
-        break;
+export function repairJsonl(path: string, visit: (row: Record<string, unknown>) => void): { repairedBytes: number } {
+  if (!existsSync(path)) return { repairedBytes: 0 };
+  const fd = openSync(path, 'r+');
+  try {
+    const size = fstatSync(fd).size;
+    const chunk = Buffer.alloc(1 << 20);
+    let pending = Buffer.alloc(0);
+    let position = 0;
+    let committed = 0;
+    reading: while (position < size) {
+      const read = readSync(fd, chunk, 0, chunk.length, position);
+      if (read === 0) break;
+      position += read;
+      pending = Buffer.concat([pending, chunk.subarray(0, read)]);
+      for (let newline = pending.indexOf(10); newline >= 0; newline = pending.indexOf(10)) {
+        const line = pending.subarray(0, newline).toString('utf8');
+        if (line.trim() !== '') {
+          try {
+            visit(JSON.parse(line) as Record<string, unknown>);
+          } catch {
+            break reading;
+          }
+        }
+        committed += newline + 1;
+        pending = pending.subarray(newline + 1);
       }
     }
-    start = end + 1;
-    committed = start;
-  }
-  const committedBytes = Buffer.byteLength(text.slice(0, committed));
-  const repairedBytes = Buffer.byteLength(text) - committedBytes;
-  if (repairedBytes > 0) {
-    const fd = openSync(path, 'r+');
-    ftruncateSync(fd, committedBytes);
+    if (committed < size) ftruncateSync(fd, committed);
+    return { repairedBytes: size - committed };
+  } finally {
     closeSync(fd);
   }
-  return { rows, repairedBytes };
 }
 
-export interface ResumePlan<T> {
-  /** Rollouts still to run, each with its attempt index (0 for a first attempt). */
-  remaining: { item: T; attempt: number }[];
-  done: number;
-  /** Keys whose failures are final: terminal, or out of attempts. */
-  givenUp: number;
-}
+/** What a resume needs to know of earlier attempts, keyed compactly. */
+export class ResumeState {
+  readonly #done = new Set<number>();
+  readonly #attempts = new Map<number, number>();
+  readonly #terminal = new Set<number>();
 
-/**
- * What a resume still has to do: keys with a success are done; keys whose failures are terminal or
- * used up `maxAttempts` are kept as failures; every other key runs again, its attempt index being the
- * number of failures recorded for it.
- */
-export function resumePlan<T extends { row: MaterializedRow }>(plan: readonly T[], successes: readonly Record<string, unknown>[], failures: readonly Record<string, unknown>[], maxAttempts: number): ResumePlan<T> {
-  const done = new Set(successes.map(rolloutKey));
-  const attempts = new Map<string, number>();
-  const terminal = new Set<string>();
-  for (const failure of failures) {
-    // A rollout the user interrupted (Ctrl-C) did not fail on its own: it does not use up an attempt.
-    if (failure._ng_failure_class === 'aborted') continue;
-    const key = rolloutKey(failure);
-    attempts.set(key, (attempts.get(key) ?? 0) + 1);
-    if (failure._ng_failure_terminal === true) terminal.add(key);
+  addSuccess(row: Readonly<Record<string, unknown>>): void {
+    this.#done.add(numericKey(row));
   }
-  const remaining: { item: T; attempt: number }[] = [];
-  let givenUp = 0;
-  for (const item of plan) {
-    const key = rolloutKey(item.row);
-    if (done.has(key)) continue;
-    const attempt = attempts.get(key) ?? 0;
-    if (terminal.has(key) || attempt >= maxAttempts) givenUp += 1;
-    else remaining.push({ item, attempt });
+
+  /** A rollout the user interrupted (Ctrl-C) did not fail on its own: it does not use up an attempt. */
+  addFailure(row: Readonly<Record<string, unknown>>): void {
+    if (row._ng_failure_class === 'aborted') return;
+    const key = numericKey(row);
+    this.#attempts.set(key, (this.#attempts.get(key) ?? 0) + 1);
+    if (row._ng_failure_terminal === true) this.#terminal.add(key);
   }
-  return { remaining, done: done.size, givenUp };
+
+  get done(): number {
+    return this.#done.size;
+  }
+
+  /** Skip a done key; give up on a terminal or exhausted one; otherwise run it as attempt n (the failures so far). */
+  decide(row: MaterializedRow, maxAttempts: number): { kind: 'done' } | { kind: 'given-up' } | { kind: 'run'; attempt: number } {
+    const key = numericKey(row);
+    if (this.#done.has(key)) return { kind: 'done' };
+    const attempt = this.#attempts.get(key) ?? 0;
+    if (this.#terminal.has(key) || attempt >= maxAttempts) return { kind: 'given-up' };
+    return { kind: 'run', attempt };
+  }
 }

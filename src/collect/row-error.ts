@@ -13,10 +13,14 @@ export class InvalidInputError extends GymnastError {
   readonly kind = 'invalid-input';
   readonly issues: readonly RowIssue[];
 
-  constructor(issues: readonly RowIssue[], shown = 20) {
-    const lines = issues.slice(0, shown).map((issue) => `  ${issue.file}:${issue.line}: ${issue.field ? `${issue.field}: ` : ''}${issue.message}`);
-    const more = issues.length > shown ? [`  … and ${issues.length - shown} more`] : [];
-    super([`${issues.length} invalid input ${issues.length === 1 ? 'row' : 'rows'}:`, ...lines, ...more].join('\n'));
+  /** How many problems there were in all (`issues` may hold only the first of them). */
+  readonly count: number;
+
+  constructor(issues: readonly RowIssue[], shown = 20, count = issues.length) {
+    const lines = issues.slice(0, Math.min(shown, 20)).map((issue) => `  ${issue.file}:${issue.line}: ${issue.field ? `${issue.field}: ` : ''}${issue.message}`);
+    const more = count > lines.length ? [`  … and ${count - lines.length} more`] : [];
+    super([`${count} problems in the input:`, ...lines, ...more].join('\n'));
     this.issues = issues;
+    this.count = count;
   }
 }

@@ -20,7 +20,7 @@ export interface AggregateMetrics {
 export interface AggregateOptions {
   agent: string;
   /** How many rollouts each task was planned to have (from the materialized inputs), for completion figures. */
-  expectedRollouts?: ReadonlyMap<number, number>;
+  expectedRollouts?: Pick<ReadonlyMap<number, number>, 'get'>;
   /** A top-level field holding the extracted answer (e.g. `extracted_answer`): adds majority@k and no_answer. */
   answerKey?: string;
 }

@@ -1,4 +1,4 @@
-export { rolloutMetrics } from './rollout-metrics.js';
+export { rolloutMetrics, rolloutMetricsFromFacts, rolloutFacts, type RolloutFacts } from './rollout-metrics.js';
 export { percentile, mean, sum, max, min, rate } from './summarize.js';
 export { columnStatistics, median, sampleStd, STATISTICS } from './column-statistics.js';
 export { passMajorityMetrics, unbiasedPassAtK, type ScoredRollout } from './pass-at-k.js';

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DatasetRow } from '../../src/collect/dataset-row.js';
-import { expandRows, type SourceRow } from '../../src/collect/expand-rows.js';
+import { expandRows, type SourceLine } from '../../src/collect/expand-rows.js';
 
-const source = (line: number, row: Record<string, unknown>): SourceRow => ({ line, text: JSON.stringify(row), row: DatasetRow.parse(row) });
+const source = (line: number, row: Record<string, unknown>): SourceLine => ({ line, text: JSON.stringify(row) });
 const question = (q: string, extra: Record<string, unknown> = {}) => ({ responses_create_params: { input: [{ role: 'user', content: q }] }, ...extra });
 const keys = (rows: { _ng_task_index: number; _ng_rollout_index: number }[]) => rows.map((row) => `${row._ng_task_index}:${row._ng_rollout_index}`);
 

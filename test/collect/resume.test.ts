@@ -43,7 +43,8 @@ describe('resume', () => {
   it('cuts a last line a crash left without its newline, keeping every complete row', () => {
     const { output } = dataset(1);
     writeFileSync(output, '{"_ng_task_index":0,"_ng_rollout_index":0}\n{"_ng_task_index":0,"_ng_rollo');
-    const { rows: kept, repairedBytes } = repairJsonl(output);
+    const kept: unknown[] = [];
+    const { repairedBytes } = repairJsonl(output, (row) => kept.push(row));
     assert.equal(kept.length, 1);
     assert.equal(repairedBytes, 30);
     assert.equal(readFileSync(output, 'utf8'), '{"_ng_task_index":0,"_ng_rollout_index":0}\n');

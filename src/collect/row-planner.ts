@@ -1,0 +1,160 @@
+import { createHash } from 'node:crypto';
+import { ConfigError } from '../core/errors/config-error.js';
+import { HashTable64 } from '../util/hash-table-64.js';
+import { TaskCounter } from '../util/task-counter.js';
+import type { Agent } from './agent.js';
+import { builtinAgent } from './agent.js';
+import { DatasetRow, type MaterializedRow } from './dataset-row.js';
+import { applyPrompt, hasPrompt, PROMPT_CONFLICT, type PromptConfig } from './prompt-config.js';
+import type { RowIssue } from './row-error.js';
+
+/** `--num-repeats`: one count for every agent, or a count per agent with an optional `_default`. */
+export type NumRepeats = number | Readonly<Record<string, number>>;
+
+export interface PlannerOptions {
+  file: string;
+  /** The agent for rows without an `agent_ref` (`--agent`). */
+  agent?: string;
+  numRepeats?: NumRepeats;
+  /** Put `{"seed": rollout_index}` in `responses_create_params.metadata.extra_body` (a JSON string), as NeMo Gym does. */
+  addSeed?: boolean;
+  /** `--set key=value` overrides of `responses_create_params`; dotted keys reach into nested objects. */
+  overrides?: Readonly<Record<string, unknown>>;
+  promptConfig?: PromptConfig;
+  /** Agents beyond the built-in ones (NeMo Gym agent servers); they take precedence. */
+  agents?: ReadonlyMap<string, Agent>;
+  /** Resolve agent names (default: built-in agents). Tests of expansion alone use any name. */
+  resolveAgents?: boolean;
+}
+
+interface PreparedRow {
+  row: DatasetRow;
+  agent: string;
+  repeats: number;
+}
+
+/**
+ * NeMo Gym's expansion in two streaming passes over the input, keeping only a hash per distinct line:
+ * `check` validates a line and assigns its task (identical lines share one; caller-stamped
+ * `_ng_task_index` values are kept, the automatic counter starting at 0 on its own); `expand` then
+ * gives its k copies in "aabbcc" order, `_ng_rollout_index` counted per task, so identical lines pool
+ * their rollouts.
+ */
+export class RowPlanner {
+  readonly #options: PlannerOptions;
+  /** 64-bit hashes of raw lines → task: identical lines share a task (a collision chance of ~3e-8 per million lines). */
+  readonly #taskOfLine = new HashTable64();
+  readonly #nextRollout = new TaskCounter();
+  readonly #agents = new Map<string, Agent>();
+  readonly #usedAgents = new Set<string>();
+  #nextTask = 0;
+
+  constructor(options: PlannerOptions) {
+    this.#options = options;
+  }
+
+  /** Pass 1: every problem with this line, named by file, line and field; assigns its task when it has none. */
+  check(line: number, text: string): RowIssue[] {
+    const prepared = this.#prepare(line, text);
+    if (!('row' in prepared)) return prepared.issues;
+    const agent = this.agent(prepared.agent);
+    const issues = agent ? agent.check(this.#materialize(prepared, 0, 0)).map((issue) => ({ ...issue, file: this.#options.file, line })) : [];
+    if (issues.length === 0) this.#taskFor(prepared.row, text, true);
+    return issues;
+  }
+
+  /** Pass 2: the planned rollouts of a line that passed `check`. */
+  expand(line: number, text: string): MaterializedRow[] {
+    const prepared = this.#prepare(line, text);
+    if (!('row' in prepared)) throw new ConfigError(`${this.#options.file}:${line} changed since it was checked`);
+    const task = this.#taskFor(prepared.row, text, false);
+    return Array.from({ length: prepared.repeats }, () => this.#materialize(prepared, task, this.#nextRollout.increment(task)));
+  }
+
+  /** The agent running rows of this name, or undefined when there is none. */
+  agent(name: string): Agent | undefined {
+    if (this.#options.resolveAgents === false) return { name, check: () => [], run: () => Promise.reject(new Error('expansion only')) };
+    const agent = this.#agents.get(name) ?? this.#options.agents?.get(name) ?? builtinAgent(name);
+    if (agent) this.#agents.set(name, agent);
+    return agent;
+  }
+
+  /** Agents of a repeat map that no row used (NeMo Gym warns about them). */
+  unusedRepeatAgents(): string[] {
+    const map = typeof this.#options.numRepeats === 'object' ? this.#options.numRepeats : {};
+    return Object.keys(map).filter((name) => name !== '_default' && !this.#usedAgents.has(name));
+  }
+
+  #prepare(line: number, text: string): PreparedRow | { issues: RowIssue[] } {
+    const file = this.#options.file;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      return { issues: [{ file, line, field: '', message: `not valid JSON (${(error as Error).message})` }] };
+    }
+    const parsed = DatasetRow.safeParse(value);
+    if (!parsed.success) return { issues: parsed.error.issues.map((issue) => ({ file, line, field: issue.path.join('.'), message: issue.message })) };
+    let row = parsed.data;
+    if (this.#options.promptConfig) {
+      if (hasPrompt(row)) return { issues: [{ file, line, field: 'responses_create_params.input', message: PROMPT_CONFLICT }] };
+      try {
+        row = applyPrompt(row, this.#options.promptConfig);
+      } catch (error) {
+        return { issues: [{ file, line, field: 'prompt', message: (error as Error).message }] };
+      }
+    }
+    const agent = row.agent_ref?.name ?? this.#options.agent;
+    if (agent === undefined) return { issues: [{ file, line, field: 'agent_ref.name', message: 'no agent: give the row an agent_ref or pass --agent' }] };
+    if (!this.agent(agent)) {
+      return { issues: [{ file, line, field: 'agent_ref.name', message: `unknown agent "${agent}" (built-in agents: math, sliding-puzzle, calculator, arithmetic; or pass --agent-server ${agent}=URL)` }] };
+    }
+    const repeats = this.#repeatsFor(agent);
+    if (repeats === undefined) return { issues: [{ file, line, field: 'agent_ref.name', message: `agent "${agent}" has no entry in --num-repeats and there is no _default` }] };
+    this.#usedAgents.add(agent);
+    return { row, agent, repeats };
+  }
+
+  #taskFor(row: DatasetRow, text: string, assign: boolean): number {
+    if (row._ng_task_index !== undefined) return row._ng_task_index;
+    const digest = createHash('sha1').update(text).digest();
+    const [high, low] = [digest.readUInt32LE(0), digest.readUInt32LE(4)];
+    let task = this.#taskOfLine.get(high, low);
+    if (task === -1) {
+      if (!assign) throw new ConfigError('a line was not checked before it was expanded');
+      task = this.#nextTask++;
+      this.#taskOfLine.set(high, low, task);
+    }
+    return task;
+  }
+
+  #repeatsFor(agent: string): number | undefined {
+    const numRepeats = this.#options.numRepeats ?? 1;
+    const count = typeof numRepeats === 'number' ? numRepeats : (numRepeats[agent] ?? numRepeats._default);
+    if (count !== undefined && (!Number.isInteger(count) || count < 1)) throw new ConfigError(`--num-repeats must be a whole number of at least 1, got ${count}${typeof numRepeats === 'number' ? '' : ` for ${agent}`}`);
+    return count;
+  }
+
+  #materialize({ row, agent }: PreparedRow, task: number, rollout: number): MaterializedRow {
+    const params: Record<string, unknown> = structuredClone(row.responses_create_params ?? {});
+    for (const [key, value] of Object.entries(this.#options.overrides ?? {})) setPath(params, key.split('.'), value);
+    if (this.#options.addSeed) {
+      const metadata = (typeof params.metadata === 'object' && params.metadata !== null ? params.metadata : {}) as Record<string, unknown>;
+      params.metadata = { ...metadata, extra_body: JSON.stringify({ seed: rollout }) };
+    }
+    return { ...structuredClone(row), responses_create_params: params, agent_ref: { ...(row.agent_ref ?? {}), name: agent }, _ng_task_index: task, _ng_rollout_index: rollout };
+  }
+}
+
+function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  const [head, ...rest] = path;
+  if (head === undefined) return;
+  if (rest.length === 0) {
+    target[head] = value;
+    return;
+  }
+  const child = target[head];
+  const next = typeof child === 'object' && child !== null && !Array.isArray(child) ? (child as Record<string, unknown>) : {};
+  target[head] = next;
+  setPath(next, rest, value);
+}
