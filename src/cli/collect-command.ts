@@ -1,4 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError } from 'commander';
+import { parse as parseYaml } from 'yaml';
 import { collect, type CollectProgress } from '../collect/collect-run.js';
 import { nemoGymAgent } from '../collect/nemo-gym-agent.js';
 import { loadPromptConfig } from '../collect/prompt-config.js';
@@ -45,8 +47,8 @@ const backends: Record<string, () => BackendRecipe<unknown>> = {
 export function collectCommand(): Command {
   return new Command('collect')
     .description('run rollouts for every row of a NeMo Gym JSONL dataset and write them, with failures and aggregate metrics')
-    .requiredOption('-i, --input <file>', 'JSONL rows: responses_create_params (+ agent_ref, task fields)')
-    .requiredOption('-o, --output <file>', 'rollouts JSONL; <stem>_materialized_inputs.jsonl, _failures.jsonl, _aggregate_metrics.json go beside it')
+    .option('-i, --input <file>', 'JSONL rows: responses_create_params (+ agent_ref, task fields)')
+    .option('-o, --output <file>', 'rollouts JSONL; <stem>_materialized_inputs.jsonl, _failures.jsonl, _aggregate_metrics.json go beside it')
     .option('-a, --agent <name>', 'agent for rows without agent_ref (built-in: math, sliding-puzzle, calculator, arithmetic)')
     .option('--policy <name>', `embedded (no server, the default) or ${Object.keys(backends).join(', ')}`, 'embedded')
     .option('--base-url <url>', 'inference server base URL, repeat for replicas (with a server policy)', (value: string, previous: string[]) => [...previous, value], [])
@@ -68,8 +70,12 @@ export function collectCommand(): Command {
     .option('--max-attempts <n>', 'attempts per rollout before its failure is final (with --resume)', positiveInteger, 3)
     .option('--agent-server <name=url>', 'a NeMo Gym agent server (POST /run) to run rows of agent <name>, repeatable', keyValue, {})
     .option('--fail-on-error <count|fraction>', 'exit non-zero when more rollouts than this failed (e.g. 10, or 0.05 of them)', Number)
-    .action(async (flags: CollectFlags) => {
+    .option('--config <file>', 'YAML or JSON with any of these options by name (e.g. num-repeats: 4); flags given on the command line win')
+    .action(async (_flags: CollectFlags, command: Command) => {
+      const flags = await withConfigFile(command);
       const { policy, renderer, maxModelLen } = await choosePolicy(flags);
+      let retries = 0;
+      if (policy instanceof RemotePolicy) policy.router.onEvent = (event) => void (event.type === 'retry' && (retries += 1));
       const { stopAdmitting, abort, dispose } = interruptions();
       const servers = Object.entries(flags.agentServer).map(([name, url]) => nemoGymAgent({ name, urls: [String(url)], ...(flags.rolloutTimeout === undefined ? {} : { timeoutMs: flags.rolloutTimeout * 1000 }) }));
       const summary = await collect({
@@ -92,7 +98,7 @@ export function collectCommand(): Command {
         maxAttempts: flags.maxAttempts,
         stopAdmitting,
         signal: abort,
-        onProgress: progressPrinter(),
+        onProgress: progressPrinter(() => retries),
         onNotice: (message) => process.stderr.write(`[collect] ${message}\n`),
         agents: new Map(servers.map((server) => [server.name, server])),
       }).finally(async () => {
@@ -127,6 +133,34 @@ async function choosePolicy(flags: CollectFlags): Promise<{ policy: Policy; rend
 }
 
 /**
+ * Merges `--config FILE` (YAML or JSON, keys named like the flags: `num-repeats`, `num_repeats` or
+ * `numRepeats`) under the flags: a flag given on the command line wins over the file, the file over
+ * the defaults. Values from the file go through the same parsers as flags.
+ */
+async function withConfigFile(command: Command): Promise<CollectFlags> {
+  const flags = command.opts<CollectFlags & { config?: string }>();
+  if (!flags.config) return flags;
+  let text: string;
+  try {
+    text = await readFile(flags.config, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`cannot read config ${flags.config}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  const values = parseYaml(text) as unknown;
+  if (typeof values !== 'object' || values === null || Array.isArray(values)) throw new ConfigError(`${flags.config}: expected a mapping of option names to values`);
+  const merged: Record<string, unknown> = { ...flags };
+  for (const [key, value] of Object.entries(values)) {
+    const name = key.replace(/[-_]([a-z])/g, (_, letter: string) => letter.toUpperCase());
+    const option = command.options.find((candidate) => candidate.attributeName() === name);
+    if (!option || name === 'config') throw new ConfigError(`${flags.config}: unknown option "${key}" (see gymnast collect --help)`);
+    if (command.getOptionValueSource(name) === 'cli') continue;
+    merged[name] = typeof value === 'string' && option.parseArg ? option.parseArg(value, undefined) : value;
+  }
+  for (const required of ['input', 'output']) if (merged[required] === undefined) throw new ConfigError(`collect needs --${required} (on the command line or in ${flags.config})`);
+  return merged as unknown as CollectFlags;
+}
+
+/**
  * The first Ctrl-C stops admitting rollouts and lets those in flight finish; the second aborts them
  * (they are recorded as `aborted` failures). Either way the files resume cleanly with --resume.
  */
@@ -157,7 +191,7 @@ function interruptions(): { stopAdmitting: AbortSignal; abort: AbortSignal; disp
  * Progress on stderr: on a terminal one live line (bar, done/total, rollouts/min, ETA, mean reward,
  * failures) redrawn at most 10 times a second; otherwise a plain line every 10% and at the end.
  */
-function progressPrinter(stream: NodeJS.WriteStream = process.stderr): (progress: CollectProgress) => void {
+function progressPrinter(retries: () => number, stream: NodeJS.WriteStream = process.stderr): (progress: CollectProgress) => void {
   const started = Date.now();
   let first: number | undefined;
   let lastDecile = -1;
@@ -170,7 +204,7 @@ function progressPrinter(stream: NodeJS.WriteStream = process.stderr): (progress
     const succeeded = progress.done - progress.failures;
     const meanReward = succeeded === 0 ? 'n/a' : (progress.rewardSum / succeeded).toFixed(3);
     const eta = rate > 0 ? formatDuration(((progress.total - progress.done) / rate) * 60) : '?';
-    const status = `${progress.done}/${progress.total} rollouts, ${rate.toFixed(0)}/min, ETA ${eta}, mean reward ${meanReward}, ${progress.failures} failures`;
+    const status = `${progress.done}/${progress.total} rollouts, ${rate.toFixed(0)}/min, ETA ${eta}, mean reward ${meanReward}, ${progress.failures} failures, ${retries()} retries`;
     if (stream.isTTY) {
       if (!finished && Date.now() - lastDraw < 100) return;
       lastDraw = Date.now();
