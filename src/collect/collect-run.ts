@@ -243,7 +243,7 @@ async function runPool<T>(items: AsyncIterator<T>, concurrency: number, stop: Ab
 }
 
 /** What is aggregated from a result row: its result fields and usage, not the task fields it echoes (an `answer` is not a metric). */
-const RESULT_FIELDS = ['reward', 'terminated', 'truncated', 'num_turns', 'token_drift_count', 'has_training_tokens', '_ng_task_index', '_ng_rollout_index'] as const;
+const RESULT_FIELDS = ['reward', 'terminated', 'truncated', 'num_turns', 'token_drift_count', 'has_training_tokens', 'extracted_answer', '_ng_task_index', '_ng_rollout_index'] as const;
 
 function resultFields(row: ResultRow): ResultRow {
   const kept = Object.fromEntries(RESULT_FIELDS.filter((key) => key in row).map((key) => [key, row[key]]));
@@ -255,10 +255,10 @@ function resultFields(row: ResultRow): ResultRow {
  * RL's rollout metrics under their own key. Only the numbers are kept per row, never the messages.
  */
 async function aggregateOutput(paths: ReturnType<typeof collectPaths>) {
-  const perAgent = new Map<string, { rows: ResultRow[]; facts: RolloutFacts[]; failures: number; expected: TaskCounter }>();
+  const perAgent = new Map<string, { rows: ResultRow[]; facts: RolloutFacts[]; failures: number; expected: TaskCounter; answers: boolean }>();
   const entry = (agent: string) => {
     let found = perAgent.get(agent);
-    if (!found) perAgent.set(agent, (found = { rows: [], facts: [], failures: 0, expected: new TaskCounter() }));
+    if (!found) perAgent.set(agent, (found = { rows: [], facts: [], failures: 0, expected: new TaskCounter(), answers: false }));
     return found;
   };
   for await (const { text } of readJsonLines(paths.materialized)) {
@@ -269,12 +269,14 @@ async function aggregateOutput(paths: ReturnType<typeof collectPaths>) {
     const row = JSON.parse(text) as ResultRow;
     const agent = entry((row.agent_ref as { name: string }).name);
     agent.rows.push(resultFields(row));
+    if ('extracted_answer' in row) agent.answers = true;
     // NeMo RL's metrics need gymnast's own records; rows from NeMo Gym agent servers have none.
     if (Array.isArray(row.messages) && row.termination !== undefined) agent.facts.push(rolloutFacts(recordFromOutputRow(row)));
   }
   for await (const { text } of readJsonLines(paths.failures)) entry(((JSON.parse(text) as ResultRow).agent_ref as { name: string }).name).failures += 1;
-  return [...perAgent.entries()].map(([agent, { rows, facts, failures, expected }]) => ({
-    ...aggregateMetrics(rows, { agent, expectedRollouts: { get: (task: number) => expected.get(task) || undefined } }),
+  // Environments that extract answers (math, arithmetic, calculator) also get majority@k and no_answer.
+  return [...perAgent.entries()].map(([agent, { rows, facts, failures, expected, answers }]) => ({
+    ...aggregateMetrics(rows, { agent, expectedRollouts: { get: (task: number) => expected.get(task) || undefined }, ...(answers ? { answerKey: 'extracted_answer' } : {}) }),
     rollout_metrics: rolloutMetricsFromFacts(facts, failures),
   }));
 }

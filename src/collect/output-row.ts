@@ -22,6 +22,7 @@ export function outputRow(row: MaterializedRow, record: EpisodeRecord, openingMe
     terminated: record.termination.kind === 'env-done',
     truncated: record.termination.kind === 'max-seq-len' || record.termination.kind === 'max-tokens',
     num_turns: record.turns.length,
+    ...extractedAnswer(record),
     token_drift_count: record.token_drift_count,
     has_training_tokens: record.has_training_tokens,
     termination: record.termination,
@@ -36,6 +37,12 @@ export function outputRow(row: MaterializedRow, record: EpisodeRecord, openingMe
   if (record.record_type === 'rollout') return base;
   const { reward: _unearned, ...withoutReward } = base;
   return { ...withoutReward, _ng_failure_class: record.failure_class, error: record.error };
+}
+
+/** The last answer the environment extracted, as NeMo Gym's `extracted_answer` (absent when the environment reports none). */
+function extractedAnswer(record: EpisodeRecord): { extracted_answer?: string | null } {
+  const reported = record.turns.filter((turn) => turn.answer !== undefined);
+  return reported.length === 0 ? {} : { extracted_answer: reported.at(-1)!.answer ?? null };
 }
 
 /** The rollout record inside a result row written by `outputRow` (for metrics computed after the run). */

@@ -14,6 +14,8 @@ export const TurnRecord = z.object({
   logprobs_mode: z.enum(['raw', 'processed']).optional(),
   reward: z.number(),
   reward_components: z.record(z.string(), z.number()).optional(),
+  /** The answer the environment extracted from this turn, if it reports one (for majority voting). */
+  answer: z.string().nullable().optional(),
   /** The observation was cut to fit the `max_seq_len` budget. */
   observation_truncated: z.boolean(),
   /** The chat template would have rendered the history differently from the tokens on the sequence (see `DriftMode`). */

@@ -58,6 +58,7 @@ export async function runEpisode(
         ...(generation.result.logprobs_mode ? { logprobs_mode: generation.result.logprobs_mode } : {}),
         reward: step.result.reward,
         ...(step.result.reward_components ? { reward_components: step.result.reward_components } : {}),
+        ...(step.result.answer !== undefined ? { answer: step.result.answer } : {}),
         observation_truncated: observation.truncated,
         ...(generation.drift || observation.drift ? { token_drift: generation.drift ?? observation.drift } : {}),
         timing: { generation_ms: generation.ms, env_ms: step.ms },
