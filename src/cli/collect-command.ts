@@ -49,7 +49,7 @@ export function collectCommand(): Command {
     .description('run rollouts for every row of a NeMo Gym JSONL dataset and write them, with failures and aggregate metrics')
     .option('-i, --input <file>', 'JSONL rows: responses_create_params (+ agent_ref, task fields)')
     .option('-o, --output <file>', 'rollouts JSONL; <stem>_materialized_inputs.jsonl, _failures.jsonl, _aggregate_metrics.json go beside it')
-    .option('-a, --agent <name>', 'agent for rows without agent_ref (built-in: math, sliding-puzzle, calculator, arithmetic)')
+    .option('-a, --agent <name>', 'agent for rows without agent_ref (built-in: see gymnast environments)')
     .option('--policy <name>', `embedded (no server, the default) or ${Object.keys(backends).join(', ')}`, 'embedded')
     .option('--base-url <url>', 'inference server base URL, repeat for replicas (with a server policy)', (value: string, previous: string[]) => [...previous, value], [])
     .option('--model <name>', 'served model name (default: what /v1/models lists)')

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { ConfigError } from '../core/errors/config-error.js';
 import { HashTable64 } from '../util/hash-table-64.js';
 import { TaskCounter } from '../util/task-counter.js';
+import { builtinEnvironments } from '../environments/registry.js';
 import type { Agent } from './agent.js';
 import { builtinAgent } from './agent.js';
 import { DatasetRow, type MaterializedRow } from './dataset-row.js';
@@ -107,7 +108,8 @@ export class RowPlanner {
     const agent = row.agent_ref?.name ?? this.#options.agent;
     if (agent === undefined) return { issues: [{ file, line, field: 'agent_ref.name', message: 'no agent: give the row an agent_ref or pass --agent' }] };
     if (!this.agent(agent)) {
-      return { issues: [{ file, line, field: 'agent_ref.name', message: `unknown agent "${agent}" (built-in agents: math, sliding-puzzle, calculator, arithmetic; or pass --agent-server ${agent}=URL)` }] };
+      const builtins = builtinEnvironments.map((entry) => entry.name).join(', ');
+      return { issues: [{ file, line, field: 'agent_ref.name', message: `unknown agent "${agent}" (built-in agents: ${builtins}; or pass --agent-server ${agent}=URL)` }] };
     }
     const repeats = this.#repeatsFor(agent);
     if (repeats === undefined) return { issues: [{ file, line, field: 'agent_ref.name', message: `agent "${agent}" has no entry in --num-repeats and there is no _default` }] };

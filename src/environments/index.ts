@@ -15,3 +15,6 @@ export {
   type ArithmeticKind,
 } from './arithmetic.js';
 export { builtinEnvironments, findEnvironment, type EnvironmentEntry } from './registry.js';
+export { toolCallingEnvironment, type ToolEnvironmentSpec } from './tool-environment.js';
+export { parseHermesToolCalls, type ParsedToolCall, type ToolCallBlock } from './tool-call-parser.js';
+export { sessionCounterEnvironment } from './session-counter.js';

@@ -71,13 +71,16 @@ export class TemplateRenderer implements ConversationRenderer {
       this.#template.render([...history, ...added.slice(0, i + 1)], { addGenerationPrompt: i === added.length - 1 && options.addGenerationPrompt, ...tools }),
     );
     if (renders.length === 0) return { tokenIds: [] };
-    const { start, drift } = this.#align(ledger.text, renders[0]!, history);
-    let previous = renders[0]!.slice(0, start);
-    const tokenIds = renders.map((rendered) => {
-      // A template may also rewrite the earlier new messages when another is added; then only the unseen text is appended.
-      const from = rendered.startsWith(previous) ? previous.length : commonPrefixLength(previous, rendered);
-      previous = rendered;
-      return this.tokenizer.encode(rendered.slice(from));
+    const full = renders.at(-1)!;
+    const { start, drift } = this.#align(ledger.text, full, history);
+    // Each message ends where its own render stops agreeing with the full one: templates that group
+    // messages (Qwen3 puts consecutive tool responses in one user block) close the group only once.
+    let from = start;
+    const tokenIds = renders.map((rendered, i) => {
+      const to = i === renders.length - 1 ? full.length : Math.max(from, commonPrefixLength(rendered, full));
+      const ids = this.tokenizer.encode(full.slice(from, to));
+      from = to;
+      return ids;
     });
     return drift ? { tokenIds, drift } : { tokenIds };
   }

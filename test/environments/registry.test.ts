@@ -6,7 +6,7 @@ describe('the environment registry', () => {
   it('lists exactly the built-in environments: math, sliding-puzzle, calculator, arithmetic', () => {
     assert.deepEqual(
       builtinEnvironments.map((entry) => entry.name),
-      ['math', 'sliding-puzzle', 'calculator', 'arithmetic'],
+      ['math', 'sliding-puzzle', 'calculator', 'session-counter', 'arithmetic'],
     );
   });
 

@@ -1,0 +1,63 @@
+import type { Message } from '../core/message.js';
+import type { Environment, StepResultInput } from './environment.js';
+import { parseHermesToolCalls } from './tool-call-parser.js';
+
+type Awaitable<T> = T | Promise<T>;
+
+/** A tool box with a verifier, NeMo Gym's resources-server pattern, in process. */
+export interface ToolEnvironmentSpec<State> {
+  name: string;
+  /** The episode's starting state, from the task's data. */
+  reset(data: unknown): Awaitable<State>;
+  /** The tools by name: each returns its output (shown to the model as JSON) and the new state. */
+  tools: Record<string, (args: Record<string, unknown>, state: State) => Awaitable<{ output: unknown; state: State }>>;
+  /** Scores the finished episode. */
+  verify(state: State, messages: readonly Message[]): Awaitable<{ reward: number; reward_components?: Record<string, number> }>;
+  /** Tool calls allowed before the episode is verified as it stands (default 16). */
+  maxToolCalls?: number;
+}
+
+interface ToolEpisode<State> {
+  state: State;
+  tool_calls: number;
+}
+
+/**
+ * The tool-calling loop: each assistant turn either calls tools (`<tool_call>` blocks), which run in
+ * order and answer as `tool` messages, or answers, which ends the episode with the verifier's reward.
+ * Unknown tools and malformed calls are answered with an error the model can read, not a crash.
+ */
+export function toolCallingEnvironment<State>(spec: ToolEnvironmentSpec<State>): Environment<ToolEpisode<State>> {
+  const maxToolCalls = spec.maxToolCalls ?? 16;
+  return {
+    name: spec.name,
+    async reset(data) {
+      return { metadata: { state: await spec.reset(data), tool_calls: 0 } };
+    },
+    async step({ messages, metadata }): Promise<StepResultInput> {
+      const blocks = parseHermesToolCalls(messages.at(-1)?.content ?? '');
+      if (blocks.length === 0) return finish(spec, metadata, messages);
+      let { state } = metadata;
+      const observation: Message[] = [];
+      for (const block of blocks) {
+        const tool = 'call' in block ? spec.tools[block.call.name] : undefined;
+        if ('error' in block || !tool) {
+          const error = 'error' in block ? block.error : `unknown tool "${block.call.name}"`;
+          observation.push({ role: 'tool', content: JSON.stringify({ error }) });
+          continue;
+        }
+        const result = await tool(block.call.arguments, state);
+        state = result.state;
+        observation.push({ role: 'tool', content: JSON.stringify(result.output) });
+      }
+      const next = { state, tool_calls: metadata.tool_calls + blocks.length };
+      if (next.tool_calls > maxToolCalls) return finish(spec, next, messages);
+      return { observation, reward: 0, terminated: false, metadata: next };
+    },
+  };
+}
+
+async function finish<State>(spec: ToolEnvironmentSpec<State>, episode: ToolEpisode<State>, messages: readonly Message[]): Promise<StepResultInput> {
+  const verdict = await spec.verify(episode.state, messages);
+  return { observation: [], reward: verdict.reward, ...(verdict.reward_components ? { reward_components: verdict.reward_components } : {}), terminated: true, metadata: episode };
+}
