@@ -18,3 +18,4 @@ export { builtinEnvironments, findEnvironment, type EnvironmentEntry } from './r
 export { toolCallingEnvironment, type ToolEnvironmentSpec } from './tool-environment.js';
 export { parseHermesToolCalls, type ParsedToolCall, type ToolCallBlock } from './tool-call-parser.js';
 export { sessionCounterEnvironment } from './session-counter.js';
+export { gymnasiumEnvironment, type GymnasiumSpec, type GymnasiumStep } from './gymnasium-environment.js';
