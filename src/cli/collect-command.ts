@@ -75,9 +75,12 @@ export function collectCommand(): Command {
       const flags = await withConfigFile(command);
       const { policy, renderer, maxModelLen } = await choosePolicy(flags);
       let retries = 0;
-      if (policy instanceof RemotePolicy) policy.router.onEvent = (event) => void (event.type === 'retry' && (retries += 1));
+      const countRetry = () => void (retries += 1);
+      if (policy instanceof RemotePolicy) policy.router.onEvent = (event) => event.type === 'retry' && countRetry();
       const { stopAdmitting, abort, dispose } = interruptions();
-      const servers = Object.entries(flags.agentServer).map(([name, url]) => nemoGymAgent({ name, urls: [String(url)], ...(flags.rolloutTimeout === undefined ? {} : { timeoutMs: flags.rolloutTimeout * 1000 }) }));
+      const servers = Object.entries(flags.agentServer).map(([name, url]) =>
+        nemoGymAgent({ name, urls: [String(url)], onRetry: countRetry, ...(flags.rolloutTimeout === undefined ? {} : { timeoutMs: flags.rolloutTimeout * 1000 }) }),
+      );
       const summary = await collect({
         input: flags.input,
         output: flags.output,

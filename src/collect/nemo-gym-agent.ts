@@ -13,6 +13,8 @@ export interface NemoGymAgentOptions {
   timeoutMs?: number;
   maxAttempts?: number;
   client?: JsonClient;
+  /** Told of every retry (for progress displays). */
+  onRetry?: () => void;
 }
 
 /** NeMo Gym's `/run` answer: whatever the agent reports, with a numeric `reward` (never invented here). */
@@ -27,6 +29,9 @@ const RunResult = z.object({ reward: z.number() }).passthrough();
 export function nemoGymAgent(options: NemoGymAgentOptions): Agent & { close(): Promise<void> } {
   const client = options.client ?? new JsonClient();
   const router = new Router(client, { urls: options.urls, retry: { maxAttempts: options.maxAttempts ?? 3 } });
+  router.onEvent = (event) => {
+    if (event.type === 'retry') options.onRetry?.();
+  };
   return {
     name: options.name,
     check: () => [],
