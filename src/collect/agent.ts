@@ -44,51 +44,54 @@ const RequestFields = z
 const NON_TASK_FIELDS = new Set(['responses_create_params', 'agent_ref', '_ng_task_index', '_ng_rollout_index', '_ng_attempt_index', '_ng_rollout_id']);
 
 /**
- * The NeMo RL-style episode loop over a built-in environment: the row's Responses-API input and tools
- * become the opening messages and tools, its sampling fields override the run's, a seed in
- * `metadata.extra_body` reaches the policy, and every other field is the environment's task data.
+ * The episode loop over a built-in environment (the NeMo RL-style loop; tool-calling and gymnasium
+ * environments run in it too). Rows become tasks with `rowToTask`.
  */
 export function builtinAgent(name: string): Agent | undefined {
   const entry = findEnvironment(name);
   if (!entry) return undefined;
   const environment = entry.create();
-  const toTask = (row: MaterializedRow): EpisodeTask | RowIssue[] => {
-      {
-      const parsed = RequestFields.safeParse(row.responses_create_params);
-      if (!parsed.success) return parsed.error.issues.map((issue) => ({ file: '', line: 0, field: ['responses_create_params', ...issue.path].join('.'), message: issue.message }));
-      const request = parsed.data;
-      if (request.input === undefined) return [{ file: '', line: 0, field: 'responses_create_params.input', message: 'missing: the row has no prompt' }];
-      const data = Object.fromEntries(Object.entries(row).filter(([key]) => !NON_TASK_FIELDS.has(key)));
-      const seed = extraBodySeed(request.metadata?.extra_body);
-      const sampling: Partial<SamplingParamsInput> = {
-        ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-        ...(request.top_p === undefined ? {} : { top_p: request.top_p }),
-        ...(request.max_output_tokens === undefined ? {} : { max_tokens: request.max_output_tokens }),
-        ...(seed === undefined ? {} : { seed }),
-      };
-      return EpisodeTask.parse({
-        id: `${row._ng_task_index}`,
-        index: row._ng_task_index,
-        messages: responsesInputToMessages(request.input),
-        ...(request.tools ? { tools: responsesToolsToChatTools(request.tools) } : {}),
-        data,
-        ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
-      });
-      }
-  };
   return {
     name,
     check: (row) => {
-      const task = toTask(row);
+      const task = rowToTask(row);
       return Array.isArray(task) ? task : [];
     },
     async run(row, context) {
-      const task = toTask(row) as EpisodeTask;
+      const task = rowToTask(row) as EpisodeTask;
       const record = await runEpisode(task, row._ng_rollout_index, { ...context.episode, environment }, context.signal ? { signal: context.signal } : {});
       const result = outputRow(row, record, task.messages.length);
       return record.record_type === 'rollout' ? { kind: 'rollout', row: result, reward: record.reward } : { kind: 'failure', row: result };
     },
   };
+}
+
+/**
+ * A row as an episode task: its Responses-API input and tools become the opening messages and tools,
+ * its sampling fields override the run's, a seed in `metadata.extra_body` reaches the policy, and every
+ * other field is the environment's task data. Issues carry the field; the planner adds file and line.
+ */
+export function rowToTask(row: MaterializedRow): EpisodeTask | RowIssue[] {
+  const parsed = RequestFields.safeParse(row.responses_create_params);
+  if (!parsed.success) return parsed.error.issues.map((issue) => ({ file: '', line: 0, field: ['responses_create_params', ...issue.path].join('.'), message: issue.message }));
+  const request = parsed.data;
+  if (request.input === undefined) return [{ file: '', line: 0, field: 'responses_create_params.input', message: 'missing: the row has no prompt' }];
+  const data = Object.fromEntries(Object.entries(row).filter(([key]) => !NON_TASK_FIELDS.has(key)));
+  const seed = extraBodySeed(request.metadata?.extra_body);
+  const sampling: Partial<SamplingParamsInput> = {
+    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.top_p === undefined ? {} : { top_p: request.top_p }),
+    ...(request.max_output_tokens === undefined ? {} : { max_tokens: request.max_output_tokens }),
+    ...(seed === undefined ? {} : { seed }),
+  };
+  return EpisodeTask.parse({
+    id: `${row._ng_task_index}`,
+    index: row._ng_task_index,
+    messages: responsesInputToMessages(request.input),
+    ...(request.tools ? { tools: responsesToolsToChatTools(request.tools) } : {}),
+    data,
+    ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
+  });
 }
 
 function extraBodySeed(extraBody: string | undefined): number | undefined {
