@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EpisodeTask, SamplingParams, type RolloutRecord } from '../../src/core/index.js';
+import { EpisodeTask, type RolloutRecord } from '../../src/core/index.js';
 import { runEpisode } from '../../src/engine/index.js';
 import { gymnasiumEnvironment } from '../../src/environments/index.js';
 import { ScriptedPolicy } from '../../src/testing/index.js';
