@@ -130,6 +130,20 @@ describe('the router', () => {
     assert.ok(events.some((event) => event.type === 'replica-readmitted' && event.url === url));
   });
 
+  it('stops retrying at the shared retry budget when a server fails for everyone', async () => {
+    const { servers, policy, events } = await setup(1, { retry: { maxAttempts: 5, baseDelayMs: 1, maxDelayMs: 2 }, retryBudget: { ratio: 0.2, reserve: 3 } });
+    servers[0]!.faults.inject({ kind: 'status', status: 503 }, 1_000);
+    const options = await toolEpisodeOptions(policy);
+    const records: EpisodeRecord[] = [];
+    const tasks = Array.from({ length: 20 }, (_, i) => addTask(i));
+    for await (const group of runGroups(tasks, options, { groupSize: 1, schedule: { kind: 'async', concurrency: 20 } })) records.push(...group.records);
+    assert.ok(records.every((record) => record.record_type === 'failure'));
+    const retries = events.filter((event) => event.type === 'retry').length;
+    assert.ok(retries <= 3 + 0.2 * 20, `${retries} retries for 20 requests`);
+    assert.ok(events.some((event) => event.type === 'retry-budget-exhausted'));
+    assert.ok(completionCalls(servers[0]!).length < 20 * 5);
+  });
+
   it('backs off exponentially with jitter, capped, and never below Retry-After', () => {
     const options = { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 1_000 };
     assert.equal(backoffDelay(1, options, () => 0), 50);

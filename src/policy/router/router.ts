@@ -6,6 +6,7 @@ import { TransportError } from '../../core/errors/transport-error.js';
 import { abortableDelay } from '../../util/abortable-delay.js';
 import type { JsonClient } from '../http/json-client.js';
 import { backoffDelay, defaultRetryOptions, type RetryOptions } from './backoff.js';
+import { RetryBudget, type RetryBudgetOptions } from './retry-budget.js';
 
 export interface Replica {
   readonly url: string;
@@ -17,6 +18,8 @@ export interface Replica {
 export interface RouterOptions {
   urls: readonly string[];
   retry?: Partial<RetryOptions>;
+  /** The retry budget shared by all requests (default: a fifth of requests, plus 10). */
+  retryBudget?: RetryBudgetOptions;
   /** How often evicted replicas are probed for re-admission, and the path probed. */
   health?: { intervalMs?: number; timeoutMs?: number; path?: string };
   /** Pinned sessions kept; the oldest pins are forgotten past this. */
@@ -27,6 +30,7 @@ export interface RouterOptions {
 /** What the router observed; counted by observers, not by the router. */
 export type RouterEvent =
   | { type: 'retry'; url: string; attempt: number; delayMs: number; error: string }
+  | { type: 'retry-budget-exhausted'; url: string; error: string }
   | { type: 'replica-evicted'; url: string; error: string }
   | { type: 'replica-readmitted'; url: string };
 
@@ -35,7 +39,8 @@ export type RouterEvent =
  * requests in flight; its later requests stick to that replica (its prefix cache holds the
  * conversation), and move only when the replica is evicted. Connection failures evict a replica
  * (never the last healthy one); a background probe re-admits it. Retryable failures (transport, timeout, 429, 5xx) are retried
- * with backoff and jitter, honouring `Retry-After`, up to `maxAttempts`.
+ * with backoff and jitter, honouring `Retry-After`, up to `maxAttempts` per request and within a
+ * retry budget shared by all requests (`RetryBudget`).
  */
 export class Router {
   readonly replicas: readonly Replica[];
@@ -47,12 +52,14 @@ export class Router {
   readonly #random: () => number;
   readonly #healthTimer: NodeJS.Timeout;
   readonly #health: { timeoutMs: number; path: string };
+  readonly #budget: RetryBudget;
 
   constructor(client: JsonClient, options: RouterOptions) {
     if (options.urls.length === 0) throw new RangeError('a router needs at least one base URL');
     this.#client = client;
     this.replicas = options.urls.map((url) => ({ url: url.replace(/\/+$/, ''), inFlight: 0, healthy: true }));
     this.#retry = { ...defaultRetryOptions, ...options.retry };
+    this.#budget = new RetryBudget(options.retryBudget);
     this.#maxSessions = options.maxSessions ?? 100_000;
     this.#random = options.random ?? Math.random;
     this.#health = { timeoutMs: options.health?.timeoutMs ?? 2_000, path: options.health?.path ?? '/health' };
@@ -61,6 +68,7 @@ export class Router {
 
   /** Runs `send` on the session's replica, retrying retryable failures as described above. */
   async call<T>(sessionId: string, send: (replica: Replica) => Promise<T>, signal: AbortSignal): Promise<T> {
+    this.#budget.recordRequest();
     for (let attempt = 1; ; attempt++) {
       const replica = this.#replicaFor(sessionId);
       replica.inFlight += 1;
@@ -68,6 +76,10 @@ export class Router {
         return await send(replica);
       } catch (error) {
         if (signal.aborted || !(error instanceof PolicyError) || !error.isRetryable || attempt >= this.#retry.maxAttempts) throw error;
+        if (!this.#budget.tryRetry()) {
+          this.onEvent?.({ type: 'retry-budget-exhausted', url: replica.url, error: error.message });
+          throw error;
+        }
         if (error instanceof TransportError) this.#evict(replica, error);
         const delayMs = backoffDelay(attempt, this.#retry, this.#random, error instanceof ServerError ? error.retryAfterMs : undefined);
         this.onEvent?.({ type: 'retry', url: replica.url, attempt, delayMs, error: error.message });
