@@ -72,7 +72,7 @@ export class TemplateRenderer implements ConversationRenderer {
     );
     if (renders.length === 0) return { tokenIds: [] };
     const full = renders.at(-1)!;
-    const { start, drift } = this.#align(ledger.text, full, history);
+    const { start, drift } = this.#align(ledger.text, full, history, added);
     // Each message ends where its own render stops agreeing with the full one: templates that group
     // messages (Qwen3 puts consecutive tool responses in one user block) close the group only once.
     let from = start;
@@ -86,7 +86,7 @@ export class TemplateRenderer implements ConversationRenderer {
   }
 
   /** Where in `rendered` the new text starts, and the drift if the ledger is not a prefix of it. */
-  #align(sequence: string, rendered: string, history: readonly Message[]): { start: number; drift?: TokenDrift } {
+  #align(sequence: string, rendered: string, history: readonly Message[], added: readonly Message[]): { start: number; drift?: TokenDrift } {
     if (rendered.startsWith(sequence)) return { start: sequence.length };
     const at = commonPrefixLength(sequence, rendered);
     const drift: TokenDrift = { source: 'template', at, ledger: sequence.slice(at, at + 40), template: rendered.slice(at, at + 40) };
@@ -95,7 +95,7 @@ export class TemplateRenderer implements ConversationRenderer {
         `the chat template would change tokens already on the sequence at character ${at}: the sequence has ${JSON.stringify(drift.ledger)}, the template gives ${JSON.stringify(drift.template)}`,
       );
     }
-    return { start: endOfLastTurn(sequence, rendered, history) ?? at, drift };
+    return { start: endOfLastTurn(sequence, rendered, history, added) ?? at, drift };
   }
 }
 
@@ -104,11 +104,15 @@ export class TemplateRenderer implements ConversationRenderer {
  * (a sampled `<|im_end|>`): the new text follows. Templates that strip reasoning render only what
  * follows `</think>`, so that part of the content is searched too.
  */
-function endOfLastTurn(sequence: string, rendered: string, history: readonly Message[]): number | undefined {
+function endOfLastTurn(sequence: string, rendered: string, history: readonly Message[], added: readonly Message[]): number | undefined {
   const content = history.at(-1)?.content ?? '';
   const visible = content.split('</think>').at(-1)!.trimStart();
+  // The last turn ends before the first new message begins: an observation quoting the answer must not be taken for it.
+  const firstAdded = added[0]?.content ?? '';
+  const addedAt = firstAdded === '' ? -1 : rendered.lastIndexOf(firstAdded);
+  const before = addedAt < 0 ? rendered : rendered.slice(0, addedAt);
   for (const candidate of [content, visible]) {
-    const inRendered = candidate === '' ? -1 : rendered.lastIndexOf(candidate);
+    const inRendered = candidate === '' ? -1 : before.lastIndexOf(candidate);
     const inSequence = candidate === '' ? -1 : sequence.lastIndexOf(candidate);
     if (inRendered < 0 || inSequence < 0) continue;
     const end = inRendered + candidate.length;

@@ -65,6 +65,13 @@ describe('rendering observations as deltas', () => {
     );
   });
 
+  it('in warn mode, continues after the sampled turn even when the observation quotes the answer', () => {
+    const { history, ledger } = afterOneTurn('<think>hm</think>42');
+    const warn = new TemplateRenderer(tokenizer, forgetful, { drift: 'warn' });
+    const { tokenIds } = warn.renderDelta(ledger, history, [{ role: 'environment', content: 'your answer 42 is wrong' }], { addGenerationPrompt: true });
+    assert.equal(tokenizer.decode(tokenIds[0]!), '\nenvironment: your answer 42 is wrong\nassistant: ');
+  });
+
   it('in warn mode, reports the drift and goes on after the sampled tokens', () => {
     const { history, ledger } = afterOneTurn('<think>hm</think>42');
     const warn = new TemplateRenderer(tokenizer, forgetful, { drift: 'warn' });
