@@ -14,7 +14,9 @@ export class JsonlSink {
   }
 
   write(value: unknown): void {
-    writeSync(this.#fd, `${JSON.stringify(value)}\n`);
+    const bytes = Buffer.from(`${JSON.stringify(value)}\n`);
+    // A write may take fewer bytes than asked (a full disk, a signal): finish the line before the next one starts.
+    for (let written = 0; written < bytes.length; ) written += writeSync(this.#fd, bytes, written);
   }
 
   /** Forces the writes to disk (at the end of a run; per line it would cost a disk flush per rollout). */

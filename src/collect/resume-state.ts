@@ -1,4 +1,5 @@
 import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync } from 'node:fs';
+import { ConfigError } from '../core/errors/config-error.js';
 import type { MaterializedRow } from './dataset-row.js';
 
 /** A result row's key: (task, rollout). */
@@ -9,8 +10,9 @@ const numericKey = (row: Readonly<Record<string, unknown>>) => Number(row._ng_ta
 
 /**
  * Streams the complete rows of a JSONL file to `visit`, in 1 MiB chunks (any file size, flat memory).
- * A last line a crash left without its newline, or one that does not parse, was never committed: it is
- * cut off the file and its size reported.
+ * Only the end of the file can be cut by a crash: a last line without its newline, or a last line that
+ * does not parse, was never committed, and is cut off the file and its size reported. A bad line with
+ * good rows after it is corruption, not a crash: it is an error naming the line, and nothing is cut.
  */
 export function repairJsonl(path: string, visit: (row: Record<string, unknown>) => void): { repairedBytes: number } {
   if (!existsSync(path)) return { repairedBytes: 0 };
@@ -21,21 +23,27 @@ export function repairJsonl(path: string, visit: (row: Record<string, unknown>) 
     let pending = Buffer.alloc(0);
     let position = 0;
     let committed = 0;
-    reading: while (position < size) {
+    let lineNumber = 0;
+    let unparsed: { line: number; at: number } | undefined;
+    while (position < size) {
       const read = readSync(fd, chunk, 0, chunk.length, position);
       if (read === 0) break;
       position += read;
       pending = Buffer.concat([pending, chunk.subarray(0, read)]);
       for (let newline = pending.indexOf(10); newline >= 0; newline = pending.indexOf(10)) {
+        lineNumber += 1;
         const line = pending.subarray(0, newline).toString('utf8');
+        if (unparsed && line.trim() !== '') {
+          throw new ConfigError(`${path}:${unparsed.line} is not valid JSON, but complete rows follow it: the file is corrupt, not cut by a crash. Remove or fix that line, then resume.`);
+        }
         if (line.trim() !== '') {
           try {
             visit(JSON.parse(line) as Record<string, unknown>);
           } catch {
-            break reading;
+            unparsed = { line: lineNumber, at: committed };
           }
         }
-        committed += newline + 1;
+        if (!unparsed) committed += newline + 1;
         pending = pending.subarray(newline + 1);
       }
     }

@@ -50,6 +50,14 @@ describe('resume', () => {
     assert.equal(readFileSync(output, 'utf8'), '{"_ng_task_index":0,"_ng_rollout_index":0}\n');
   });
 
+  it('refuses a bad line with complete rows after it, cutting nothing (corruption is not a crash)', () => {
+    const { output } = dataset(1);
+    const text = '{"_ng_task_index":0,"_ng_rollout_index":0}\n{"_ng_task_ind\n{"_ng_task_index":0,"_ng_rollout_index":1}\n';
+    writeFileSync(output, text);
+    assert.throws(() => repairJsonl(output, () => {}), /out\.jsonl:2 is not valid JSON, but complete rows follow it/);
+    assert.equal(readFileSync(output, 'utf8'), text);
+  });
+
   it('skips done rollouts, retries failed ones with their attempt index, and keeps failures past max attempts', async () => {
     const { input, output } = dataset(3);
     const state = { failing: true };
