@@ -5,8 +5,15 @@ import type { MaterializedRow } from './dataset-row.js';
 /** A result row's key: (task, rollout). */
 export const rolloutKey = (row: Readonly<Record<string, unknown>>) => `${row._ng_task_index}:${row._ng_rollout_index}`;
 
-/** (task, rollout) as one number: a million keys cost a few megabytes, not a million strings. */
-const numericKey = (row: Readonly<Record<string, unknown>>) => Number(row._ng_task_index) * 2 ** 21 + Number(row._ng_rollout_index);
+/**
+ * (task, rollout) as one exact number when both are in range (a million keys cost a few megabytes,
+ * not a million strings), else as a string: caller-stamped task indices can be arbitrarily large.
+ */
+function compactKey(row: Readonly<Record<string, unknown>>): number | string {
+  const task = Number(row._ng_task_index);
+  const rollout = Number(row._ng_rollout_index);
+  return task < 2 ** 31 && rollout < 2 ** 21 ? task * 2 ** 21 + rollout : `${task}:${rollout}`;
+}
 
 /**
  * Streams the complete rows of a JSONL file to `visit`, in 1 MiB chunks (any file size, flat memory).
@@ -56,18 +63,18 @@ export function repairJsonl(path: string, visit: (row: Record<string, unknown>) 
 
 /** What a resume needs to know of earlier attempts, keyed compactly. */
 export class ResumeState {
-  readonly #done = new Set<number>();
-  readonly #attempts = new Map<number, number>();
-  readonly #terminal = new Set<number>();
+  readonly #done = new Set<number | string>();
+  readonly #attempts = new Map<number | string, number>();
+  readonly #terminal = new Set<number | string>();
 
   addSuccess(row: Readonly<Record<string, unknown>>): void {
-    this.#done.add(numericKey(row));
+    this.#done.add(compactKey(row));
   }
 
   /** A rollout the user interrupted (Ctrl-C) did not fail on its own: it does not use up an attempt. */
   addFailure(row: Readonly<Record<string, unknown>>): void {
     if (row._ng_failure_class === 'aborted') return;
-    const key = numericKey(row);
+    const key = compactKey(row);
     this.#attempts.set(key, (this.#attempts.get(key) ?? 0) + 1);
     if (row._ng_failure_terminal === true) this.#terminal.add(key);
   }
@@ -78,7 +85,7 @@ export class ResumeState {
 
   /** Skip a done key; give up on a terminal or exhausted one; otherwise run it as attempt n (the failures so far). */
   decide(row: MaterializedRow, maxAttempts: number): { kind: 'done' } | { kind: 'given-up' } | { kind: 'run'; attempt: number } {
-    const key = numericKey(row);
+    const key = compactKey(row);
     if (this.#done.has(key)) return { kind: 'done' };
     const attempt = this.#attempts.get(key) ?? 0;
     if (this.#terminal.has(key) || attempt >= maxAttempts) return { kind: 'given-up' };

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { collect, type CollectOptions } from '../../src/collect/collect-run.js';
-import { repairJsonl } from '../../src/collect/resume-state.js';
+import { repairJsonl, ResumeState } from '../../src/collect/resume-state.js';
 import { SamplingParams } from '../../src/core/index.js';
 import { ScriptedPolicy } from '../../src/testing/index.js';
 import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
@@ -56,6 +56,14 @@ describe('resume', () => {
     writeFileSync(output, text);
     assert.throws(() => repairJsonl(output, () => {}), /out\.jsonl:2 is not valid JSON, but complete rows follow it/);
     assert.equal(readFileSync(output, 'utf8'), text);
+  });
+
+  it('keeps rollouts of huge caller-stamped task indices apart', () => {
+    const state = new ResumeState();
+    state.addSuccess({ _ng_task_index: 5e9, _ng_rollout_index: 0 });
+    const row = (rollout: number) => ({ _ng_task_index: 5e9, _ng_rollout_index: rollout, responses_create_params: {}, agent_ref: { name: 'x' } });
+    assert.deepEqual(state.decide(row(0), 3), { kind: 'done' });
+    assert.deepEqual(state.decide(row(1), 3), { kind: 'run', attempt: 0 });
   });
 
   it('skips done rollouts, retries failed ones with their attempt index, and keeps failures past max attempts', async () => {
