@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { dirname } from 'node:path';
 import { ConfigError } from '../core/errors/config-error.js';
@@ -155,6 +155,8 @@ function configIdentity(options: CollectOptions): Record<string, unknown> {
 /** Writes the materialized inputs (hashing them: the run's identity), empties the result files, records the identity. */
 async function startFresh(paths: ReturnType<typeof collectPaths>, planner: RowPlanner, options: CollectOptions): Promise<RunIdentity> {
   mkdirSync(dirname(paths.output), { recursive: true });
+  // The old identity goes first: a crash while the new plan is written must not leave a resumable-looking run.
+  rmSync(paths.run, { force: true });
   const hash = createHash('sha256');
   const file = createWriteStream(paths.materialized);
   let rollouts = 0;
@@ -185,6 +187,9 @@ async function checkSameRun(paths: ReturnType<typeof collectPaths>, planner: Row
   if (previous.plan_sha256 !== hash.digest('hex')) {
     throw new ConfigError(`cannot resume ${paths.output}: the planned rollouts changed (${previous.rollouts} then, ${rollouts} now; input rows, --limit, --num-repeats, --set, --add-seed or the prompt config differ). Start a fresh run without --resume, or restore the original options.`);
   }
+  if ((await fileSha256(paths.materialized)) !== previous.plan_sha256) {
+    throw new ConfigError(`cannot resume ${paths.output}: ${paths.materialized} is not the plan the run recorded (cut short by a crash while it was written, or edited). Start a fresh run without --resume.`);
+  }
   const config = configIdentity(options);
   const changed = Object.keys({ ...previous.config, ...config }).filter((key) => JSON.stringify(previous.config[key]) !== JSON.stringify(config[key]));
   if (changed.length > 0) {
@@ -195,6 +200,12 @@ async function checkSameRun(paths: ReturnType<typeof collectPaths>, planner: Row
     if (repairedBytes > 0) options.onNotice?.(`repaired ${file}: removed a last line cut by a crash (${repairedBytes} bytes)`);
   }
   return previous;
+}
+
+async function fileSha256(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }
 
 /** Rollouts read back from the materialized inputs (the source of truth), skipping what is done. */

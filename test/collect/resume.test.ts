@@ -97,6 +97,15 @@ describe('resume', () => {
     assert.equal(rows(output).length, 0);
   });
 
+  it('refuses to resume from materialized inputs a crash cut short, instead of silently running fewer rollouts', async () => {
+    const { input, output } = dataset(3);
+    const state = { failing: false };
+    const summary = await collect(options(input, output, flakyPolicy(state)));
+    const lines = readFileSync(summary.paths.materialized, 'utf8').split('\n');
+    writeFileSync(summary.paths.materialized, `${lines.slice(0, 2).join('\n')}\n`);
+    await assert.rejects(collect(options(input, output, flakyPolicy(state), { resume: true })), /is not the plan the run recorded/);
+  });
+
   it('refuses to resume when the plan or the sampling changed, saying what changed', async () => {
     const { input, output } = dataset(2);
     const state = { failing: false };
