@@ -49,7 +49,7 @@ export class RemotePolicy<Wire> implements Policy {
   }
 
   async generate(request: PolicyRequest, signal: AbortSignal): Promise<PolicyResultInput> {
-    const model = await this.#modelInfo(signal);
+    const model = await raceAbort(this.#modelInfo(), signal);
     const fitted = fitToContext(request, model.maxModelLen);
     const body = this.#backend.toWire(fitted, model.id);
     const wire = await this.router.call(
@@ -73,9 +73,11 @@ export class RemotePolicy<Wire> implements Policy {
     if (this.#ownsClient) await this.#client.close();
   }
 
-  #modelInfo(signal: AbortSignal): Promise<{ id: string; maxModelLen: number | undefined }> {
+  /** Looked up once for every episode, so under no one episode's signal: the request has its own deadline. */
+  #modelInfo(): Promise<{ id: string; maxModelLen: number | undefined }> {
     const { model, maxModelLen } = this.#configured;
     if (model !== undefined && maxModelLen !== undefined) return Promise.resolve({ id: model, maxModelLen });
+    const signal = new AbortController().signal;
     this.#model ??= this.router
       .call('gymnast:models', (replica) => this.#client.request({ method: 'GET', baseUrl: replica.url, path: '/v1/models', schema: ModelList, timeoutMs: this.#timeoutMs, signal }), signal)
       .then((list) => {
@@ -86,6 +88,25 @@ export class RemotePolicy<Wire> implements Policy {
     this.#model.catch(() => (this.#model = undefined));
     return this.#model;
   }
+}
+
+/** The promise, or the signal's reason as soon as it aborts (the work itself goes on for others). */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 function fitToContext(request: PolicyRequest, maxModelLen: number | undefined): PolicyRequest {

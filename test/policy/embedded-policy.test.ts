@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { describe, it } from 'node:test';
 import { ContextLengthError, SamplingParams } from '../../src/core/index.js';
 import { EmbeddedPolicy, GptModel, type PolicyRequest } from '../../src/policy/index.js';
@@ -80,6 +81,12 @@ describe('the embedded policy', () => {
     const result = await policy.generate(request({ sampling: { temperature: 0, max_tokens: 10 } }), signal);
     const again = await policy.generate(request({ sampling: { temperature: 0, max_tokens: 10, seed: 99 } }), signal);
     assert.deepEqual(result.token_ids, again.token_ids);
+  });
+
+  it('leaves no listener on a long-lived signal once requests end (the server shares one for all requests)', async () => {
+    const shared = new AbortController().signal;
+    for (let i = 0; i < 12; i++) await policy.generate(request({ sampling: { seed: i, max_tokens: 3 } }), shared);
+    assert.equal(getEventListeners(shared, 'abort').length, 0);
   });
 
   it('refuses a prompt that fills its context, and aborts on the signal', async () => {

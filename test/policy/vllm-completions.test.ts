@@ -75,6 +75,17 @@ describe('vllm-completions over loopback HTTP', () => {
     assert.equal(server!.requests.filter((request) => request.path === '/v1/completions').length, 0);
   });
 
+  it("looks the model up under no one episode's deadline: another episode's timeout does not fail the rest", async () => {
+    server!.faults.inject({ kind: 'latency', ms: 300 });
+    const shared = policy();
+    const hurried = new AbortController();
+    setTimeout(() => hurried.abort(new Error('episode A deadline')), 50);
+    const first = shared.generate({ session_id: 'a', prompt_token_ids: [1, 2, 3], messages: [], sampling: (await toolEpisodeOptions(shared)).sampling, stop_strings: [], stop_token_ids: [] }, hurried.signal);
+    const second = shared.generate({ session_id: 'b', prompt_token_ids: [1, 2, 3], messages: [], sampling: (await toolEpisodeOptions(shared)).sampling, stop_strings: [], stop_token_ids: [] }, new AbortController().signal);
+    await assert.rejects(first, /episode A deadline/);
+    assert.ok((await second).token_ids!.length > 0);
+  });
+
   it("classifies the server's context-length 400 as max-seq-len, and any other 400 as a policy error", async () => {
     const tooLong = await runEpisode(addTask(4), 0, await toolEpisodeOptions(policy({ maxModelLen: 1_000_000, model: 'gymnast-test-model' }), { maxSeqLen: 1_000_000, sampling: { ...(await toolEpisodeOptions(policy())).sampling, max_tokens: 500_000 } }));
     assert.equal(tooLong.termination.kind, 'max-seq-len');

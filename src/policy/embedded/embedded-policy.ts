@@ -68,6 +68,9 @@ export class EmbeddedPolicy implements Policy {
     if (room <= 0) return Promise.reject(new ContextLengthError(request.prompt_token_ids.length, this.maxModelLen));
     if (request.prompt_token_ids.length === 0) return Promise.reject(new ConfigError('the embedded model needs at least one prompt token'));
     return new Promise<PolicyResult>((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason);
+      // The listener holds the sequence (its KV cache): it must go when the request settles, whatever the signal's lifetime.
+      const onAbort = () => this.#remove(sequence) && sequence.fail(signal.reason);
       const sequence: Sequence = {
         request,
         cache: new KvCache(this.model),
@@ -76,11 +79,16 @@ export class EmbeddedPolicy implements Policy {
         logprobs: [],
         maxTokens: Math.min(request.sampling.max_tokens, room),
         random: createSeededRandom(request.sampling.seed ?? Math.floor(Math.random() * 2 ** 32)),
-        settle: resolve,
-        fail: reject,
+        settle: (result) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(result);
+        },
+        fail: (error) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
       };
-      if (signal.aborted) return reject(signal.reason);
-      signal.addEventListener('abort', () => this.#remove(sequence) && reject(signal.reason), { once: true });
+      signal.addEventListener('abort', onAbort, { once: true });
       this.#active.push(sequence);
       this.#schedule();
     });
