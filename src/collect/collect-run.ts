@@ -16,7 +16,7 @@ import type { MaterializedRow } from './dataset-row.js';
 import { JsonlSink } from './jsonl-sink.js';
 import { recordFromOutputRow } from './output-row.js';
 import type { PromptConfig } from './prompt-config.js';
-import { repairJsonl, ResumeState } from './resume-state.js';
+import { compactKey, repairJsonl, ResumeState } from './resume-state.js';
 import { InvalidInputError, type RowIssue } from './row-error.js';
 import { RowPlanner, type NumRepeats } from './row-planner.js';
 
@@ -266,10 +266,10 @@ function resultFields(row: ResultRow): ResultRow {
  * RL's rollout metrics under their own key. Only the numbers are kept per row, never the messages.
  */
 async function aggregateOutput(paths: ReturnType<typeof collectPaths>) {
-  const perAgent = new Map<string, { rows: ResultRow[]; facts: RolloutFacts[]; failures: number; expected: TaskCounter; answers: boolean }>();
+  const perAgent = new Map<string, { rows: ResultRow[]; facts: RolloutFacts[]; succeeded: Set<number | string>; failed: Set<number | string>; expected: TaskCounter; answers: boolean }>();
   const entry = (agent: string) => {
     let found = perAgent.get(agent);
-    if (!found) perAgent.set(agent, (found = { rows: [], facts: [], failures: 0, expected: new TaskCounter(), answers: false }));
+    if (!found) perAgent.set(agent, (found = { rows: [], facts: [], succeeded: new Set(), failed: new Set(), expected: new TaskCounter(), answers: false }));
     return found;
   };
   for await (const { text } of readJsonLines(paths.materialized)) {
@@ -280,14 +280,19 @@ async function aggregateOutput(paths: ReturnType<typeof collectPaths>) {
     const row = JSON.parse(text) as ResultRow;
     const agent = entry((row.agent_ref as { name: string }).name);
     agent.rows.push(resultFields(row));
+    agent.succeeded.add(compactKey(row));
     if ('extracted_answer' in row) agent.answers = true;
     // NeMo RL's metrics need gymnast's own records; rows from NeMo Gym agent servers have none.
     if (Array.isArray(row.messages) && row.termination !== undefined) agent.facts.push(rolloutFacts(recordFromOutputRow(row)));
   }
-  for await (const { text } of readJsonLines(paths.failures)) entry(((JSON.parse(text) as ResultRow).agent_ref as { name: string }).name).failures += 1;
+  for await (const { text } of readJsonLines(paths.failures)) {
+    const row = JSON.parse(text) as ResultRow;
+    entry((row.agent_ref as { name: string }).name).failed.add(compactKey(row));
+  }
   // Environments that extract answers (math, arithmetic, calculator) also get majority@k and no_answer.
-  return [...perAgent.entries()].map(([agent, { rows, facts, failures, expected, answers }]) => ({
+  // A rollout counts as failed once however many attempts it took, and not at all once one succeeded.
+  return [...perAgent.entries()].map(([agent, { rows, facts, succeeded, failed, expected, answers }]) => ({
     ...aggregateMetrics(rows, { agent, expectedRollouts: { get: (task: number) => expected.get(task) || undefined }, ...(answers ? { answerKey: 'extracted_answer' } : {}) }),
-    rollout_metrics: rolloutMetricsFromFacts(facts, failures),
+    rollout_metrics: rolloutMetricsFromFacts(facts, [...failed].filter((key) => !succeeded.has(key)).length),
   }));
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GymnastError } from '../core/errors/gymnast-error.js';
-import { recordError } from '../core/recorded-error.js';
+import { isDeterministicFailure, recordError } from '../core/recorded-error.js';
 import { JsonClient } from '../policy/http/json-client.js';
 import { Router } from '../policy/router/router.js';
 import type { Agent, AgentOutcome } from './agent.js';
@@ -53,7 +53,8 @@ export function nemoGymAgent(options: NemoGymAgentOptions): Agent & { close(): P
       } catch (error) {
         if (!GymnastError.isInstance(error) && !signal.aborted) throw error;
         const failureClass = signal.aborted ? 'aborted' : error instanceof GymnastError && (error.kind === 'transport' || error.kind === 'timeout') ? error.kind : 'agent-error';
-        return { kind: 'failure', row: { ...row, ...stamps, _ng_failure_class: failureClass, error: recordError(signal.aborted ? signal.reason : error) } };
+        const recorded = recordError(signal.aborted ? signal.reason : error);
+        return { kind: 'failure', row: { ...row, ...stamps, _ng_failure_class: failureClass, ...(isDeterministicFailure(recorded) ? { _ng_failure_terminal: true } : {}), error: recorded } };
       }
     },
     async close() {

@@ -1,3 +1,4 @@
+import { isDeterministicFailure } from '../core/recorded-error.js';
 import { ROLLOUT_SCHEMA_VERSION, RolloutRecord, type EpisodeRecord } from '../core/rollout-record.js';
 import { messagesToResponsesItems } from '../tokens/responses-items.js';
 import type { MaterializedRow } from './dataset-row.js';
@@ -36,7 +37,7 @@ export function outputRow(row: MaterializedRow, record: EpisodeRecord, openingMe
   };
   if (record.record_type === 'rollout') return base;
   const { reward: _unearned, ...withoutReward } = base;
-  return { ...withoutReward, _ng_failure_class: record.failure_class, error: record.error };
+  return { ...withoutReward, _ng_failure_class: record.failure_class, ...(isDeterministicFailure(record.error) ? { _ng_failure_terminal: true } : {}), error: record.error };
 }
 
 /** The last answer the environment extracted, as NeMo Gym's `extracted_answer` (absent when the environment reports none). */

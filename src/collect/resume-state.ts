@@ -9,7 +9,7 @@ export const rolloutKey = (row: Readonly<Record<string, unknown>>) => `${row._ng
  * (task, rollout) as one exact number when both are in range (a million keys cost a few megabytes,
  * not a million strings), else as a string: caller-stamped task indices can be arbitrarily large.
  */
-function compactKey(row: Readonly<Record<string, unknown>>): number | string {
+export function compactKey(row: Readonly<Record<string, unknown>>): number | string {
   const task = Number(row._ng_task_index);
   const rollout = Number(row._ng_rollout_index);
   return task < 2 ** 31 && rollout < 2 ** 21 ? task * 2 ** 21 + rollout : `${task}:${rollout}`;

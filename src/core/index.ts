@@ -17,7 +17,7 @@ export { FinishReason } from './finish-reason.js';
 export { Termination, TerminationKind, successfulTerminations } from './termination.js';
 export { SamplingParams, type SamplingParamsInput } from './sampling-params.js';
 export { Usage } from './usage.js';
-export { RecordedError, recordError } from './recorded-error.js';
+export { RecordedError, recordError, isDeterministicFailure } from './recorded-error.js';
 export { TurnRecord } from './turn-record.js';
 export { EpisodeTask, type EpisodeTaskInput } from './episode-task.js';
 export {

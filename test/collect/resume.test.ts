@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { collect, type CollectOptions } from '../../src/collect/collect-run.js';
 import { repairJsonl, ResumeState } from '../../src/collect/resume-state.js';
-import { SamplingParams } from '../../src/core/index.js';
+import { SamplingParams, ServerError } from '../../src/core/index.js';
 import { ScriptedPolicy } from '../../src/testing/index.js';
 import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
 import { createSeededRandom } from '../../src/util/seeded-random.js';
@@ -84,6 +84,27 @@ describe('resume', () => {
     const again = flakyPolicy(state);
     await collect(options(input, output, again, { resume: true }));
     assert.equal(again.requests.length, 0, 'a finished run has nothing left to do');
+  });
+
+  it('records a request the server rejected as malformed (4xx) as terminal, and never retries it', async () => {
+    const { input, output } = dataset(1);
+    const rejecting = new ScriptedPolicy({ tokenizer, script: () => ({ error: new ServerError('http://127.0.0.1:1', 400, 'unknown field "top_q"') }) });
+    const summary = await collect(options(input, output, rejecting));
+    assert.ok(rows(summary.paths.failures).every((row) => row._ng_failure_terminal === true));
+    const state = { failing: false };
+    const policy = flakyPolicy(state);
+    await collect(options(input, output, policy, { resume: true }));
+    assert.equal(policy.requests.length, 0);
+  });
+
+  it('counts a rollout that failed and later succeeded as no failure in the metrics', async () => {
+    const { input, output } = dataset(2);
+    const state = { failing: true };
+    await collect(options(input, output, flakyPolicy(state)));
+    state.failing = false;
+    const summary = await collect(options(input, output, flakyPolicy(state), { resume: true }));
+    assert.equal(summary.aggregate[0]!.rollout_metrics.num_failures, 0);
+    assert.equal(summary.aggregate[0]!.rollout_metrics.num_samples, 4);
   });
 
   it('gives up on a rollout after max attempts, leaving its failures recorded', async () => {
