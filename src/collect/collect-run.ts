@@ -241,16 +241,28 @@ function episodeOptions(options: CollectOptions): Omit<EpisodeOptions, 'environm
   };
 }
 
-/** At most `concurrency` items in flight, pulled lazily from `items`; stops pulling when `stop` fires. */
+/**
+ * At most `concurrency` items in flight, pulled lazily from `items`; stops pulling when `stop` fires.
+ * If one item throws, no more are pulled, the others in flight still finish (their results are written
+ * before the files close), and then the error is thrown.
+ */
 async function runPool<T>(items: AsyncIterator<T>, concurrency: number, stop: AbortSignal | undefined, work: (item: T) => Promise<void>): Promise<void> {
+  let failed = false;
   const worker = async () => {
-    while (!stop?.aborted) {
+    while (!stop?.aborted && !failed) {
       const next = await items.next();
       if (next.done) return;
-      await work(next.value);
+      try {
+        await work(next.value);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
     }
   };
-  await Promise.all(Array.from({ length: concurrency }, worker));
+  const settled = await Promise.allSettled(Array.from({ length: concurrency }, worker));
+  const rejected = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (rejected) throw rejected.reason;
 }
 
 /** What is aggregated from a result row: its result fields and usage, not the task fields it echoes (an `answer` is not a metric). */

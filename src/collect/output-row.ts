@@ -20,8 +20,7 @@ export function outputRow(row: MaterializedRow, record: EpisodeRecord, openingMe
     },
     reward: record.reward,
     ...(Object.keys(record.reward_components).length > 0 ? { reward_components: record.reward_components } : {}),
-    terminated: record.termination.kind === 'env-done',
-    truncated: record.termination.kind === 'max-seq-len' || record.termination.kind === 'max-tokens',
+    ...endFlags(record),
     num_turns: record.turns.length,
     ...extractedAnswer(record),
     token_drift_count: record.token_drift_count,
@@ -38,6 +37,16 @@ export function outputRow(row: MaterializedRow, record: EpisodeRecord, openingMe
   if (record.record_type === 'rollout') return base;
   const { reward: _unearned, ...withoutReward } = base;
   return { ...withoutReward, _ng_failure_class: record.failure_class, ...(isDeterministicFailure(record.error) ? { _ng_failure_terminal: true } : {}), error: record.error };
+}
+
+/**
+ * NeMo Gym's `terminated` / `truncated`: terminated when the environment said so on the last step;
+ * truncated when the environment cut the episode short, or a limit did (sequence, tokens, turns).
+ */
+function endFlags(record: EpisodeRecord): { terminated: boolean; truncated: boolean } {
+  const last = record.turns.at(-1);
+  const limit = record.termination.kind === 'max-seq-len' || record.termination.kind === 'max-tokens' || record.termination.kind === 'max-turns';
+  return { terminated: last?.env_terminated === true, truncated: last?.env_truncated === true || limit };
 }
 
 /** The last answer the environment extracted, as NeMo Gym's `extracted_answer` (absent when the environment reports none). */

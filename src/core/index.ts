@@ -4,6 +4,7 @@ export { PolicyError } from './errors/policy-error.js';
 export { EnvironmentError } from './errors/environment-error.js';
 export { RewardComponentsError } from './errors/reward-components-error.js';
 export { TokenAlignmentError } from './errors/token-alignment-error.js';
+export { TemplateError } from './errors/template-error.js';
 export { AbortedError } from './errors/aborted-error.js';
 export { LimitExceededError } from './errors/limit-exceeded-error.js';
 export { TransportError } from './errors/transport-error.js';

@@ -40,7 +40,7 @@ export const RolloutRecord = z.object({
 });
 export type RolloutRecord = z.infer<typeof RolloutRecord>;
 
-export const FailureClass = z.enum(['policy-error', 'transport', 'env-error', 'token-alignment', 'timeout', 'aborted']);
+export const FailureClass = z.enum(['policy-error', 'transport', 'env-error', 'token-alignment', 'template-error', 'timeout', 'aborted']);
 export type FailureClass = z.infer<typeof FailureClass>;
 
 /** An episode that could not finish. Same keys as a rollout, so nothing is lost, but its reward is never used. */

@@ -16,6 +16,9 @@ export const TurnRecord = z.object({
   reward_components: z.record(z.string(), z.number()).optional(),
   /** The answer the environment extracted from this turn, if it reports one (for majority voting). */
   answer: z.string().nullable().optional(),
+  /** The environment's own flags for this step (gymnasium's `terminated` and `truncated`). */
+  env_terminated: z.boolean().optional(),
+  env_truncated: z.boolean().optional(),
   /** The observation was cut to fit the `max_seq_len` budget. */
   observation_truncated: z.boolean(),
   /** The chat template would have rendered the history differently from the tokens on the sequence (see `DriftMode`). */

@@ -1,6 +1,7 @@
 import { AbortedError } from '../core/errors/aborted-error.js';
 import { EnvironmentError } from '../core/errors/environment-error.js';
 import { PolicyError } from '../core/errors/policy-error.js';
+import { TemplateError } from '../core/errors/template-error.js';
 import { TokenAlignmentError } from '../core/errors/token-alignment-error.js';
 import { recordError } from '../core/recorded-error.js';
 import { ROLLOUT_SCHEMA_VERSION, type FailureClass, type FailureRecord, type RolloutRecord } from '../core/rollout-record.js';
@@ -59,6 +60,7 @@ function classifyFailure(error: unknown, signal: AbortSignal): { failureClass: F
   const detail = error instanceof Error ? error.message : String(error);
   if (error instanceof AbortedError) return { failureClass: 'aborted', termination: { kind: 'aborted', detail }, cause: error };
   if (error instanceof TokenAlignmentError) return { failureClass: 'token-alignment', termination: { kind: 'policy-error', detail }, cause: error };
+  if (error instanceof TemplateError) return { failureClass: 'template-error', termination: { kind: 'policy-error', detail }, cause: error };
   if (error instanceof EnvironmentError) return { failureClass: 'env-error', termination: { kind: 'env-error', detail }, cause: error };
   if (error instanceof PolicyError) {
     const failureClass = error.kind === 'transport' ? 'transport' : error.kind === 'timeout' ? 'timeout' : 'policy-error';

@@ -59,6 +59,8 @@ export async function runEpisode(
         reward: step.result.reward,
         ...(step.result.reward_components ? { reward_components: step.result.reward_components } : {}),
         ...(step.result.answer !== undefined ? { answer: step.result.answer } : {}),
+        env_terminated: step.result.terminated,
+        env_truncated: step.result.truncated,
         observation_truncated: observation.truncated,
         ...(generation.drift || observation.drift ? { token_drift: generation.drift ?? observation.drift } : {}),
         timing: { generation_ms: generation.ms, env_ms: step.ms },

@@ -1,7 +1,8 @@
 import type { ChatTool } from '../core/chat-tool.js';
 import { TokenAlignmentError } from '../core/errors/token-alignment-error.js';
 import type { Message } from '../core/message.js';
-import type { ChatTemplate } from './chat-template.js';
+import { TemplateError } from '../core/errors/template-error.js';
+import type { ChatTemplate, ChatTemplateOptions } from './chat-template.js';
 import type { TokenLedger } from './token-ledger.js';
 import type { Tokenizer } from './tokenizer.js';
 
@@ -67,9 +68,7 @@ export class TemplateRenderer implements ConversationRenderer {
 
   renderDelta(ledger: TokenLedger, history: readonly Message[], added: readonly Message[], options: RenderDeltaOptions): RenderedDelta {
     const tools = options.tools ? { tools: options.tools } : {};
-    const renders = added.map((_, i) =>
-      this.#template.render([...history, ...added.slice(0, i + 1)], { addGenerationPrompt: i === added.length - 1 && options.addGenerationPrompt, ...tools }),
-    );
+    const renders = added.map((_, i) => this.#render([...history, ...added.slice(0, i + 1)], { addGenerationPrompt: i === added.length - 1 && options.addGenerationPrompt, ...tools }));
     if (renders.length === 0) return { tokenIds: [] };
     const full = renders.at(-1)!;
     const { start, drift } = this.#align(ledger.text, full, history, added);
@@ -83,6 +82,15 @@ export class TemplateRenderer implements ConversationRenderer {
       return ids;
     });
     return drift ? { tokenIds, drift } : { tokenIds };
+  }
+
+  /** The template's text; a template that refuses the conversation fails this episode (TemplateError), not the run. */
+  #render(messages: readonly Message[], options: ChatTemplateOptions): string {
+    try {
+      return this.#template.render(messages, options);
+    } catch (error) {
+      throw new TemplateError(`the chat template refused the conversation: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
   }
 
   /** Where in `rendered` the new text starts, and the drift if the ledger is not a prefix of it. */

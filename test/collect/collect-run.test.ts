@@ -62,6 +62,18 @@ describe('gymnast collect', () => {
     assert.deepEqual(failures.map((result) => [result._ng_task_index, result._ng_rollout_index]), [[1, 0], [1, 1]]);
   });
 
+  it("writes the environment's own terminated/truncated flags, and truncated for an episode cut by a limit", async () => {
+    const { output, options } = setup([row('1+2', 3)]);
+    const wrong = new ScriptedPolicy({ tokenizer, script: [{ text: '0' }] });
+    await collect(options({ policy: wrong, maxTurns: 1 }));
+    const [cut] = readRows(output);
+    assert.deepEqual([cut!.terminated, cut!.truncated], [false, true], 'max-turns after one wrong answer');
+    const right = setup([row('1+2', 3)]);
+    await collect(right.options());
+    const [done] = readRows(right.output);
+    assert.deepEqual([done!.terminated, done!.truncated], [true, false]);
+  });
+
   it('writes the materialized plan and the aggregate metrics over successes only', async () => {
     const { options } = setup([row('1+2', 3), row('13+1', 14)]);
     const summary = await collect(options({ numRepeats: 3 }));

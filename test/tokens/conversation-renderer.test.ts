@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { TokenAlignmentError, type Message } from '../../src/core/index.js';
+import { GymnastError, TokenAlignmentError, type Message } from '../../src/core/index.js';
 import { CharTokenizer, PlainChatTemplate, TemplateRenderer, TokenLedger, type ChatTemplate } from '../../src/tokens/index.js';
 
 const tokenizer = new CharTokenizer({ specialTokens: ['<|end|>'], stopTokens: ['<|end|>'] });
@@ -23,6 +23,20 @@ describe('the char tokenizer', () => {
 
   it('maps unknown characters to <unk>, which decodes visibly', () => {
     assert.equal(tokenizer.decode(tokenizer.encode('é')), '\uFFFD');
+  });
+});
+
+describe('a template that refuses the conversation', () => {
+  it('fails that episode with a TemplateError (kind template), not the run', () => {
+    const refusing: ChatTemplate = {
+      render: () => {
+        throw new Error('Conversation roles must alternate user/assistant/user/assistant/...');
+      },
+    };
+    assert.throws(
+      () => new TemplateRenderer(tokenizer, refusing).renderDelta(new TokenLedger(tokenizer), [], [{ role: 'user', content: 'q' }], { addGenerationPrompt: true }),
+      (error: unknown) => GymnastError.isInstance(error) && error.kind === 'template' && /roles must alternate/.test(error.message),
+    );
   });
 });
 
