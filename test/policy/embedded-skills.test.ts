@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { heldOutPairs, runArithmetic } from '../support/embedded-arithmetic.js';
+import { EpisodeTask, SamplingParams, type EpisodeRecord } from '../../src/core/index.js';
+import { runGroups, type Schedule } from '../../src/engine/index.js';
+import { arithmeticEnvironment, arithmeticPrompt } from '../../src/environments/index.js';
+import { evaluateArithmetic } from '../../src/environments/arithmetic-expression.js';
+import { JinjaChatTemplate, TemplateRenderer, type HfTokenizer } from '../../src/tokens/index.js';
+import { embeddedPolicy, heldOutPairs, runArithmetic } from '../support/embedded-arithmetic.js';
 
 /** Targets on the committed weights; every problem here was held out of training. */
 describe('the embedded model (committed weights)', () => {
@@ -30,5 +35,29 @@ describe('the embedded model (committed weights)', () => {
     assert.ok(passAt8 > passAt1, `pass@8 ${passAt8} vs pass@1 ${passAt1}`);
     assert.ok(records.every((record) => record.record_type === 'rollout'));
     assert.ok(records.every((record) => record.turns.every((turn) => turn.logprobs_mode === 'raw')));
+  });
+});
+
+describe('schedules on a real sampler', () => {
+  it('async and lockstep runs of the embedded model give byte-identical records for the same seeds', async () => {
+    const policy = await embeddedPolicy();
+    const tokenizer = policy.tokenizer as HfTokenizer;
+    const problems = ['23+45', '67*8', '12+34+567', '91+9', '44*44', '30+71'];
+    const tasks = problems.map((problem, index) => EpisodeTask.parse({ id: problem, index, messages: arithmeticPrompt({ problem }), data: { problem, answer: evaluateArithmetic(problem) } }));
+    const options = {
+      policy,
+      environment: arithmeticEnvironment(),
+      renderer: new TemplateRenderer(tokenizer, JinjaChatTemplate.fromConfig(tokenizer.config)),
+      maxTurns: 4,
+      maxSeqLen: 128,
+      sampling: SamplingParams.parse({ temperature: 1, max_tokens: 24, seed: 11 }),
+      clock: { now: () => 0 },
+    };
+    const recordsOf = async (schedule: Schedule) => {
+      const records: EpisodeRecord[] = [];
+      for await (const group of runGroups(tasks, options, { groupSize: 4, schedule })) records.push(...group.records);
+      return JSON.stringify(records.sort((a, b) => a.task_index - b.task_index || a.rollout_index - b.rollout_index));
+    };
+    assert.equal(await recordsOf({ kind: 'async', concurrency: 5 }), await recordsOf({ kind: 'lockstep', concurrency: 24 }));
   });
 });
