@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +7,7 @@ import { RemotePolicy, vllmCompletionsBackend } from '../src/policy/index.js';
 import { JinjaChatTemplate, loadHfTokenizer, TemplateRenderer } from '../src/tokens/index.js';
 import { qwen3Directory } from '../test/support/qwen3.js';
 import type { BenchResult } from './bench-result.js';
+import { withTestServer } from './test-server-child.js';
 
 const ROLLOUTS = 2048;
 
@@ -18,10 +17,7 @@ const ROLLOUTS = 2048;
  * sending the same number of generation requests with no collection around them.
  */
 export async function collectOverhead(): Promise<BenchResult[]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./test-server-process.ts', import.meta.url).pathname], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
-  const url = chunk.toString().trim();
-  try {
+  return withTestServer(async (url) => {
     const tokenizer = await loadHfTokenizer(qwen3Directory);
     const renderer = new TemplateRenderer(tokenizer, JinjaChatTemplate.fromConfig(tokenizer.config));
     const dir = mkdtempSync(join(tmpdir(), 'gymnast-bench-collect-'));
@@ -47,7 +43,5 @@ export async function collectOverhead(): Promise<BenchResult[]> {
       });
     }
     return results;
-  } finally {
-    child.kill('SIGTERM');
-  }
+  });
 }

@@ -1,21 +1,10 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { SamplingParams } from '../src/core/index.js';
 import { RemotePolicy, vllmCompletionsBackend, type PolicyRequest } from '../src/policy/index.js';
 import type { BenchResult } from './bench-result.js';
+import { withTestServer } from './test-server-child.js';
 
 const IN_FLIGHT = 256;
 const REQUESTS = 4_000;
-
-async function withServer<T>(work: (url: string) => Promise<T>): Promise<T> {
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./test-server-process.ts', import.meta.url).pathname], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
-  try {
-    return await work(chunk.toString().trim());
-  } finally {
-    child.kill('SIGTERM');
-  }
-}
 
 /** Runs `send` REQUESTS times with IN_FLIGHT in flight; returns requests/s and client CPU ms per request. */
 async function measure(send: (i: number) => Promise<unknown>): Promise<{ perSecond: number; cpuMs: number }> {
@@ -43,7 +32,7 @@ const request = (i: number): PolicyRequest => ({
 
 /** gymnast's client (undici pool + router + zod) against global fetch, both at 256 in flight on the same server. */
 export async function httpClientThroughput(): Promise<BenchResult[]> {
-  return withServer(async (url) => {
+  return withTestServer(async (url) => {
     const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [url], model: 'm', maxModelLen: 32_768 });
     const signal = new AbortController().signal;
     await measure((i) => policy.generate(request(i), signal)); // warm-up: JIT, connections
