@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import { ContextLengthError } from '../core/errors/context-length-error.js';
 import { ServerError } from '../core/errors/server-error.js';
@@ -36,6 +37,7 @@ export class RemotePolicy<Wire> implements Policy {
   readonly #ownsClient: boolean;
   readonly #timeoutMs: number;
   #model: Promise<{ id: string; maxModelLen: number | undefined }> | undefined;
+  #known: { id: string; maxModelLen: number | undefined } | undefined;
   readonly #configured: { model?: string; maxModelLen?: number };
 
   constructor(options: RemotePolicyOptions<Wire>) {
@@ -49,7 +51,8 @@ export class RemotePolicy<Wire> implements Policy {
   }
 
   async generate(request: PolicyRequest, signal: AbortSignal): Promise<PolicyResultInput> {
-    const model = await raceAbort(this.#modelInfo(), signal);
+    // Once known, the model info is read directly: racing the signal would add a listener per request.
+    const model = this.#known ?? (await raceAbort(this.#modelInfo(), signal));
     const fitted = fitToContext(request, model.maxModelLen);
     const body = this.#backend.toWire(fitted, model.id);
     const wire = await this.router.call(
@@ -76,13 +79,17 @@ export class RemotePolicy<Wire> implements Policy {
   /** Looked up once for every episode, so under no one episode's signal: the request has its own deadline. */
   #modelInfo(): Promise<{ id: string; maxModelLen: number | undefined }> {
     const { model, maxModelLen } = this.#configured;
-    if (model !== undefined && maxModelLen !== undefined) return Promise.resolve({ id: model, maxModelLen });
+    if (model !== undefined && maxModelLen !== undefined) {
+      this.#known = { id: model, maxModelLen };
+      return Promise.resolve(this.#known);
+    }
     const signal = new AbortController().signal;
     this.#model ??= this.router
       .call('gymnast:models', (replica) => this.#client.request({ method: 'GET', baseUrl: replica.url, path: '/v1/models', schema: ModelList, timeoutMs: this.#timeoutMs, signal }), signal)
       .then((list) => {
         const served = list.data.find((entry) => entry.id === model) ?? list.data[0]!;
-        return { id: model ?? served.id, maxModelLen: maxModelLen ?? served.max_model_len };
+        this.#known = { id: model ?? served.id, maxModelLen: maxModelLen ?? served.max_model_len };
+        return this.#known;
       });
     // A failed lookup is not cached: the next episode asks again.
     this.#model.catch(() => (this.#model = undefined));
@@ -93,6 +100,8 @@ export class RemotePolicy<Wire> implements Policy {
 /** The promise, or the signal's reason as soon as it aborts (the work itself goes on for others). */
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
+  // Every episode starting before the lookup answers waits here on the run's one signal: that many listeners is expected.
+  setMaxListeners(0, signal);
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
