@@ -17,6 +17,7 @@ interface CollectFlags {
   policy: string;
   baseUrl: string[];
   model?: string;
+  apiKey?: string;
   tokenizer?: string;
   limit?: number;
   numRepeats: NumRepeats;
@@ -53,6 +54,7 @@ export function collectCommand(): Command {
     .option('--policy <name>', `embedded (no server, the default) or ${Object.keys(backends).join(', ')}`, 'embedded')
     .option('--base-url <url>', 'inference server base URL, repeat for replicas (with a server policy)', (value: string, previous: string[]) => [...previous, value], [])
     .option('--model <name>', 'served model name (default: what /v1/models lists)')
+    .option('--api-key <key>', 'sent as Authorization: Bearer (default: $GYMNAST_API_KEY or $OPENAI_API_KEY)')
     .option('--tokenizer <dir>', "the model's tokenizer.json + tokenizer_config.json (with a server policy)")
     .option('--limit <n>', 'only the first N lines of the input', positiveInteger)
     .option('--num-repeats <n|json>', 'rollouts per row: a number, or {"agent": k, "_default": k}', numRepeats, 1)
@@ -131,7 +133,8 @@ async function choosePolicy(flags: CollectFlags): Promise<{ policy: Policy; rend
   if (flags.baseUrl.length === 0) throw new ConfigError(`--policy ${flags.policy} needs at least one --base-url`);
   if (!flags.tokenizer) throw new ConfigError(`--policy ${flags.policy} needs --tokenizer DIR (the model's tokenizer.json and tokenizer_config.json)`);
   const tokenizer = await loadHfTokenizer(flags.tokenizer);
-  const policy = new RemotePolicy({ backend: backend(), urls: flags.baseUrl, ...(flags.model ? { model: flags.model } : {}) });
+  const apiKey = flags.apiKey ?? process.env.GYMNAST_API_KEY ?? process.env.OPENAI_API_KEY;
+  const policy = new RemotePolicy({ backend: backend(), urls: flags.baseUrl, ...(flags.model ? { model: flags.model } : {}), ...(apiKey ? { apiKey } : {}) });
   return { policy, renderer: new TemplateRenderer(tokenizer, JinjaChatTemplate.fromConfig(tokenizer.config)), maxModelLen: 32_768 };
 }
 

@@ -13,6 +13,8 @@ export interface RemotePolicyOptions<Wire> extends RouterOptions {
   model?: string;
   /** The model's context length; read from `/v1/models` (`max_model_len`) when absent. */
   maxModelLen?: number;
+  /** Sent as `Authorization: Bearer …` (hosted endpoints, `vllm serve --api-key`). */
+  apiKey?: string;
   /** Deadline of one HTTP request (each retry gets its own). */
   requestTimeoutMs?: number;
   client?: JsonClient;
@@ -36,6 +38,7 @@ export class RemotePolicy<Wire> implements Policy {
   readonly #client: JsonClient;
   readonly #ownsClient: boolean;
   readonly #timeoutMs: number;
+  readonly #headers: Record<string, string>;
   #model: Promise<{ id: string; maxModelLen: number | undefined }> | undefined;
   #known: { id: string; maxModelLen: number | undefined } | undefined;
   readonly #configured: { model?: string; maxModelLen?: number };
@@ -47,6 +50,7 @@ export class RemotePolicy<Wire> implements Policy {
     this.#ownsClient = options.client === undefined;
     this.router = new Router(this.#client, options);
     this.#timeoutMs = options.requestTimeoutMs ?? 300_000;
+    this.#headers = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {};
     this.#configured = { ...(options.model ? { model: options.model } : {}), ...(options.maxModelLen ? { maxModelLen: options.maxModelLen } : {}) };
   }
 
@@ -59,7 +63,7 @@ export class RemotePolicy<Wire> implements Policy {
       request.session_id,
       (replica) =>
         this.#client
-          .request({ method: 'POST', baseUrl: replica.url, path: this.#backend.path, body, headers: { 'x-session-id': request.session_id }, schema: this.#backend.responseSchema, timeoutMs: this.#timeoutMs, signal })
+          .request({ method: 'POST', baseUrl: replica.url, path: this.#backend.path, body, headers: { ...this.#headers, 'x-session-id': request.session_id }, schema: this.#backend.responseSchema, timeoutMs: this.#timeoutMs, signal })
           .catch((error: unknown) => {
             if (error instanceof ServerError && error.status === 400 && CONTEXT_LENGTH_MESSAGE.test(error.message)) {
               throw new ContextLengthError(request.prompt_token_ids.length, model.maxModelLen ?? 0, error.message);
@@ -85,7 +89,7 @@ export class RemotePolicy<Wire> implements Policy {
     }
     const signal = new AbortController().signal;
     this.#model ??= this.router
-      .call('gymnast:models', (replica) => this.#client.request({ method: 'GET', baseUrl: replica.url, path: '/v1/models', schema: ModelList, timeoutMs: this.#timeoutMs, signal }), signal)
+      .call('gymnast:models', (replica) => this.#client.request({ method: 'GET', baseUrl: replica.url, path: '/v1/models', headers: this.#headers, schema: ModelList, timeoutMs: this.#timeoutMs, signal }), signal)
       .then((list) => {
         const served = list.data.find((entry) => entry.id === model) ?? list.data[0]!;
         this.#known = { id: model ?? served.id, maxModelLen: maxModelLen ?? served.max_model_len };

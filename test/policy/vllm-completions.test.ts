@@ -48,6 +48,14 @@ describe('vllm-completions over loopback HTTP', () => {
     assert.equal(record.token_drift_count, 0);
   });
 
+  it('accepts base URLs written with /v1 and sends the API key as a bearer token', async () => {
+    server!.requests.length = 0;
+    const keyed = policy({ urls: [`${server!.url}/v1/`], apiKey: 'secret-key' });
+    const record = await runEpisode(addTask(6), 0, await toolEpisodeOptions(keyed));
+    assert.equal(record.record_type, 'rollout');
+    assert.ok(server!.requests.every((request) => request.authorization === 'Bearer secret-key'));
+  });
+
   it('sends a per-rollout seed and labels every request with the episode as X-Session-ID', async () => {
     server!.requests.length = 0;
     const options = await toolEpisodeOptions(policy());

@@ -57,7 +57,8 @@ export class Router {
   constructor(client: JsonClient, options: RouterOptions) {
     if (options.urls.length === 0) throw new RangeError('a router needs at least one base URL');
     this.#client = client;
-    this.replicas = options.urls.map((url) => ({ url: url.replace(/\/+$/, ''), inFlight: 0, healthy: true }));
+    // Servers are named as `http://host:8000` or, as OpenAI clients write it, `http://host:8000/v1`: both mean the server.
+    this.replicas = options.urls.map((url) => ({ url: url.replace(/\/+$/, '').replace(/\/v1$/, ''), inFlight: 0, healthy: true }));
     this.#retry = { ...defaultRetryOptions, ...options.retry };
     this.#budget = new RetryBudget(options.retryBudget);
     this.#maxSessions = options.maxSessions ?? 100_000;

@@ -23,6 +23,8 @@ export interface IncomingCall {
   path: string;
   body: unknown;
   sessionId: string | undefined;
+  /** The `Authorization` header, when the client sent one. */
+  authorization?: string;
   /** The status and body sent back (absent when the request was cut off). */
   response?: RouteResult;
 }
@@ -94,7 +96,12 @@ export class OpenAiCompatibleServer {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     const body = request.method === 'POST' ? await readJson(request) : undefined;
     const session = request.headers['x-session-id'];
-    const call: IncomingCall = { path, body, sessionId: Array.isArray(session) ? session[0] : session };
+    const call: IncomingCall = {
+      path,
+      body,
+      sessionId: Array.isArray(session) ? session[0] : session,
+      ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}),
+    };
     try {
       if (await this.intercept(call, request, response)) return;
       const route = routes[`${request.method} ${path}`];
