@@ -3,7 +3,6 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
 import type { DatasetRow } from './dataset-row.js';
-import type { RowIssue } from './row-error.js';
 
 /** NeMo Gym's prompt config: templates whose `{field}` placeholders are the row's top-level fields. */
 export const PromptConfig = z.object({ user: z.string(), system: z.string().optional() }).strict();
@@ -43,11 +42,6 @@ export function hasPrompt(row: DatasetRow): boolean {
 }
 
 export const PROMPT_CONFLICT = 'the row already has a prompt; --prompt-config fills rows without one';
-
-/** Every row that already carries a prompt, as issues. */
-export function promptConflicts(rows: readonly { line: number; row: DatasetRow }[], file: string): RowIssue[] {
-  return rows.filter(({ row }) => hasPrompt(row)).map(({ line }) => ({ file, line, field: 'responses_create_params.input', message: PROMPT_CONFLICT }));
-}
 
 /** The row with `responses_create_params.input` set from the templates; other request fields are kept. */
 export function applyPrompt(row: DatasetRow, config: PromptConfig): DatasetRow {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DatasetRow } from '../../src/collect/dataset-row.js';
-import { applyPrompt, fillTemplate, loadPromptConfig, promptConflicts } from '../../src/collect/prompt-config.js';
+import { applyPrompt, fillTemplate, hasPrompt, loadPromptConfig } from '../../src/collect/prompt-config.js';
 
 describe("NeMo Gym's prompt config", () => {
   it('fills {field} from top-level row fields, with {{ and }} as literal braces', () => {
@@ -22,13 +22,13 @@ describe("NeMo Gym's prompt config", () => {
     assert.equal(row.responses_create_params?.input, undefined, 'the original row is not changed');
   });
 
-  it('reports every row that already has a prompt, in one error', () => {
+  it('tells rows that already have a prompt (which a prompt config must not overwrite) from rows without one', () => {
     const rows = [
       { line: 1, row: DatasetRow.parse({ question: 'a' }) },
       { line: 2, row: DatasetRow.parse({ responses_create_params: { input: 'hi' } }) },
       { line: 3, row: DatasetRow.parse({ responses_create_params: { input: [{ role: 'user', content: 'x' }] } }) },
     ];
-    assert.deepEqual(promptConflicts(rows, 'in.jsonl').map((issue) => issue.line), [2, 3]);
+    assert.deepEqual(rows.filter(({ row }) => hasPrompt(row)).map(({ line }) => line), [2, 3]);
   });
 
   it('loads YAML with a required user template and rejects unknown keys', async () => {
