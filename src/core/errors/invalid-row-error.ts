@@ -1,0 +1,14 @@
+import { GymnastError } from './gymnast-error.js';
+
+/** A row of a result, failure or materialized file that does not match its schema: where, which field, what. */
+export class InvalidRowError extends GymnastError {
+  readonly kind = 'invalid-row';
+  readonly where: string;
+  readonly field: string;
+
+  constructor(where: string, field: string, message: string) {
+    super(`${where}: ${field ? `${field}: ` : ''}${message}`);
+    this.where = where;
+    this.field = field;
+  }
+}

@@ -1,0 +1,84 @@
+import type { z } from 'zod';
+import { InvalidRowError } from './errors/invalid-row-error.js';
+import { toFailureClass } from './failure-class.js';
+import { FailureRow, MaterializedRow, ResultRow, ROW_SCHEMA_VERSION, RowKeys } from './result-row.js';
+
+/**
+ * A row without its heavy fields checked: `messages`, `env_metadata` and `sampling` can hold thousands
+ * of numbers a row, and metrics, resume and indexes do not need them (they stay in the row, typed unknown).
+ */
+const HEAVY_FIELDS = { messages: true, env_metadata: true, sampling: true } as const;
+export const ResultRowHead = ResultRow.omit(HEAVY_FIELDS);
+export type ResultRowHead = z.infer<typeof ResultRowHead>;
+export const FailureRowHead = FailureRow.omit(HEAVY_FIELDS);
+export type FailureRowHead = z.infer<typeof FailureRowHead>;
+
+/** A row read back from a file: a success for the main file, or a failure for the sidecar. */
+export type ReadRow = { kind: 'result'; row: ResultRowHead } | { kind: 'failure'; row: FailureRowHead };
+export type ReadFullRow = { kind: 'result'; row: ResultRow } | { kind: 'failure'; row: FailureRow };
+
+/**
+ * Reads one parsed JSON value as a row of the current schema version, upgrading older versions
+ * explicitly and refusing newer ones. `where` (file:line) names the row in every error.
+ */
+export function readRow(value: unknown, where: string): ReadRow {
+  const current = upgrade(value, where);
+  if (current._ng_failure_class !== undefined) return { kind: 'failure', row: check(FailureRowHead, current, where) };
+  return { kind: 'result', row: check(ResultRowHead, current, where) };
+}
+
+/** `readRow` with every field checked, messages and their token ids included (for the viewer, exports). */
+export function readFullRow(value: unknown, where: string): ReadFullRow {
+  const current = upgrade(value, where);
+  if (current._ng_failure_class !== undefined) return { kind: 'failure', row: check(FailureRow, current, where) };
+  return { kind: 'result', row: check(ResultRow, current, where) };
+}
+
+/** A planned rollout read back from the materialized inputs. */
+export function readMaterializedRow(value: unknown, where: string): MaterializedRow {
+  return check(MaterializedRow, value, where);
+}
+
+/** Only the keys of a row (resume needs nothing else), from any schema version. */
+export function readRowKeys(value: unknown, where: string): RowKeys {
+  return check(RowKeys, upgrade(value, where), where);
+}
+
+/**
+ * Version 1 (no `schema_version`: gymnast 0.1 and NeMo Gym's own files) in today's shape: no duration
+ * was recorded; NeMo Gym's defaults for missing keys (task and rollout 0, agent "agent"); NeMo Gym's
+ * failure classes mapped onto ours (the original kept); and no reward on a failure, which NeMo Gym's
+ * judge failures carry as a placeholder 0.
+ */
+function upgrade(value: unknown, where: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidRowError(where, '', 'expected a JSON object');
+  const row = value as Record<string, unknown>;
+  const version = row.schema_version;
+  if (version === ROW_SCHEMA_VERSION) return row;
+  if (typeof version === 'number' && Number.isInteger(version) && version > ROW_SCHEMA_VERSION) {
+    throw new InvalidRowError(where, 'schema_version', `written by a newer gymnast (schema version ${version}; this one reads versions 1 to ${ROW_SCHEMA_VERSION}): upgrade gymnast to read it`);
+  }
+  if (version !== undefined) throw new InvalidRowError(where, 'schema_version', `expected ${ROW_SCHEMA_VERSION} or absent (version 1), got ${JSON.stringify(version)}`);
+  const { reward, ...rest } = row;
+  const upgraded: Record<string, unknown> = {
+    responses_create_params: {},
+    agent_ref: { name: 'agent' },
+    _ng_task_index: 0,
+    _ng_rollout_index: 0,
+    duration_ms: null,
+    ...rest,
+    schema_version: ROW_SCHEMA_VERSION,
+  };
+  const failureClass = row._ng_failure_class;
+  if (failureClass === undefined) return reward === undefined ? upgraded : { ...upgraded, reward };
+  if (typeof failureClass !== 'string') throw new InvalidRowError(where, '_ng_failure_class', `expected a string, got ${JSON.stringify(failureClass)}`);
+  const ours = toFailureClass(failureClass);
+  return { ...upgraded, _ng_failure_class: ours, ...(ours === failureClass ? {} : { nemo_gym_failure_class: failureClass }) };
+}
+
+function check<S extends z.ZodType>(schema: S, value: unknown, where: string): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new InvalidRowError(where, issue.path.join('.'), issue.message);
+}
