@@ -1,4 +1,5 @@
 export { runEpisode, type EpisodeControl } from './run-episode.js';
-export { runGroups, defaultSchedule, type EpisodeGroup, type RunGroupsOptions, type Schedule } from './run-groups.js';
+export { runGroups, type EpisodeGroup, type RunGroupsOptions } from './run-groups.js';
+export { runJobs, Schedule, defaultSchedule, type JobControl, type SchedulerOptions } from './scheduler.js';
 export type { EpisodeOptions, MaxTokensPolicy } from './episode-options.js';
 export type { EngineEvent, EngineObserver, EpisodeKey } from './engine-events.js';

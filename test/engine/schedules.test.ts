@@ -114,11 +114,11 @@ describe('schedules', () => {
     assert.ok(produced <= 10 + 4, `read ${produced} tasks to finish 10 groups`);
   });
 
-  it('rejects a group size or concurrency that is not a positive integer', async () => {
+  it('refuses a group size or concurrency that is not a whole number ≥ 1, as a config error', async () => {
     const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }] });
     const environment = new ScriptedEnvironment({ step: () => ({ reward: 1, terminated: true }) });
     const options = episodeOptions(policy, environment);
-    await assert.rejects(runGroups([task(0)], options, { groupSize: 0 }).next(), /groupSize must be a positive integer/);
-    await assert.rejects(runGroups([task(0)], options, { groupSize: 1, schedule: { kind: 'async', concurrency: 0 } }).next(), /concurrency/);
+    await assert.rejects(runGroups([task(0)], options, { groupSize: 0 }).next(), { kind: 'config', message: /groupSize must be a whole number ≥ 1, got 0/ });
+    await assert.rejects(runGroups([task(0)], options, { groupSize: 1, schedule: { kind: 'async', concurrency: 0 } }).next(), { kind: 'config', message: /schedule\.concurrency/ });
   });
 });

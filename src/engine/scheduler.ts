@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { ConfigError } from '../core/errors/config-error.js';
+import { TurnBarrier } from './turn-barrier.js';
+
+/**
+ * When turns are awaited; the episode loop is the same in both.
+ * - `async` (default): each job runs at its own pace, at most `concurrency` at once.
+ * - `lockstep`: jobs run in batches of `concurrency`, and every turn waits for the batch's slowest
+ *   episode (NeMo RL's synchronous rollout; kept for parity tests and to measure its cost).
+ */
+export const Schedule = z.object({
+  kind: z.enum(['async', 'lockstep']),
+  concurrency: z.number().int().min(1),
+});
+export type Schedule = z.infer<typeof Schedule>;
+
+export const defaultSchedule: Schedule = { kind: 'async', concurrency: 32 };
+
+/** What a job gets from the schedule to run its episode with. */
+export interface JobControl {
+  /** Aborts the job: it should end (an episode ends as an `aborted` failure). */
+  signal: AbortSignal;
+  /** Awaited before every turn: the lockstep schedule's barrier, absent in the async schedule. */
+  pace?: () => Promise<void>;
+}
+
+export interface SchedulerOptions {
+  schedule: Schedule;
+  /** Stops admitting jobs; those in flight finish (the first Ctrl-C). */
+  stopAdmitting?: AbortSignal;
+  /** Stops admitting and aborts the jobs in flight (the second Ctrl-C, a consumer that went away). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs jobs pulled lazily from `jobs` (so memory follows the concurrency, not the job count) under a
+ * schedule. If a job throws, no more are admitted, the others in flight still finish (their results
+ * are written), and then the error is thrown: one crash never discards finished work.
+ */
+export async function runJobs<Job>(
+  jobs: AsyncIterable<Job> | Iterable<Job>,
+  options: SchedulerOptions,
+  run: (job: Job, control: JobControl) => Promise<void>,
+): Promise<void> {
+  const schedule = checkedSchedule(options.schedule);
+  const signal = options.signal ?? new AbortController().signal;
+  const admission = new Admission(jobs, [options.stopAdmitting, options.signal]);
+  if (schedule.kind === 'async') {
+    await settleAll(Array.from({ length: schedule.concurrency }, async () => {
+      for (let job = await admission.next(); job !== undefined; job = await admission.next()) {
+        await admission.guard(run(job.value, { signal }));
+      }
+    }));
+    return;
+  }
+  for (let batch = await admission.take(schedule.concurrency); batch.length > 0; batch = await admission.take(schedule.concurrency)) {
+    const barrier = new TurnBarrier(batch.length);
+    await settleAll(batch.map((job) => admission.guard(run(job, { signal, pace: () => barrier.arrive() }).finally(() => barrier.leave()))));
+  }
+}
+
+function checkedSchedule(schedule: Schedule): Schedule {
+  const parsed = Schedule.safeParse(schedule);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new ConfigError(`schedule.${issue.path.join('.')}: ${issue.message} (got ${JSON.stringify(schedule)})`);
+}
+
+/** The job source, closed to new jobs once a stop signal fires or a job has failed. */
+class Admission<Job> {
+  readonly #jobs: AsyncIterator<Job> | Iterator<Job>;
+  readonly #stops: readonly (AbortSignal | undefined)[];
+  #failed = false;
+
+  constructor(jobs: AsyncIterable<Job> | Iterable<Job>, stops: readonly (AbortSignal | undefined)[]) {
+    this.#jobs = Symbol.asyncIterator in jobs ? jobs[Symbol.asyncIterator]() : jobs[Symbol.iterator]();
+    this.#stops = stops;
+  }
+
+  get #open(): boolean {
+    return !this.#failed && !this.#stops.some((stop) => stop?.aborted);
+  }
+
+  async next(): Promise<{ value: Job } | undefined> {
+    if (!this.#open) return undefined;
+    const next = await this.#jobs.next();
+    return next.done || !this.#open ? undefined : { value: next.value };
+  }
+
+  async take(count: number): Promise<Job[]> {
+    const batch: Job[] = [];
+    while (batch.length < count) {
+      const job = await this.next();
+      if (job === undefined) break;
+      batch.push(job.value);
+    }
+    return batch;
+  }
+
+  /** A failed job closes admission; the failure still reaches the caller. */
+  guard(running: Promise<void>): Promise<void> {
+    return running.catch((error: unknown) => {
+      this.#failed = true;
+      throw error;
+    });
+  }
+}
+
+/** Waits for every promise, then throws the first failure. */
+async function settleAll(running: readonly Promise<void>[]): Promise<void> {
+  const settled = await Promise.allSettled(running);
+  const rejected = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (rejected) throw rejected.reason;
+}
