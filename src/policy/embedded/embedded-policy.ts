@@ -1,9 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { AbortedError } from '../../core/errors/aborted-error.js';
 import { ConfigError } from '../../core/errors/config-error.js';
 import { ContextLengthError } from '../../core/errors/context-length-error.js';
-import { loadHfTokenizer } from '../../tokens/hf-tokenizer.js';
+import { loadHfTokenizer, type HfTokenizer } from '../../tokens/hf-tokenizer.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
 import { createSeededRandom, type SeededRandom } from '../../util/seeded-random.js';
 import type { Policy, PolicyRequest, PolicyResult } from '../policy.js';
@@ -12,8 +14,8 @@ import { decodeStep, KvCache } from './gpt-decoder.js';
 import { GptModel } from './gpt-model.js';
 import { sampleToken } from './sample-token.js';
 
-/** Where the committed weights, their manifest and the tokenizer live. */
-export const embeddedModelDirectory = new URL('../../../assets/embedded/', import.meta.url).pathname;
+/** Where the committed weights, their manifest and the tokenizer live (not `.pathname`: it keeps a space as `%20`). */
+export const embeddedModelDirectory = fileURLToPath(new URL('../../../assets/embedded/', import.meta.url));
 
 const Manifest = z.object({ config: GptConfig, weights: z.object({ file: z.string(), sha256: z.string() }) }).passthrough();
 
@@ -38,21 +40,22 @@ const STEPS_PER_TICK = 8;
  * (continuous batching: every step feeds one token per active sequence, a prompt token or the last
  * sampled one), so many episodes at once run faster than one at a time. Logprobs are the model's raw
  * ones (see `sampleToken`). Same seed, same prompt and params: same tokens, whatever else is running.
+ * `load` gives it the committed HF tokenizer, whose config holds the chat template.
  */
-export class EmbeddedPolicy implements Policy {
+export class EmbeddedPolicy<T extends Tokenizer = Tokenizer> implements Policy {
   readonly name = 'embedded';
   readonly model: GptModel;
-  readonly tokenizer: Tokenizer;
+  readonly tokenizer: T;
   readonly #active: Sequence[] = [];
   #running = false;
 
-  constructor(model: GptModel, tokenizer: Tokenizer) {
+  constructor(model: GptModel, tokenizer: T) {
     this.model = model;
     this.tokenizer = tokenizer;
   }
 
   /** Loads the committed model, refusing weights whose sha256 does not match their manifest. */
-  static async load(directory = embeddedModelDirectory): Promise<EmbeddedPolicy> {
+  static async load(directory = embeddedModelDirectory): Promise<EmbeddedPolicy<HfTokenizer>> {
     const manifest = Manifest.parse(JSON.parse(await readFile(join(directory, 'model.json'), 'utf8')));
     const model = GptModel.fromBytes(manifest.config, await readFile(join(directory, manifest.weights.file)));
     if (model.sha256() !== manifest.weights.sha256) throw new ConfigError(`${join(directory, manifest.weights.file)} does not match the sha256 in model.json`);
@@ -92,6 +95,11 @@ export class EmbeddedPolicy implements Policy {
       this.#active.push(sequence);
       this.#schedule();
     });
+  }
+
+  /** Ends the generations still decoding with an `AbortedError`, releasing their caches. */
+  async close(): Promise<void> {
+    for (const sequence of this.#active.splice(0)) sequence.fail(new AbortedError('the embedded policy was closed'));
   }
 
   #schedule(): void {
