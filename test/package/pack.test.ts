@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const tsc = join(root, 'node_modules', '.bin', 'tsc');
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string; files: string[] };
+
+/** The README's library example, run as written so that the two cannot drift apart. */
+function readmeExample(): string {
+  const section = readFileSync(join(root, 'README.md'), 'utf8').split('\n## Use as a library\n')[1]?.split('\n## ')[0] ?? '';
+  const code = /```js\n([\s\S]*?)```/.exec(section)?.[1];
+  assert.ok(code, 'README.md has a ```js block under "## Use as a library"');
+  return code;
+}
+
+const scriptedEpisode = `
+import { CharTokenizer, EpisodeTask, PlainChatTemplate, runEpisode, SamplingParams, TemplateRenderer } from 'gymnast';
+import { ScriptedEnvironment, ScriptedPolicy } from 'gymnast/testing';
+
+const tokenizer = new CharTokenizer();
+const record = await runEpisode(EpisodeTask.parse({ id: 'q', index: 0, messages: [{ role: 'user', content: '1+1?' }] }), 0, {
+  policy: new ScriptedPolicy({ tokenizer, script: [{ text: '2' }] }),
+  environment: new ScriptedEnvironment({ step: () => ({ reward: 1, terminated: true }) }),
+  renderer: new TemplateRenderer(tokenizer, new PlainChatTemplate()),
+  maxTurns: 2,
+  maxSeqLen: 256,
+  sampling: SamplingParams.parse({ max_tokens: 8 }),
+});
+console.log(JSON.stringify({ reward: record.reward, termination: record.termination.kind }));
+`;
+
+const typedUse = `
+import { collect, SamplingParams, type CollectSummary, type RolloutRecord } from 'gymnast';
+import { ScriptedPolicy } from 'gymnast/testing';
+
+export const sampling: SamplingParams = SamplingParams.parse({ max_tokens: 8 });
+export type Rollouts = CollectSummary['rollouts'];
+export const reward = (record: RolloutRecord): number => record.reward;
+export const policyName = (policy: ScriptedPolicy): string => policy.name;
+// @ts-expect-error collect's options are typed: an input path is a string
+export const wrong = collect({ input: 1 });
+`;
+
+/** tsc reports on stdout, which a failed execFile leaves out of its message. */
+async function compile(args: string[]): Promise<void> {
+  await run(tsc, args).catch((error: Error & { stdout: string }) => assert.fail(`tsc ${args.join(' ')}\n${error.stdout}`));
+}
+
+/** npm ci filled the cache with every dependency; fall back to the registry only when it lacks one. */
+async function installOffline(project: string, tarball: string): Promise<void> {
+  const flags = ['--no-audit', '--no-fund', tarball];
+  await run('npm', ['install', '--offline', ...flags], { cwd: project }).catch(() => run('npm', ['install', '--prefer-offline', ...flags], { cwd: project }));
+}
+
+describe('the npm package', { timeout: 120_000 }, () => {
+  // A space in the path: an installed package lives wherever its consumer does.
+  const dir = mkdtempSync(join(tmpdir(), 'gymnast pack-'));
+  const consumer = join(dir, 'consumer');
+  let packed: string[] = [];
+
+  before(async () => {
+    // A staged copy, built on its own: rebuilding the checkout's dist/ would race with the CLI tests that run it.
+    const stage = join(dir, 'stage');
+    for (const entry of ['package.json', 'README.md', ...manifest.files.filter((entry) => entry !== 'dist')]) cpSync(join(root, entry), join(stage, entry), { recursive: true });
+    await compile(['-p', join(root, 'tsconfig.build.json'), '--outDir', join(stage, 'dist')]);
+    const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: stage });
+    const [pack] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
+    packed = pack!.files.map((file) => file.path);
+    mkdirSync(consumer);
+    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    await installOffline(consumer, join(dir, pack!.filename));
+  });
+
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('holds the compiled code, its types, the CLI and the embedded model, and no sources or tests', () => {
+    for (const path of ['dist/index.js', 'dist/index.d.ts', 'dist/testing/index.js', 'dist/testing/index.d.ts', 'dist/cli/main.js', 'bin/gymnast.js', 'assets/embedded/model.bin', 'README.md']) {
+      assert.ok(packed.includes(path), `${path} is in the tarball`);
+    }
+    assert.deepEqual(packed.filter((path) => /^(src|test)\//.test(path)), []);
+    assert.ok(!existsSync(join(consumer, 'node_modules', 'tsx')), 'tsx is a dev dependency, not installed for consumers');
+  });
+
+  it("runs the README's library example from plain Node: a collect on the embedded model", async () => {
+    writeFileSync(join(consumer, 'arithmetic.jsonl'), readFileSync(join(root, 'examples', 'arithmetic.jsonl'), 'utf8').split('\n').slice(0, 2).join('\n'));
+    writeFileSync(join(consumer, 'collect.mjs'), readmeExample());
+    const { stdout } = await run(process.execPath, ['collect.mjs'], { cwd: consumer });
+    assert.match(stdout, /^4 rollouts, 0 failures/);
+    assert.equal(readFileSync(join(consumer, 'runs', 'library', 'rollouts.jsonl'), 'utf8').trim().split('\n').length, 4);
+  });
+
+  it('runs an episode with the test doubles from gymnast/testing', async () => {
+    writeFileSync(join(consumer, 'episode.mjs'), scriptedEpisode);
+    const { stdout } = await run(process.execPath, ['episode.mjs'], { cwd: consumer });
+    assert.deepEqual(JSON.parse(stdout), { reward: 1, termination: 'env-done' });
+  });
+
+  it('runs the installed CLI from dist/', async () => {
+    const { stdout } = await run(join(consumer, 'node_modules', '.bin', 'gymnast'), ['--version'], { cwd: consumer });
+    assert.equal(stdout.trim(), manifest.version);
+  });
+
+  it('gives a TypeScript project real types, for both entry points', async () => {
+    writeFileSync(join(consumer, 'typed-use.ts'), typedUse);
+    const compilerOptions = { module: 'NodeNext', strict: true, noEmit: true, typeRoots: [join(root, 'node_modules', '@types')], types: ['node'] };
+    writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['typed-use.ts'] }));
+    await compile(['-p', join(consumer, 'tsconfig.json')]);
+  });
+});
