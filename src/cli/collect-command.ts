@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, type Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { collect, type CollectProgress } from '../collect/collect-run.js';
 import { nemoGymAgent } from '../collect/nemo-gym-agent.js';
@@ -7,8 +7,22 @@ import { loadPromptConfig } from '../collect/prompt-config.js';
 import type { NumRepeats } from '../collect/expand-rows.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { SamplingParams } from '../core/sampling-params.js';
-import { chatCompletionsBackend, EmbeddedPolicy, openAiBackend, RemotePolicy, sglangGenerateBackend, vllmCompletionsBackend, type BackendRecipe, type Policy } from '../policy/index.js';
-import { JinjaChatTemplate, loadHfTokenizer, TemplateRenderer, type HfTokenizer } from '../tokens/index.js';
+import { createPolicy, policyKinds, type PolicySpec } from '../policy/index.js';
+import {
+  parseConcurrency,
+  parseFailureLimit,
+  parseKeyValue,
+  parseLimit,
+  parseMaxAttempts,
+  parseMaxSeqLen,
+  parseMaxTokens,
+  parseMaxTurns,
+  parseNumRepeats,
+  parseSchedule,
+  parseSeconds,
+  parseSeed,
+  parseTemperature,
+} from './flag-parsers.js';
 
 interface CollectFlags {
   input: string;
@@ -23,6 +37,7 @@ interface CollectFlags {
   numRepeats: NumRepeats;
   addSeed?: boolean;
   concurrency: number;
+  schedule: 'async' | 'lockstep';
   set: Record<string, unknown>;
   promptConfig?: string;
   maxTurns: number;
@@ -37,48 +52,40 @@ interface CollectFlags {
   agentServer: Record<string, unknown>;
 }
 
-const backends: Record<string, () => BackendRecipe<unknown>> = {
-  'vllm-completions': () => vllmCompletionsBackend as BackendRecipe<unknown>,
-  'vllm-chat': () => chatCompletionsBackend('vllm') as BackendRecipe<unknown>,
-  'sglang-chat': () => chatCompletionsBackend('sglang') as BackendRecipe<unknown>,
-  'sglang-generate': () => sglangGenerateBackend as BackendRecipe<unknown>,
-  openai: () => openAiBackend as BackendRecipe<unknown>,
-};
-
 export function collectCommand(): Command {
   return new Command('collect')
     .description('run rollouts for every row of a NeMo Gym JSONL dataset and write them, with failures and aggregate metrics')
     .option('-i, --input <file>', 'JSONL rows: responses_create_params (+ agent_ref, task fields)')
     .option('-o, --output <file>', 'rollouts JSONL; <stem>_materialized_inputs.jsonl, _failures.jsonl, _aggregate_metrics.json go beside it')
     .option('-a, --agent <name>', 'agent for rows without agent_ref (built-in: see gymnast environments)')
-    .option('--policy <name>', `embedded (no server, the default) or ${Object.keys(backends).join(', ')}`, 'embedded')
+    .option('--policy <name>', `${policyKinds.join(', ')} (embedded, the default, needs no server)`, 'embedded')
     .option('--base-url <url>', 'inference server base URL, repeat for replicas (with a server policy)', (value: string, previous: string[]) => [...previous, value], [])
     .option('--model <name>', 'served model name (default: what /v1/models lists)')
     .option('--api-key <key>', 'sent as Authorization: Bearer (default: $GYMNAST_API_KEY or $OPENAI_API_KEY)')
     .option('--tokenizer <dir>', "the model's tokenizer.json + tokenizer_config.json (with a server policy)")
-    .option('--limit <n>', 'only the first N lines of the input', positiveInteger)
-    .option('--num-repeats <n|json>', 'rollouts per row: a number, or {"agent": k, "_default": k}', numRepeats, 1)
+    .option('--limit <n>', 'only the first N lines of the input', parseLimit)
+    .option('--num-repeats <n|json>', 'rollouts per row: a number, or {"agent": k, "_default": k}', parseNumRepeats, 1)
     .option('--add-seed', 'seed each rollout with its index (metadata.extra_body, as NeMo Gym)')
-    .option('-c, --concurrency <n>', 'episodes in flight', positiveInteger, 32)
-    .option('--set <key=value>', 'override responses_create_params (dotted keys nest; JSON values), repeatable', keyValue, {})
+    .option('-c, --concurrency <n>', 'rollouts in flight (the batch size with --schedule lockstep)', parseConcurrency, 32)
+    .option('--schedule <kind>', 'async (each rollout at its own pace) or lockstep (each turn waits for the batch, as NeMo RL)', parseSchedule, 'async')
+    .option('--set <key=value>', 'override responses_create_params (dotted keys nest; JSON values), repeatable', parseKeyValue, {})
     .option('--prompt-config <file>', "NeMo Gym prompt YAML (system/user templates over the row's fields)")
-    .option('--max-turns <n>', 'turns per episode', positiveInteger, 8)
-    .option('--max-seq-len <n>', 'token budget per episode (default: the model context)', positiveInteger)
-    .option('--max-tokens <n>', 'tokens per generation unless the row says otherwise', positiveInteger, 256)
-    .option('--temperature <t>', 'sampling temperature unless the row says otherwise', Number, 1)
-    .option('--seed <n>', 'base seed; each rollout and turn derives its own', positiveInteger)
-    .option('--rollout-timeout <seconds>', 'deadline per episode', Number)
+    .option('--max-turns <n>', 'turns per episode', parseMaxTurns, 8)
+    .option('--max-seq-len <n>', "token budget per episode (default: the model's context length)", parseMaxSeqLen)
+    .option('--max-tokens <n>', 'tokens per generation unless the row says otherwise', parseMaxTokens, 256)
+    .option('--temperature <t>', 'sampling temperature unless the row says otherwise', parseTemperature, 1)
+    .option('--seed <n>', 'base seed; each rollout and turn derives its own', parseSeed)
+    .option('--rollout-timeout <seconds>', 'deadline per rollout (default: none; each request still has its own)', parseSeconds)
     .option('--resume', 'continue this output in place: done rollouts are kept, failed ones retried; refuses if the plan or config changed')
-    .option('--max-attempts <n>', 'attempts per rollout before its failure is final (with --resume)', positiveInteger, 3)
-    .option('--agent-server <name=url>', 'a NeMo Gym agent server (POST /run) to run rows of agent <name>, repeatable', keyValue, {})
-    .option('--fail-on-error <count|fraction>', 'exit non-zero when more rollouts than this failed (e.g. 10, or 0.05 of them)', Number)
+    .option('--max-attempts <n>', 'attempts per rollout before its failure is final (with --resume)', parseMaxAttempts, 3)
+    .option('--agent-server <name=url>', 'a NeMo Gym agent server (POST /run) to run rows of agent <name>, repeatable', parseKeyValue, {})
+    .option('--fail-on-error <count|fraction>', 'exit non-zero when more rollouts than this failed (e.g. 10, or 0.05 of them)', parseFailureLimit)
     .option('--config <file>', 'YAML or JSON with any of these options by name (e.g. num-repeats: 4); flags given on the command line win')
     .action(async (_flags: CollectFlags, command: Command) => {
       const flags = await withConfigFile(command);
-      const { policy, renderer, maxModelLen } = await choosePolicy(flags);
       let retries = 0;
       const countRetry = () => void (retries += 1);
-      if (policy instanceof RemotePolicy) policy.router.onEvent = (event) => event.type === 'retry' && countRetry();
+      const { policy, renderer, maxModelLen } = await createPolicy(policySpec(flags), { onRouterEvent: (event) => event.type === 'retry' && countRetry() });
       const { stopAdmitting, abort, dispose } = interruptions();
       const servers = Object.entries(flags.agentServer).map(([name, url]) =>
         nemoGymAgent({ name, urls: [String(url)], onRetry: countRetry, ...(flags.rolloutTimeout === undefined ? {} : { timeoutMs: flags.rolloutTimeout * 1000 }) }),
@@ -93,6 +100,7 @@ export function collectCommand(): Command {
         ...(flags.promptConfig ? { promptConfig: await loadPromptConfig(flags.promptConfig) } : {}),
         ...(flags.limit === undefined ? {} : { limit: flags.limit }),
         concurrency: flags.concurrency,
+        schedule: flags.schedule,
         policy,
         renderer,
         maxSeqLen: flags.maxSeqLen ?? maxModelLen,
@@ -108,9 +116,8 @@ export function collectCommand(): Command {
         agents: new Map(servers.map((server) => [server.name, server])),
       }).finally(async () => {
         dispose();
-        await Promise.all(servers.map((server) => server.close()));
+        await Promise.all([policy.close(), ...servers.map((server) => server.close())]);
       });
-      if ('close' in policy) await (policy as RemotePolicy<unknown>).close();
       for (const agent of summary.aggregate) {
         process.stdout.write(`${agent.agent_ref.name}: ${JSON.stringify(agent.key_metrics)}\n`);
       }
@@ -122,20 +129,18 @@ export function collectCommand(): Command {
     });
 }
 
-async function choosePolicy(flags: CollectFlags): Promise<{ policy: Policy; renderer: TemplateRenderer; maxModelLen: number }> {
-  if (flags.policy === 'embedded') {
-    const policy = await EmbeddedPolicy.load();
-    const tokenizer = policy.tokenizer as HfTokenizer;
-    return { policy, renderer: new TemplateRenderer(tokenizer, JinjaChatTemplate.fromConfig(tokenizer.config)), maxModelLen: policy.maxModelLen };
-  }
-  const backend = backends[flags.policy];
-  if (!backend) throw new ConfigError(`unknown policy "${flags.policy}": use embedded or ${Object.keys(backends).join(', ')}`);
-  if (flags.baseUrl.length === 0) throw new ConfigError(`--policy ${flags.policy} needs at least one --base-url`);
-  if (!flags.tokenizer) throw new ConfigError(`--policy ${flags.policy} needs --tokenizer DIR (the model's tokenizer.json and tokenizer_config.json)`);
-  const tokenizer = await loadHfTokenizer(flags.tokenizer);
+/** The policy the flags name; `createPolicy` checks it and says what is missing. */
+function policySpec(flags: CollectFlags): PolicySpec {
+  if (flags.policy === 'embedded') return { kind: 'embedded' };
   const apiKey = flags.apiKey ?? process.env.GYMNAST_API_KEY ?? process.env.OPENAI_API_KEY;
-  const policy = new RemotePolicy({ backend: backend(), urls: flags.baseUrl, ...(flags.model ? { model: flags.model } : {}), ...(apiKey ? { apiKey } : {}) });
-  return { policy, renderer: new TemplateRenderer(tokenizer, JinjaChatTemplate.fromConfig(tokenizer.config)), maxModelLen: 32_768 };
+  return {
+    kind: flags.policy,
+    baseUrls: flags.baseUrl,
+    tokenizerDir: flags.tokenizer,
+    ...(flags.model ? { model: flags.model } : {}),
+    ...(apiKey ? { apiKey } : {}),
+    ...(flags.maxSeqLen === undefined ? {} : { maxModelLen: flags.maxSeqLen }),
+  } as PolicySpec;
 }
 
 /**
@@ -152,7 +157,12 @@ async function withConfigFile(command: Command): Promise<CollectFlags> {
   } catch (error) {
     throw new ConfigError(`cannot read config ${flags.config}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   }
-  const values = parseYaml(text) as unknown;
+  let values: unknown;
+  try {
+    values = parseYaml(text);
+  } catch (error) {
+    throw new ConfigError(`${flags.config}: not valid YAML or JSON (${(error as Error).message.split('\n')[0]})`);
+  }
   if (typeof values !== 'object' || values === null || Array.isArray(values)) throw new ConfigError(`${flags.config}: expected a mapping of option names to values`);
   const merged: Record<string, unknown> = { ...flags };
   for (const [key, value] of Object.entries(values)) {
@@ -160,10 +170,42 @@ async function withConfigFile(command: Command): Promise<CollectFlags> {
     const option = command.options.find((candidate) => candidate.attributeName() === name);
     if (!option || name === 'config') throw new ConfigError(`${flags.config}: unknown option "${key}" (see gymnast collect --help)`);
     if (command.getOptionValueSource(name) === 'cli') continue;
-    merged[name] = typeof value === 'string' && option.parseArg ? option.parseArg(value, undefined) : value;
+    try {
+      merged[name] = configValue(option, value);
+    } catch (error) {
+      throw new ConfigError(`${flags.config}: ${key}: ${(error as Error).message}`);
+    }
   }
   for (const required of ['input', 'output']) if (merged[required] === undefined) throw new ConfigError(`collect needs --${required} (on the command line or in ${flags.config})`);
   return merged as unknown as CollectFlags;
+}
+
+/**
+ * A config file's value as the flag's own parser reads it, so a file is checked exactly like a command
+ * line: scalars go through the parser as text, mappings (`set`, `agent-server`, a `num-repeats` map)
+ * and lists (`base-url`) entry by entry.
+ */
+function configValue(option: Option, value: unknown): unknown {
+  const scalar = typeof value === 'string' || typeof value === 'number';
+  if (option.isBoolean()) {
+    if (typeof value !== 'boolean') throw new InvalidArgumentError(`expected true or false, got ${JSON.stringify(value)}`);
+    return value;
+  }
+  const parse = option.parseArg as ((text: string, previous: unknown) => unknown) | undefined;
+  if (Array.isArray(option.defaultValue)) {
+    const items = Array.isArray(value) ? value : [value];
+    if (!items.every((item) => typeof item === 'string')) throw new InvalidArgumentError('expected text or a list of text');
+    return items;
+  }
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    if (option.attributeName() === 'numRepeats') return parseNumRepeats(JSON.stringify(value));
+    if (!parse || typeof option.defaultValue !== 'object') throw new InvalidArgumentError(`expected a single value, got a mapping`);
+    let entries: unknown = {};
+    for (const [key, item] of Object.entries(value)) entries = parse(`${key}=${JSON.stringify(item)}`, entries);
+    return entries;
+  }
+  if (!scalar) throw new InvalidArgumentError(`expected a value, got ${JSON.stringify(value)}`);
+  return parse ? parse(String(value), option.defaultValue) : String(value);
 }
 
 /**
@@ -230,32 +272,4 @@ function formatDuration(seconds: number): string {
   if (seconds < 60) return `${Math.ceil(seconds)}s`;
   if (seconds < 3600) return `${Math.floor(seconds / 60)}m${String(Math.ceil(seconds % 60)).padStart(2, '0')}s`;
   return `${Math.floor(seconds / 3600)}h${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}m`;
-}
-
-function positiveInteger(value: string): number {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 0) throw new InvalidArgumentError('expected a whole number');
-  return number;
-}
-
-function numRepeats(value: string): NumRepeats {
-  if (/^\d+$/.test(value)) return Number(value);
-  try {
-    return JSON.parse(value) as Record<string, number>;
-  } catch {
-    throw new InvalidArgumentError('expected a number or a JSON object like {"math": 4, "_default": 1}');
-  }
-}
-
-function keyValue(value: string, previous: Record<string, unknown>): Record<string, unknown> {
-  const equals = value.indexOf('=');
-  if (equals <= 0) throw new InvalidArgumentError('expected key=value');
-  const raw = value.slice(equals + 1);
-  let parsed: unknown = raw;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    // a plain string
-  }
-  return { ...previous, [value.slice(0, equals)]: parsed };
 }

@@ -1,25 +1,18 @@
 import { EpisodeTask } from '../core/episode-task.js';
 import type { SamplingParamsInput } from '../core/sampling-params.js';
-import { runEpisode, type EpisodeOptions } from '../engine/index.js';
+import { runEpisode, type EpisodeOptions, type JobControl } from '../engine/index.js';
 import { findEnvironment } from '../environments/registry.js';
 import { ResponsesItem, ResponsesTool, responsesInputToMessages, responsesToolsToChatTools } from '../tokens/responses-items.js';
 import { z } from 'zod';
-import type { MaterializedRow } from './dataset-row.js';
-import { outputRow } from './output-row.js';
+import type { MaterializedRow } from '../core/result-row.js';
+import { episodeOutcome } from './output-row.js';
 import type { RowIssue } from './row-error.js';
+import type { RolloutOutcome } from './sink.js';
 
-/** What running one planned rollout gave: a result row for the output, or a failure row for the sidecar. */
-export interface AgentOutcome {
-  kind: 'rollout' | 'failure';
-  row: Record<string, unknown>;
-  /** The rollout's reward (successes only: a failure never has one). */
-  reward?: number;
-}
-
-/** What every rollout of a run shares. */
+/** What every rollout of a run shares, and how the schedule drives this one. */
 export interface AgentContext {
   episode: Omit<EpisodeOptions, 'environment'>;
-  signal?: AbortSignal;
+  control: JobControl;
 }
 
 /** Who runs a row: a built-in environment's episode loop, or a NeMo Gym agent server. */
@@ -27,7 +20,8 @@ export interface Agent {
   name: string;
   /** What keeps a row from running, reported with every other bad row before any work. */
   check(row: MaterializedRow): RowIssue[];
-  run(row: MaterializedRow, context: AgentContext): Promise<AgentOutcome>;
+  /** Never rejects for a failed rollout: that is a failure outcome. */
+  run(row: MaterializedRow, context: AgentContext): Promise<RolloutOutcome>;
 }
 
 const RequestFields = z
@@ -59,9 +53,8 @@ export function builtinAgent(name: string): Agent | undefined {
     },
     async run(row, context) {
       const task = rowToTask(row) as EpisodeTask;
-      const record = await runEpisode(task, row._ng_rollout_index, { ...context.episode, environment }, context.signal ? { signal: context.signal } : {});
-      const result = outputRow(row, record, task.messages.length);
-      return record.record_type === 'rollout' ? { kind: 'rollout', row: result, reward: record.reward } : { kind: 'failure', row: result };
+      const record = await runEpisode(task, row._ng_rollout_index, { ...context.episode, environment }, context.control);
+      return episodeOutcome(row, record, task.messages.length);
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { MaterializedRow } from './dataset-row.js';
+import type { MaterializedRow } from '../core/result-row.js';
 import { RowPlanner, type NumRepeats, type PlannerOptions } from './row-planner.js';
 import type { RowIssue } from './row-error.js';
 

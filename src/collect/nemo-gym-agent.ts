@@ -1,9 +1,13 @@
 import { z } from 'zod';
 import { GymnastError } from '../core/errors/gymnast-error.js';
-import { isDeterministicFailure, recordError } from '../core/recorded-error.js';
+import { toFailureClass, type FailureClass } from '../core/failure-class.js';
+import { recordError } from '../core/recorded-error.js';
+import { ROW_SCHEMA_VERSION, RowResponse, type MaterializedRow } from '../core/result-row.js';
 import { JsonClient } from '../policy/http/json-client.js';
 import { Router } from '../policy/router/router.js';
-import type { Agent, AgentOutcome } from './agent.js';
+import type { Agent } from './agent.js';
+import { failureFields } from './output-row.js';
+import type { RolloutOutcome } from './sink.js';
 
 export interface NemoGymAgentOptions {
   name: string;
@@ -17,49 +21,74 @@ export interface NemoGymAgentOptions {
   onRetry?: () => void;
 }
 
-/** NeMo Gym's `/run` answer: whatever the agent reports, with a numeric `reward` (never invented here). */
-const RunResult = z.object({ reward: z.number() }).passthrough();
+/**
+ * NeMo Gym's `/run` answer: whatever the agent reports, with a numeric `reward` (never invented here).
+ * A verifier that failed says so with `_ng_failure_class` (NeMo Gym's `judge_failed` and others).
+ */
+const RunResult = z.looseObject({
+  reward: z.number(),
+  response: RowResponse.optional(),
+  _ng_failure_class: z.string().optional(),
+});
+
+/** The keys NeMo Gym's collector stamps on a result: the agent's own are trusted for none of them. */
+const stampsOf = (row: MaterializedRow) => ({
+  responses_create_params: row.responses_create_params,
+  agent_ref: row.agent_ref,
+  _ng_task_index: row._ng_task_index,
+  _ng_rollout_index: row._ng_rollout_index,
+  ...(row._ng_attempt_index === undefined ? {} : { _ng_attempt_index: row._ng_attempt_index }),
+});
 
 /**
  * A NeMo Gym agent server (`POST /run` with the materialized row, NeMo Gym's shapes), so gymnast can
  * drive existing deployments. Transport errors, timeouts, 429 and 5xx are retried through the router;
  * what still fails is a typed failure row (transport, timeout, agent-error), never a reward of 0.
- * The result is stamped with the row's keys: the agent's own are trusted for none of them.
  */
 export function nemoGymAgent(options: NemoGymAgentOptions): Agent & { close(): Promise<void> } {
   const client = options.client ?? new JsonClient();
-  const router = new Router(client, { urls: options.urls, retry: { maxAttempts: options.maxAttempts ?? 3 } });
-  router.onEvent = (event) => {
-    if (event.type === 'retry') options.onRetry?.();
-  };
+  const router = new Router(client, {
+    urls: options.urls,
+    retry: { maxAttempts: options.maxAttempts ?? 3 },
+    onEvent: (event) => {
+      if (event.type === 'retry') options.onRetry?.();
+    },
+  });
   return {
     name: options.name,
     check: () => [],
-    async run(row, context): Promise<AgentOutcome> {
-      const signal = context.signal ?? new AbortController().signal;
-      const stamps = {
-        _ng_task_index: row._ng_task_index,
-        _ng_rollout_index: row._ng_rollout_index,
-        agent_ref: row.agent_ref,
-        ...(row._ng_attempt_index === undefined ? {} : { _ng_attempt_index: row._ng_attempt_index }),
-      };
+    async run(row, { control: { signal } }): Promise<RolloutOutcome> {
+      const started = performance.now();
+      const elapsed = () => performance.now() - started;
       try {
         const result = await router.call(
           `${row._ng_task_index}:${row._ng_rollout_index}`,
           (replica) => client.request({ method: 'POST', baseUrl: replica.url, path: '/run', body: row, schema: RunResult, timeoutMs: options.timeoutMs ?? 600_000, signal }),
           signal,
         );
-        return { kind: 'rollout', row: { ...result, ...stamps }, reward: result.reward };
+        const { reward, _ng_failure_class: reported, ...rest } = result;
+        const common = { ...row, ...rest, ...stampsOf(row), schema_version: ROW_SCHEMA_VERSION, duration_ms: elapsed() };
+        if (reported !== undefined) return { kind: 'failure', row: { ...common, ...reportedFailure(reported) } };
+        return { kind: 'result', row: { ...common, response: result.response ?? {}, reward } };
       } catch (error) {
         if (!GymnastError.isInstance(error) && !signal.aborted) throw error;
-        const failureClass = signal.aborted ? 'aborted' : error instanceof GymnastError && (error.kind === 'transport' || error.kind === 'timeout') ? error.kind : 'agent-error';
-        const recorded = recordError(signal.aborted ? signal.reason : error);
-        return { kind: 'failure', row: { ...row, ...stamps, _ng_failure_class: failureClass, ...(isDeterministicFailure(recorded) ? { _ng_failure_terminal: true } : {}), error: recorded } };
+        const failureClass: FailureClass = signal.aborted ? 'aborted' : GymnastError.isInstance(error) && (error.kind === 'transport' || error.kind === 'timeout') ? error.kind : 'agent-error';
+        const keyed = { ...row, ...stampsOf(row), schema_version: ROW_SCHEMA_VERSION, duration_ms: elapsed() };
+        return { kind: 'failure', row: { ...keyed, ...failureFields(failureClass, recordError(signal.aborted ? signal.reason : error)) } };
       }
     },
     async close() {
       router.close();
       if (!options.client) await client.close();
     },
+  };
+}
+
+/** A failure the agent reported in NeMo Gym's words (its placeholder reward is dropped, never kept). */
+function reportedFailure(reported: string) {
+  const ours = toFailureClass(reported);
+  return {
+    ...failureFields(ours, { kind: 'agent-reported', name: 'NemoGymFailure', message: `the agent server reported ${reported}` }),
+    ...(ours === reported ? {} : { nemo_gym_failure_class: reported }),
   };
 }

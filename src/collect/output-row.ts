@@ -1,24 +1,27 @@
-import { isDeterministicFailure } from '../core/recorded-error.js';
-import { ROLLOUT_SCHEMA_VERSION, RolloutRecord, type EpisodeRecord } from '../core/rollout-record.js';
+import { isDeterministicFailure, type RecordedError } from '../core/recorded-error.js';
+import { ROW_SCHEMA_VERSION, type FailureRow, type MaterializedRow, type ResultRow } from '../core/result-row.js';
+import type { EpisodeRecord } from '../core/rollout-record.js';
+import type { FailureClass } from '../core/failure-class.js';
 import { messagesToResponsesItems } from '../tokens/responses-items.js';
-import type { MaterializedRow } from './dataset-row.js';
+import type { RolloutOutcome } from './sink.js';
 
 /**
- * A finished episode as a NeMo Gym result row: the materialized input, a Responses-style `response`
- * (output items and usage), `reward`, `terminated`/`truncated`, the stamped keys, and gymnast's exact
- * record (`messages` with token ids and logprobs, `termination`, `turns`). Failures also carry
- * `_ng_failure_class` and the error, and go to the sidecar file.
+ * A finished episode as a NeMo Gym row: the materialized input, a Responses-style `response` (output
+ * items and usage), `reward`, `terminated`/`truncated`, the stamped keys, and gymnast's exact record
+ * (`messages` with token ids and logprobs, `termination`, `turns`). A failure has no reward and goes
+ * to the sidecar with its class and error.
  */
-export function outputRow(row: MaterializedRow, record: EpisodeRecord, openingMessages: number): Record<string, unknown> {
+export function episodeOutcome(row: MaterializedRow, record: EpisodeRecord, openingMessages: number): RolloutOutcome {
   const inputTokens = record.turns.reduce((total, turn) => total + turn.prompt_tokens, 0);
   const outputTokens = record.turns.reduce((total, turn) => total + turn.generated_tokens, 0);
-  const base = {
+  const common = {
     ...row,
+    schema_version: ROW_SCHEMA_VERSION,
+    duration_ms: record.timing.duration_ms,
     response: {
       output: messagesToResponsesItems(record.messages.slice(openingMessages)),
       usage: { input_tokens: inputTokens, output_tokens: outputTokens, total_tokens: inputTokens + outputTokens },
     },
-    reward: record.reward,
     ...(Object.keys(record.reward_components).length > 0 ? { reward_components: record.reward_components } : {}),
     ...endFlags(record),
     num_turns: record.turns.length,
@@ -30,13 +33,14 @@ export function outputRow(row: MaterializedRow, record: EpisodeRecord, openingMe
     turns: record.turns,
     env_metadata: record.env_metadata,
     sampling: record.sampling,
-    _ng_task_index: row._ng_task_index,
-    _ng_rollout_index: row._ng_rollout_index,
-    agent_ref: row.agent_ref,
   };
-  if (record.record_type === 'rollout') return base;
-  const { reward: _unearned, ...withoutReward } = base;
-  return { ...withoutReward, _ng_failure_class: record.failure_class, ...(isDeterministicFailure(record.error) ? { _ng_failure_terminal: true } : {}), error: record.error };
+  if (record.record_type === 'rollout') return { kind: 'result', row: { ...common, reward: record.reward } satisfies ResultRow };
+  return { kind: 'failure', row: { ...common, ...failureFields(record.failure_class, record.error) } satisfies FailureRow };
+}
+
+/** The class, the error, and whether retrying could ever help (a deterministic failure is never retried). */
+export function failureFields(failureClass: FailureClass, error: RecordedError): Pick<FailureRow, '_ng_failure_class' | '_ng_failure_terminal' | 'error'> {
+  return { _ng_failure_class: failureClass, ...(isDeterministicFailure(error) ? { _ng_failure_terminal: true } : {}), error };
 }
 
 /**
@@ -53,18 +57,4 @@ function endFlags(record: EpisodeRecord): { terminated: boolean; truncated: bool
 function extractedAnswer(record: EpisodeRecord): { extracted_answer?: string | null } {
   const reported = record.turns.filter((turn) => turn.answer !== undefined);
   return reported.length === 0 ? {} : { extracted_answer: reported.at(-1)!.answer ?? null };
-}
-
-/** The rollout record inside a result row written by `outputRow` (for metrics computed after the run). */
-export function recordFromOutputRow(row: Readonly<Record<string, unknown>>): RolloutRecord {
-  return RolloutRecord.parse({
-    ...row,
-    schema_version: ROLLOUT_SCHEMA_VERSION,
-    record_type: 'rollout',
-    task_id: String(row._ng_task_index),
-    task_index: row._ng_task_index,
-    rollout_index: row._ng_rollout_index,
-    reward_components: row.reward_components ?? {},
-    timing: { duration_ms: 0 },
-  });
 }

@@ -1,17 +1,18 @@
 import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync } from 'node:fs';
 import { ConfigError } from '../core/errors/config-error.js';
-import type { MaterializedRow } from './dataset-row.js';
+import type { RolloutKeys, RowKeys } from '../core/result-row.js';
+import { readRowKeys } from '../core/row-reader.js';
 
 /** A result row's key: (task, rollout). */
-export const rolloutKey = (row: Readonly<Record<string, unknown>>) => `${row._ng_task_index}:${row._ng_rollout_index}`;
+export const rolloutKey = (row: RolloutKeys) => `${row._ng_task_index}:${row._ng_rollout_index}`;
 
 /**
  * (task, rollout) as one exact number when both are in range (a million keys cost a few megabytes,
  * not a million strings), else as a string: caller-stamped task indices can be arbitrarily large.
  */
-export function compactKey(row: Readonly<Record<string, unknown>>): number | string {
-  const task = Number(row._ng_task_index);
-  const rollout = Number(row._ng_rollout_index);
+export function compactKey(row: RolloutKeys): number | string {
+  const task = row._ng_task_index;
+  const rollout = row._ng_rollout_index;
   return task < 2 ** 31 && rollout < 2 ** 21 ? task * 2 ** 21 + rollout : `${task}:${rollout}`;
 }
 
@@ -21,7 +22,7 @@ export function compactKey(row: Readonly<Record<string, unknown>>): number | str
  * does not parse, was never committed, and is cut off the file and its size reported. A bad line with
  * good rows after it is corruption, not a crash: it is an error naming the line, and nothing is cut.
  */
-export function repairJsonl(path: string, visit: (row: Record<string, unknown>) => void): { repairedBytes: number } {
+export function repairJsonl(path: string, visit: (value: unknown, line: number) => void): { repairedBytes: number } {
   if (!existsSync(path)) return { repairedBytes: 0 };
   const fd = openSync(path, 'r+');
   try {
@@ -44,11 +45,9 @@ export function repairJsonl(path: string, visit: (row: Record<string, unknown>) 
           throw new ConfigError(`${path}:${unparsed.line} is not valid JSON, but complete rows follow it: the file is corrupt, not cut by a crash. Remove or fix that line, then resume.`);
         }
         if (line.trim() !== '') {
-          try {
-            visit(JSON.parse(line) as Record<string, unknown>);
-          } catch {
-            unparsed = { line: lineNumber, at: committed };
-          }
+          const value = parseOrUndefined(line);
+          if (value === undefined) unparsed = { line: lineNumber, at: committed };
+          else visit(value, lineNumber);
         }
         if (!unparsed) committed += newline + 1;
         pending = pending.subarray(newline + 1);
@@ -61,18 +60,26 @@ export function repairJsonl(path: string, visit: (row: Record<string, unknown>) 
   }
 }
 
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /** What a resume needs to know of earlier attempts, keyed compactly. */
 export class ResumeState {
   readonly #done = new Set<number | string>();
   readonly #attempts = new Map<number | string, number>();
   readonly #terminal = new Set<number | string>();
 
-  addSuccess(row: Readonly<Record<string, unknown>>): void {
+  addSuccess(row: RowKeys): void {
     this.#done.add(compactKey(row));
   }
 
   /** A rollout the user interrupted (Ctrl-C) did not fail on its own: it does not use up an attempt. */
-  addFailure(row: Readonly<Record<string, unknown>>): void {
+  addFailure(row: RowKeys): void {
     if (row._ng_failure_class === 'aborted') return;
     const key = compactKey(row);
     this.#attempts.set(key, (this.#attempts.get(key) ?? 0) + 1);
@@ -84,11 +91,28 @@ export class ResumeState {
   }
 
   /** Skip a done key; give up on a terminal or exhausted one; otherwise run it as attempt n (the failures so far). */
-  decide(row: MaterializedRow, maxAttempts: number): { kind: 'done' } | { kind: 'given-up' } | { kind: 'run'; attempt: number } {
+  decide(row: RolloutKeys, maxAttempts: number): { kind: 'done' } | { kind: 'given-up' } | { kind: 'run'; attempt: number } {
     const key = compactKey(row);
     if (this.#done.has(key)) return { kind: 'done' };
     const attempt = this.#attempts.get(key) ?? 0;
     if (this.#terminal.has(key) || attempt >= maxAttempts) return { kind: 'given-up' };
     return { kind: 'run', attempt };
   }
+}
+
+/**
+ * What earlier attempts of a run left in its result files: each file's last line, if a crash cut it,
+ * is repaired first (and reported through `onNotice`).
+ */
+export function loadResumeState(files: { output: string; failures: string }, onNotice?: (message: string) => void): ResumeState {
+  const state = new ResumeState();
+  const visits = [
+    [files.output, (keys: RowKeys) => state.addSuccess(keys)],
+    [files.failures, (keys: RowKeys) => state.addFailure(keys)],
+  ] as const;
+  for (const [file, add] of visits) {
+    const { repairedBytes } = repairJsonl(file, (value, line) => add(readRowKeys(value, `${file}:${line}`)));
+    if (repairedBytes > 0) onNotice?.(`repaired ${file}: removed a last line cut by a crash (${repairedBytes} bytes)`);
+  }
+  return state;
 }

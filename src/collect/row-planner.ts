@@ -5,7 +5,8 @@ import { TaskCounter } from '../util/task-counter.js';
 import { builtinEnvironments } from '../environments/registry.js';
 import type { Agent } from './agent.js';
 import { builtinAgent } from './agent.js';
-import { DatasetRow, type MaterializedRow } from './dataset-row.js';
+import type { MaterializedRow } from '../core/result-row.js';
+import { DatasetRow } from './dataset-row.js';
 import { applyPrompt, hasPrompt, PROMPT_CONFLICT, type PromptConfig } from './prompt-config.js';
 import type { RowIssue } from './row-error.js';
 

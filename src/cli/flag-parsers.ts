@@ -1,0 +1,95 @@
+import { InvalidArgumentError } from 'commander';
+import { z } from 'zod';
+import { CollectSettings } from '../collect/collect-settings.js';
+import { SamplingParams } from '../core/sampling-params.js';
+
+/**
+ * Every flag value that is not plain text is parsed here, checked by the same zod schema the library
+ * checks its options with, so `--concurrency 0` and `concurrency: 0` in a config file are refused with
+ * the same message as `collect({concurrency: 0})`. Commander names the flag in front of the message.
+ */
+
+/** A decimal number as people write it; `Number()` alone would take '', '0x10' and ' 3 '. */
+const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
+
+function parseNumber(value: string): number {
+  if (!NUMBER.test(value.trim()) || value.trim() !== value) throw new InvalidArgumentError(`expected a number, got "${value}"`);
+  return Number(value);
+}
+
+/** A parser that reads a number and checks it with `schema`. */
+function numberFlag(schema: z.ZodType<number | undefined>): (value: string) => number {
+  return (value) => {
+    const number = parseNumber(value);
+    const parsed = schema.safeParse(number);
+    if (!parsed.success) throw new InvalidArgumentError(`${parsed.error.issues[0]!.message}, got ${value}`);
+    return number;
+  };
+}
+
+const settings = CollectSettings.shape;
+const sampling = SamplingParams.shape;
+
+export const parseConcurrency = numberFlag(settings.concurrency);
+export const parseMaxTurns = numberFlag(settings.maxTurns);
+export const parseMaxSeqLen = numberFlag(settings.maxSeqLen);
+export const parseMaxAttempts = numberFlag(settings.maxAttempts.unwrap());
+export const parseLimit = numberFlag(settings.limit.unwrap());
+export const parseMaxTokens = numberFlag(sampling.max_tokens.unwrap());
+export const parseTemperature = numberFlag(sampling.temperature.unwrap());
+export const parseSeed = numberFlag(sampling.seed.unwrap());
+
+/** Seconds, as a user gives a deadline; the library takes milliseconds. */
+export function parseSeconds(value: string): number {
+  const seconds = parseNumber(value);
+  if (!(seconds > 0) || !Number.isFinite(seconds)) throw new InvalidArgumentError(`expected a duration in seconds > 0, got ${value}`);
+  return seconds;
+}
+
+/** `--fail-on-error`: a count of failures (a whole number) or a fraction of the rollouts (below 1). */
+export function parseFailureLimit(value: string): number {
+  const limit = parseNumber(value);
+  if (!(limit >= 0) || (limit >= 1 && !Number.isInteger(limit)) || !Number.isFinite(limit)) {
+    throw new InvalidArgumentError(`expected a whole count of failures (e.g. 10) or a fraction below 1 (e.g. 0.05), got ${value}`);
+  }
+  return limit;
+}
+
+export function parseSchedule(value: string): 'async' | 'lockstep' {
+  const parsed = settings.schedule.unwrap().safeParse(value);
+  if (!parsed.success) throw new InvalidArgumentError(`expected async or lockstep, got "${value}"`);
+  return parsed.data;
+}
+
+const parseRepeatCount = numberFlag(z.number().int().min(1, { error: 'expected a whole number ≥ 1' }));
+
+/** `--num-repeats`: a whole number ≥ 1, or a JSON map of agent → count with an optional `_default`. */
+export function parseNumRepeats(value: string): number | Record<string, number> {
+  if (NUMBER.test(value.trim())) return parseRepeatCount(value.trim());
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new InvalidArgumentError(`expected a number or a JSON object like {"math": 4, "_default": 1}, got ${value}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InvalidArgumentError(`expected a number or a JSON object like {"math": 4, "_default": 1}, got ${value}`);
+  for (const [agent, count] of Object.entries(parsed)) {
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) throw new InvalidArgumentError(`"${agent}": expected a whole number ≥ 1, got ${JSON.stringify(count)}`);
+  }
+  return parsed as Record<string, number>;
+}
+
+/** `key=value`, repeatable; the value is JSON when it parses as JSON, else the plain string. */
+export function parseKeyValue(value: string, previous: Record<string, unknown>): Record<string, unknown> {
+  const equals = value.indexOf('=');
+  if (equals <= 0) throw new InvalidArgumentError(`expected key=value, got "${value}"`);
+  return { ...previous, [value.slice(0, equals)]: jsonOrText(value.slice(equals + 1)) };
+}
+
+function jsonOrText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}

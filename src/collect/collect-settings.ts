@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { ConfigError } from '../core/errors/config-error.js';
+
+const wholeNumber = (min: number) => z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(min, { error: `expected a whole number ≥ ${min}` });
+
+/**
+ * The numbers that shape a collection, with their ranges: the library checks them here, and the CLI
+ * parses its flags with these same schemas (src/cli/flag-parsers.ts), so a rule lives in one place.
+ */
+export const CollectSettings = z.object({
+  /** Rollouts in flight at once (the lockstep schedule's batch size). */
+  concurrency: wholeNumber(1),
+  schedule: z.enum(['async', 'lockstep'], { error: 'expected async or lockstep' }).default('async'),
+  /** Turns per episode. */
+  maxTurns: wholeNumber(1),
+  /** Token budget per episode (prompt, generations and observations). */
+  maxSeqLen: wholeNumber(1),
+  /** Attempts per rollout before its failure is final. */
+  maxAttempts: wholeNumber(1).default(3),
+  /** Deadline of one rollout, in milliseconds. */
+  rolloutTimeoutMs: z.number({ error: 'expected a number' }).positive({ error: 'expected a duration > 0' }).finite({ error: 'expected a finite duration' }).optional(),
+  /** Only the first N lines of the input. */
+  limit: wholeNumber(1).optional(),
+});
+export type CollectSettings = z.infer<typeof CollectSettings>;
+export type CollectSettingsInput = z.input<typeof CollectSettings>;
+
+/** The settings checked, or a ConfigError naming every field that is out of range. */
+export function checkSettings(settings: CollectSettingsInput): CollectSettings {
+  const parsed = CollectSettings.safeParse(settings);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => {
+    const field = issue.path.join('.');
+    return `${field}: ${issue.message}, got ${JSON.stringify((settings as Record<string, unknown>)[field]) ?? 'nothing'}`;
+  });
+  throw new ConfigError(`invalid collect settings: ${problems.join('; ')}`);
+}

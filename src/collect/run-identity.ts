@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { ConfigError } from '../core/errors/config-error.js';
+import type { MaterializedRow } from '../core/result-row.js';
+import type { collectPaths } from './collect-paths.js';
+
+type CollectPaths = ReturnType<typeof collectPaths>;
+
+/**
+ * What makes two runs the same run: the plan (sha256 of the materialized inputs) and the settings
+ * that shape a rollout. Written to `<stem>_run.json`; `--resume` refuses a run that differs.
+ */
+export const RunIdentity = z.object({
+  plan_sha256: z.string(),
+  rollouts: z.number().int().nonnegative(),
+  config: z.record(z.string(), z.unknown()),
+});
+export type RunIdentity = z.infer<typeof RunIdentity>;
+
+/** Writes the materialized inputs (hashing them: the run's identity), empties the result files, records the identity. */
+export async function startFresh(paths: CollectPaths, plan: AsyncIterable<MaterializedRow>, config: Record<string, unknown>): Promise<RunIdentity> {
+  mkdirSync(dirname(paths.output), { recursive: true });
+  // The old identity goes first: a crash while the new plan is written must not leave a resumable-looking run.
+  rmSync(paths.run, { force: true });
+  const hash = createHash('sha256');
+  const file = createWriteStream(paths.materialized);
+  let rollouts = 0;
+  for await (const row of plan) {
+    const line = `${JSON.stringify(row)}\n`;
+    hash.update(line);
+    rollouts += 1;
+    if (!file.write(line)) await once(file, 'drain');
+  }
+  file.end();
+  await once(file, 'close');
+  writeFileSync(paths.output, '');
+  writeFileSync(paths.failures, '');
+  const identity = { plan_sha256: hash.digest('hex'), rollouts, config };
+  writeFileSync(paths.run, `${JSON.stringify(identity, null, 2)}\n`);
+  return identity;
+}
+
+/** A run can be resumed when an earlier one recorded its identity and plan. */
+export const canResume = (paths: CollectPaths) => existsSync(paths.run) && existsSync(paths.materialized);
+
+/** The recorded identity, if the plan and config now are the same; a ConfigError naming what changed otherwise. */
+export async function checkSameRun(paths: CollectPaths, plan: AsyncIterable<MaterializedRow>, config: Record<string, unknown>): Promise<RunIdentity> {
+  const previous = readIdentity(paths.run);
+  const hash = createHash('sha256');
+  let rollouts = 0;
+  for await (const row of plan) {
+    hash.update(`${JSON.stringify(row)}\n`);
+    rollouts += 1;
+  }
+  if (previous.plan_sha256 !== hash.digest('hex')) {
+    throw new ConfigError(`cannot resume ${paths.output}: the planned rollouts changed (${previous.rollouts} then, ${rollouts} now; input rows, --limit, --num-repeats, --set, --add-seed or the prompt config differ). Start a fresh run without --resume, or restore the original options.`);
+  }
+  if ((await fileSha256(paths.materialized)) !== previous.plan_sha256) {
+    throw new ConfigError(`cannot resume ${paths.output}: ${paths.materialized} is not the plan the run recorded (cut short by a crash while it was written, or edited). Start a fresh run without --resume.`);
+  }
+  const changed = Object.keys({ ...previous.config, ...config }).filter((key) => JSON.stringify(previous.config[key]) !== JSON.stringify(config[key]));
+  if (changed.length > 0) {
+    throw new ConfigError(`cannot resume ${paths.output}: ${changed.map((key) => `${key} was ${JSON.stringify(previous.config[key])}, now ${JSON.stringify(config[key])}`).join('; ')}`);
+  }
+  return previous;
+}
+
+function readIdentity(path: string): RunIdentity {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(`cannot resume: ${path} is not valid JSON (${(error as Error).message}); start a fresh run without --resume`);
+  }
+  const parsed = RunIdentity.safeParse(value);
+  if (!parsed.success) throw new ConfigError(`cannot resume: ${path}: ${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}; start a fresh run without --resume`);
+  return parsed.data;
+}
+
+async function fileSha256(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
