@@ -11,6 +11,8 @@ export {
   TokenAlignmentError,
   AbortedError,
   LimitExceededError,
+  hasKind,
+  type ErrorKind,
   ToolCall,
   Message,
   Role,
@@ -28,8 +30,22 @@ export {
   RolloutRecord,
   FailureRecord,
   FailureClass,
+  toFailureClass,
   EpisodeRecord,
   flatTokenIds,
+  AgentRef,
+  ROW_SCHEMA_VERSION,
+  ResultRow,
+  FailureRow,
+  MaterializedRow,
+  RolloutKeys,
+  readRow,
+  readFullRow,
+  readRowKeys,
+  readMaterializedRow,
+  type ReadRow,
+  type ReadFullRow,
+  InvalidRowError,
 } from './core/index.js';
 export {
   CharTokenizer,
@@ -50,6 +66,13 @@ export {
   type TokenDrift,
 } from './tokens/index.js';
 export {
+  createPolicy,
+  parsePolicySpec,
+  PolicySpec,
+  policyKinds,
+  type PolicyKind,
+  type CreatePolicyOptions,
+  type CreatedPolicy,
   PolicyResult,
   RemotePolicy,
   Router,
@@ -64,6 +87,8 @@ export {
   type PolicyResultInput,
   type BackendRecipe,
   type RemotePolicyOptions,
+  type RouterEvent,
+  type ServedModel,
 } from './policy/index.js';
 export {
   StepResult,
@@ -84,18 +109,24 @@ export {
 export {
   runEpisode,
   runGroups,
+  runJobs,
+  Schedule,
   defaultSchedule,
+  type JobControl,
+  type SchedulerOptions,
   type EpisodeGroup,
   type EpisodeOptions,
   type MaxTokensPolicy,
   type RunGroupsOptions,
-  type Schedule,
   type EngineEvent,
   type EngineObserver,
   type EpisodeKey,
 } from './engine/index.js';
 export { rolloutMetrics, aggregateMetrics, passMajorityMetrics, unbiasedPassAtK, type AggregateMetrics } from './metrics/index.js';
-export { collect, type CollectOptions, type CollectSummary } from './collect/collect-run.js';
+export { collect, type CollectOptions, type CollectSummary, type CollectProgress } from './collect/collect-run.js';
+export { CollectSettings } from './collect/collect-settings.js';
+export { JsonlRolloutSink } from './collect/jsonl-rollout-sink.js';
+export type { Sink, SinkRun, RolloutOutcome } from './collect/sink.js';
 export { nemoGymAgent } from './collect/nemo-gym-agent.js';
 export { OpenAiCompatibleServer, type OpenAiCompatibleServerOptions } from './servers/openai-compatible/openai-compatible-server.js';
 export { policyGenerator } from './servers/openai-compatible/generator.js';

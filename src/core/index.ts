@@ -11,11 +11,12 @@ export { TransportError } from './errors/transport-error.js';
 export { RequestTimeoutError } from './errors/request-timeout-error.js';
 export { ServerError } from './errors/server-error.js';
 export { ContextLengthError } from './errors/context-length-error.js';
+export { hasKind, policyErrorKinds, environmentErrorKinds, type ErrorKind, type ErrorKinds } from './errors/has-kind.js';
 export { ToolCall } from './tool-call.js';
 export { ChatTool } from './chat-tool.js';
 export { Message, Role } from './message.js';
 export { FinishReason } from './finish-reason.js';
-export { Termination, TerminationKind, successfulTerminations } from './termination.js';
+export { Termination, TerminationKind, successfulTerminations, type SuccessfulTermination } from './termination.js';
 export { SamplingParams, type SamplingParamsInput } from './sampling-params.js';
 export { Usage } from './usage.js';
 export { RecordedError, recordError, isDeterministicFailure } from './recorded-error.js';
@@ -25,7 +26,11 @@ export {
   ROLLOUT_SCHEMA_VERSION,
   RolloutRecord,
   FailureRecord,
-  FailureClass,
   EpisodeRecord,
   flatTokenIds,
 } from './rollout-record.js';
+export { FailureClass, toFailureClass } from './failure-class.js';
+export { AgentRef } from './agent-ref.js';
+export { ROW_SCHEMA_VERSION, ResultRow, FailureRow, MaterializedRow, RolloutKeys, RowKeys, RowResponse, ResponseUsage } from './result-row.js';
+export { readRow, readFullRow, readRowKeys, readMaterializedRow, ResultRowHead, FailureRowHead, type ReadRow, type ReadFullRow } from './row-reader.js';
+export { InvalidRowError } from './errors/invalid-row-error.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FailureClass } from './failure-class.js';
 import { Message } from './message.js';
 import { RecordedError } from './recorded-error.js';
 import { SamplingParams } from './sampling-params.js';
@@ -39,9 +40,6 @@ export const RolloutRecord = z.object({
   termination: Termination.extend({ kind: z.enum(successfulTerminations) }),
 });
 export type RolloutRecord = z.infer<typeof RolloutRecord>;
-
-export const FailureClass = z.enum(['policy-error', 'transport', 'env-error', 'token-alignment', 'template-error', 'timeout', 'aborted']);
-export type FailureClass = z.infer<typeof FailureClass>;
 
 /** An episode that could not finish. Same keys as a rollout, so nothing is lost, but its reward is never used. */
 export const FailureRecord = z.object({
