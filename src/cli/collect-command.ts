@@ -7,7 +7,7 @@ import { loadPromptConfig } from '../collect/prompt-config.js';
 import type { NumRepeats } from '../collect/expand-rows.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { SamplingParams } from '../core/sampling-params.js';
-import { createPolicy, policyKinds, type PolicySpec } from '../policy/index.js';
+import { createPolicy, parsePolicySpec, policyKinds, type PolicySpec } from '../policy/index.js';
 import {
   parseConcurrency,
   parseFailureLimit,
@@ -129,18 +129,22 @@ export function collectCommand(): Command {
     });
 }
 
-/** The policy the flags name; `createPolicy` checks it and says what is missing. */
+/** The policy the flags name; what a server policy lacks is named by its flag. */
 function policySpec(flags: CollectFlags): PolicySpec {
-  if (flags.policy === 'embedded') return { kind: 'embedded' };
+  if (flags.policy === 'embedded') return parsePolicySpec({ kind: 'embedded' });
+  if (!(policyKinds as readonly string[]).includes(flags.policy)) throw new ConfigError(`unknown --policy "${flags.policy}": use ${policyKinds.join(', ')}`);
+  if (flags.baseUrl.length === 0) throw new ConfigError(`--policy ${flags.policy} needs at least one --base-url`);
+  if (!flags.tokenizer) throw new ConfigError(`--policy ${flags.policy} needs --tokenizer DIR (the model's tokenizer.json and tokenizer_config.json)`);
   const apiKey = flags.apiKey ?? process.env.GYMNAST_API_KEY ?? process.env.OPENAI_API_KEY;
-  return {
+  return parsePolicySpec({
     kind: flags.policy,
     baseUrls: flags.baseUrl,
     tokenizerDir: flags.tokenizer,
     ...(flags.model ? { model: flags.model } : {}),
     ...(apiKey ? { apiKey } : {}),
+    // A budget the user chose stands in for a context length the server does not report.
     ...(flags.maxSeqLen === undefined ? {} : { maxModelLen: flags.maxSeqLen }),
-  } as PolicySpec;
+  });
 }
 
 /**
