@@ -1,8 +1,7 @@
-import { AbortedError } from '../core/errors/aborted-error.js';
 import { EnvironmentError } from '../core/errors/environment-error.js';
+import { environmentErrorKinds, hasKind, policyErrorKinds } from '../core/errors/has-kind.js';
 import type { GymnastError } from '../core/errors/gymnast-error.js';
 import { PolicyError } from '../core/errors/policy-error.js';
-import { TokenAlignmentError } from '../core/errors/token-alignment-error.js';
 
 /**
  * Runs a call to the outside world and gives whatever it throws the type of that call's failure, so
@@ -12,7 +11,7 @@ export async function typedErrors<T>(signal: AbortSignal, toError: (error: unkno
   try {
     return await call();
   } catch (error) {
-    if (signal.aborted || error instanceof AbortedError) throw error;
+    if (signal.aborted || hasKind(error, 'aborted')) throw error;
     throw toError(error);
   }
 }
@@ -20,9 +19,7 @@ export async function typedErrors<T>(signal: AbortSignal, toError: (error: unkno
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export const asPolicyError = (policy: string) => (error: unknown) =>
-  error instanceof PolicyError || error instanceof TokenAlignmentError
-    ? error
-    : new PolicyError(`policy ${policy} failed: ${messageOf(error)}`, { cause: error });
+  hasKind(error, ...policyErrorKinds, 'token-alignment') ? error : new PolicyError(`policy ${policy} failed: ${messageOf(error)}`, { cause: error });
 
 export const asEnvironmentError = (environment: string, phase: 'reset' | 'step') => (error: unknown) =>
-  error instanceof EnvironmentError ? error : new EnvironmentError(environment, `${phase} failed: ${messageOf(error)}`, { cause: error });
+  hasKind(error, ...environmentErrorKinds) ? error : new EnvironmentError(environment, `${phase} failed: ${messageOf(error)}`, { cause: error });

@@ -1,5 +1,6 @@
 import { Pool } from 'undici';
 import type { z } from 'zod';
+import { hasKind, policyErrorKinds } from '../../core/errors/has-kind.js';
 import { PolicyError } from '../../core/errors/policy-error.js';
 import { RequestTimeoutError } from '../../core/errors/request-timeout-error.js';
 import { ServerError } from '../../core/errors/server-error.js';
@@ -53,7 +54,7 @@ export class JsonClient {
       }
       return parseBody(url, text, request.schema);
     } catch (error) {
-      if (error instanceof PolicyError) throw error;
+      if (hasKind(error, ...policyErrorKinds)) throw error;
       if (request.signal?.aborted) throw request.signal.reason;
       if (deadline.signal.aborted) throw new RequestTimeoutError(url, request.timeoutMs);
       throw new TransportError(url, error instanceof Error ? error.message : String(error), { cause: error });

@@ -1,0 +1,44 @@
+import type { AbortedError } from './aborted-error.js';
+import type { ConfigError } from './config-error.js';
+import type { ContextLengthError } from './context-length-error.js';
+import type { EnvironmentError } from './environment-error.js';
+import { GymnastError } from './gymnast-error.js';
+import type { LimitExceededError } from './limit-exceeded-error.js';
+import type { PolicyError } from './policy-error.js';
+import type { RequestTimeoutError } from './request-timeout-error.js';
+import type { RewardComponentsError } from './reward-components-error.js';
+import type { ServerError } from './server-error.js';
+import type { TemplateError } from './template-error.js';
+import type { TokenAlignmentError } from './token-alignment-error.js';
+import type { TransportError } from './transport-error.js';
+
+/** Every stable `kind` gymnast throws, with the class that carries it. */
+export interface ErrorKinds {
+  aborted: AbortedError;
+  config: ConfigError;
+  'context-length': ContextLengthError;
+  environment: EnvironmentError;
+  'limit-exceeded': LimitExceededError;
+  policy: PolicyError;
+  'reward-components': RewardComponentsError;
+  server: ServerError;
+  template: TemplateError;
+  timeout: RequestTimeoutError;
+  'token-alignment': TokenAlignmentError;
+  transport: TransportError;
+}
+export type ErrorKind = keyof ErrorKinds;
+
+/** A policy's failures (`PolicyError` and the errors built on it): they say whether a retry may help. */
+export const policyErrorKinds = ['policy', 'transport', 'timeout', 'server', 'context-length'] as const satisfies readonly ErrorKind[];
+
+/** An environment's failures (`EnvironmentError` and the errors built on it). */
+export const environmentErrorKinds = ['environment', 'reward-components'] as const satisfies readonly ErrorKind[];
+
+/**
+ * Whether `error` is a gymnast error of one of `kinds`, narrowed to its class. Unlike `instanceof`,
+ * this holds across two copies of the package in one process, which agree on kinds but not on classes.
+ */
+export function hasKind<K extends ErrorKind>(error: unknown, ...kinds: readonly K[]): error is ErrorKinds[K] {
+  return GymnastError.isInstance(error) && kinds.some((kind) => kind === error.kind);
+}
