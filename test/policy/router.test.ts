@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { EpisodeRecord } from '../../src/core/index.js';
 import { runEpisode, runGroups } from '../../src/engine/index.js';
-import { backoffDelay, RemotePolicy, vllmCompletionsBackend, type RouterEvent } from '../../src/policy/index.js';
+import { backoffDelay, RemotePolicy, vllmCompletionsBackend, type Policy, type RouterEvent } from '../../src/policy/index.js';
 import type { InferenceServer } from '../../src/testing/index.js';
 import { addTask, startServers, toolEpisodeOptions } from '../support/loopback-model.js';
 
 const started: InferenceServer[] = [];
-const policies: RemotePolicy<unknown>[] = [];
+const policies: Policy[] = [];
 after(async () => {
   await Promise.all(policies.map((policy) => policy.close()));
   await Promise.all(started.map((server) => server.close().catch(() => {})));
@@ -17,9 +17,9 @@ async function setup(replicas: number, options: Partial<ConstructorParameters<ty
   const servers = await startServers(replicas);
   started.push(...servers);
   const events: RouterEvent[] = [];
-  const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: servers.map((server) => server.url), model: 'm', maxModelLen: 8192, retry: { baseDelayMs: 5, maxDelayMs: 50 }, ...options });
-  policy.router.onEvent = (event) => events.push(event);
-  policies.push(policy as RemotePolicy<unknown>);
+  const onEvent = (event: RouterEvent) => events.push(event);
+  const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: servers.map((server) => server.url), model: 'm', maxModelLen: 8192, retry: { baseDelayMs: 5, maxDelayMs: 50 }, onEvent, ...options });
+  policies.push(policy);
   return { servers, policy, events };
 }
 

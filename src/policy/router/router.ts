@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { GymnastError } from '../../core/errors/gymnast-error.js';
-import { PolicyError } from '../../core/errors/policy-error.js';
-import { ServerError } from '../../core/errors/server-error.js';
+import { hasKind, policyErrorKinds } from '../../core/errors/has-kind.js';
 import { TransportError } from '../../core/errors/transport-error.js';
 import { abortableDelay } from '../../util/abortable-delay.js';
 import type { JsonClient } from '../http/json-client.js';
@@ -25,6 +24,8 @@ export interface RouterOptions {
   /** Pinned sessions kept; the oldest pins are forgotten past this. */
   maxSessions?: number;
   random?: () => number;
+  /** Told of retries, evictions and re-admissions as they happen (to count them, or log them). */
+  onEvent?: (event: RouterEvent) => void;
 }
 
 /** What the router observed; counted by observers, not by the router. */
@@ -44,7 +45,7 @@ export type RouterEvent =
  */
 export class Router {
   readonly replicas: readonly Replica[];
-  onEvent: ((event: RouterEvent) => void) | undefined;
+  readonly #onEvent: (event: RouterEvent) => void;
   readonly #client: JsonClient;
   readonly #retry: RetryOptions;
   readonly #pins = new Map<string, Replica>();
@@ -63,6 +64,7 @@ export class Router {
     this.#budget = new RetryBudget(options.retryBudget);
     this.#maxSessions = options.maxSessions ?? 100_000;
     this.#random = options.random ?? Math.random;
+    this.#onEvent = options.onEvent ?? (() => {});
     this.#health = { timeoutMs: options.health?.timeoutMs ?? 2_000, path: options.health?.path ?? '/health' };
     this.#healthTimer = setInterval(() => void this.probeEvicted(), options.health?.intervalMs ?? 2_000).unref();
   }
@@ -76,14 +78,14 @@ export class Router {
       try {
         return await send(replica);
       } catch (error) {
-        if (signal.aborted || !(error instanceof PolicyError) || !error.isRetryable || attempt >= this.#retry.maxAttempts) throw error;
+        if (signal.aborted || !hasKind(error, ...policyErrorKinds) || !error.isRetryable || attempt >= this.#retry.maxAttempts) throw error;
         if (!this.#budget.tryRetry()) {
-          this.onEvent?.({ type: 'retry-budget-exhausted', url: replica.url, error: error.message });
+          this.#onEvent({ type: 'retry-budget-exhausted', url: replica.url, error: error.message });
           throw error;
         }
-        if (error instanceof TransportError) this.#evict(replica, error);
-        const delayMs = backoffDelay(attempt, this.#retry, this.#random, error instanceof ServerError ? error.retryAfterMs : undefined);
-        this.onEvent?.({ type: 'retry', url: replica.url, attempt, delayMs, error: error.message });
+        if (hasKind(error, 'transport')) this.#evict(replica, error);
+        const delayMs = backoffDelay(attempt, this.#retry, this.#random, hasKind(error, 'server') ? error.retryAfterMs : undefined);
+        this.#onEvent({ type: 'retry', url: replica.url, attempt, delayMs, error: error.message });
         await abortableDelay(delayMs, signal);
       } finally {
         replica.inFlight -= 1;
@@ -100,7 +102,7 @@ export class Router {
           try {
             await this.#client.request({ method: 'GET', baseUrl: replica.url, path: this.#health.path, schema: z.unknown(), timeoutMs: this.#health.timeoutMs });
             replica.healthy = true;
-            this.onEvent?.({ type: 'replica-readmitted', url: replica.url });
+            this.#onEvent({ type: 'replica-readmitted', url: replica.url });
           } catch (error) {
             if (!GymnastError.isInstance(error)) throw error;
           }
@@ -132,6 +134,6 @@ export class Router {
   #evict(replica: Replica, error: Error): void {
     if (!replica.healthy || !this.replicas.some((other) => other !== replica && other.healthy)) return;
     replica.healthy = false;
-    this.onEvent?.({ type: 'replica-evicted', url: replica.url, error: error.message });
+    this.#onEvent({ type: 'replica-evicted', url: replica.url, error: error.message });
   }
 }
