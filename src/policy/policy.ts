@@ -60,4 +60,6 @@ export interface Policy {
   readonly name: string;
   /** Rejects with a `PolicyError` (or the signal's reason) instead of returning a partial result. */
   generate(request: PolicyRequest, signal: AbortSignal): Promise<PolicyResultInput>;
+  /** Releases what the policy holds (connections, timers, decoding state). Call it once no more generations are wanted. */
+  close(): Promise<void>;
 }

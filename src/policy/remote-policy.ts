@@ -1,7 +1,9 @@
 import { setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import { ContextLengthError } from '../core/errors/context-length-error.js';
-import { ServerError } from '../core/errors/server-error.js';
+import { hasKind } from '../core/errors/has-kind.js';
+import { RequestTimeoutError } from '../core/errors/request-timeout-error.js';
+import { deadlineSignal } from '../util/deadline-signal.js';
 import type { BackendRecipe } from './backend-recipe.js';
 import { JsonClient } from './http/json-client.js';
 import type { Policy, PolicyRequest, PolicyResultInput } from './policy.js';
@@ -18,6 +20,13 @@ export interface RemotePolicyOptions<Wire> extends RouterOptions {
   /** Deadline of one HTTP request (each retry gets its own). */
   requestTimeoutMs?: number;
   client?: JsonClient;
+}
+
+/** What the servers say they serve. */
+export interface ServedModel {
+  id: string;
+  /** The model's context length; undefined when the server reports none (hosted APIs) and none was configured. */
+  maxModelLen: number | undefined;
 }
 
 const ModelList = z.object({ data: z.array(z.object({ id: z.string(), max_model_len: z.number().int().optional() })).min(1) });
@@ -39,8 +48,10 @@ export class RemotePolicy<Wire> implements Policy {
   readonly #ownsClient: boolean;
   readonly #timeoutMs: number;
   readonly #headers: Record<string, string>;
-  #model: Promise<{ id: string; maxModelLen: number | undefined }> | undefined;
-  #known: { id: string; maxModelLen: number | undefined } | undefined;
+  /** Aborted by `close`: releases a model lookup still waiting on a server. */
+  readonly #closing = new AbortController();
+  #model: Promise<ServedModel> | undefined;
+  #known: ServedModel | undefined;
   readonly #configured: { model?: string; maxModelLen?: number };
 
   constructor(options: RemotePolicyOptions<Wire>) {
@@ -56,7 +67,7 @@ export class RemotePolicy<Wire> implements Policy {
 
   async generate(request: PolicyRequest, signal: AbortSignal): Promise<PolicyResultInput> {
     // Once known, the model info is read directly: racing the signal would add a listener per request.
-    const model = this.#known ?? (await raceAbort(this.#modelInfo(), signal));
+    const model = this.#known ?? (await raceAbort(this.#lookup(), signal));
     const fitted = fitToContext(request, model.maxModelLen);
     const body = this.#backend.toWire(fitted, model.id);
     const wire = await this.router.call(
@@ -65,7 +76,7 @@ export class RemotePolicy<Wire> implements Policy {
         this.#client
           .request({ method: 'POST', baseUrl: replica.url, path: this.#backend.path, body, headers: { ...this.#headers, 'x-session-id': request.session_id }, schema: this.#backend.responseSchema, timeoutMs: this.#timeoutMs, signal })
           .catch((error: unknown) => {
-            if (error instanceof ServerError && error.status === 400 && CONTEXT_LENGTH_MESSAGE.test(error.message)) {
+            if (hasKind(error, 'server') && error.status === 400 && CONTEXT_LENGTH_MESSAGE.test(error.message)) {
               throw new ContextLengthError(request.prompt_token_ids.length, model.maxModelLen ?? 0, error.message);
             }
             throw error;
@@ -75,19 +86,40 @@ export class RemotePolicy<Wire> implements Policy {
     return this.#backend.fromWire(wire, fitted);
   }
 
+  /**
+   * The served model's name and context length, asked of the servers once (`GET /v1/models`) unless
+   * both were configured. Waits at most `timeoutMs` (then a `RequestTimeoutError`) or until `signal`
+   * aborts; the lookup itself goes on for later callers, and a failed one is asked again next time.
+   */
+  async lookupModel(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ServedModel> {
+    if (this.#known) return this.#known;
+    const { signal, timeoutMs } = options;
+    const deadline = deadlineSignal(signal, timeoutMs);
+    try {
+      return await raceAbort(this.#lookup(), deadline.signal);
+    } catch (error) {
+      const timedOut = timeoutMs !== undefined && deadline.signal.aborted && !signal?.aborted;
+      if (timedOut) throw new RequestTimeoutError(this.router.replicas.map((replica) => `${replica.url}/v1/models`).join(', '), timeoutMs);
+      throw error;
+    } finally {
+      deadline.dispose();
+    }
+  }
+
   async close(): Promise<void> {
+    this.#closing.abort(new Error('the policy was closed'));
     this.router.close();
     if (this.#ownsClient) await this.#client.close();
   }
 
   /** Looked up once for every episode, so under no one episode's signal: the request has its own deadline. */
-  #modelInfo(): Promise<{ id: string; maxModelLen: number | undefined }> {
+  #lookup(): Promise<ServedModel> {
     const { model, maxModelLen } = this.#configured;
     if (model !== undefined && maxModelLen !== undefined) {
       this.#known = { id: model, maxModelLen };
       return Promise.resolve(this.#known);
     }
-    const signal = new AbortController().signal;
+    const { signal } = this.#closing;
     this.#model ??= this.router
       .call('gymnast:models', (replica) => this.#client.request({ method: 'GET', baseUrl: replica.url, path: '/v1/models', headers: this.#headers, schema: ModelList, timeoutMs: this.#timeoutMs, signal }), signal)
       .then((list) => {

@@ -11,6 +11,8 @@ export interface ScriptedReply {
   logprobs?: number[];
   /** Defaults to `stop`, or `length` when the reply is cut by the request's `max_tokens`. */
   finish_reason?: FinishReason['unified'];
+  /** What the server would have said (`content_filter` …); defaults to `finish_reason`. */
+  raw_finish_reason?: string;
   /** Reject with this error instead of replying. */
   error?: Error;
   /** Wait this long first (honours the abort signal). */
@@ -30,6 +32,7 @@ export class ScriptedPolicy implements Policy {
   readonly #script: Script;
   readonly #tokenizer: Tokenizer;
   readonly #turns = new Map<string, number>();
+  #closed = false;
 
   constructor(options: { script: Script | readonly ScriptedReply[]; tokenizer: Tokenizer; name?: string }) {
     const { script } = options;
@@ -49,6 +52,15 @@ export class ScriptedPolicy implements Policy {
     return this.#result(reply, request.sampling.max_tokens);
   }
 
+  /** Whether `close` was called, so tests can check that whoever built the policy released it. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
+
   #result(reply: ScriptedReply, maxTokens: number): PolicyResult {
     const fullIds = reply.token_ids ?? this.#tokenizer.encode(reply.text ?? '');
     const cut = fullIds.length > maxTokens;
@@ -59,7 +71,7 @@ export class ScriptedPolicy implements Policy {
       token_ids,
       logprobs,
       text: cut || reply.text === undefined ? this.#tokenizer.decode(token_ids) : reply.text,
-      finish_reason: { unified, raw: unified },
+      finish_reason: { unified, raw: reply.raw_finish_reason ?? unified },
       usage: { prompt_tokens: 0, completion_tokens: token_ids.length },
       token_source: 'sampler',
     };

@@ -7,7 +7,9 @@ export type Fault =
   /** Never answer (until the client gives up or the server closes). */
   | { kind: 'hang' }
   /** Send headers and half of the body, then destroy the connection. */
-  | { kind: 'truncate' };
+  | { kind: 'truncate' }
+  /** Answer as usual, but say the generation ended for `reason` (`content_filter`, `error`, …). */
+  | { kind: 'finish-reason'; reason: string };
 
 /** A FIFO of faults: each request takes the next one, if any. */
 export class FaultQueue {

@@ -8,6 +8,8 @@ import { seededGenerator, seededWords, type Responder } from './seeded-generatio
 export interface InferenceServerOptions extends Omit<OpenAiCompatibleServerOptions, 'generate' | 'host'> {
   /** What the model says; the default is seeded words. */
   respond?: Responder;
+  /** Whether `/v1/models` lists `max_model_len` (default true; hosted APIs list none). */
+  reportsMaxModelLen?: boolean;
 }
 
 /** One request as the server saw it. */
@@ -22,9 +24,12 @@ export class InferenceServer extends OpenAiCompatibleServer {
   readonly faults = new FaultQueue();
   readonly requests: RecordedRequest[] = [];
   readonly #truncated = new WeakSet<IncomingMessage>();
+  readonly #finishReasons = new WeakMap<IncomingMessage, string>();
+  readonly #reportsMaxModelLen: boolean;
 
   constructor(options: InferenceServerOptions) {
     super({ ...options, host: '127.0.0.1', generate: seededGenerator(options.tokenizer, options.respond ?? seededWords) });
+    this.#reportsMaxModelLen = options.reportsMaxModelLen ?? true;
   }
 
   protected override async intercept(call: IncomingCall, request: IncomingMessage, response: ServerResponse): Promise<boolean> {
@@ -46,16 +51,39 @@ export class InferenceServer extends OpenAiCompatibleServer {
       case 'truncate':
         this.#truncated.add(request);
         return false;
+      case 'finish-reason':
+        this.#finishReasons.set(request, fault.reason);
+        return false;
       default:
         return false;
     }
   }
 
-  protected override respond(request: IncomingMessage, response: ServerResponse, result: RouteResult): void {
+  protected override respond(request: IncomingMessage, response: ServerResponse, routed: RouteResult): void {
+    const result = { ...routed, body: this.#rewrite(request, routed.body) };
     if (!this.#truncated.has(request)) return super.respond(request, response, result);
     const text = JSON.stringify(result.body);
     response.writeHead(result.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     response.write(text.slice(0, Math.floor(text.length / 2)));
     setImmediate(() => request.socket.destroy());
   }
+
+  #rewrite(request: IncomingMessage, body: unknown): unknown {
+    const reason = this.#finishReasons.get(request);
+    if (reason !== undefined) return withFinishReason(body, reason);
+    return !this.#reportsMaxModelLen && request.url === '/v1/models' ? withoutMaxModelLen(body) : body;
+  }
+}
+
+/** The answer with `reason` as its finish reason, where each API puts it (choices, or SGLang's `meta_info`). */
+function withFinishReason(body: unknown, reason: string): unknown {
+  if (typeof body !== 'object' || body === null) return body;
+  if ('choices' in body && Array.isArray(body.choices)) return { ...body, choices: body.choices.map((choice: object) => ({ ...choice, finish_reason: reason })) };
+  if ('meta_info' in body && typeof body.meta_info === 'object') return { ...body, meta_info: { ...body.meta_info, finish_reason: { type: reason } } };
+  return body;
+}
+
+function withoutMaxModelLen(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || !('data' in body) || !Array.isArray(body.data)) return body;
+  return { ...body, data: body.data.map(({ max_model_len: _omitted, ...model }: { max_model_len?: number }) => model) };
 }

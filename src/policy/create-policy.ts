@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { ConfigError } from '../core/errors/config-error.js';
+import { hasKind } from '../core/errors/has-kind.js';
+import { TemplateRenderer, type ConversationRenderer } from '../tokens/conversation-renderer.js';
+import { loadHfTokenizer, type HfTokenizer } from '../tokens/hf-tokenizer.js';
+import { JinjaChatTemplate } from '../tokens/jinja-chat-template.js';
+import { chatCompletionsBackend } from './chat-completions/chat-completions-backend.js';
+import { EmbeddedPolicy, embeddedModelDirectory } from './embedded/embedded-policy.js';
+import { openAiBackend } from './openai/openai-backend.js';
+import type { Policy } from './policy.js';
+import { RemotePolicy, type RemotePolicyOptions } from './remote-policy.js';
+import type { RouterEvent } from './router/router.js';
+import { sglangGenerateBackend } from './sglang-generate/sglang-generate-backend.js';
+import { vllmCompletionsBackend } from './vllm-completions/vllm-completions-backend.js';
+
+const remoteKinds = ['vllm-completions', 'vllm-chat', 'sglang-chat', 'sglang-generate', 'openai'] as const;
+
+/** Every policy `createPolicy` builds: the embedded model, or a served one behind one of these APIs. */
+export const policyKinds = ['embedded', ...remoteKinds] as const;
+export type PolicyKind = (typeof policyKinds)[number];
+
+const RemotePolicySpec = z.strictObject({
+  kind: z.enum(remoteKinds),
+  /** Replicas of one model (`http://host:8000`, with or without `/v1`). */
+  baseUrls: z.array(z.url({ protocol: /^https?$/ })).min(1),
+  /** The model's `tokenizer.json` and `tokenizer_config.json` (with its chat template). */
+  tokenizerDir: z.string().min(1),
+  /** Served model name; the first one `/v1/models` lists when absent. */
+  model: z.string().min(1).optional(),
+  /** Sent as `Authorization: Bearer …`. */
+  apiKey: z.string().min(1).optional(),
+  /** The model's context length; asked of the server (`/v1/models`) when absent. */
+  maxModelLen: z.number().int().positive().optional(),
+  /** Deadline of one HTTP request. */
+  requestTimeoutMs: z.number().int().positive().optional(),
+});
+
+/** Which policy to build and where it is served. Extra fields are refused, so a misspelt one is not silently ignored. */
+export const PolicySpec = z.discriminatedUnion('kind', [z.strictObject({ kind: z.literal('embedded') }), RemotePolicySpec]);
+export type PolicySpec = z.infer<typeof PolicySpec>;
+
+export interface CreatePolicyOptions {
+  /** Aborts the model lookup. */
+  signal?: AbortSignal;
+  /** Told of the router's retries, evictions and re-admissions (served policies only). */
+  onRouterEvent?: (event: RouterEvent) => void;
+}
+
+export interface CreatedPolicy {
+  policy: Policy;
+  /** Renders conversations with the model's own chat template. */
+  renderer: ConversationRenderer;
+  /** The model's context length: from the spec, the server, or the embedded model's config. */
+  maxModelLen: number;
+}
+
+/** A server that lists no models within this long is not ready: better a clear error than a silent wait. */
+const MODEL_LOOKUP_TIMEOUT_MS = 60_000;
+
+type ServedPolicy = Policy & Pick<RemotePolicy<unknown>, 'lookupModel'>;
+type ServedPolicyOptions = Omit<RemotePolicyOptions<unknown>, 'backend'>;
+
+const servedPolicies: Record<(typeof remoteKinds)[number], (options: ServedPolicyOptions) => ServedPolicy> = {
+  'vllm-completions': (options) => new RemotePolicy({ ...options, backend: vllmCompletionsBackend }),
+  'vllm-chat': (options) => new RemotePolicy({ ...options, backend: chatCompletionsBackend('vllm') }),
+  'sglang-chat': (options) => new RemotePolicy({ ...options, backend: chatCompletionsBackend('sglang') }),
+  'sglang-generate': (options) => new RemotePolicy({ ...options, backend: sglangGenerateBackend }),
+  openai: (options) => new RemotePolicy({ ...options, backend: openAiBackend }),
+};
+
+/** Checks a spec from outside (flags, a config file), with a `ConfigError` naming each field that is wrong. */
+export function parsePolicySpec(input: unknown): PolicySpec {
+  const parsed = PolicySpec.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(spec)'}: ${issue.message}`);
+  throw new ConfigError(`invalid policy spec: ${issues.join('; ')}`);
+}
+
+/**
+ * Builds the policy a spec names, its renderer and the model's context length. A served model's
+ * length is asked of the server unless the spec gives it; a server that reports none is a
+ * `ConfigError`. The caller owns the policy: `close()` it when done.
+ */
+export async function createPolicy(spec: PolicySpec, options: CreatePolicyOptions = {}): Promise<CreatedPolicy> {
+  const checked = parsePolicySpec(spec);
+  options.signal?.throwIfAborted();
+  return checked.kind === 'embedded' ? createEmbeddedPolicy() : createServedPolicy(checked, options);
+}
+
+async function createEmbeddedPolicy(): Promise<CreatedPolicy> {
+  const policy = await EmbeddedPolicy.load();
+  return { policy, renderer: templateRenderer(policy.tokenizer, embeddedModelDirectory), maxModelLen: policy.maxModelLen };
+}
+
+async function createServedPolicy(spec: z.infer<typeof RemotePolicySpec>, options: CreatePolicyOptions): Promise<CreatedPolicy> {
+  const tokenizer = await loadHfTokenizer(spec.tokenizerDir);
+  const renderer = templateRenderer(tokenizer, spec.tokenizerDir);
+  const policy = servedPolicies[spec.kind]({
+    urls: spec.baseUrls,
+    model: spec.model,
+    apiKey: spec.apiKey,
+    maxModelLen: spec.maxModelLen,
+    requestTimeoutMs: spec.requestTimeoutMs,
+    onEvent: options.onRouterEvent,
+  });
+  try {
+    return { policy, renderer, maxModelLen: spec.maxModelLen ?? (await servedMaxModelLen(policy, spec.baseUrls, options.signal)) };
+  } catch (error) {
+    await policy.close();
+    throw error;
+  }
+}
+
+async function servedMaxModelLen(policy: ServedPolicy, baseUrls: readonly string[], signal: AbortSignal | undefined): Promise<number> {
+  const served = await policy.lookupModel({ signal, timeoutMs: MODEL_LOOKUP_TIMEOUT_MS });
+  if (served.maxModelLen !== undefined) return served.maxModelLen;
+  throw new ConfigError(
+    `${baseUrls.join(', ')} report no max_model_len for ${served.id} in /v1/models: give the model's context length (maxModelLen, or --max-seq-len on the command line)`,
+  );
+}
+
+function templateRenderer(tokenizer: HfTokenizer, directory: string): ConversationRenderer {
+  try {
+    return new TemplateRenderer(tokenizer, JinjaChatTemplate.fromConfig(tokenizer.config));
+  } catch (error) {
+    if (hasKind(error, 'config')) throw new ConfigError(`${directory}: ${error.message}`, { cause: error });
+    throw error;
+  }
+}
