@@ -6,6 +6,9 @@ import { z } from 'zod';
  * - `max-turns`: still active after its last allowed turn.
  * - `max-seq-len`: the sequence filled `max_seq_len` (an observation was cut to fit, or no room was left to generate).
  * - `max-tokens`: a generation was cut by `max_tokens` and the engine is set to end such episodes.
+ * - `finish-other`: the server ended a generation for a reason gymnast does not know (such as
+ *   `content_filter`; the raw reason is in `detail`). The environment still scores that turn, as
+ *   with `max-tokens`, then the episode ends: another turn would build on an answer the server cut.
  * - `policy-error`, `env-error`, `aborted`: failures; these appear only on failure records.
  */
 export const TerminationKind = z.enum([
@@ -13,6 +16,7 @@ export const TerminationKind = z.enum([
   'max-turns',
   'max-seq-len',
   'max-tokens',
+  'finish-other',
   'policy-error',
   'env-error',
   'aborted',
@@ -26,4 +30,7 @@ export const Termination = z.object({
 export type Termination = z.infer<typeof Termination>;
 
 /** The kinds a successful rollout may end with; the others belong to failure records. */
-export const successfulTerminations = ['env-done', 'max-turns', 'max-seq-len', 'max-tokens'] as const satisfies readonly TerminationKind[];
+export const successfulTerminations = ['env-done', 'max-turns', 'max-seq-len', 'max-tokens', 'finish-other'] as const satisfies readonly TerminationKind[];
+
+/** How a rollout whose reward is real ended. */
+export type SuccessfulTermination = Termination & { kind: (typeof successfulTerminations)[number] };

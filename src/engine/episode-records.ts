@@ -1,14 +1,14 @@
-import { AbortedError } from '../core/errors/aborted-error.js';
-import { EnvironmentError } from '../core/errors/environment-error.js';
-import { PolicyError } from '../core/errors/policy-error.js';
-import { TemplateError } from '../core/errors/template-error.js';
-import { TokenAlignmentError } from '../core/errors/token-alignment-error.js';
+import { hasKind, type ErrorKind } from '../core/errors/has-kind.js';
 import { recordError } from '../core/recorded-error.js';
-import { ROLLOUT_SCHEMA_VERSION, type FailureClass, type FailureRecord, type RolloutRecord } from '../core/rollout-record.js';
-import type { Termination } from '../core/termination.js';
+import type { FailureClass } from '../core/failure-class.js';
+import { ROLLOUT_SCHEMA_VERSION, type FailureRecord, type RolloutRecord } from '../core/rollout-record.js';
+import type { SuccessfulTermination } from '../core/termination.js';
+import type { TurnRecord } from '../core/turn-record.js';
+import type { AppliedObservation } from './apply-observation.js';
 import type { EpisodeState } from './episode-state.js';
+import type { Generation } from './generate-turn.js';
+import type { Step } from './step-environment.js';
 
-type SuccessfulTermination = RolloutRecord['termination'];
 type FailedTermination = FailureRecord['termination'];
 
 /** The keys rollout and failure records share, reduced from the episode's facts. */
@@ -34,8 +34,30 @@ function commonKeys(state: EpisodeState, finishedAt: number) {
   };
 }
 
-export function rolloutRecord(state: EpisodeState, termination: Termination, finishedAt: number): RolloutRecord {
-  return { record_type: 'rollout', ...commonKeys(state, finishedAt), termination: termination as SuccessfulTermination };
+/** What happened in one turn, from the facts its steps returned. */
+export function turnRecord(index: number, generation: Generation, step: Step, observation: AppliedObservation): TurnRecord {
+  const { result } = generation;
+  const drift = generation.drift ?? observation.drift;
+  return {
+    index,
+    prompt_tokens: generation.promptTokens,
+    generated_tokens: result.token_ids.length,
+    env_tokens: observation.envTokens,
+    finish_reason: result.finish_reason,
+    ...(result.logprobs_mode ? { logprobs_mode: result.logprobs_mode } : {}),
+    reward: step.result.reward,
+    ...(step.result.reward_components ? { reward_components: step.result.reward_components } : {}),
+    ...(step.result.answer !== undefined ? { answer: step.result.answer } : {}),
+    env_terminated: step.result.terminated,
+    env_truncated: step.result.truncated,
+    observation_truncated: observation.truncated,
+    ...(drift ? { token_drift: drift } : {}),
+    timing: { generation_ms: generation.ms, env_ms: step.ms },
+  };
+}
+
+export function rolloutRecord(state: EpisodeState, termination: SuccessfulTermination, finishedAt: number): RolloutRecord {
+  return { record_type: 'rollout', ...commonKeys(state, finishedAt), termination };
 }
 
 /** Classifies why an episode failed; errors of no known kind are bugs and are rethrown. */
@@ -50,6 +72,20 @@ export function failureRecord(state: EpisodeState, error: unknown, signal: Abort
   };
 }
 
+/** The failure class and termination of each error kind an episode may fail with. */
+const failuresByKind: ReadonlyMap<ErrorKind, { failureClass: FailureClass; termination: FailedTermination['kind'] }> = new Map([
+  ['aborted', { failureClass: 'aborted', termination: 'aborted' }],
+  ['token-alignment', { failureClass: 'token-alignment', termination: 'policy-error' }],
+  ['template', { failureClass: 'template-error', termination: 'policy-error' }],
+  ['environment', { failureClass: 'env-error', termination: 'env-error' }],
+  ['reward-components', { failureClass: 'env-error', termination: 'env-error' }],
+  ['transport', { failureClass: 'transport', termination: 'policy-error' }],
+  ['timeout', { failureClass: 'timeout', termination: 'policy-error' }],
+  ['policy', { failureClass: 'policy-error', termination: 'policy-error' }],
+  ['server', { failureClass: 'policy-error', termination: 'policy-error' }],
+  ['context-length', { failureClass: 'policy-error', termination: 'policy-error' }],
+]);
+
 function classifyFailure(error: unknown, signal: AbortSignal): { failureClass: FailureClass; termination: FailedTermination; cause: unknown } {
   if (signal.aborted) {
     const timedOut = signal.reason instanceof Error && signal.reason.name === 'TimeoutError';
@@ -57,14 +93,8 @@ function classifyFailure(error: unknown, signal: AbortSignal): { failureClass: F
       ? { failureClass: 'timeout', termination: { kind: 'aborted', detail: 'the episode deadline passed' }, cause: signal.reason }
       : { failureClass: 'aborted', termination: { kind: 'aborted', detail: 'the run was aborted' }, cause: signal.reason ?? error };
   }
-  const detail = error instanceof Error ? error.message : String(error);
-  if (error instanceof AbortedError) return { failureClass: 'aborted', termination: { kind: 'aborted', detail }, cause: error };
-  if (error instanceof TokenAlignmentError) return { failureClass: 'token-alignment', termination: { kind: 'policy-error', detail }, cause: error };
-  if (error instanceof TemplateError) return { failureClass: 'template-error', termination: { kind: 'policy-error', detail }, cause: error };
-  if (error instanceof EnvironmentError) return { failureClass: 'env-error', termination: { kind: 'env-error', detail }, cause: error };
-  if (error instanceof PolicyError) {
-    const failureClass = error.kind === 'transport' ? 'transport' : error.kind === 'timeout' ? 'timeout' : 'policy-error';
-    return { failureClass, termination: { kind: 'policy-error', detail }, cause: error };
+  for (const [kind, failure] of failuresByKind) {
+    if (hasKind(error, kind)) return { failureClass: failure.failureClass, termination: { kind: failure.termination, detail: error.message }, cause: error };
   }
   throw error;
 }

@@ -1,15 +1,15 @@
 import { AbortedError } from '../core/errors/aborted-error.js';
-import { ContextLengthError } from '../core/errors/context-length-error.js';
+import { hasKind } from '../core/errors/has-kind.js';
+import { PolicyError } from '../core/errors/policy-error.js';
 import { TokenAlignmentError } from '../core/errors/token-alignment-error.js';
 import type { Message } from '../core/message.js';
-import type { Termination } from '../core/termination.js';
 import type { TokenDrift } from '../tokens/conversation-renderer.js';
-import { PolicyError } from '../core/errors/policy-error.js';
 import { PolicyResult, type PolicyRequest } from '../policy/policy.js';
 import { systemClock } from '../util/clock.js';
 import { mixSeed } from '../util/seeded-random.js';
 import type { EpisodeOptions } from './episode-options.js';
 import { appendMessages, type EpisodeState } from './episode-state.js';
+import { endWith, type EpisodeEnd } from './next-step.js';
 import { asPolicyError, typedErrors } from './wrap-error.js';
 
 export interface Generation {
@@ -24,14 +24,11 @@ export interface Generation {
   ms: number;
 }
 
-/** The model's context has no room for this turn: the episode ends as a truncation, not a failure. */
-export interface Overlong {
-  type: 'overlong';
-  termination: Termination;
-}
-
-/** Asks the policy for the next assistant turn and appends it exactly as sampled. */
-export async function generateTurn(state: EpisodeState, options: EpisodeOptions, turn: number, signal: AbortSignal): Promise<Generation | Overlong> {
+/**
+ * Asks the policy for the next assistant turn and appends it exactly as sampled. Ends the episode as
+ * `max-seq-len` (a truncation, not a failure) when the model's context has no room for the turn.
+ */
+export async function generateTurn(state: EpisodeState, options: EpisodeOptions, turn: number, signal: AbortSignal): Promise<Generation | EpisodeEnd> {
   const { policy } = options;
   const clock = options.clock ?? systemClock;
   const maxTokens = Math.min(state.sampling.max_tokens, options.maxSeqLen - state.ledger.length);
@@ -49,7 +46,7 @@ export async function generateTurn(state: EpisodeState, options: EpisodeOptions,
   try {
     raw = await typedErrors(signal, asPolicyError(policy.name), () => policy.generate(request, signal));
   } catch (error) {
-    if (error instanceof ContextLengthError) return { type: 'overlong', termination: { kind: 'max-seq-len', detail: error.message } };
+    if (hasKind(error, 'context-length')) return endWith('max-seq-len', error.message);
     throw error;
   }
   const result = checkResult(policy.name, raw, maxTokens);

@@ -5,7 +5,7 @@ import { deadlineSignal } from '../util/deadline-signal.js';
 import { applyObservation, carryForward } from './apply-observation.js';
 import type { EpisodeOptions } from './episode-options.js';
 import { createEpisodeState } from './episode-state.js';
-import { failureRecord, rolloutRecord } from './episode-records.js';
+import { failureRecord, rolloutRecord, turnRecord } from './episode-records.js';
 import { generateTurn } from './generate-turn.js';
 import { decideNextStep } from './next-step.js';
 import { startEpisode } from './start-episode.js';
@@ -21,6 +21,9 @@ export interface EpisodeControl {
 /**
  * Runs one episode to its end and returns its record. Never throws for a policy, environment or
  * abort failure: those end the episode as a failure record, and other episodes are unaffected.
+ *
+ * start → per turn: pace, generate, step, decide, observe → record. Every step that may end the
+ * episode returns a `NextStep`; failures are thrown as typed errors and classified once, here.
  */
 export async function runEpisode(
   task: EpisodeTask,
@@ -37,39 +40,25 @@ export async function runEpisode(
 
   let record: EpisodeRecord;
   try {
-    let ended = await startEpisode(state, options, signal);
-    for (let turn = 0; ended === undefined; turn++) {
+    let next = await startEpisode(state, options, signal);
+    for (let turn = 0; next.type === 'continue'; turn++) {
       await control.pace?.();
       signal.throwIfAborted();
       emit({ type: 'turn-start', ...state.key, turn });
       const generation = await generateTurn(state, options, turn, signal);
-      if (generation.type === 'overlong') {
-        ended = generation.termination;
+      if (generation.type === 'end') {
+        next = generation;
         break;
       }
       const step = await stepEnvironment(state, options, signal);
       const observation = applyObservation(state, step.result, decideNextStep(step.result, generation, turn, options), options);
-      state.turns.push({
-        index: turn,
-        prompt_tokens: generation.promptTokens,
-        generated_tokens: generation.result.token_ids.length,
-        env_tokens: observation.envTokens,
-        finish_reason: generation.result.finish_reason,
-        ...(generation.result.logprobs_mode ? { logprobs_mode: generation.result.logprobs_mode } : {}),
-        reward: step.result.reward,
-        ...(step.result.reward_components ? { reward_components: step.result.reward_components } : {}),
-        ...(step.result.answer !== undefined ? { answer: step.result.answer } : {}),
-        env_terminated: step.result.terminated,
-        env_truncated: step.result.truncated,
-        observation_truncated: observation.truncated,
-        ...(generation.drift || observation.drift ? { token_drift: generation.drift ?? observation.drift } : {}),
-        timing: { generation_ms: generation.ms, env_ms: step.ms },
-      });
-      emit({ type: 'turn-end', ...state.key, turn: state.turns[turn]! });
+      const turnEnded = turnRecord(turn, generation, step, observation);
+      state.turns.push(turnEnded);
+      emit({ type: 'turn-end', ...state.key, turn: turnEnded });
       carryForward(state, step.result);
-      if (observation.next.type === 'end') ended = observation.next.termination;
+      next = observation.next;
     }
-    record = rolloutRecord(state, ended, clock.now());
+    record = rolloutRecord(state, next.termination, clock.now());
   } catch (error) {
     record = failureRecord(state, error, signal, clock.now());
   } finally {

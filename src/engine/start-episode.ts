@@ -1,14 +1,14 @@
-import type { Termination } from '../core/termination.js';
 import type { EpisodeOptions } from './episode-options.js';
 import { appendMessages, type EpisodeState } from './episode-state.js';
 import { fitToBudget } from './fit-to-budget.js';
+import { continueEpisode, endWith, type NextStep } from './next-step.js';
 import { asEnvironmentError, typedErrors } from './wrap-error.js';
 
 /**
- * Resets the environment and renders the opening messages. Returns a termination when the prompt
- * leaves no room to generate (the episode then ends with zero turns, its prompt cut to `max_seq_len`).
+ * Resets the environment and renders the opening messages. Ends the episode when the prompt leaves
+ * no room to generate (with zero turns, its prompt cut to `max_seq_len`).
  */
-export async function startEpisode(state: EpisodeState, options: EpisodeOptions, signal: AbortSignal): Promise<Termination | undefined> {
+export async function startEpisode(state: EpisodeState, options: EpisodeOptions, signal: AbortSignal): Promise<NextStep> {
   const { environment } = options;
   const reset = await typedErrors(signal, asEnvironmentError(environment.name, 'reset'), () =>
     environment.reset(state.task.data, signal),
@@ -21,7 +21,7 @@ export async function startEpisode(state: EpisodeState, options: EpisodeOptions,
   const { tokenIds } = options.renderer.renderDelta(state.ledger, [], opening, { addGenerationPrompt: true, ...(tools ? { tools } : {}) });
   const fitted = fitToBudget(opening, tokenIds, options.maxSeqLen);
   appendMessages(state, fitted.messages);
-  if (state.ledger.length < options.maxSeqLen) return undefined;
+  if (state.ledger.length < options.maxSeqLen) return continueEpisode;
   const promptTokens = tokenIds.reduce((total, ids) => total + ids.length, 0);
-  return { kind: 'max-seq-len', detail: `the prompt is ${promptTokens} tokens, leaving no room under max_seq_len ${options.maxSeqLen}` };
+  return endWith('max-seq-len', `the prompt is ${promptTokens} tokens, leaving no room under max_seq_len ${options.maxSeqLen}`);
 }
