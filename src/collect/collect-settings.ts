@@ -31,7 +31,8 @@ export function checkSettings(settings: CollectSettingsInput): CollectSettings {
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => {
     const field = issue.path.join('.');
-    return `${field}: ${issue.message}, got ${JSON.stringify((settings as Record<string, unknown>)[field]) ?? 'nothing'}`;
+    const value: unknown = (settings as Record<string, unknown>)[field];
+    return `${field}: ${issue.message}, got ${typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? 'nothing')}`;
   });
   throw new ConfigError(`invalid collect settings: ${problems.join('; ')}`);
 }

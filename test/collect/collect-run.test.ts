@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { collect, type CollectOptions } from '../../src/collect/collect-run.js';
+import type { RolloutOutcome, Sink, SinkRun } from '../../src/collect/sink.js';
 import { InvalidInputError } from '../../src/collect/row-error.js';
 import { SamplingParams } from '../../src/core/index.js';
 import { ScriptedPolicy } from '../../src/testing/index.js';
@@ -94,5 +95,44 @@ describe('gymnast collect', () => {
       return true;
     });
     assert.equal(existsSync(output), false, 'nothing is written');
+  });
+
+  it('gives every outcome to extra sinks too, between start and finish, with the plan size', async () => {
+    const { options } = setup([row('1+2', 3), row('13+1', 14)]);
+    const events: string[] = [];
+    const seen: RolloutOutcome[] = [];
+    const sink: Sink = {
+      start: async (run: SinkRun) => void events.push(`start ${run.plannedRollouts} ${run.resumed}`),
+      write: async (outcome) => void seen.push(outcome),
+      finish: async () => void events.push('finish'),
+    };
+    await collect(options({ numRepeats: 2, sinks: [sink] }));
+    assert.deepEqual(events, ['start 4 false', 'finish']);
+    assert.deepEqual(seen.map((outcome) => outcome.kind).sort(), ['failure', 'failure', 'result', 'result']);
+    assert.ok(seen.every((outcome) => outcome.row.schema_version === 2 && outcome.row.duration_ms !== null));
+  });
+
+  it('runs the lockstep schedule too, to the same rows as the async one', async () => {
+    const rows = [row('1+2', 3), row('13+1', 14), row('4+5', 9), row('7+8', 15)];
+    const strip = (path: string) =>
+      readRows(path)
+        .map(({ duration_ms: _duration, turns, ...rest }) => ({ ...rest, turns: (turns as { timing: unknown }[]).map(({ timing: _timing, ...turn }) => turn) }))
+        .sort((a, b) => (a._ng_task_index as number) - (b._ng_task_index as number) || (a._ng_rollout_index as number) - (b._ng_rollout_index as number));
+    const lockstep = setup(rows);
+    const lockstepSummary = await collect(lockstep.options({ numRepeats: 3, schedule: 'lockstep', concurrency: 5 }));
+    const asynchronous = setup(rows);
+    const asyncSummary = await collect(asynchronous.options({ numRepeats: 3 }));
+    assert.equal(readRows(lockstep.output).length, 9);
+    assert.deepEqual(strip(lockstep.output), strip(asynchronous.output));
+    assert.equal(readRows(lockstepSummary.paths.failures).length, readRows(asyncSummary.paths.failures).length);
+  });
+
+  it('refuses settings out of range before reading the input, naming each', async () => {
+    const { output, options } = setup([row('1+2', 3)]);
+    await assert.rejects(collect(options({ concurrency: 0, maxAttempts: -1, rolloutTimeoutMs: Number.NaN })), {
+      kind: 'config',
+      message: /concurrency: expected a whole number ≥ 1, got 0; maxAttempts: expected a whole number ≥ 1, got -1; rolloutTimeoutMs: expected a number, got NaN/,
+    });
+    assert.equal(existsSync(output), false);
   });
 });
