@@ -4,20 +4,30 @@ import type { BenchResult } from './bench-result.js';
 
 const run = promisify(execFile);
 
-/** Peak RSS of planning N rows and running the first 2,000 rollouts, each size in its own process. */
-async function peakRss(rows: number): Promise<number> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', new URL('./collect-memory-process.ts', import.meta.url).pathname, String(rows)], { maxBuffer: 1 << 20 });
+/** Peak RSS of one collect in its own process (see collect-memory-process.ts for the modes). */
+async function peakRss(rows: number, mode: 'episodes' | 'all'): Promise<number> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', new URL('./collect-memory-process.ts', import.meta.url).pathname, String(rows), mode], { maxBuffer: 1 << 20 });
   return (JSON.parse(stdout) as { peak_rss_mb: number }).peak_rss_mb;
 }
 
 /** Whether collection memory follows the dataset: 1,000,000 input rows against 10,000. */
-export async function collectMemory(): Promise<BenchResult> {
-  const small = await peakRss(10_000);
-  const large = await peakRss(1_000_000);
-  return {
-    name: 'collect: peak RSS planning the input and running 2,000 rollouts, 1,000,000 rows vs 10,000',
-    baseline: { label: '10,000 rows', value: small, unit: 'MB' },
-    measured: { label: '1,000,000 rows', value: large, unit: 'MB' },
-    lowerIsBetter: true,
-  };
+export async function collectMemory(): Promise<BenchResult[]> {
+  const plannedSmall = await peakRss(10_000, 'episodes');
+  const plannedLarge = await peakRss(1_000_000, 'episodes');
+  const runSmall = await peakRss(2_500, 'all');
+  const runLarge = await peakRss(250_000, 'all');
+  return [
+    {
+      name: 'collect: peak RSS planning the input and running 2,000 rollouts, 1,000,000 rows vs 10,000',
+      baseline: { label: '10,000 rows', value: plannedSmall, unit: 'MB' },
+      measured: { label: '1,000,000 rows', value: plannedLarge, unit: 'MB' },
+      lowerIsBetter: true,
+    },
+    {
+      name: 'collect: peak RSS running every rollout (instant agent) and aggregating, 1,000,000 rollouts vs 10,000',
+      baseline: { label: '10,000 rollouts', value: runSmall, unit: 'MB' },
+      measured: { label: '1,000,000 rollouts', value: runLarge, unit: 'MB' },
+      lowerIsBetter: true,
+    },
+  ];
 }

@@ -3,15 +3,20 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { collect } from '../src/collect/collect-run.js';
-import { SamplingParams } from '../src/core/index.js';
+import type { Agent } from '../src/collect/agent.js';
+import { ROW_SCHEMA_VERSION, SamplingParams } from '../src/core/index.js';
 import { ScriptedPolicy } from '../src/testing/index.js';
 import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../src/tokens/index.js';
 
 /**
- * One measurement in its own process: plan N input rows (check, materialize, hash) and run the first
- * 2,000 rollouts with an instant policy, sampling peak RSS. Prints `{rows, peak_rss_mb, seconds}`.
+ * One measurement in its own process, sampling peak RSS; prints `{rows, rollouts, peak_rss_mb, seconds}`.
+ * - `episodes`: plan N input rows (check, materialize, hash) and run the first 2,000 rollouts through
+ *   the episode loop with an instant policy;
+ * - `all`: plan N rows × 4 repeats and run every rollout through an instant agent, so the pipeline
+ *   itself (admission, scheduler, sinks, resume keys, streaming aggregation) is what is measured.
  */
 const rows = Number(process.argv[2]);
+const mode = process.argv[3] === 'all' ? 'all' : 'episodes';
 const dir = mkdtempSync(join(tmpdir(), 'gymnast-memory-'));
 const input = join(dir, 'in.jsonl');
 const file = createWriteStream(input);
@@ -29,6 +34,16 @@ const sumOf = (question: string) => {
   return a! + b!;
 };
 
+/** Answers every row at once with a real result row: the pipeline's cost without an episode's. */
+const instantAgent: Agent = {
+  name: 'arithmetic',
+  check: () => [],
+  run: async (row) => ({
+    kind: 'result',
+    row: { ...row, schema_version: ROW_SCHEMA_VERSION, duration_ms: 0, response: { output: [], usage: { input_tokens: 20, output_tokens: 3, total_tokens: 23 } }, reward: row._ng_rollout_index % 2, extracted_answer: String(row.answer) },
+  }),
+};
+
 let peak = 0;
 const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
 const baseline = process.memoryUsage().rss;
@@ -44,11 +59,15 @@ await collect({
   maxSeqLen: 512,
   maxTurns: 2,
   sampling: SamplingParams.parse({ max_tokens: 8 }),
-  stopAdmitting: stop.signal,
-  onProgress: (progress) => {
-    if (progress.done >= 2_000) stop.abort();
-  },
+  ...(mode === 'all'
+    ? { numRepeats: 4, agents: new Map([['arithmetic', instantAgent]]) }
+    : {
+        stopAdmitting: stop.signal,
+        onProgress: (progress: { done: number }) => {
+          if (progress.done >= 2_000) stop.abort();
+        },
+      }),
 });
 clearInterval(sampler);
 peak = Math.max(peak, process.memoryUsage().rss);
-process.stdout.write(`${JSON.stringify({ rows, peak_rss_mb: peak / 2 ** 20, baseline_rss_mb: baseline / 2 ** 20, seconds: (performance.now() - started) / 1000 })}\n`);
+process.stdout.write(`${JSON.stringify({ rows, mode, peak_rss_mb: peak / 2 ** 20, baseline_rss_mb: baseline / 2 ** 20, seconds: (performance.now() - started) / 1000 })}\n`);
