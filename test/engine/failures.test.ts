@@ -81,6 +81,20 @@ describe('failures', () => {
     assert.match(failure.error.message, /invalid result: logprobs: token_ids and logprobs must have the same length/);
   });
 
+  it('classifies a failure by its kind, even when another copy of gymnast threw it', async () => {
+    // What a second copy of the package in the process throws: the same marker and kind, another class.
+    const marker: unique symbol = Symbol.for('gymnast.error');
+    class ForeignTransportError extends Error {
+      readonly [marker] = true;
+      readonly kind = 'transport';
+      readonly isRetryable = true;
+    }
+    const policy = new ScriptedPolicy({ tokenizer, script: [{ error: new ForeignTransportError('connection refused') }] });
+    const failure = asFailure(await runEpisode(task(0), 0, episodeOptions(policy, endsAtOnce())));
+    assert.equal(failure.failure_class, 'transport');
+    assert.equal(failure.error.message, 'connection refused');
+  });
+
   it('a failure never carries a reward it did not earn', async () => {
     const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }, { error: new Error('boom') }] });
     const environment = new ScriptedEnvironment({ step: () => ({ observation: [{ role: 'environment', content: 'x' }], reward: 0.5, terminated: false }) });

@@ -71,6 +71,23 @@ for (const schedule of schedules) {
       assert.equal(record.termination.kind, 'max-tokens');
     });
 
+    it('scores a generation the server stopped for a reason gymnast does not know, then ends as finish-other', async () => {
+      const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'cut short', finish_reason: 'other', raw_finish_reason: 'content_filter' }] });
+      const environment = new ScriptedEnvironment({ step: () => ({ observation: [{ role: 'environment', content: 'x' }], reward: 0.25, terminated: false }) });
+      const record = await runOne(schedule, episodeOptions(policy, environment));
+      assert.equal(record.record_type, 'rollout');
+      assert.equal(record.turns.length, 1);
+      assert.equal(environment.turns.length, 1);
+      assert.equal(record.reward, 0.25);
+      assert.deepEqual(record.termination, { kind: 'finish-other', detail: 'the server ended the generation with finish reason "content_filter"' });
+    });
+
+    it("lets the environment's own end win over a finish reason gymnast does not know", async () => {
+      const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'cut short', finish_reason: 'other', raw_finish_reason: 'content_filter' }] });
+      const record = await runOne(schedule, episodeOptions(policy, new ScriptedEnvironment({ step: () => ({ observation: [], reward: 1, terminated: true }) })));
+      assert.deepEqual(record.termination, { kind: 'env-done' });
+    });
+
     it("with onMaxTokens 'continue', treats a cut generation like any other turn", async () => {
       const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'z'.repeat(80) }] });
       const record = await runOne(schedule, episodeOptions(policy, chatty('x'), { onMaxTokens: 'continue', maxTurns: 3 }));

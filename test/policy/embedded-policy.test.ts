@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { describe, it } from 'node:test';
-import { ContextLengthError, SamplingParams } from '../../src/core/index.js';
+import { ContextLengthError, hasKind, SamplingParams } from '../../src/core/index.js';
 import { EmbeddedPolicy, GptModel, type PolicyRequest } from '../../src/policy/index.js';
 import { accumulateSequenceGradients } from '../../src/policy/embedded/training/sequence-gradients.js';
 import { loadHfTokenizer } from '../../src/tokens/index.js';
@@ -95,5 +95,12 @@ describe('the embedded policy', () => {
     const pending = policy.generate(request({ sampling: { max_tokens: 100 } }), controller.signal);
     controller.abort(new Error('stop'));
     await assert.rejects(pending, /stop/);
+  });
+
+  it('ends the generations still decoding when closed, as aborted', async () => {
+    const closing = new EmbeddedPolicy(model, tokenizer);
+    const pending = closing.generate(request({ sampling: { max_tokens: 100 } }), signal);
+    await closing.close();
+    await assert.rejects(pending, (error) => hasKind(error, 'aborted'));
   });
 });
