@@ -29,10 +29,10 @@ export function decideNextStep(step: StepResult, generation: Generation, turn: n
   if (step.terminated) return endWith('env-done');
   if (step.truncated) return endWith('env-done', 'the environment truncated the episode');
   if (generation.filledSequence) return endWith('max-seq-len', 'the generation filled the rest of max_seq_len');
-  if (finish.unified === 'other') return endWith('finish-other', `the server ended the generation with finish reason ${JSON.stringify(finish.raw ?? 'unknown')}`);
   if (finish.unified === 'length' && (options.onMaxTokens ?? 'end') === 'end') {
     return endWith('max-tokens', `a generation reached max_tokens (${generation.result.token_ids.length} tokens)`);
   }
+  if (finish.unified === 'other') return endWith('finish-other', `the server ended the generation with finish reason ${JSON.stringify(finish.raw ?? 'unknown')}`);
   if (turn + 1 >= options.maxTurns) return endWith('max-turns', `still active after ${options.maxTurns} turns`);
   return continueEpisode;
 }
