@@ -34,9 +34,9 @@ const sampled = (answer: Answer) =>
     : { ids: answer.output_ids!, logprobs: answer.meta_info!.output_token_logprobs.map(([logprob]) => logprob) };
 
 const cases: [string, 'vllm' | 'sglang', BackendRecipe<unknown>, string][] = [
-  ['vllm-chat', 'vllm', chatCompletionsBackend('vllm') as BackendRecipe<unknown>, '/v1/chat/completions'],
-  ['sglang-chat', 'sglang', chatCompletionsBackend('sglang') as BackendRecipe<unknown>, '/v1/chat/completions'],
-  ['sglang-generate', 'sglang', sglangGenerateBackend as BackendRecipe<unknown>, '/generate'],
+  ['vllm-chat', 'vllm', chatCompletionsBackend('vllm'), '/v1/chat/completions'],
+  ['sglang-chat', 'sglang', chatCompletionsBackend('sglang'), '/v1/chat/completions'],
+  ['sglang-generate', 'sglang', sglangGenerateBackend, '/generate'],
 ];
 
 for (const [name, flavor, backend, path] of cases) {
@@ -61,7 +61,7 @@ for (const [name, flavor, backend, path] of cases) {
 
 describe('server-rendered prompts', () => {
   it('count as drift when the server renders a different prompt from the ledger (warn)', async () => {
-    const { policy } = await serve('vllm', chatCompletionsBackend('vllm') as BackendRecipe<unknown>, 'plain');
+    const { policy } = await serve('vllm', chatCompletionsBackend('vllm'), 'plain');
     const options = await toolEpisodeOptions(policy, { renderer: new TemplateRenderer(await qwen3Tokenizer(), await qwen3Template(), { drift: 'warn' }) });
     const record = await runEpisode(addTask(0), 0, options);
     assert.equal(record.record_type, 'rollout');
@@ -71,7 +71,7 @@ describe('server-rendered prompts', () => {
   });
 
   it('fail the episode as token-alignment in strict mode', async () => {
-    const { policy } = await serve('sglang', chatCompletionsBackend('sglang') as BackendRecipe<unknown>, 'plain');
+    const { policy } = await serve('sglang', chatCompletionsBackend('sglang'), 'plain');
     const record = await runEpisode(addTask(0), 0, await toolEpisodeOptions(policy));
     assert.equal(record.record_type === 'failure' && record.failure_class, 'token-alignment');
   });
@@ -79,7 +79,7 @@ describe('server-rendered prompts', () => {
 
 describe('openai (text-only endpoints)', () => {
   it('runs episodes for evaluation, and its rollouts say they carry no training tokens', async () => {
-    const { server, policy } = await serve('vllm', openAiBackend as BackendRecipe<unknown>);
+    const { server, policy } = await serve('vllm', openAiBackend);
     const record = await runEpisode(addTask(0), 0, await toolEpisodeOptions(policy));
     assert.equal(record.record_type, 'rollout', JSON.stringify(record.termination));
     assert.equal(record.reward, 1);

@@ -10,7 +10,7 @@ const [server] = servers;
 const policies: RemotePolicy<unknown>[] = [];
 const policy = (options: Partial<ConstructorParameters<typeof RemotePolicy>[0]> = {}) => {
   const created = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [server!.url], retry: { baseDelayMs: 10 }, ...options });
-  policies.push(created as RemotePolicy<unknown>);
+  policies.push(created);
   return created;
 };
 after(async () => {
