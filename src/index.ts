@@ -122,7 +122,19 @@ export {
   type EngineObserver,
   type EpisodeKey,
 } from './engine/index.js';
-export { rolloutMetrics, aggregateMetrics, passMajorityMetrics, unbiasedPassAtK, type AggregateMetrics } from './metrics/index.js';
+export {
+  AggregateAccumulator,
+  rolloutMetrics,
+  passMajorityMetrics,
+  unbiasedPassAtK,
+  type AggregateOptions,
+  type AgentAggregate,
+  type AgentSummary,
+  type AnswerKey,
+  type GroupLevelMetrics,
+  type RolloutInfo,
+  type ScoredRollout,
+} from './metrics/index.js';
 export { collect, type CollectOptions, type CollectSummary, type CollectProgress } from './collect/collect-run.js';
 export { CollectSettings } from './collect/collect-settings.js';
 export { JsonlRolloutSink } from './collect/jsonl-rollout-sink.js';

@@ -1,45 +1,68 @@
-import { mean } from './summarize.js';
+import type { MetricColumn } from './metric-columns.js';
 
 /** The five statistics NeMo Gym reports per numeric column, in its order. */
 export const STATISTICS = ['mean', 'max', 'min', 'median', 'std'] as const;
 
-/** pandas' median: the middle value, or the mean of the two middle values. */
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
-/** pandas' default std: the sample standard deviation (ddof = 1); NaN for a single value. */
-export function sampleStd(values: readonly number[]): number {
-  if (values.length < 2) return Number.NaN;
-  const m = mean(values);
-  return Math.sqrt(values.reduce((total, value) => total + (value - m) ** 2, 0) / (values.length - 1));
+interface Described {
+  count: number;
+  mean: number;
+  max: number;
+  min: number;
+  median: number;
+  std: number;
 }
 
 /**
- * `mean/<col>`, `max/<col>`, `min/<col>`, `median/<col>`, `std/<col>` for every column, statistic-major
- * as NeMo Gym lays them out. Missing values are skipped; a std that cannot be computed (one value)
- * becomes 0 when every std is NaN, as NeMo Gym fills it, and is left out otherwise.
+ * NeMo Gym's `describe_dataframe` over the rows at `positions`: `mean/<col>`, `max/<col>`,
+ * `min/<col>`, `median/<col>`, `std/<col>`, statistic-major in column order, as pandas computes them:
+ * - missing values are skipped, and a statistic of no values is left out;
+ * - `std` is the sample standard deviation (ddof = 1), undefined for one value; when it is undefined
+ *   for every column (e.g. a task with one rollout), it is 0 for the columns no row misses.
+ * `scratch` holds at least `positions.length` numbers; it is overwritten.
  */
-export function columnStatistics(rows: readonly ReadonlyMap<string, number>[]): Record<string, number> {
-  const columns = [...new Set(rows.flatMap((row) => [...row.keys()]))];
-  const valuesOf = (column: string) => rows.map((row) => row.get(column)).filter((value): value is number => value !== undefined && !Number.isNaN(value));
-  const stds = columns.map((column) => sampleStd(valuesOf(column)));
-  const allStdNaN = stds.every(Number.isNaN);
+export function describeColumns(columns: readonly MetricColumn[], positions: Uint32Array, scratch: Float64Array): Record<string, number> {
+  const described = columns.map((column) => describe(column, positions, scratch));
+  const noStd = described.every((column) => Number.isNaN(column.std));
   const result: Record<string, number> = {};
   for (const statistic of STATISTICS) {
     columns.forEach((column, i) => {
-      const values = valuesOf(column);
-      if (values.length === 0) return;
-      const value =
-        statistic === 'mean' ? mean(values)
-        : statistic === 'max' ? Math.max(...values)
-        : statistic === 'min' ? Math.min(...values)
-        : statistic === 'median' ? median(values)
-        : allStdNaN ? 0 : stds[i]!;
-      if (!Number.isNaN(value)) result[`${statistic}/${column}`] = value;
+      const value = statistic === 'std' && noStd && described[i]!.count === positions.length ? 0 : described[i]![statistic];
+      if (!Number.isNaN(value)) result[`${statistic}/${column.name}`] = value;
     });
   }
   return result;
+}
+
+function describe(column: MetricColumn, positions: Uint32Array, scratch: Float64Array): Described {
+  let count = 0;
+  let sum = 0;
+  let max = -Infinity;
+  let min = Infinity;
+  for (let i = 0; i < positions.length; i++) {
+    const value = column.values.get(positions[i]!);
+    if (Number.isNaN(value)) continue;
+    scratch[count++] = value;
+    sum += value;
+    if (value > max) max = value;
+    if (value < min) min = value;
+  }
+  if (count === 0) return { count, mean: Number.NaN, max: Number.NaN, min: Number.NaN, median: Number.NaN, std: Number.NaN };
+  const values = scratch.subarray(0, count);
+  const mean = sum / count;
+  return { count, mean, max, min, std: sampleStd(values, mean), median: median(values) };
+}
+
+/** The sample standard deviation (ddof = 1) around a known mean, in two passes for accuracy; NaN for one value. */
+export function sampleStd(values: Float64Array, mean: number): number {
+  if (values.length < 2) return Number.NaN;
+  let squares = 0;
+  for (let i = 0; i < values.length; i++) squares += (values[i]! - mean) ** 2;
+  return Math.sqrt(squares / (values.length - 1));
+}
+
+/** pandas' median: the middle value, or the mean of the two middle ones. Sorts `values` in place. */
+export function median(values: Float64Array): number {
+  values.sort();
+  const middle = values.length >> 1;
+  return values.length % 2 === 1 ? values[middle]! : (values[middle - 1]! + values[middle]!) / 2;
 }

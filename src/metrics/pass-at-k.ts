@@ -1,5 +1,5 @@
-import { mean } from './summarize.js';
-import { sampleStd } from './column-statistics.js';
+import { Float64List } from './float64-list.js';
+import { MajorityVote } from './majority-vote.js';
 
 /** One rollout's scores (e.g. `{accuracy: 1}`) and, optionally, its extracted answer. */
 export interface ScoredRollout {
@@ -7,71 +7,195 @@ export interface ScoredRollout {
   answer?: string | null;
 }
 
-/** C(n, k) as a float, exact for the small n of rollout groups. */
-function choose(n: number, k: number): number {
-  if (k < 0 || k > n) return 0;
-  let result = 1;
-  for (let i = 1; i <= k; i++) result = (result * (n - k + i)) / i;
-  return result;
+/** The binary score NeMo Gym adds when rollouts carry answers: 1 when the rollout has none. */
+export const NO_ANSWER = 'no_answer';
+
+/**
+ * Unbiased pass@k for binary scores (Chen et al.): 1 − C(n − c, k) / C(n, k), and 1 when fewer than k
+ * are wrong. The ratio is a running product, so it neither overflows nor costs more than k steps.
+ */
+export function unbiasedPassAtK(n: number, correct: number, k: number): number {
+  const wrong = n - correct;
+  if (wrong < k) return 1;
+  let ratio = 1;
+  for (let i = 0; i < k; i++) ratio *= (wrong - i) / (n - i);
+  return 1 - ratio;
 }
 
-/** Unbiased pass@k for binary scores: 1 − C(n − c, k) / C(n, k) (Chen et al.), 1 when fewer than k are wrong. */
-export function unbiasedPassAtK(n: number, correct: number, k: number): number {
-  if (n - correct < k) return 1;
-  return 1 - choose(n - correct, k) / choose(n, k);
+/** Sums over tasks for one score name, indexed by k (1-based) or by run (0-based). */
+interface ScoreSums {
+  name: string;
+  /** pass@k over the tasks with at least k rollouts. */
+  pass: Float64List;
+  /** mean@k: the mean of each task's first min(k, n) scores; `meanTail[k]` adds the tasks whose n ends before k. */
+  mean: Float64List;
+  meanTail: Float64List;
+  majority: Float64List;
+  majorityTail: Float64List;
+  /** The score of each task's i-th rollout (in rollout order), for the per-run means. */
+  runs: Float64List;
 }
 
 /**
- * NeMo Gym's pass/majority metrics, in percent (0–100), over tasks given as rollouts in rollout order:
- * - `pass@{k}/{name}`: unbiased estimator for binary scores, max of the first k for continuous ones;
- *   tasks with fewer than k rollouts are skipped;
- * - `pass@1[avg-of-{k}]/{name}`: mean of the first k scores (mean@k), with `/std_dev_across_runs` and
- *   `/std_err_across_runs` over the k per-run means for k ≥ 2;
- * - with answers: `majority@{k}/{name}` (most common non-null answer among the first k, ties averaged,
- *   no answer scores 0) and a binary `no_answer` score treated like the others.
+ * NeMo Gym's `compute_pass_majority_metrics`, fed one task at a time and kept as sums per k, so a
+ * task with n rollouts costs O(n) whatever the k (NeMo Gym's loops cost O(n) per k). Percentages:
+ * - `pass@{k}/{name}`: for a task whose scores are all 0 or 1, the unbiased estimator; otherwise the
+ *   max of the first k; over the tasks with at least k rollouts;
+ * - `pass@1[avg-of-{k}]/{name}`: the mean of each task's first k scores (all of them when it has fewer),
+ *   over every task;
+ * - `majority@{k}/{name}` (with answers): over each task's first k rollouts with an answer, the most
+ *   common (answer, score), ties averaged, 0 when none has an answer; over every task;
+ * - `pass@1[avg-of-{k}]/{name}/std_dev_across_runs` and `…/std_err_across_runs` (k ≥ 2): spread of the
+ *   per-run means, run i being the i-th rollout of every task that has one.
+ * With answers, `no_answer` (1 when a rollout has none) is one more binary score. Score names are
+ * sorted, and keys come k by k, as NeMo Gym orders them.
  */
-export function passMajorityMetrics(tasks: readonly (readonly ScoredRollout[])[], options: { withAnswers?: boolean } = {}): Record<string, number> {
-  const withAnswers = options.withAnswers ?? false;
-  const scored = tasks.map((rollouts) =>
-    rollouts.map((rollout) => ({ ...rollout, scores: withAnswers ? { ...rollout.scores, no_answer: rollout.answer == null ? 1 : 0 } : rollout.scores })),
-  );
-  const names = [...new Set(scored.flatMap((rollouts) => rollouts.flatMap((rollout) => Object.keys(rollout.scores))))];
-  const maxK = Math.max(0, ...scored.map((rollouts) => rollouts.length));
-  const metrics: Record<string, number> = {};
-  for (let k = 1; k <= maxK; k++) {
-    const eligible = scored.filter((rollouts) => rollouts.length >= k);
-    if (eligible.length === 0) continue;
-    for (const name of names) {
-      const binary = scored.every((rollouts) => rollouts.every((rollout) => [0, 1, undefined].includes(rollout.scores[name])));
-      metrics[`pass@${k}/${name}`] =
-        100 *
-        mean(
-          eligible.map((rollouts) => {
-            const values = rollouts.map((rollout) => rollout.scores[name] ?? 0);
-            return binary ? unbiasedPassAtK(values.length, values.filter((value) => value === 1).length, k) : Math.max(...values.slice(0, k));
-          }),
-        );
-      const perRun = Array.from({ length: k }, (_, run) => 100 * mean(eligible.map((rollouts) => rollouts[run]!.scores[name] ?? 0)));
-      metrics[`pass@1[avg-of-${k}]/${name}`] = mean(perRun);
-      if (k >= 2) {
-        metrics[`pass@1[avg-of-${k}]/${name}/std_dev_across_runs`] = sampleStd(perRun);
-        metrics[`pass@1[avg-of-${k}]/${name}/std_err_across_runs`] = sampleStd(perRun) / Math.sqrt(k);
-      }
-      if (withAnswers && name !== 'no_answer') metrics[`majority@${k}/${name}`] = 100 * mean(eligible.map((rollouts) => majorityScore(rollouts.slice(0, k), name)));
-    }
+export class PassAtKAccumulator {
+  readonly #scoreNames: readonly string[];
+  readonly #withAnswers: boolean;
+  readonly #sums: ScoreSums[];
+  /** Tasks with more than i rollouts, at i. */
+  readonly #tasksWithRun = new Float64List(0);
+  readonly #vote = new MajorityVote();
+  #tasks = 0;
+
+  /** `scoreNames` in the order `addTask` gives them; with answers, `no_answer` is added. */
+  constructor(scoreNames: readonly string[], options: { withAnswers?: boolean } = {}) {
+    this.#scoreNames = scoreNames;
+    this.#withAnswers = options.withAnswers ?? false;
+    const names = [...scoreNames, ...(this.#withAnswers ? [NO_ANSWER] : [])];
+    this.#sums = names.map((name) => ({ name, pass: sums(), mean: sums(), meanTail: sums(), majority: sums(), majorityTail: sums(), runs: sums() }));
   }
-  return metrics;
+
+  /**
+   * One task, its rollouts in rollout order: `scores[j][i]` is score `scoreNames[j]` of rollout i, and
+   * `answers[i]` its answer as a number (equal answers, equal numbers; NaN for none).
+   */
+  addTask(scores: readonly ArrayLike<number>[], answers?: ArrayLike<number>): void {
+    const n = scores[0]?.length ?? answers?.length ?? 0;
+    if (n === 0) return;
+    this.#tasks += 1;
+    for (let i = 0; i < n; i++) this.#tasksWithRun.add(i, 1);
+    const answered = this.#withAnswers ? (answers ?? new Float64Array(n).fill(Number.NaN)) : undefined;
+    this.#scoreNames.forEach((name, j) => this.#addScores(this.#sumsOf(name), scores[j]!, n, answered));
+    if (answered) this.#addScores(this.#sumsOf(NO_ANSWER), noAnswerScores(answered), n, answered);
+  }
+
+  metrics(): Record<string, number> {
+    const result: Record<string, number> = {};
+    const maxK = this.#tasksWithRun.length;
+    const ordered = [...this.#sums].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const carried = ordered.map(() => ({ mean: 0, majority: 0 }));
+    for (let k = 1; k <= maxK; k++) {
+      ordered.forEach((sums, j) => {
+        carried[j]!.mean += sums.meanTail.get(k);
+        carried[j]!.majority += sums.majorityTail.get(k);
+        result[`pass@${k}/${sums.name}`] = (100 * sums.pass.get(k)) / this.#tasksWithRun.get(k - 1);
+        result[`pass@1[avg-of-${k}]/${sums.name}`] = (100 * (sums.mean.get(k) + carried[j]!.mean)) / this.#tasks;
+        if (this.#withAnswers) result[`majority@${k}/${sums.name}`] = (100 * (sums.majority.get(k) + carried[j]!.majority)) / this.#tasks;
+      });
+    }
+    const spreads = ordered.map((sums) => this.#spreadAcrossRuns(sums.runs));
+    for (let k = 2; k <= maxK; k++) {
+      ordered.forEach((sums, j) => {
+        result[`pass@1[avg-of-${k}]/${sums.name}/std_dev_across_runs`] = spreads[j]![k]!;
+        result[`pass@1[avg-of-${k}]/${sums.name}/std_err_across_runs`] = spreads[j]![k]! / Math.sqrt(k);
+      });
+    }
+    return result;
+  }
+
+  #sumsOf(name: string): ScoreSums {
+    return this.#sums.find((sums) => sums.name === name)!;
+  }
+
+  #addScores(sums: ScoreSums, values: ArrayLike<number>, n: number, answers: ArrayLike<number> | undefined): void {
+    for (let i = 0; i < n; i++) sums.runs.add(i, values[i]!);
+    addPassAtK(sums.pass, values, n);
+    addMeanAtK(sums.mean, sums.meanTail, values, n);
+    if (answers) this.#addMajorityAtK(sums, values, answers, n);
+  }
+
+  #addMajorityAtK(sums: ScoreSums, values: ArrayLike<number>, answers: ArrayLike<number>, n: number): void {
+    this.#vote.reset();
+    for (let k = 1; k <= n; k++) {
+      if (!Number.isNaN(answers[k - 1]!)) this.#vote.add(answers[k - 1]!, values[k - 1]!);
+      sums.majority.add(k, this.#vote.score());
+    }
+    sums.majorityTail.add(n + 1, this.#vote.score());
+  }
+
+  /** The sample std of the first k per-run means, for every k (Welford's update: one pass over the runs). */
+  #spreadAcrossRuns(runs: Float64List): Float64Array {
+    const spread = new Float64Array(runs.length + 1);
+    let mean = 0;
+    let squares = 0;
+    for (let run = 0; run < runs.length; run++) {
+      const value = (100 * runs.get(run)) / this.#tasksWithRun.get(run);
+      const delta = value - mean;
+      mean += delta / (run + 1);
+      squares += delta * (value - mean);
+      spread[run + 1] = run === 0 ? Number.NaN : Math.sqrt(squares / run);
+    }
+    return spread;
+  }
 }
 
-function majorityScore(rollouts: readonly ScoredRollout[], name: string): number {
-  const counts = new Map<string, { count: number; score: number }>();
-  for (const rollout of rollouts) {
-    if (rollout.answer == null) continue;
-    const entry = counts.get(rollout.answer) ?? { count: 0, score: rollout.scores[name] ?? 0 };
-    entry.count += 1;
-    counts.set(rollout.answer, entry);
+const sums = () => new Float64List(0);
+
+function noAnswerScores(answers: ArrayLike<number>): Float64Array {
+  const scores = new Float64Array(answers.length);
+  for (let i = 0; i < answers.length; i++) scores[i] = Number.isNaN(answers[i]!) ? 1 : 0;
+  return scores;
+}
+
+/** pass@k for every k ≤ n: the unbiased estimator for a binary task (its ratio updated from k − 1), else the running max. */
+function addPassAtK(pass: Float64List, values: ArrayLike<number>, n: number): void {
+  let binary = true;
+  let wrong = 0;
+  for (let i = 0; i < n; i++) {
+    if (values[i] !== 0 && values[i] !== 1) binary = false;
+    if (values[i] === 0) wrong += 1;
   }
-  if (counts.size === 0) return 0;
-  const top = Math.max(...[...counts.values()].map((entry) => entry.count));
-  return mean([...counts.values()].filter((entry) => entry.count === top).map((entry) => entry.score));
+  let ratio = 1;
+  let best = -Infinity;
+  for (let k = 1; k <= n; k++) {
+    if (binary) {
+      ratio = wrong < k ? 0 : (ratio * (wrong - k + 1)) / (n - k + 1);
+      pass.add(k, 1 - ratio);
+    } else {
+      best = Math.max(best, values[k - 1]!);
+      pass.add(k, best);
+    }
+  }
+}
+
+/** mean@k for every k ≤ n from running sums; past n the task's mean holds, added once at n + 1 and carried. */
+function addMeanAtK(mean: Float64List, tail: Float64List, values: ArrayLike<number>, n: number): void {
+  let sum = 0;
+  for (let k = 1; k <= n; k++) {
+    sum += values[k - 1]!;
+    mean.add(k, sum / k);
+  }
+  tail.add(n + 1, sum / n);
+}
+
+/**
+ * NeMo Gym's `compute_pass_majority_metrics` over whole tasks (each a list of rollouts in rollout
+ * order); see `PassAtKAccumulator`. A score a rollout lacks counts as 0.
+ */
+export function passMajorityMetrics(tasks: readonly (readonly ScoredRollout[])[], options: { withAnswers?: boolean } = {}): Record<string, number> {
+  const names = [...new Set(tasks.flatMap((rollouts) => rollouts.flatMap((rollout) => Object.keys(rollout.scores))))].filter((name) => !(options.withAnswers && name === NO_ANSWER));
+  const accumulator = new PassAtKAccumulator(names, options);
+  const answerIds = new Map<string, number>();
+  const answerId = (answer: string | null | undefined) => {
+    if (answer === null || answer === undefined) return Number.NaN;
+    if (!answerIds.has(answer)) answerIds.set(answer, answerIds.size);
+    return answerIds.get(answer)!;
+  };
+  for (const rollouts of tasks) {
+    const scores = names.map((name) => Float64Array.from(rollouts, (rollout) => rollout.scores[name] ?? 0));
+    accumulator.addTask(scores, options.withAnswers ? Float64Array.from(rollouts, (rollout) => answerId(rollout.answer)) : undefined);
+  }
+  return accumulator.metrics();
 }

@@ -1,78 +1,138 @@
 import { flatTokenIds, type EpisodeRecord, type RolloutRecord } from '../core/rollout-record.js';
-import { max, mean, min, percentile, rate, sum } from './summarize.js';
+import type { ResultRowHead } from '../core/row-reader.js';
+import type { TerminationKind } from '../core/termination.js';
+import { Float64List } from './float64-list.js';
+import { percentile } from './percentile.js';
 
-/**
- * NeMo RL's multi-turn rollout metrics, each defined once, over successful rollouts (failures are
- * counted, never averaged in). Names and meanings:
- * - `natural_termination_rate`: ended by the environment (`env-done`) — not by a limit.
- * - `truncation_rate`: ended by `max-seq-len` or `max-tokens`.
- * - `max_turns_reached_rate`: still active after the last allowed turn.
- * - token counts per sample: total = the whole sequence, gen = sampled, env = observation tokens after the prompt.
- * - `mean_generation_length`: mean tokens per generation (per turn, not per sample).
- * With no successful rollouts only the counts are present: nothing is averaged over nothing.
- */
-export function rolloutMetrics(records: readonly EpisodeRecord[]): Record<string, number> {
-  const rollouts = records.filter((record): record is RolloutRecord => record.record_type === 'rollout');
-  return rolloutMetricsFromFacts(rollouts.map(rolloutFacts), records.length - rollouts.length);
-}
-
-/** What the rollout metrics need of one successful rollout: small enough to keep for a million of them. */
+/** What the rollout metrics need of one successful rollout. */
 export interface RolloutFacts {
-  termination: RolloutRecord['termination']['kind'];
+  termination: TerminationKind;
   reward: number;
   reward_components: Readonly<Record<string, number>>;
+  /** The whole sequence: prompt, generations and observations. */
   total_tokens: number;
   turns: readonly { generated_tokens: number; env_tokens: number }[];
 }
 
 export function rolloutFacts(record: Pick<RolloutRecord, 'termination' | 'reward' | 'reward_components' | 'messages' | 'turns'>): RolloutFacts {
-  return {
-    termination: record.termination.kind,
-    reward: record.reward,
-    reward_components: record.reward_components,
-    total_tokens: flatTokenIds(record).length,
-    turns: record.turns.map(({ generated_tokens, env_tokens }) => ({ generated_tokens, env_tokens })),
-  };
+  return { termination: record.termination.kind, reward: record.reward, reward_components: record.reward_components, total_tokens: flatTokenIds(record).length, turns: record.turns };
 }
 
-/** `rolloutMetrics` over facts (and a count of failures): the same names and meanings. */
-export function rolloutMetricsFromFacts(rollouts: readonly RolloutFacts[], failures = 0): Record<string, number> {
-  const counts = { num_samples: rollouts.length, num_failures: failures };
-  if (rollouts.length === 0) return counts;
-
-  const turns = rollouts.map((record) => record.turns.length);
-  const generations = rollouts.flatMap((record) => record.turns.map((turn) => turn.generated_tokens));
-  const genPerSample = rollouts.map((record) => sum(record.turns.map((turn) => turn.generated_tokens)));
-  const maxGenPerTurn = rollouts.map((record) => max([0, ...record.turns.map((turn) => turn.generated_tokens)]));
-  const rewards = rollouts.map((record) => record.reward);
-  return {
-    ...counts,
-    total_turns: sum(turns),
-    avg_turns_per_sample: mean(turns),
-    max_turns_per_sample: max(turns),
-    'turns_per_sample/p95': percentile(turns, 95),
-    'turns_per_sample/p99': percentile(turns, 99),
-    natural_termination_rate: rate(rollouts, (record) => record.termination === 'env-done'),
-    truncation_rate: rate(rollouts, (record) => record.termination === 'max-seq-len' || record.termination === 'max-tokens'),
-    max_turns_reached_rate: rate(rollouts, (record) => record.termination === 'max-turns'),
-    mean_total_tokens_per_sample: mean(rollouts.map((record) => record.total_tokens)),
-    mean_gen_tokens_per_sample: mean(genPerSample),
-    max_gen_tokens_per_sample: max(genPerSample),
-    mean_env_tokens_per_sample: mean(rollouts.map((record) => sum(record.turns.map((turn) => turn.env_tokens)))),
-    'max_gen_tokens_per_turn/max': max(maxGenPerTurn),
-    'max_gen_tokens_per_turn/mean': mean(maxGenPerTurn),
-    'max_gen_tokens_per_turn/p95': percentile(maxGenPerTurn, 95),
-    mean_total_reward: mean(rewards),
-    max_total_reward: max(rewards),
-    min_total_reward: min(rewards),
-    ...(generations.length > 0 ? { mean_generation_length: mean(generations) } : {}),
-    total_generated_tokens: sum(generations),
-    ...rewardComponentMeans(rollouts),
-  };
+/**
+ * The facts of a result row that carries gymnast's episode record (termination, turns, messages);
+ * undefined for rows from NeMo Gym agent servers, which have none. The sequence length is counted
+ * from the messages' token ids without checking the messages (thousands of numbers a row).
+ */
+export function rolloutFactsFromRow(row: ResultRowHead): RolloutFacts | undefined {
+  const messages: unknown = row.messages;
+  if (row.termination === undefined || row.turns === undefined || !Array.isArray(messages)) return undefined;
+  let totalTokens = 0;
+  for (const message of messages) {
+    const tokenIds: unknown = typeof message === 'object' && message !== null ? (message as { token_ids?: unknown }).token_ids : undefined;
+    if (Array.isArray(tokenIds)) totalTokens += tokenIds.length;
+  }
+  return { termination: row.termination.kind, reward: row.reward, reward_components: row.reward_components ?? {}, total_tokens: totalTokens, turns: row.turns };
 }
 
-/** `reward/<name>`: the mean of each named component; a rollout without the component counts as 0 (as NeMo RL fills it). */
-function rewardComponentMeans(rollouts: readonly RolloutFacts[]): Record<string, number> {
-  const names = new Set(rollouts.flatMap((record) => Object.keys(record.reward_components)));
-  return Object.fromEntries([...names].sort().map((name) => [`reward/${name}`, mean(rollouts.map((record) => record.reward_components[name] ?? 0))]));
+/**
+ * NeMo RL's multi-turn rollout metrics, each defined once, over successful rollouts added one at a
+ * time (failures are counted, never averaged in). Per rollout it keeps two numbers (turns, longest
+ * generation) for the percentiles; everything else is a running sum or extreme. Names and meanings:
+ * - `natural_termination_rate`: ended by the environment (`env-done`), not by a limit;
+ * - `truncation_rate`: ended by `max-seq-len` or `max-tokens`;
+ * - `max_turns_reached_rate`: still active after the last allowed turn;
+ * - token counts per sample: total = the whole sequence, gen = sampled, env = observation tokens;
+ * - `mean_generation_length`: mean tokens per generation (per turn, not per sample);
+ * - `reward/<name>`: the mean of each reward component, a rollout without it counting as 0 (as NeMo RL fills it).
+ * With no successful rollout only the counts are present: nothing is averaged over nothing.
+ */
+export class RolloutMetricsAccumulator {
+  readonly #turns = new Float64List();
+  readonly #longestGeneration = new Float64List();
+  readonly #components = new Map<string, number>();
+  #ended = { natural: 0, truncated: 0, maxTurns: 0 };
+  #tokens = { total: 0, generated: 0, env: 0, mostGeneratedPerSample: -Infinity };
+  #rewards = { sum: 0, max: -Infinity, min: Infinity };
+  #totalTurns = 0;
+
+  add(facts: RolloutFacts): void {
+    let generated = 0;
+    let env = 0;
+    let longest = 0;
+    for (const turn of facts.turns) {
+      generated += turn.generated_tokens;
+      env += turn.env_tokens;
+      longest = Math.max(longest, turn.generated_tokens);
+    }
+    this.#turns.push(facts.turns.length);
+    this.#longestGeneration.push(longest);
+    this.#totalTurns += facts.turns.length;
+    this.#ended.natural += facts.termination === 'env-done' ? 1 : 0;
+    this.#ended.truncated += facts.termination === 'max-seq-len' || facts.termination === 'max-tokens' ? 1 : 0;
+    this.#ended.maxTurns += facts.termination === 'max-turns' ? 1 : 0;
+    this.#tokens.total += facts.total_tokens;
+    this.#tokens.generated += generated;
+    this.#tokens.env += env;
+    this.#tokens.mostGeneratedPerSample = Math.max(this.#tokens.mostGeneratedPerSample, generated);
+    this.#rewards.sum += facts.reward;
+    this.#rewards.max = Math.max(this.#rewards.max, facts.reward);
+    this.#rewards.min = Math.min(this.#rewards.min, facts.reward);
+    for (const [name, value] of Object.entries(facts.reward_components)) this.#components.set(name, (this.#components.get(name) ?? 0) + value);
+  }
+
+  /** The metrics, with `failures` rollouts that ended without a success. */
+  metrics(failures = 0): Record<string, number> {
+    const samples = this.#turns.length;
+    const counts = { num_samples: samples, num_failures: failures };
+    if (samples === 0) return counts;
+    const turns = this.#turns.view();
+    const longest = this.#longestGeneration.view();
+    return {
+      ...counts,
+      total_turns: this.#totalTurns,
+      avg_turns_per_sample: this.#totalTurns / samples,
+      max_turns_per_sample: maxOf(turns),
+      'turns_per_sample/p95': percentile(turns, 95),
+      'turns_per_sample/p99': percentile(turns, 99),
+      natural_termination_rate: this.#ended.natural / samples,
+      truncation_rate: this.#ended.truncated / samples,
+      max_turns_reached_rate: this.#ended.maxTurns / samples,
+      mean_total_tokens_per_sample: this.#tokens.total / samples,
+      mean_gen_tokens_per_sample: this.#tokens.generated / samples,
+      max_gen_tokens_per_sample: this.#tokens.mostGeneratedPerSample,
+      mean_env_tokens_per_sample: this.#tokens.env / samples,
+      'max_gen_tokens_per_turn/max': maxOf(longest),
+      'max_gen_tokens_per_turn/mean': sumOf(longest) / samples,
+      'max_gen_tokens_per_turn/p95': percentile(longest, 95),
+      mean_total_reward: this.#rewards.sum / samples,
+      max_total_reward: this.#rewards.max,
+      min_total_reward: this.#rewards.min,
+      ...(this.#totalTurns > 0 ? { mean_generation_length: this.#tokens.generated / this.#totalTurns } : {}),
+      total_generated_tokens: this.#tokens.generated,
+      ...Object.fromEntries([...this.#components.keys()].sort().map((name) => [`reward/${name}`, this.#components.get(name)! / samples])),
+    };
+  }
+}
+
+/** The rollout metrics of finished episode records: the successes measured, the failures counted. */
+export function rolloutMetrics(records: readonly EpisodeRecord[]): Record<string, number> {
+  const accumulator = new RolloutMetricsAccumulator();
+  let failures = 0;
+  for (const record of records) {
+    if (record.record_type === 'rollout') accumulator.add(rolloutFacts(record));
+    else failures += 1;
+  }
+  return accumulator.metrics(failures);
+}
+
+function maxOf(values: Float64Array): number {
+  let best = -Infinity;
+  for (let i = 0; i < values.length; i++) if (values[i]! > best) best = values[i]!;
+  return best;
+}
+
+function sumOf(values: Float64Array): number {
+  let total = 0;
+  for (let i = 0; i < values.length; i++) total += values[i]!;
+  return total;
 }

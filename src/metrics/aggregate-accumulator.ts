@@ -1,0 +1,140 @@
+import type { RolloutKeys } from '../core/result-row.js';
+import type { ResultRowHead } from '../core/row-reader.js';
+import { describeColumns } from './column-statistics.js';
+import { Float64List } from './float64-list.js';
+import { groupLevelMetrics, GroupLevelMetricsList } from './group-level-metrics.js';
+import { keyMetrics } from './key-metrics.js';
+import { MetricColumns } from './metric-columns.js';
+import { PassAtKAccumulator } from './pass-at-k.js';
+import { RolloutKeyList } from './rollout-key-list.js';
+import { rolloutFactsFromRow, RolloutMetricsAccumulator } from './rollout-metrics.js';
+
+/** The field holding each rollout's extracted answer, for majority@k and `no_answer`. */
+export interface AnswerKey {
+  field: string;
+  /** Only when some row has the field (collect's default for `extracted_answer`); otherwise always. */
+  auto?: boolean;
+}
+
+export interface AggregateOptions {
+  agent: string;
+  /** The task's own fields (see `MetricColumns`): not metrics, though rows echo them. */
+  taskFields?: Iterable<string>;
+  answerKey?: AnswerKey;
+}
+
+/** One agent's aggregate without its per-task groups: small whatever the run's size. */
+export interface AgentSummary {
+  agent_ref: { name: string };
+  /** NeMo Gym's statistics of every metric column, then pass@k, mean@k (and majority@k) on the reward. */
+  agent_metrics: Record<string, number>;
+  key_metrics: Record<string, number>;
+  /** NeMo RL's rollout metrics over the rows with gymnast's episode record, and the failed rollouts. */
+  rollout_metrics: Record<string, number>;
+}
+
+/** NeMo Gym's `AggregateMetrics` for one agent, plus gymnast's `rollout_metrics`. */
+export interface AgentAggregate extends AgentSummary {
+  group_level_metrics: GroupLevelMetricsList;
+}
+
+const ACCURACY = 'accuracy';
+
+/**
+ * One agent's aggregate, fed row by row: per-column numbers in typed arrays, never the rows. The
+ * keys are sorted once when it finishes, which groups the rollouts by task in rollout order.
+ * Every (task, rollout) is added once; a rollout key counts as failed once however many failed
+ * attempts it had, and not at all when it also succeeded.
+ */
+export class AggregateAccumulator {
+  readonly #agent: string;
+  readonly #answerKey: AnswerKey | undefined;
+  readonly #keys = new RolloutKeyList();
+  readonly #columns: MetricColumns;
+  /** Each row's answer as a number (equal answers, equal numbers); NaN for none. */
+  readonly #answers = new Float64List();
+  readonly #answerIds = new Map<string, number>();
+  #answerSeen = false;
+  readonly #planned = new Float64List();
+  readonly #failures = new RolloutKeyList();
+  readonly #episodes = new RolloutMetricsAccumulator();
+
+  constructor(options: AggregateOptions) {
+    this.#agent = options.agent;
+    this.#answerKey = options.answerKey;
+    this.#columns = new MetricColumns(options.taskFields);
+  }
+
+  /** One planned rollout of a task (a materialized input row): for the completion figures. */
+  addPlanned(task: number): void {
+    this.#planned.push(task);
+  }
+
+  addResult(row: ResultRowHead): void {
+    const position = this.#keys.add(row._ng_task_index, row._ng_rollout_index);
+    this.#columns.add(position, row);
+    if (this.#answerKey) this.#answers.set(position, this.#answerOf(row, this.#answerKey.field));
+    const facts = rolloutFactsFromRow(row);
+    if (facts) this.#episodes.add(facts);
+  }
+
+  addFailure(keys: Pick<RolloutKeys, '_ng_task_index' | '_ng_rollout_index'>): void {
+    this.#failures.add(keys._ng_task_index, keys._ng_rollout_index);
+  }
+
+  finish(): AgentAggregate {
+    const duplicate = this.#keys.duplicate();
+    if (duplicate) throw new RangeError(`rollout ${this.#keys.task(duplicate[0])}:${this.#keys.rollout(duplicate[0])} was added twice`);
+    const statistics = this.#columns.statisticsOrder();
+    const agentMetrics = { ...describeColumns(statistics, this.#keys.order(), new Float64Array(this.#keys.length)), ...this.#passMetrics() };
+    const source = { agent: this.#agent, keys: this.#keys, statistics, infos: this.#columns.rolloutInfoOrder(), planned: this.#planned.view().slice().sort() };
+    return {
+      agent_ref: { name: this.#agent },
+      agent_metrics: agentMetrics,
+      key_metrics: keyMetrics(agentMetrics),
+      rollout_metrics: this.#episodes.metrics(this.#failedRollouts()),
+      group_level_metrics: new GroupLevelMetricsList(() => groupLevelMetrics(source)),
+    };
+  }
+
+  #answerOf(row: ResultRowHead, field: string): number {
+    if (!(field in row)) return Number.NaN;
+    this.#answerSeen = true;
+    const value = row[field];
+    if (value === null || value === undefined) return Number.NaN;
+    // A string answer is itself; any other value is its JSON, marked so that 4 and "4" stay apart.
+    const answer = typeof value === 'string' ? value : `\u0000${JSON.stringify(value)}`;
+    let id = this.#answerIds.get(answer);
+    if (id === undefined) this.#answerIds.set(answer, (id = this.#answerIds.size));
+    return id;
+  }
+
+  /** pass@k and friends with the reward as `accuracy` (NeMo Gym's default score), task by task in rollout order. */
+  #passMetrics(): Record<string, number> {
+    const withAnswers = this.#answerKey !== undefined && (!this.#answerKey.auto || this.#answerSeen);
+    const pass = new PassAtKAccumulator([ACCURACY], { withAnswers });
+    const order = this.#keys.order();
+    const rewards = this.#columns.statisticsOrder().find((column) => column.name === 'reward')?.values;
+    const scores = new Float64Array(order.length);
+    const answers = new Float64Array(order.length);
+    for (let i = 0; i < order.length; i++) {
+      scores[i] = rewards!.get(order[i]!);
+      answers[i] = this.#answers.get(order[i]!);
+    }
+    for (const [start, end] of this.#keys.taskRuns()) pass.addTask([scores.subarray(start, end)], withAnswers ? answers.subarray(start, end) : undefined);
+    return pass.metrics();
+  }
+
+  /** Distinct failed keys without a success. */
+  #failedRollouts(): number {
+    const order = this.#failures.order();
+    let failed = 0;
+    for (let i = 0; i < order.length; i++) {
+      const task = this.#failures.task(order[i]!);
+      const rollout = this.#failures.rollout(order[i]!);
+      const repeated = i > 0 && task === this.#failures.task(order[i - 1]!) && rollout === this.#failures.rollout(order[i - 1]!);
+      if (!repeated && this.#keys.find(task, rollout) === -1) failed += 1;
+    }
+    return failed;
+  }
+}
