@@ -1,48 +1,94 @@
 import { existsSync } from 'node:fs';
 import { ConfigError } from '../core/errors/config-error.js';
-import type { ResultRow } from '../metrics/aggregate-metrics.js';
+import { Float64List } from '../metrics/float64-list.js';
+import { RolloutKeyList } from '../metrics/rollout-key-list.js';
 import { readJsonLines } from '../util/json-lines.js';
 import { collectPaths } from './collect-paths.js';
-import { rolloutKey } from './resume-state.js';
 
-/** Every row of the given JSONL files, with errors naming file and line. */
-export async function readResultRows(files: readonly string[]): Promise<(ResultRow & { _file: string; _line: number })[]> {
-  const rows: (ResultRow & { _file: string; _line: number })[] = [];
-  for (const file of files) {
-    if (!existsSync(file)) throw new ConfigError(`cannot read ${file}: no such file`);
-    for await (const { line, text } of readJsonLines(file)) {
-      try {
-        rows.push({ ...(JSON.parse(text) as ResultRow), _file: file, _line: line });
-      } catch (error) {
-        throw new ConfigError(`${file}:${line}: not valid JSON (${(error as Error).message})`);
-      }
+/** One parsed line of a JSONL file and where it is (`file:line`, for errors). */
+export interface JsonRow {
+  value: unknown;
+  file: string;
+  line: number;
+  where: string;
+}
+
+/** The values of a JSONL file, streamed; a missing file or a line that is not JSON is an error naming it. */
+export async function* jsonRows(file: string, signal?: AbortSignal): AsyncGenerator<JsonRow> {
+  if (!existsSync(file)) throw new ConfigError(`cannot read ${file}: no such file`);
+  for await (const { line, text } of readJsonLines(file, signal)) {
+    const where = `${file}:${line}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new ConfigError(`${where}: not valid JSON (${(error as Error).message})`);
     }
-  }
-  return rows;
-}
-
-/** Rollout rows of several shards: the same key in two places is an error, not something to average twice. */
-export function assertUniqueKeys(rows: readonly (ResultRow & { _file: string; _line: number })[]): void {
-  const seen = new Map<string, string>();
-  for (const row of rows) {
-    const key = rolloutKey(row);
-    const where = `${row._file}:${row._line}`;
-    if (seen.has(key)) throw new ConfigError(`rollout ${key} appears twice: ${seen.get(key)} and ${where}`);
-    seen.set(key, where);
+    yield { value, file, line, where };
   }
 }
 
-/** Planned rollouts per task, from the materialized inputs beside each shard (when present). */
-export async function expectedRolloutsBeside(files: readonly string[]): Promise<Map<string, Map<number, number>> | undefined> {
-  const materialized = files.map((file) => collectPaths(file).materialized).filter((path) => existsSync(path));
-  if (materialized.length === 0) return undefined;
-  const perAgent = new Map<string, Map<number, number>>();
-  for (const row of await readResultRows(materialized)) {
-    const agent = (row.agent_ref as { name?: string } | undefined)?.name ?? 'agent';
-    const counts = perAgent.get(agent) ?? new Map<number, number>();
-    const task = row._ng_task_index as number;
-    counts.set(task, (counts.get(task) ?? 0) + 1);
-    perAgent.set(agent, counts);
+/** The materialized inputs and failure sidecars that exist beside rollout files (`gymnast collect`'s names). */
+export function filesBeside(rollouts: readonly string[]): { materialized: string[]; failures: string[] } {
+  const beside = (kind: 'materialized' | 'failures') => rollouts.map((file) => collectPaths(file)[kind]).filter((path) => existsSync(path));
+  return { materialized: beside('materialized'), failures: beside('failures') };
+}
+
+/**
+ * Rollout keys with the file and line each came from, to name both places of a key that appears
+ * twice. 24 bytes a key (task, rollout, and the file's number and line packed in one float), no strings.
+ */
+export class RolloutKeyIndex {
+  readonly #keys = new RolloutKeyList();
+  readonly #origins = new Float64List();
+  readonly #files: string[] = [];
+
+  get length(): number {
+    return this.#keys.length;
   }
-  return perAgent;
+
+  /** Adds a key read at `row` and returns its position. */
+  add(task: number, rollout: number, row: Pick<JsonRow, 'file' | 'line'>): number {
+    let file = this.#files.lastIndexOf(row.file);
+    if (file === -1) file = this.#files.push(row.file) - 1;
+    this.#origins.push(file * 2 ** 32 + row.line);
+    return this.#keys.add(task, rollout);
+  }
+
+  /** Every key once, or an error naming both places of the first that is not. */
+  assertUnique(what: string): void {
+    const duplicate = this.#keys.duplicate();
+    if (!duplicate) return;
+    const [first, second] = duplicate;
+    throw new ConfigError(`${what} ${this.key(first)} appears twice: ${this.where(first)} and ${this.where(second)}`);
+  }
+
+  /** The position of a key, or -1. */
+  find(task: number, rollout: number): number {
+    return this.#keys.find(task, rollout);
+  }
+
+  /** Positions in (task, rollout) order. */
+  order(): Uint32Array {
+    return this.#keys.order();
+  }
+
+  task(position: number): number {
+    return this.#keys.task(position);
+  }
+
+  key(position: number): string {
+    return `${this.#keys.task(position)}:${this.#keys.rollout(position)}`;
+  }
+
+  /** The file and line the key at `position` was read from. */
+  origin(position: number): { file: string; line: number } {
+    const packed = this.#origins.get(position);
+    return { file: this.#files[Math.floor(packed / 2 ** 32)]!, line: packed % 2 ** 32 };
+  }
+
+  where(position: number): string {
+    const { file, line } = this.origin(position);
+    return `${file}:${line}`;
+  }
 }

@@ -1,0 +1,369 @@
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { ConfigError } from '../core/errors/config-error.js';
+import type { ResultRowHead } from '../core/row-reader.js';
+import { readMaterializedRow, readRow } from '../core/row-reader.js';
+import { Float64List } from '../metrics/float64-list.js';
+import { AggregateAccumulator, type AgentAggregate, type AnswerKey, type GroupLevelMetrics } from '../metrics/index.js';
+import { jsonRows, RolloutKeyIndex, type JsonRow } from './result-files.js';
+
+export type { AgentAggregate, AgentSummary } from '../metrics/index.js';
+
+export interface AggregateSources {
+  /** Result files: one run, or its shards. A rollout key may appear in only one place. */
+  results: readonly string[];
+  /** Failure sidecars: a rollout there counts as failed once, and not at all if it also succeeded. */
+  failures?: readonly string[];
+  /** The run's materialized inputs: expected rollouts per task, and which fields are the task's (not metrics). */
+  materialized?: readonly string[];
+  /** The field holding each rollout's extracted answer (majority@k, no_answer); by default `extracted_answer` when any row has it. */
+  answerKey?: string;
+}
+
+/**
+ * NeMo Gym's aggregate metrics per agent, with NeMo RL's rollout metrics, over result files streamed
+ * row by row (errors name file:line). Memory holds a few numbers per rollout, never the rows.
+ */
+export async function aggregateFiles(sources: AggregateSources, signal?: AbortSignal): Promise<AgentAggregate[]> {
+  const plan = await readPlan(sources.materialized ?? [], signal);
+  const agents = new AgentAccumulators(plan, answerKeyOf(sources));
+  await readOutcomes(sources, agents, signal);
+  return agents.finish();
+}
+
+/** Writes aggregates as NeMo Gym lays them out (a JSON list, indented by 2), streaming the per-task groups. */
+export async function writeAggregateFile(path: string, aggregates: readonly AgentAggregate[]): Promise<void> {
+  const file = createWriteStream(path);
+  try {
+    await writeAggregate(file, aggregates);
+  } finally {
+    file.end();
+  }
+  await finished(file);
+}
+
+/** `writeAggregateFile` to any stream (stdout), which stays open. */
+export async function writeAggregate(out: Writable, aggregates: readonly AgentAggregate[]): Promise<void> {
+  const writer = new ChunkedWriter(out);
+  for (const [i, aggregate] of aggregates.entries()) {
+    await writer.write(`${i === 0 ? '[' : ','}\n  {\n`);
+    for (const field of ['agent_ref', 'agent_metrics', 'key_metrics', 'rollout_metrics'] as const) {
+      await writer.write(`    "${field}": ${indented(aggregate[field], 4)},\n`);
+    }
+    await writer.write('    "group_level_metrics": [');
+    let groups = 0;
+    for (const group of aggregate.group_level_metrics) await writer.write(`${groups++ === 0 ? '' : ','}\n      ${indented(group, 6)}`);
+    await writer.write(`${groups === 0 ? ']' : '\n    ]'}\n  }`);
+  }
+  await writer.write(aggregates.length === 0 ? '[]\n' : '\n]\n');
+  await writer.flush();
+}
+
+export interface ProfileSources {
+  materialized: string;
+  rollouts: string;
+  /** Profile even when planned rollouts have no result (NeMo Gym's `allow_partial_rollouts`). */
+  allowPartial?: boolean;
+}
+
+/** How much of the plan has results: rollouts, and tasks complete, partial or without any. */
+export interface ProfileCompletion {
+  expected: number;
+  completed: number;
+  missing: number;
+  tasks: { complete: number; partial: number; missing: number };
+}
+
+/**
+ * NeMo Gym's reward profile (`gym eval profile`): results aligned with the materialized inputs by
+ * (task, rollout). A key planned twice, a result without a planned row, or a key with two results is
+ * an error naming file:line; planned rollouts without a result are an error unless `allowPartial`.
+ */
+export async function profileFiles(sources: ProfileSources, signal?: AbortSignal): Promise<RewardProfile> {
+  const plan = await readPlan([sources.materialized], signal, { keys: true });
+  plan.keys.assertUnique('planned rollout');
+  const matched = new Uint8Array(plan.keys.length);
+  const agents = new AgentAccumulators(plan, answerKeyOf({}));
+  await readOutcomes({ results: [sources.rollouts] }, agents, signal, (row, at) => {
+    const position = plan.keys.find(row._ng_task_index, row._ng_rollout_index);
+    if (position === -1) throw new ConfigError(`${at.where}: rollout ${row._ng_task_index}:${row._ng_rollout_index} has no row in ${sources.materialized}`);
+    matched[position] = 1;
+  });
+  const profile = new RewardProfile(agents.finish(), plan.keys, matched);
+  const { missing } = profile.completion;
+  if (missing > 0 && !sources.allowPartial) {
+    throw new ConfigError(`${missing} planned rollouts have no result (e.g. ${profile.missingKeys(5).join(', ')}); pass --allow-partial to profile anyway`);
+  }
+  return profile;
+}
+
+/** A reward profile ready to write: the aggregates, and the plan they were aligned with. */
+export class RewardProfile {
+  readonly aggregates: readonly AgentAggregate[];
+  readonly completion: ProfileCompletion;
+  readonly #plan: RolloutKeyIndex;
+  readonly #matched: Uint8Array;
+
+  constructor(aggregates: readonly AgentAggregate[], plan: RolloutKeyIndex, matched: Uint8Array) {
+    this.aggregates = aggregates;
+    this.#plan = plan;
+    this.#matched = matched;
+    this.completion = this.#completion();
+  }
+
+  /** The first `limit` planned keys without a result. */
+  missingKeys(limit: number): string[] {
+    const keys: string[] = [];
+    for (const position of this.#plan.order()) {
+      if (keys.length === limit) break;
+      if (!this.#matched[position]) keys.push(this.#plan.key(position));
+    }
+    return keys;
+  }
+
+  /**
+   * Writes `<stem>_reward_profiling.jsonl` (one group per task, in task order, its `sample` the task's
+   * materialized row without the keys) and `<stem>_agent_metrics.json` (NeMo Gym's flat layout).
+   */
+  async write(stem: string): Promise<{ profiling: string; agentMetrics: string }> {
+    const paths = { profiling: `${stem}_reward_profiling.jsonl`, agentMetrics: `${stem}_agent_metrics.json` };
+    const file = createWriteStream(paths.profiling);
+    const samples = new SampleReader(this.#plan, this.#matched);
+    try {
+      const writer = new ChunkedWriter(file);
+      for (const group of byTask(this.aggregates.map((aggregate) => aggregate.group_level_metrics))) {
+        await writer.write(`${JSON.stringify({ ...group, sample: await samples.sampleOf(group._ng_task_index) })}\n`);
+      }
+      await writer.flush();
+    } finally {
+      samples.close();
+      file.end();
+    }
+    await finished(file);
+    const agentMetrics = this.aggregates.map((aggregate) => ({ ...aggregate.agent_metrics, agent_ref: aggregate.agent_ref }));
+    const metricsFile = createWriteStream(paths.agentMetrics);
+    metricsFile.end(`${JSON.stringify(agentMetrics, null, 2)}\n`);
+    await finished(metricsFile);
+    return paths;
+  }
+
+  #completion(): ProfileCompletion {
+    const completion: ProfileCompletion = { expected: this.#plan.length, completed: 0, missing: 0, tasks: { complete: 0, partial: 0, missing: 0 } };
+    const order = this.#plan.order();
+    let taskStart = 0;
+    let taskMatched = 0;
+    for (let i = 0; i < order.length; i++) {
+      if (this.#matched[order[i]!]) taskMatched += 1;
+      const taskEnds = i + 1 === order.length || this.#plan.task(order[i + 1]!) !== this.#plan.task(order[i]!);
+      if (!taskEnds) continue;
+      const planned = i + 1 - taskStart;
+      completion.completed += taskMatched;
+      if (taskMatched === planned) completion.tasks.complete += 1;
+      else if (taskMatched > 0) completion.tasks.partial += 1;
+      else completion.tasks.missing += 1;
+      taskStart = i + 1;
+      taskMatched = 0;
+    }
+    completion.missing = completion.expected - completion.completed;
+    return completion;
+  }
+}
+
+/** Fields of a materialized row that are the request and the bookkeeping, not the task. */
+const isTaskField = (name: string) => name !== 'responses_create_params' && name !== 'agent_ref' && !name.startsWith('_ng_');
+
+/** What the materialized inputs tell the aggregate. */
+interface Plan {
+  /** The task's own field names (see `MetricColumns`). */
+  taskFields: Set<string>;
+  /** Per agent, the task of every planned rollout. */
+  tasks: Map<string, Float64List>;
+  /** Every planned key and where it was read; filled only for a profile. */
+  keys: RolloutKeyIndex;
+}
+
+async function readPlan(files: readonly string[], signal: AbortSignal | undefined, options: { keys?: boolean } = {}): Promise<Plan> {
+  const plan: Plan = { taskFields: new Set(), tasks: new Map(), keys: new RolloutKeyIndex() };
+  for (const file of files) {
+    for await (const row of jsonRows(file, signal)) {
+      const planned = readMaterializedRow(row.value, row.where);
+      for (const name of Object.keys(planned)) if (isTaskField(name)) plan.taskFields.add(name);
+      let tasks = plan.tasks.get(planned.agent_ref.name);
+      if (!tasks) plan.tasks.set(planned.agent_ref.name, (tasks = new Float64List()));
+      tasks.push(planned._ng_task_index);
+      if (options.keys) plan.keys.add(planned._ng_task_index, planned._ng_rollout_index, row);
+    }
+  }
+  return plan;
+}
+
+/**
+ * Successes from the result files, failures from anywhere; a key with two results is an error naming
+ * both places. `check` sees every success first (a profile aligns it with the plan).
+ */
+async function readOutcomes(sources: Pick<AggregateSources, 'results' | 'failures'>, agents: AgentAccumulators, signal: AbortSignal | undefined, check?: (row: ResultRowHead, at: JsonRow) => void): Promise<void> {
+  const results = new RolloutKeyIndex();
+  for (const file of sources.results) {
+    for await (const at of jsonRows(file, signal)) {
+      const read = readRow(at.value, at.where);
+      const agent = agents.outcomeOf(read.row);
+      if (read.kind === 'failure') {
+        agent.addFailure(read.row);
+        continue;
+      }
+      check?.(read.row, at);
+      results.add(read.row._ng_task_index, read.row._ng_rollout_index, at);
+      agent.addResult(read.row);
+    }
+  }
+  results.assertUnique('rollout');
+  for (const file of sources.failures ?? []) {
+    for await (const at of jsonRows(file, signal)) {
+      const read = readRow(at.value, at.where);
+      if (read.kind === 'result') throw new ConfigError(`${at.where}: a successful rollout (no _ng_failure_class) in a failure file`);
+      agents.outcomeOf(read.row).addFailure(read.row);
+    }
+  }
+}
+
+/** One accumulator per agent, made when the agent's first outcome is read; agents come out in key order. */
+class AgentAccumulators {
+  readonly #plan: Plan;
+  readonly #answerKey: AnswerKey;
+  readonly #agents = new Map<string, { accumulator: AggregateAccumulator; first: { task: number; rollout: number } }>();
+
+  constructor(plan: Plan, answerKey: AnswerKey) {
+    this.#plan = plan;
+    this.#answerKey = answerKey;
+  }
+
+  /** The accumulator for the row's agent. */
+  outcomeOf(row: Pick<ResultRowHead, 'agent_ref' | '_ng_task_index' | '_ng_rollout_index'>): AggregateAccumulator {
+    const name = row.agent_ref.name;
+    const key = { task: row._ng_task_index, rollout: row._ng_rollout_index };
+    const found = this.#agents.get(name);
+    if (found) {
+      if (key.task < found.first.task || (key.task === found.first.task && key.rollout < found.first.rollout)) found.first = key;
+      return found.accumulator;
+    }
+    const accumulator = new AggregateAccumulator({ agent: name, taskFields: this.#plan.taskFields, answerKey: this.#answerKey });
+    for (const task of this.#plan.tasks.get(name)?.view() ?? []) accumulator.addPlanned(task);
+    this.#plan.tasks.delete(name);
+    this.#agents.set(name, { accumulator, first: key });
+    return accumulator;
+  }
+
+  /** Each agent's aggregate, ordered by its first rollout key (NeMo Gym meets agents in that order). */
+  finish(): AgentAggregate[] {
+    return [...this.#agents.values()]
+      .sort((a, b) => a.first.task - b.first.task || a.first.rollout - b.first.rollout)
+      .map(({ accumulator }) => accumulator.finish());
+  }
+}
+
+function answerKeyOf(sources: Pick<AggregateSources, 'answerKey'>): AnswerKey {
+  return sources.answerKey === undefined ? { field: 'extracted_answer', auto: true } : { field: sources.answerKey };
+}
+
+/** Several agents' groups as one list in task order (each agent's groups are in task order). */
+function* byTask(lists: readonly Iterable<GroupLevelMetrics>[]): Generator<GroupLevelMetrics> {
+  const nextOf = (iterator: Iterator<GroupLevelMetrics>) => {
+    const next = iterator.next();
+    return next.done ? undefined : next.value;
+  };
+  const heads = lists.map((list) => {
+    const iterator = list[Symbol.iterator]();
+    return { iterator, group: nextOf(iterator) };
+  });
+  for (;;) {
+    let first: { iterator: Iterator<GroupLevelMetrics>; group: GroupLevelMetrics } | undefined;
+    for (const head of heads) if (head.group && (!first || head.group._ng_task_index < first.group._ng_task_index)) first = { iterator: head.iterator, group: head.group };
+    if (!first) return;
+    yield first.group;
+    heads.find((head) => head.iterator === first.iterator)!.group = nextOf(first.iterator);
+  }
+}
+
+/**
+ * Each task's sample for a profile: the materialized row of its first rollout with a result, without
+ * the keys. Rows are read by line going forward; an earlier line restarts the file. Materialized
+ * inputs are written in task order, so a profile reads its file once.
+ */
+class SampleReader {
+  readonly #plan: RolloutKeyIndex;
+  readonly #matched: Uint8Array;
+  readonly #order: Uint32Array;
+  #cursor = 0;
+  #rows: AsyncGenerator<JsonRow> | undefined;
+  #current: JsonRow | undefined;
+
+  constructor(plan: RolloutKeyIndex, matched: Uint8Array) {
+    this.#plan = plan;
+    this.#matched = matched;
+    this.#order = plan.order();
+  }
+
+  /** The sample of a task with a result; tasks are asked for in ascending order. */
+  async sampleOf(task: number): Promise<unknown> {
+    while (this.#cursor < this.#order.length && this.#plan.task(this.#order[this.#cursor]!) < task) this.#cursor += 1;
+    for (let i = this.#cursor; i < this.#order.length && this.#plan.task(this.#order[i]!) === task; i++) {
+      if (!this.#matched[this.#order[i]!]) continue;
+      const at = await this.#read(this.#plan.origin(this.#order[i]!));
+      const { _ng_task_index: _task, _ng_rollout_index: _rollout, ...sample } = readMaterializedRow(at.value, at.where);
+      return sample;
+    }
+    throw new RangeError(`task ${task} has no planned rollout with a result`);
+  }
+
+  close(): void {
+    void this.#rows?.return(undefined);
+  }
+
+  async #read(origin: { file: string; line: number }): Promise<JsonRow> {
+    if (!this.#current || this.#current.file !== origin.file || this.#current.line > origin.line) {
+      this.close();
+      this.#rows = jsonRows(origin.file);
+      this.#current = undefined;
+    }
+    while (!this.#current || this.#current.line < origin.line) {
+      const next = await this.#rows!.next();
+      if (next.done) throw new ConfigError(`${origin.file} changed while it was profiled: line ${origin.line} is gone`);
+      this.#current = next.value;
+    }
+    return this.#current;
+  }
+}
+
+/** Text written in large chunks, waiting whenever the stream asks to: a file of any size without holding it. */
+class ChunkedWriter {
+  static readonly #CHUNK = 1 << 20;
+  readonly #out: Writable;
+  #buffer = '';
+  #failed: Error | undefined;
+
+  constructor(out: Writable) {
+    this.#out = out;
+    // A failed write (a full disk) surfaces at the next chunk instead of crashing the process.
+    out.once('error', (error) => (this.#failed = error));
+  }
+
+  async write(text: string): Promise<void> {
+    this.#buffer += text;
+    if (this.#buffer.length >= ChunkedWriter.#CHUNK) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.#failed) throw this.#failed;
+    if (this.#buffer === '') return;
+    const chunk = this.#buffer;
+    this.#buffer = '';
+    if (!this.#out.write(chunk)) await once(this.#out, 'drain');
+  }
+}
+
+/** `JSON.stringify(value, null, 2)` as it reads nested `depth` spaces deep. */
+function indented(value: unknown, depth: number): string {
+  return JSON.stringify(value, null, 2).replaceAll('\n', `\n${' '.repeat(depth)}`);
+}
