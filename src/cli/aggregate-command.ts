@@ -1,33 +1,32 @@
-import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { assertUniqueKeys, expectedRolloutsBeside, readResultRows } from '../collect/result-files.js';
+import { aggregateFiles, writeAggregate, writeAggregateFile } from '../collect/aggregate-output.js';
+import { filesBeside } from '../collect/result-files.js';
 import { ConfigError } from '../core/errors/config-error.js';
-import { aggregateMetrics } from '../metrics/aggregate-metrics.js';
 import { expandGlob } from '../util/expand-glob.js';
 
+/** Files beside rollouts that a glob like `results/*.jsonl` also matches: gymnast's and NeMo Gym's other outputs. */
+const NOT_ROLLOUTS = /_(failures|materialized_inputs|reward_profiling)\.jsonl$/;
+
+interface AggregateFlags {
+  input: string;
+  output?: string;
+  answerKey?: string;
+}
+
+/** `gymnast aggregate`: NeMo Gym's aggregate metrics over rollout files, shards merged, with the plan and failures beside them. */
 export function aggregateCommand(): Command {
   return new Command('aggregate')
-    .description('recompute NeMo Gym aggregate metrics (pass@k, mean@k, group stats) from rollout files, merging shards')
-    .requiredOption('-i, --input <glob>', 'rollout JSONL files: a glob or comma-separated globs (failure sidecars are not rollouts)')
+    .description('recompute NeMo Gym aggregate metrics (pass@k, mean@k, group stats) and NeMo RL rollout metrics from rollout files, merging shards')
+    .requiredOption('-i, --input <glob>', 'rollout JSONL files: a glob or comma-separated globs (materialized inputs and failure sidecars beside them are read too)')
     .option('-o, --output <file>', 'write the aggregate metrics JSON here (default: print it)')
-    .option('--answer-key <field>', 'a field holding the extracted answer, for majority@k')
-    .action(async (options: { input: string; output?: string; answerKey?: string }) => {
-      const files = expandGlob(options.input).filter((file) => !/_(failures|materialized_inputs)\.jsonl$/.test(file));
-      if (files.length === 0) throw new ConfigError(`no rollout files match ${options.input}`);
-      const rows = (await readResultRows(files)).filter((row) => row._ng_failure_class === undefined);
-      assertUniqueKeys(rows);
-      const expected = await expectedRolloutsBeside(files);
-      const agents = [...new Set(rows.map((row) => (row.agent_ref as { name?: string } | undefined)?.name ?? 'agent'))];
-      const aggregate = agents.map((agent) => {
-        const expectedRollouts = expected?.get(agent);
-        return aggregateMetrics(
-          rows.filter((row) => ((row.agent_ref as { name?: string } | undefined)?.name ?? 'agent') === agent).map(({ _file, _line, ...row }) => row),
-          { agent, ...(expectedRollouts ? { expectedRollouts } : {}), ...(options.answerKey ? { answerKey: options.answerKey } : {}) },
-        );
-      });
-      const text = `${JSON.stringify(aggregate, null, 2)}\n`;
-      if (options.output) writeFileSync(options.output, text);
-      else process.stdout.write(text);
-      for (const agent of aggregate) process.stderr.write(`${agent.agent_ref.name}: ${JSON.stringify(agent.key_metrics)} (${files.length} file${files.length === 1 ? '' : 's'})\n`);
+    .option('--answer-key <field>', 'the field holding each rollout\'s extracted answer, for majority@k and no_answer (default: extracted_answer, when rows have it)')
+    .action(async (flags: AggregateFlags) => {
+      const results = expandGlob(flags.input).filter((file) => !NOT_ROLLOUTS.test(file));
+      if (results.length === 0) throw new ConfigError(`no rollout files match ${flags.input}`);
+      const aggregates = await aggregateFiles({ results, ...filesBeside(results), ...(flags.answerKey === undefined ? {} : { answerKey: flags.answerKey }) });
+      if (flags.output === undefined) await writeAggregate(process.stdout, aggregates);
+      else await writeAggregateFile(flags.output, aggregates);
+      const from = `${results.length} file${results.length === 1 ? '' : 's'}`;
+      for (const agent of aggregates) process.stderr.write(`${agent.agent_ref.name}: ${JSON.stringify(agent.key_metrics)} (${from})\n`);
     });
 }

@@ -44,7 +44,7 @@ describe('gymnast aggregate and profile', () => {
     const args = ['profile', '--materialized', fixture('blackjack/example_rollouts_materialized_inputs.jsonl'), '--rollouts', join(dir, 'shard-a.jsonl')];
     await assert.rejects(run(process.execPath, [bin, ...args]), /3 planned rollouts have no result/);
     const { stdout } = await run(process.execPath, [bin, ...args, '--allow-partial']);
-    assert.match(stdout, /expected 5 rollouts, completed 2, missing 3; tasks: 0 complete, 1 partial or missing/);
+    assert.match(stdout, /expected 5 rollouts, completed 2, missing 3; tasks: 0 complete, 1 partial, 0 without results/);
     const [group] = readFileSync(join(dir, 'shard-a_reward_profiling.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { missing_num_rollouts: number });
     assert.equal(group!.missing_num_rollouts, 3);
   });
