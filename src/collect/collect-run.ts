@@ -4,7 +4,7 @@ import type { Policy } from '../policy/policy.js';
 import type { ConversationRenderer } from '../tokens/conversation-renderer.js';
 import { admit } from './admission.js';
 import type { Agent } from './agent.js';
-import { aggregateFiles, writeAggregateFile, type AgentAggregate } from './aggregate-output.js';
+import { aggregateFiles, writeAggregateFile, type AgentSummary } from './aggregate-output.js';
 import { checkInput, plannedRows, type PlanSource } from './collect-plan.js';
 import { collectPaths } from './collect-paths.js';
 import { checkSettings, type CollectSettings, type CollectSettingsInput } from './collect-settings.js';
@@ -54,7 +54,7 @@ export interface CollectSummary {
   /** Rollouts that failed in this run. */
   failures: number;
   /** Per agent: NeMo Gym's agent and key metrics and NeMo RL's rollout metrics (the per-task groups are in the aggregate file). */
-  aggregate: AgentAggregate[];
+  aggregate: AgentSummary[];
 }
 
 /**

@@ -116,8 +116,8 @@ describe('gymnast collect', () => {
     const rows = [row('1+2', 3), row('13+1', 14), row('4+5', 9), row('7+8', 15)];
     const strip = (path: string) =>
       readRows(path)
-        .map(({ duration_ms: _duration, turns, ...rest }) => ({ ...rest, turns: (turns as { timing: unknown }[]).map(({ timing: _timing, ...turn }) => turn) }))
-        .sort((a, b) => (a._ng_task_index as number) - (b._ng_task_index as number) || (a._ng_rollout_index as number) - (b._ng_rollout_index as number));
+        .sort((a, b) => (a._ng_task_index as number) - (b._ng_task_index as number) || (a._ng_rollout_index as number) - (b._ng_rollout_index as number))
+        .map(({ duration_ms: _duration, turns, ...rest }) => ({ ...rest, turns: (turns as { timing: unknown }[]).map(({ timing: _timing, ...turn }) => turn) }));
     const lockstep = setup(rows);
     const lockstepSummary = await collect(lockstep.options({ numRepeats: 3, schedule: 'lockstep', concurrency: 5 }));
     const asynchronous = setup(rows);
