@@ -3,7 +3,6 @@ import type { ResultRowHead } from '../core/row-reader.js';
 import { describeColumns } from './column-statistics.js';
 import { Float64List } from './float64-list.js';
 import { groupLevelMetrics, GroupLevelMetricsList } from './group-level-metrics.js';
-import { keyMetrics } from './key-metrics.js';
 import { MetricColumns } from './metric-columns.js';
 import { PassAtKAccumulator } from './pass-at-k.js';
 import { RolloutKeyList } from './rollout-key-list.js';
@@ -86,12 +85,16 @@ export class AggregateAccumulator {
     const duplicate = this.#keys.duplicate();
     if (duplicate) throw new RangeError(`rollout ${this.#keys.task(duplicate[0])}:${this.#keys.rollout(duplicate[0])} was added twice`);
     const statistics = this.#columns.statisticsOrder();
-    const agentMetrics = { ...describeColumns(statistics, this.#keys.order(), new Float64Array(this.#keys.length)), ...this.#passMetrics() };
-    const source = { agent: this.#agent, keys: this.#keys, statistics, infos: this.#columns.rolloutInfoOrder(), planned: this.#planned.view().slice().sort() };
+    const agentMetrics = describeColumns(statistics, this.#keys.order(), new Float64Array(this.#keys.length));
+    const pass = this.#passAtK();
+    // NeMo Gym's default key metrics are every `mean/*`; its math servers add the pass@k, mean@k and majority@k entries at the largest k.
+    const headline = [...Object.keys(agentMetrics).filter((key) => key.startsWith('mean/')), ...pass.headlineKeys()];
+    pass.metrics(agentMetrics);
+    const source = { agent: this.#agent, keys: this.#keys, statistics, infos: this.#columns.rolloutInfoOrder(), planned: this.#planned.view().sort() };
     return {
       agent_ref: { name: this.#agent },
       agent_metrics: agentMetrics,
-      key_metrics: keyMetrics(agentMetrics),
+      key_metrics: Object.fromEntries(headline.map((key) => [key, agentMetrics[key]!])),
       rollout_metrics: this.#episodes.metrics(this.#failedRollouts()),
       group_level_metrics: new GroupLevelMetricsList(() => groupLevelMetrics(source)),
     };
@@ -109,20 +112,20 @@ export class AggregateAccumulator {
     return id;
   }
 
-  /** pass@k and friends with the reward as `accuracy` (NeMo Gym's default score), task by task in rollout order. */
-  #passMetrics(): Record<string, number> {
+  /** pass@k and friends on the reward as `accuracy` (NeMo Gym's default score), fed task by task in rollout order. */
+  #passAtK(): PassAtKAccumulator {
     const withAnswers = this.#answerKey !== undefined && (!this.#answerKey.auto || this.#answerSeen);
     const pass = new PassAtKAccumulator([ACCURACY], { withAnswers });
     const order = this.#keys.order();
-    const rewards = this.#columns.statisticsOrder().find((column) => column.name === 'reward')?.values;
+    const rewards = this.#columns.statisticsOrder().find((column) => column.name === 'reward')?.values ?? new Float64List();
     const scores = new Float64Array(order.length);
     const answers = new Float64Array(order.length);
     for (let i = 0; i < order.length; i++) {
-      scores[i] = rewards!.get(order[i]!);
+      scores[i] = rewards.get(order[i]!);
       answers[i] = this.#answers.get(order[i]!);
     }
     for (const [start, end] of this.#keys.taskRuns()) pass.addTask([scores.subarray(start, end)], withAnswers ? answers.subarray(start, end) : undefined);
-    return pass.metrics();
+    return pass;
   }
 
   /** Distinct failed keys without a success. */

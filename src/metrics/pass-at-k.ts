@@ -81,10 +81,10 @@ export class PassAtKAccumulator {
     if (answered) this.#addScores(this.#sumsOf(NO_ANSWER), noAnswerScores(answered), n, answered);
   }
 
-  metrics(): Record<string, number> {
-    const result: Record<string, number> = {};
+  /** The metrics, added to `result` (an object of a million keys is costly to copy). */
+  metrics(result: Record<string, number> = {}): Record<string, number> {
     const maxK = this.#tasksWithRun.length;
-    const ordered = [...this.#sums].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const ordered = this.#sortedSums();
     const carried = ordered.map(() => ({ mean: 0, majority: 0 }));
     for (let k = 1; k <= maxK; k++) {
       ordered.forEach((sums, j) => {
@@ -103,6 +103,18 @@ export class PassAtKAccumulator {
       });
     }
     return result;
+  }
+
+  /** NeMo Gym's `highest_k_metrics` for each family (pass@k, mean@k, majority@k): the keys at the largest k, spreads left out. */
+  headlineKeys(): string[] {
+    const k = this.#tasksWithRun.length;
+    if (k === 0) return [];
+    const families = [`pass@${k}`, `pass@1[avg-of-${k}]`, ...(this.#withAnswers ? [`majority@${k}`] : [])];
+    return this.#sortedSums().flatMap((sums) => families.map((family) => `${family}/${sums.name}`));
+  }
+
+  #sortedSums(): ScoreSums[] {
+    return [...this.#sums].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   #sumsOf(name: string): ScoreSums {
