@@ -1,4 +1,5 @@
 import { EpisodeTask } from '../core/episode-task.js';
+import { ConfigError } from '../core/errors/config-error.js';
 import type { SamplingParamsInput } from '../core/sampling-params.js';
 import { runEpisode, type EpisodeOptions, type JobControl } from '../engine/index.js';
 import { findEnvironment } from '../environments/registry.js';
@@ -52,11 +53,18 @@ export function builtinAgent(name: string): Agent | undefined {
       return Array.isArray(task) ? task : [];
     },
     async run(row, context) {
-      const task = rowToTask(row) as EpisodeTask;
+      const task = checkedTask(row);
       const record = await runEpisode(task, row._ng_rollout_index, { ...context.episode, environment }, context.control);
       return episodeOutcome(row, record, task.messages.length);
     },
   };
+}
+
+/** The task of a row that passed `check`; a row changed since is a config error, never a guess. */
+function checkedTask(row: MaterializedRow): EpisodeTask {
+  const task = rowToTask(row);
+  if (!Array.isArray(task)) return task;
+  throw new ConfigError(`rollout ${row._ng_task_index}:${row._ng_rollout_index}: ${task.map((issue) => `${issue.field}: ${issue.message}`).join('; ')}`);
 }
 
 /**
