@@ -1,3 +1,4 @@
+import { aggregateScaling } from './aggregate-bench.js';
 import type { BenchResult } from './bench-result.js';
 import { collectOverhead } from './collect-bench.js';
 import { collectMemory } from './collect-memory-bench.js';
@@ -10,7 +11,7 @@ import { ledgerThroughput } from './ledger-bench.js';
  * `npm run bench`: every benchmark prints a ratio against a baseline measured in the same run, so the
  * numbers mean something on a noisy 2-core machine. Later capabilities add their suites here.
  */
-const suites: (() => Promise<BenchResult | BenchResult[]>)[] = [scheduleCost, engineOverhead, ledgerThroughput, httpClientThroughput, embeddedDecodeSpeed, embeddedEpisodeThroughput, collectOverhead, collectMemory];
+const suites: (() => Promise<BenchResult | BenchResult[]>)[] = [scheduleCost, engineOverhead, ledgerThroughput, httpClientThroughput, embeddedDecodeSpeed, embeddedEpisodeThroughput, collectOverhead, collectMemory, aggregateScaling];
 
 for (const suite of suites) {
   for (const result of [await suite()].flat()) {
