@@ -45,6 +45,8 @@ const instantAgent: Agent = {
 };
 
 let peak = 0;
+/** Peak before the aggregation at the end: the running pipeline alone. */
+let runPeak = 0;
 const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
 const baseline = process.memoryUsage().rss;
 const tokenizer = new CharTokenizer();
@@ -60,7 +62,13 @@ await collect({
   maxTurns: 2,
   sampling: SamplingParams.parse({ max_tokens: 8 }),
   ...(mode === 'all'
-    ? { numRepeats: 4, agents: new Map([['arithmetic', instantAgent]]) }
+    ? {
+        numRepeats: 4,
+        agents: new Map([['arithmetic', instantAgent]]),
+        onProgress: (progress: { done: number; total: number }) => {
+          if (progress.done === progress.total) runPeak = Math.max(peak, process.memoryUsage().rss);
+        },
+      }
     : {
         stopAdmitting: stop.signal,
         onProgress: (progress: { done: number }) => {
@@ -70,4 +78,4 @@ await collect({
 });
 clearInterval(sampler);
 peak = Math.max(peak, process.memoryUsage().rss);
-process.stdout.write(`${JSON.stringify({ rows, mode, peak_rss_mb: peak / 2 ** 20, baseline_rss_mb: baseline / 2 ** 20, seconds: (performance.now() - started) / 1000 })}\n`);
+process.stdout.write(`${JSON.stringify({ rows, mode, peak_rss_mb: peak / 2 ** 20, run_peak_rss_mb: runPeak / 2 ** 20, baseline_rss_mb: baseline / 2 ** 20, seconds: (performance.now() - started) / 1000 })}\n`);
