@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
 
+/** More rollouts in flight than any server takes at once; beyond it a typo (1e9) would exhaust memory. */
+export const MAX_CONCURRENCY = 100_000;
+
 const wholeNumber = (min: number) => z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(min, { error: `expected a whole number ≥ ${min}` });
 
 /**
@@ -8,8 +11,8 @@ const wholeNumber = (min: number) => z.number({ error: 'expected a number' }).in
  * parses its flags with these same schemas (src/cli/flag-parsers.ts), so a rule lives in one place.
  */
 export const CollectSettings = z.object({
-  /** Rollouts in flight at once (the lockstep schedule's batch size). */
-  concurrency: wholeNumber(1),
+  /** Rollouts in flight at once (the lockstep schedule's batch size); bounded, since each is a worker. */
+  concurrency: wholeNumber(1).max(MAX_CONCURRENCY, { error: `expected at most ${MAX_CONCURRENCY}` }),
   schedule: z.enum(['async', 'lockstep'], { error: 'expected async or lockstep' }).default('async'),
   /** Turns per episode. */
   maxTurns: wholeNumber(1),

@@ -10,7 +10,8 @@ import { TurnBarrier } from './turn-barrier.js';
  */
 export const Schedule = z.object({
   kind: z.enum(['async', 'lockstep']),
-  concurrency: z.number().int().min(1),
+  /** Bounded: each unit is a worker, and a typo such as 1e9 must not exhaust memory. */
+  concurrency: z.number().int().min(1).max(100_000),
 });
 export type Schedule = z.infer<typeof Schedule>;
 
