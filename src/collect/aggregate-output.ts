@@ -1,5 +1,4 @@
 import { createWriteStream } from 'node:fs';
-import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ConfigError } from '../core/errors/config-error.js';
@@ -7,7 +6,7 @@ import type { ResultRowHead } from '../core/row-reader.js';
 import { readMaterializedRow, readRow } from '../core/row-reader.js';
 import { Float64List } from '../metrics/float64-list.js';
 import { AggregateAccumulator, type AgentAggregate, type AnswerKey, type GroupLevelMetrics } from '../metrics/index.js';
-import { jsonRows, RolloutKeyIndex, type JsonRow } from './result-files.js';
+import { ChunkedWriter, JsonRowReader, jsonRows, RolloutKeyIndex, type JsonRow } from './result-files.js';
 
 export type { AgentAggregate, AgentSummary } from '../metrics/index.js';
 
@@ -288,16 +287,14 @@ function* byTask(lists: readonly Iterable<GroupLevelMetrics>[]): Generator<Group
 
 /**
  * Each task's sample for a profile: the materialized row of its first rollout with a result, without
- * the keys. Rows are read by line going forward; an earlier line restarts the file. Materialized
- * inputs are written in task order, so a profile reads its file once.
+ * the keys. Tasks are asked for in ascending order, so the plan is walked once.
  */
 class SampleReader {
   readonly #plan: RolloutKeyIndex;
   readonly #matched: Uint8Array;
   readonly #order: Uint32Array;
+  readonly #rows = new JsonRowReader();
   #cursor = 0;
-  #rows: AsyncGenerator<JsonRow> | undefined;
-  #current: JsonRow | undefined;
 
   constructor(plan: RolloutKeyIndex, matched: Uint8Array) {
     this.#plan = plan;
@@ -305,12 +302,11 @@ class SampleReader {
     this.#order = plan.order();
   }
 
-  /** The sample of a task with a result; tasks are asked for in ascending order. */
   async sampleOf(task: number): Promise<unknown> {
     while (this.#cursor < this.#order.length && this.#plan.task(this.#order[this.#cursor]!) < task) this.#cursor += 1;
     for (let i = this.#cursor; i < this.#order.length && this.#plan.task(this.#order[i]!) === task; i++) {
       if (!this.#matched[this.#order[i]!]) continue;
-      const at = await this.#read(this.#plan.origin(this.#order[i]!));
+      const at = await this.#rows.read(this.#plan.origin(this.#order[i]!));
       const { _ng_task_index: _task, _ng_rollout_index: _rollout, ...sample } = readMaterializedRow(at.value, at.where);
       return sample;
     }
@@ -318,48 +314,7 @@ class SampleReader {
   }
 
   close(): void {
-    void this.#rows?.return(undefined);
-  }
-
-  async #read(origin: { file: string; line: number }): Promise<JsonRow> {
-    if (!this.#current || this.#current.file !== origin.file || this.#current.line > origin.line) {
-      this.close();
-      this.#rows = jsonRows(origin.file);
-      this.#current = undefined;
-    }
-    while (!this.#current || this.#current.line < origin.line) {
-      const next = await this.#rows!.next();
-      if (next.done) throw new ConfigError(`${origin.file} changed while it was profiled: line ${origin.line} is gone`);
-      this.#current = next.value;
-    }
-    return this.#current;
-  }
-}
-
-/** Text written in large chunks, waiting whenever the stream asks to: a file of any size without holding it. */
-class ChunkedWriter {
-  static readonly #CHUNK = 1 << 20;
-  readonly #out: Writable;
-  #buffer = '';
-  #failed: Error | undefined;
-
-  constructor(out: Writable) {
-    this.#out = out;
-    // A failed write (a full disk) surfaces at the next chunk instead of crashing the process.
-    out.once('error', (error) => (this.#failed = error));
-  }
-
-  async write(text: string): Promise<void> {
-    this.#buffer += text;
-    if (this.#buffer.length >= ChunkedWriter.#CHUNK) await this.flush();
-  }
-
-  async flush(): Promise<void> {
-    if (this.#failed) throw this.#failed;
-    if (this.#buffer === '') return;
-    const chunk = this.#buffer;
-    this.#buffer = '';
-    if (!this.#out.write(chunk)) await once(this.#out, 'drain');
+    this.#rows.close();
   }
 }
 

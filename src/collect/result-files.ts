@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
 import { ConfigError } from '../core/errors/config-error.js';
 import { Float64List } from '../metrics/float64-list.js';
 import { RolloutKeyList } from '../metrics/rollout-key-list.js';
@@ -25,6 +27,60 @@ export async function* jsonRows(file: string, signal?: AbortSignal): AsyncGenera
       throw new ConfigError(`${where}: not valid JSON (${(error as Error).message})`);
     }
     yield { value, file, line, where };
+  }
+}
+
+/**
+ * Rows read back by file and line, going forward through the file: reading an earlier line starts the
+ * file over. Rows asked for in file order (a plan read in task order) cost one pass.
+ */
+export class JsonRowReader {
+  #rows: AsyncGenerator<JsonRow> | undefined;
+  #current: JsonRow | undefined;
+
+  async read(origin: { file: string; line: number }): Promise<JsonRow> {
+    if (!this.#current || this.#current.file !== origin.file || this.#current.line > origin.line) {
+      this.close();
+      this.#rows = jsonRows(origin.file);
+      this.#current = undefined;
+    }
+    while (!this.#current || this.#current.line < origin.line) {
+      const next = await this.#rows!.next();
+      if (next.done) throw new ConfigError(`${origin.file} changed while it was read: line ${origin.line} is gone`);
+      this.#current = next.value;
+    }
+    return this.#current;
+  }
+
+  close(): void {
+    void this.#rows?.return(undefined);
+  }
+}
+
+/** Text written in large chunks, waiting whenever the stream asks to: a file of any size without holding it. */
+export class ChunkedWriter {
+  static readonly #CHUNK = 1 << 20;
+  readonly #out: Writable;
+  #buffer = '';
+  #failed: Error | undefined;
+
+  constructor(out: Writable) {
+    this.#out = out;
+    // A failed write (a full disk) surfaces at the next chunk instead of crashing the process.
+    out.once('error', (error) => (this.#failed = error));
+  }
+
+  async write(text: string): Promise<void> {
+    this.#buffer += text;
+    if (this.#buffer.length >= ChunkedWriter.#CHUNK) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.#failed) throw this.#failed;
+    if (this.#buffer === '') return;
+    const chunk = this.#buffer;
+    this.#buffer = '';
+    if (!this.#out.write(chunk)) await once(this.#out, 'drain');
   }
 }
 
