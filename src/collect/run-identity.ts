@@ -73,7 +73,7 @@ function readIdentity(path: string): RunIdentity {
   try {
     value = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new ConfigError(`cannot resume: ${path} is not valid JSON (${(error as Error).message}); start a fresh run without --resume`);
+    throw new ConfigError(`cannot resume: ${path} is not valid JSON (${(error as Error).message.replace(/\s+/g, ' ')}); start a fresh run without --resume`);
   }
   const parsed = RunIdentity.safeParse(value);
   if (!parsed.success) throw new ConfigError(`cannot resume: ${path}: ${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}; start a fresh run without --resume`);
