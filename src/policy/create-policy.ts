@@ -115,7 +115,7 @@ async function servedMaxModelLen(policy: ServedPolicy, baseUrls: readonly string
   const served = await policy.lookupModel({ signal, timeoutMs: MODEL_LOOKUP_TIMEOUT_MS });
   if (served.maxModelLen !== undefined) return served.maxModelLen;
   throw new ConfigError(
-    `${baseUrls.join(', ')} report no max_model_len for ${served.id} in /v1/models: give the model's context length (maxModelLen, or --max-seq-len on the command line)`,
+    `${baseUrls.join(', ')}: /v1/models gives no max_model_len for ${served.id}; pass the model's context length (maxModelLen in the policy spec, --max-seq-len on the command line)`,
   );
 }
 
