@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { GymnastError } from '../core/errors/gymnast-error.js';
+import { hasKind } from '../core/errors/has-kind.js';
 import { toFailureClass, type FailureClass } from '../core/failure-class.js';
 import { recordError } from '../core/recorded-error.js';
 import { ROW_SCHEMA_VERSION, RowResponse, type MaterializedRow } from '../core/result-row.js';
@@ -72,7 +73,7 @@ export function nemoGymAgent(options: NemoGymAgentOptions): Agent & { close(): P
         return { kind: 'result', row: { ...common, response: result.response ?? {}, reward } };
       } catch (error) {
         if (!GymnastError.isInstance(error) && !signal.aborted) throw error;
-        const failureClass: FailureClass = signal.aborted ? 'aborted' : GymnastError.isInstance(error) && (error.kind === 'transport' || error.kind === 'timeout') ? error.kind : 'agent-error';
+        const failureClass: FailureClass = signal.aborted ? 'aborted' : hasKind(error, 'transport', 'timeout') ? error.kind : 'agent-error';
         const keyed = { ...row, ...stampsOf(row), schema_version: ROW_SCHEMA_VERSION, duration_ms: elapsed() };
         return { kind: 'failure', row: { ...keyed, ...failureFields(failureClass, recordError(signal.aborted ? signal.reason : error)) } };
       }

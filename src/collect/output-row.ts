@@ -2,6 +2,7 @@ import { isDeterministicFailure, type RecordedError } from '../core/recorded-err
 import { ROW_SCHEMA_VERSION, type FailureRow, type MaterializedRow, type ResultRow } from '../core/result-row.js';
 import type { EpisodeRecord } from '../core/rollout-record.js';
 import type { FailureClass } from '../core/failure-class.js';
+import type { TerminationKind } from '../core/termination.js';
 import { messagesToResponsesItems } from '../tokens/responses-items.js';
 import type { RolloutOutcome } from './sink.js';
 
@@ -43,13 +44,17 @@ export function failureFields(failureClass: FailureClass, error: RecordedError):
   return { _ng_failure_class: failureClass, ...(isDeterministicFailure(error) ? { _ng_failure_terminal: true } : {}), error };
 }
 
+/** Endings where something other than the environment cut the episode short. */
+const CUT_SHORT = ['max-seq-len', 'max-tokens', 'max-turns', 'finish-other'] as const satisfies readonly TerminationKind[];
+
 /**
  * NeMo Gym's `terminated` / `truncated`: terminated when the environment said so on the last step;
- * truncated when the environment cut the episode short, or a limit did (sequence, tokens, turns).
+ * truncated when the environment cut the episode short, or a limit did (sequence, tokens, turns), or
+ * the server ended a generation for its own reason (`finish-other`: a content filter …).
  */
 function endFlags(record: EpisodeRecord): { terminated: boolean; truncated: boolean } {
   const last = record.turns.at(-1);
-  const limit = record.termination.kind === 'max-seq-len' || record.termination.kind === 'max-tokens' || record.termination.kind === 'max-turns';
+  const limit = (CUT_SHORT as readonly string[]).includes(record.termination.kind);
   return { terminated: last?.env_terminated === true, truncated: last?.env_truncated === true || limit };
 }
 
