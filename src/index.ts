@@ -138,6 +138,7 @@ export {
 export { collect, type CollectOptions, type CollectSummary, type CollectProgress } from './collect/collect-run.js';
 export { CollectSettings } from './collect/collect-settings.js';
 export { JsonlRolloutSink } from './collect/jsonl-rollout-sink.js';
+export { aggregateFiles, writeAggregateFile, profileFiles, type AggregateSources, type ProfileSources } from './collect/aggregate-output.js';
 export type { Sink, SinkRun, RolloutOutcome } from './collect/sink.js';
 export { nemoGymAgent } from './collect/nemo-gym-agent.js';
 export { OpenAiCompatibleServer, type OpenAiCompatibleServerOptions } from './servers/openai-compatible/openai-compatible-server.js';

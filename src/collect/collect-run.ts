@@ -86,10 +86,12 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
   const sinks = [new JsonlRolloutSink(paths), ...(options.sinks ?? [])];
   const progress: CollectProgress = { done: 0, total: identity.rollouts, failures: 0, rewardSum: 0 };
   let givenUp = 0;
+  let skipped = 0;
   const jobs = admit(paths.materialized, planner, state, {
     maxAttempts: settings.maxAttempts,
     onSkip: (reason) => {
       progress.done += 1;
+      skipped += 1;
       if (reason === 'given-up') givenUp += 1;
     },
   });
@@ -109,8 +111,7 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
 
   const aggregate = await aggregateFiles({ results: [paths.output], failures: [paths.failures], materialized: [paths.materialized] });
   await writeAggregateFile(paths.aggregate, aggregate);
-  const rollouts = aggregate.reduce((total, agent) => total + (agent.rollout_metrics.num_samples ?? 0), 0);
-  return { paths, rollouts, failures: progress.failures, aggregate: aggregate.map(({ group_level_metrics: _groups, ...agent }) => agent) };
+  return { paths, rollouts: state.done + progress.done - progress.failures - skipped, failures: progress.failures, aggregate: aggregate.map(({ group_level_metrics: _groups, ...agent }) => agent) };
 }
 
 function createPlanner(options: CollectOptions): RowPlanner {

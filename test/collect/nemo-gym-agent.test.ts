@@ -55,6 +55,7 @@ describe('NeMo Gym agent servers', () => {
     assert.equal(success!._ng_task_index, 0, "the row's keys, not the agent's");
     assert.deepEqual(success!.agent_ref, { name: 'blackjack' });
     assert.equal(success!.schema_version, 2);
+    assert.deepEqual([summary.rollouts, summary.failures], [1, 3], 'agent-server successes count like any other');
     assert.ok((success!.duration_ms as number) > 0, 'the real duration of the /run call');
     const failures = read(summary.paths.failures);
     assert.deepEqual(failures.map((row) => [row.behaviour, row._ng_failure_class]).sort(), [['crash', 'agent-error'], ['judge', 'env-error'], ['no-reward', 'agent-error']]);
