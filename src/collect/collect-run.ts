@@ -1,3 +1,5 @@
+import { existsSync, statSync } from 'node:fs';
+import { ConfigError } from '../core/errors/config-error.js';
 import type { SamplingParams } from '../core/sampling-params.js';
 import { runJobs, type EpisodeOptions } from '../engine/index.js';
 import type { Policy } from '../policy/policy.js';
@@ -77,6 +79,7 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
   if (unused.length > 0) options.onNotice?.(`--num-repeats names agents no row uses: ${unused.join(', ')}`);
 
   const resumed = options.resume === true && canResume(paths);
+  if (options.resume && !resumed) refuseToOverwrite(paths);
   if (options.resume && !resumed) options.onNotice?.(`nothing to resume at ${paths.run}: starting a fresh run`);
   const config = configIdentity(options, settings);
   const identity = resumed ? await checkSameRun(paths, plannedRows(source, planner), config) : await startFresh(paths, plannedRows(source, planner), config);
@@ -96,8 +99,8 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
     },
   });
   const episode = episodeOptions(options, settings);
-  await Promise.all(sinks.map((sink) => sink.start({ plannedRollouts: identity.rollouts, resumed })));
   try {
+    await Promise.all(sinks.map((sink) => sink.start({ plannedRollouts: identity.rollouts, resumed })));
     await runJobs(jobs, { schedule: { kind: settings.schedule, concurrency: settings.concurrency }, ...signals(options) }, async ({ row, agent }, control) => {
       const outcome = await agent.run(row, { episode, control });
       await Promise.all(sinks.map((sink) => sink.write(outcome)));
@@ -112,6 +115,16 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
   const aggregate = await aggregateFiles({ results: [paths.output], failures: [paths.failures], materialized: [paths.materialized] });
   await writeAggregateFile(paths.aggregate, aggregate);
   return { paths, rollouts: state.done + progress.done - progress.failures - skipped, failures: progress.failures, aggregate: aggregate.map(({ group_level_metrics: _groups, ...agent }) => agent) };
+}
+
+/**
+ * `--resume` with no recorded run must not start afresh over rows already there (a NeMo Gym output,
+ * a deleted `_run.json`): a fresh start empties the files, so those rows would be lost.
+ */
+function refuseToOverwrite(paths: ReturnType<typeof collectPaths>): void {
+  const kept = [paths.output, paths.failures].filter((file) => existsSync(file) && statSync(file).size > 0);
+  if (kept.length === 0) return;
+  throw new ConfigError(`cannot resume ${paths.output}: no run was recorded there (${paths.run} or ${paths.materialized} is missing), and ${kept.join(' and ')} already hold rows that a fresh start would erase. Move them away, or run without --resume to start afresh.`);
 }
 
 function createPlanner(options: CollectOptions): RowPlanner {

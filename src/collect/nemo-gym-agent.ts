@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { GymnastError } from '../core/errors/gymnast-error.js';
 import { hasKind } from '../core/errors/has-kind.js';
 import { toFailureClass, type FailureClass } from '../core/failure-class.js';
-import { recordError } from '../core/recorded-error.js';
+import { recordError, type RecordedError } from '../core/recorded-error.js';
+import { ResultRowHead } from '../core/row-reader.js';
 import { ROW_SCHEMA_VERSION, RowResponse, type MaterializedRow } from '../core/result-row.js';
 import { JsonClient } from '../policy/http/json-client.js';
 import { Router } from '../policy/router/router.js';
@@ -30,6 +31,7 @@ const RunResult = z.looseObject({
   reward: z.number(),
   response: RowResponse.optional(),
   _ng_failure_class: z.string().optional(),
+  _ng_no_persist: z.boolean().optional(),
 });
 
 /** The keys NeMo Gym's collector stamps on a result: the agent's own are trusted for none of them. */
@@ -67,15 +69,19 @@ export function nemoGymAgent(options: NemoGymAgentOptions): Agent & { close(): P
           (replica) => client.request({ method: 'POST', baseUrl: replica.url, path: '/run', body: row, schema: RunResult, timeoutMs: options.timeoutMs ?? 600_000, signal }),
           signal,
         );
-        const { reward, _ng_failure_class: reported, ...rest } = result;
+        const { reward, _ng_failure_class: reported, _ng_no_persist: unpersisted, ...rest } = result;
         const common = { ...row, ...rest, ...stampsOf(row), schema_version: ROW_SCHEMA_VERSION, duration_ms: elapsed() };
+        // NeMo Gym's "kill-shaped" rollouts never reached a verdict: retried later, never a reward.
+        if (unpersisted === true) return failure(row, 'aborted', { kind: 'agent-reported', name: 'NemoGymNoPersist', message: 'the agent server marked the rollout _ng_no_persist' }, elapsed());
         if (reported !== undefined) return { kind: 'failure', row: { ...common, ...reportedFailure(reported) } };
-        return { kind: 'result', row: { ...common, response: result.response ?? {}, reward } };
+        const checked = ResultRowHead.safeParse({ ...common, response: result.response ?? {}, reward });
+        if (checked.success) return { kind: 'result', row: { ...common, response: result.response ?? {}, reward } };
+        const issue = checked.error.issues[0]!;
+        return failure(row, 'agent-error', { kind: 'agent-reported', name: 'InvalidAgentResult', message: `the agent server's ${issue.path.join('.')} does not fit a result row: ${issue.message}` }, elapsed());
       } catch (error) {
         if (!GymnastError.isInstance(error) && !signal.aborted) throw error;
         const failureClass: FailureClass = signal.aborted ? 'aborted' : hasKind(error, 'transport', 'timeout') ? error.kind : 'agent-error';
-        const keyed = { ...row, ...stampsOf(row), schema_version: ROW_SCHEMA_VERSION, duration_ms: elapsed() };
-        return { kind: 'failure', row: { ...keyed, ...failureFields(failureClass, recordError(signal.aborted ? signal.reason : error)) } };
+        return failure(row, failureClass, recordError(signal.aborted ? signal.reason : error), elapsed());
       }
     },
     async close() {
@@ -83,6 +89,11 @@ export function nemoGymAgent(options: NemoGymAgentOptions): Agent & { close(): P
       if (!options.client) await client.close();
     },
   };
+}
+
+/** A failure row of the planned row alone: nothing the agent sent is kept. */
+function failure(row: MaterializedRow, failureClass: FailureClass, error: RecordedError, durationMs: number): RolloutOutcome {
+  return { kind: 'failure', row: { ...row, ...stampsOf(row), schema_version: ROW_SCHEMA_VERSION, duration_ms: durationMs, ...failureFields(failureClass, error) } };
 }
 
 /** A failure the agent reported in NeMo Gym's words (its placeholder reward is dropped, never kept). */

@@ -5,7 +5,7 @@ import { TaskCounter } from '../util/task-counter.js';
 import { builtinEnvironments } from '../environments/registry.js';
 import type { Agent } from './agent.js';
 import { builtinAgent } from './agent.js';
-import type { MaterializedRow } from '../core/result-row.js';
+import { FailureRow, MaterializedRow, ResultRow } from '../core/result-row.js';
 import { DatasetRow } from './dataset-row.js';
 import { applyPrompt, hasPrompt, PROMPT_CONFLICT, type PromptConfig } from './prompt-config.js';
 import type { RowIssue } from './row-error.js';
@@ -145,9 +145,18 @@ export class RowPlanner {
       const metadata = (typeof params.metadata === 'object' && params.metadata !== null ? params.metadata : {}) as Record<string, unknown>;
       params.metadata = { ...metadata, extra_body: JSON.stringify({ seed: rollout }) };
     }
-    return { ...structuredClone(row), responses_create_params: params, agent_ref: { ...(row.agent_ref ?? {}), name: agent }, _ng_task_index: task, _ng_rollout_index: rollout };
+    const taskFields = Object.fromEntries(Object.entries(structuredClone(row)).filter(([key]) => !OUTPUT_FIELDS.has(key)));
+    return { ...taskFields, responses_create_params: params, agent_ref: { ...(row.agent_ref ?? {}), name: agent }, _ng_task_index: task, _ng_rollout_index: rollout };
   }
 }
+
+/**
+ * Fields a rollout writes, not a task: an input that carries them (a failure sidecar or a rollouts
+ * file fed back in) must not pass a stale reward, failure class or answer on to its new rows.
+ */
+const OUTPUT_FIELDS: ReadonlySet<string> = new Set(
+  [...Object.keys(ResultRow.shape), ...Object.keys(FailureRow.shape)].filter((key) => !(key in MaterializedRow.shape) || key === '_ng_attempt_index'),
+);
 
 function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
   const [head, ...rest] = path;

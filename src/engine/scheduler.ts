@@ -82,10 +82,34 @@ class Admission<Job> {
     return !this.#failed && !this.#stops.some((stop) => stop?.aborted);
   }
 
+  /** The next job, or undefined once admission closes: a stop fired while waiting on a slow source ends the wait. */
   async next(): Promise<{ value: Job } | undefined> {
     if (!this.#open) return undefined;
-    const next = await this.#jobs.next();
-    return next.done || !this.#open ? undefined : { value: next.value };
+    const next = await this.#untilStopped(Promise.resolve(this.#jobs.next()));
+    return next === undefined || next.done || !this.#open ? undefined : { value: next.value };
+  }
+
+  #untilStopped<T>(pending: Promise<T>): Promise<T | undefined> {
+    const stops = this.#stops.filter((stop): stop is AbortSignal => stop !== undefined);
+    if (stops.length === 0) return pending;
+    return new Promise<T | undefined>((resolve, reject) => {
+      const onStop = () => {
+        done();
+        resolve(undefined);
+      };
+      const done = () => stops.forEach((stop) => stop.removeEventListener('abort', onStop));
+      stops.forEach((stop) => stop.addEventListener('abort', onStop, { once: true }));
+      pending.then(
+        (value) => {
+          done();
+          resolve(value);
+        },
+        (error: unknown) => {
+          done();
+          reject(error);
+        },
+      );
+    });
   }
 
   async take(count: number): Promise<Job[]> {

@@ -135,4 +135,16 @@ describe('gymnast collect', () => {
     });
     assert.equal(existsSync(output), false);
   });
+
+  it('drops what an input row carries from an earlier run (reward, failure class, answer) so new rows start clean', async () => {
+    const stale = { reward: 0, _ng_failure_class: 'transient', _ng_failure_terminal: true, extracted_answer: '99', _ng_attempt_index: 2 };
+    const { output, options } = setup([row('1+2', 3, stale)]);
+    const summary = await collect(options());
+    const [result] = readRows(output);
+    assert.equal(result!.reward, 1);
+    assert.equal(result!._ng_failure_class, undefined);
+    assert.equal(result!._ng_attempt_index, undefined);
+    assert.notEqual(result!.extracted_answer, '99');
+    assert.equal(summary.rollouts, 1);
+  });
 });

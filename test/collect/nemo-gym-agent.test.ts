@@ -21,6 +21,8 @@ const server: Server = createServer(async (request, response) => {
   const send = (status: number, body: unknown) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   if (row.behaviour === 'crash') return send(500, { error: 'agent exploded' });
   if (row.behaviour === 'no-reward') return send(200, { response: { output: [] } });
+  if (row.behaviour === 'no-persist') return send(200, { response: { output: [] }, reward: 0, _ng_no_persist: true });
+  if (row.behaviour === 'bad-field') return send(200, { response: { output: [] }, reward: 1, extracted_answer: 42 });
   if (row.behaviour === 'judge') return send(200, { response: { output: [] }, reward: 0, _ng_failure_class: 'judge_failed', _ng_failure_judge_error: 'no verdict' });
   send(200, { response: { output: [], usage: { input_tokens: 10, output_tokens: 4, total_tokens: 14 } }, reward: 1, terminated: true, _ng_task_index: 999, agent_ref: { name: 'liar' } });
 });
@@ -32,7 +34,7 @@ describe('NeMo Gym agent servers', () => {
   it('runs rows through POST /run, stamps its own keys, and records failures without inventing rewards', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gymnast-agent-'));
     const input = join(dir, 'in.jsonl');
-    const rows = ['ok', 'crash', 'no-reward', 'judge'].map((behaviour) => JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: 'Deal me in.' }] }, agent_ref: { name: 'blackjack' }, behaviour }));
+    const rows = ['ok', 'crash', 'no-reward', 'judge', 'no-persist', 'bad-field'].map((behaviour) => JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: 'Deal me in.' }] }, agent_ref: { name: 'blackjack' }, behaviour }));
     writeFileSync(input, `${rows.join('\n')}\n`);
     const agent = nemoGymAgent({ name: 'blackjack', urls: [url], maxAttempts: 2 });
     const tokenizer = new CharTokenizer();
@@ -55,10 +57,11 @@ describe('NeMo Gym agent servers', () => {
     assert.equal(success!._ng_task_index, 0, "the row's keys, not the agent's");
     assert.deepEqual(success!.agent_ref, { name: 'blackjack' });
     assert.equal(success!.schema_version, 2);
-    assert.deepEqual([summary.rollouts, summary.failures], [1, 3], 'agent-server successes count like any other');
+    assert.deepEqual([summary.rollouts, summary.failures], [1, 5], 'agent-server successes count like any other');
     assert.ok((success!.duration_ms as number) > 0, 'the real duration of the /run call');
     const failures = read(summary.paths.failures);
-    assert.deepEqual(failures.map((row) => [row.behaviour, row._ng_failure_class]).sort(), [['crash', 'agent-error'], ['judge', 'env-error'], ['no-reward', 'agent-error']]);
+    assert.deepEqual(failures.map((row) => [row.behaviour, row._ng_failure_class]).sort(), [['bad-field', 'agent-error'], ['crash', 'agent-error'], ['judge', 'env-error'], ['no-persist', 'aborted'], ['no-reward', 'agent-error']]);
+    assert.match(JSON.stringify(failures.find((row) => row.behaviour === 'bad-field')!.error), /extracted_answer does not fit a result row/);
     const judged = failures.find((row) => row.behaviour === 'judge')!;
     assert.equal(judged.nemo_gym_failure_class, 'judge_failed', "NeMo Gym's own class is kept beside ours");
     assert.equal(judged._ng_failure_judge_error, 'no verdict');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -125,6 +125,16 @@ describe('resume', () => {
     const lines = readFileSync(summary.paths.materialized, 'utf8').split('\n');
     writeFileSync(summary.paths.materialized, `${lines.slice(0, 2).join('\n')}\n`);
     await assert.rejects(collect(options(input, output, flakyPolicy(state), { resume: true })), /is not the plan the run recorded/);
+  });
+
+  it('refuses to resume where no run was recorded but rows are, instead of erasing them with a fresh start', async () => {
+    const { input, output } = dataset(3);
+    const state = { failing: false };
+    const summary = await collect(options(input, output, flakyPolicy(state)));
+    rmSync(summary.paths.run);
+    const before = readFileSync(output, 'utf8');
+    await assert.rejects(collect(options(input, output, flakyPolicy(state), { resume: true })), { kind: 'config', message: /no run was recorded there .* already hold rows that a fresh start would erase/ });
+    assert.equal(readFileSync(output, 'utf8'), before);
   });
 
   it('refuses to resume when the plan or the sampling changed, saying what changed', async () => {

@@ -91,4 +91,16 @@ describe('the scheduler', () => {
       await assert.rejects(runJobs([1], { schedule: { kind: 'async', concurrency } }, async () => {}), { kind: 'config', message: /schedule\.concurrency/ });
     }
   });
+
+  it('stops waiting on a job source that has nothing yet when told to stop', async () => {
+    const stop = new AbortController();
+    async function* live() {
+      yield 1;
+      await new Promise(() => {});
+    }
+    const ran: number[] = [];
+    setTimeout(() => stop.abort(), 20);
+    await runJobs(live(), { schedule: { kind: 'async', concurrency: 2 }, stopAdmitting: stop.signal }, async (job) => void ran.push(job));
+    assert.deepEqual(ran, [1]);
+  });
 });
