@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
+import { raceAbort } from '../util/race-abort.js';
 import { TurnBarrier } from './turn-barrier.js';
 
 /**
@@ -70,46 +71,26 @@ function checkedSchedule(schedule: Schedule): Schedule {
 /** The job source, closed to new jobs once a stop signal fires or a job has failed. */
 class Admission<Job> {
   readonly #jobs: AsyncIterator<Job> | Iterator<Job>;
-  readonly #stops: readonly (AbortSignal | undefined)[];
+  readonly #stop: AbortSignal;
   #failed = false;
 
   constructor(jobs: AsyncIterable<Job> | Iterable<Job>, stops: readonly (AbortSignal | undefined)[]) {
     this.#jobs = Symbol.asyncIterator in jobs ? jobs[Symbol.asyncIterator]() : jobs[Symbol.iterator]();
-    this.#stops = stops;
+    this.#stop = AbortSignal.any(stops.filter((stop): stop is AbortSignal => stop !== undefined));
   }
 
   get #open(): boolean {
-    return !this.#failed && !this.#stops.some((stop) => stop?.aborted);
+    return !this.#failed && !this.#stop.aborted;
   }
 
   /** The next job, or undefined once admission closes: a stop fired while waiting on a slow source ends the wait. */
   async next(): Promise<{ value: Job } | undefined> {
     if (!this.#open) return undefined;
-    const next = await this.#untilStopped(Promise.resolve(this.#jobs.next()));
-    return next === undefined || next.done || !this.#open ? undefined : { value: next.value };
-  }
-
-  #untilStopped<T>(pending: Promise<T>): Promise<T | undefined> {
-    const stops = this.#stops.filter((stop): stop is AbortSignal => stop !== undefined);
-    if (stops.length === 0) return pending;
-    return new Promise<T | undefined>((resolve, reject) => {
-      const onStop = () => {
-        done();
-        resolve(undefined);
-      };
-      const done = () => stops.forEach((stop) => stop.removeEventListener('abort', onStop));
-      stops.forEach((stop) => stop.addEventListener('abort', onStop, { once: true }));
-      pending.then(
-        (value) => {
-          done();
-          resolve(value);
-        },
-        (error: unknown) => {
-          done();
-          reject(error);
-        },
-      );
+    const next = await raceAbort(Promise.resolve(this.#jobs.next()), this.#stop).catch((error: unknown) => {
+      if (this.#stop.aborted) return undefined;
+      throw error;
     });
+    return next === undefined || next.done || !this.#open ? undefined : { value: next.value };
   }
 
   async take(count: number): Promise<Job[]> {

@@ -1,9 +1,9 @@
-import { setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import { ContextLengthError } from '../core/errors/context-length-error.js';
 import { hasKind } from '../core/errors/has-kind.js';
 import { RequestTimeoutError } from '../core/errors/request-timeout-error.js';
 import { deadlineSignal } from '../util/deadline-signal.js';
+import { raceAbort } from '../util/race-abort.js';
 import type { BackendRecipe } from './backend-recipe.js';
 import { JsonClient } from './http/json-client.js';
 import type { Policy, PolicyRequest, PolicyResultInput } from './policy.js';
@@ -131,27 +131,6 @@ export class RemotePolicy<Wire> implements Policy {
     this.#model.catch(() => (this.#model = undefined));
     return this.#model;
   }
-}
-
-/** The promise, or the signal's reason as soon as it aborts (the work itself goes on for others). */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  // Every episode starting before the lookup answers waits here on the run's one signal: that many listeners is expected.
-  setMaxListeners(0, signal);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 function fitToContext(request: PolicyRequest, maxModelLen: number | undefined): PolicyRequest {
