@@ -1,7 +1,7 @@
 import { readMaterializedRow } from '../core/row-reader.js';
 import type { MaterializedRow } from '../core/result-row.js';
-import { readJsonLines } from '../util/json-lines.js';
 import type { Agent } from './agent.js';
+import { jsonRows } from './result-files.js';
 import type { ResumeState } from './resume-state.js';
 import type { RowPlanner } from './row-planner.js';
 
@@ -23,8 +23,8 @@ export interface AdmissionOptions {
  * failed ones run again as their next attempt (`_ng_attempt_index`, stamped only when > 0).
  */
 export async function* admit(materialized: string, planner: RowPlanner, state: ResumeState, options: AdmissionOptions): AsyncGenerator<CollectJob> {
-  for await (const { line, text } of readJsonLines(materialized)) {
-    const planned = readMaterializedRow(JSON.parse(text), `${materialized}:${line}`);
+  for await (const { value, where } of jsonRows(materialized)) {
+    const planned = readMaterializedRow(value, where);
     const decision = state.decide(planned, options.maxAttempts);
     if (decision.kind !== 'run') {
       options.onSkip(decision.kind);

@@ -74,8 +74,9 @@ export function nemoGymAgent(options: NemoGymAgentOptions): Agent & { close(): P
         // NeMo Gym's "kill-shaped" rollouts never reached a verdict: retried later, never a reward.
         if (unpersisted === true) return failure(row, 'aborted', { kind: 'agent-reported', name: 'NemoGymNoPersist', message: 'the agent server marked the rollout _ng_no_persist' }, elapsed());
         if (reported !== undefined) return { kind: 'failure', row: { ...common, ...reportedFailure(reported) } };
-        const checked = ResultRowHead.safeParse({ ...common, response: result.response ?? {}, reward });
-        if (checked.success) return { kind: 'result', row: { ...common, response: result.response ?? {}, reward } };
+        const success = { ...common, response: result.response ?? {}, reward };
+        const checked = ResultRowHead.safeParse(success);
+        if (checked.success) return { kind: 'result', row: success };
         const issue = checked.error.issues[0]!;
         return failure(row, 'agent-error', { kind: 'agent-reported', name: 'InvalidAgentResult', message: `the agent server's ${issue.path.join('.')} does not fit a result row: ${issue.message}` }, elapsed());
       } catch (error) {
