@@ -154,7 +154,7 @@ function policySpec(flags: CollectFlags): PolicySpec {
  */
 async function withConfigFile(command: Command): Promise<CollectFlags> {
   const flags = command.opts<CollectFlags & { config?: string }>();
-  if (!flags.config) return flags;
+  if (!flags.config) return withRequired(flags, undefined);
   let text: string;
   try {
     text = await readFile(flags.config, 'utf8');
@@ -180,8 +180,15 @@ async function withConfigFile(command: Command): Promise<CollectFlags> {
       throw new ConfigError(`${flags.config}: ${key}: ${(error as Error).message}`);
     }
   }
-  for (const required of ['input', 'output']) if (merged[required] === undefined) throw new ConfigError(`collect needs --${required} (on the command line or in ${flags.config})`);
-  return merged as unknown as CollectFlags;
+  return withRequired(merged as unknown as CollectFlags, flags.config);
+}
+
+/** Input and output are needed whether they come from the command line or the config file. */
+function withRequired(flags: CollectFlags, config: string | undefined): CollectFlags {
+  for (const required of ['input', 'output'] as const) {
+    if (flags[required] === undefined) throw new ConfigError(`collect needs --${required}${config === undefined ? '' : ` (on the command line or in ${config})`}`);
+  }
+  return flags;
 }
 
 /**

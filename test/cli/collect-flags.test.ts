@@ -73,4 +73,16 @@ describe('gymnast collect refuses bad numbers before any work', { concurrency: 4
       assert.equal(result.wrote, false);
     });
   }
+
+  it('refuses a run with no --input or --output, without a stack trace', async () => {
+    for (const args of [['--output', join(tmpdir(), 'never.jsonl')], ['--input', input]]) {
+      const failure = await run(process.execPath, [bin, 'collect', ...args]).then(
+        () => assert.fail('accepted'),
+        (error: { code: number; stderr: string }) => error,
+      );
+      assert.equal(failure.code, 1);
+      assert.match(failure.stderr, /collect needs --(input|output)/);
+      assert.doesNotMatch(failure.stderr, /\n\s+at /);
+    }
+  });
 });
