@@ -69,6 +69,7 @@ export {
   createPolicy,
   parsePolicySpec,
   PolicySpec,
+  RequestSettings,
   policyKinds,
   type PolicyKind,
   type CreatePolicyOptions,

@@ -18,6 +18,9 @@ import {
   parseMaxTokens,
   parseMaxTurns,
   parseNumRepeats,
+  parseRequestAttempts,
+  parseRequestTimeout,
+  parseRetryBudget,
   parseSchedule,
   parseSeconds,
   parseSeed,
@@ -46,6 +49,9 @@ interface CollectFlags {
   temperature: number;
   seed?: number;
   rolloutTimeout?: number;
+  requestTimeout?: number;
+  requestAttempts?: number;
+  retryBudget?: number;
   resume?: boolean;
   maxAttempts: number;
   failOnError?: number;
@@ -76,6 +82,9 @@ export function collectCommand(): Command {
     .option('--temperature <t>', 'sampling temperature unless the row says otherwise', parseTemperature, 1)
     .option('--seed <n>', 'base seed; each rollout and turn derives its own', parseSeed)
     .option('--rollout-timeout <seconds>', 'deadline per rollout (default: none; each request still has its own)', parseSeconds)
+    .option('--request-timeout <seconds>', 'deadline per HTTP request to a server, each retry its own (default: 300)', parseRequestTimeout)
+    .option('--request-attempts <n>', 'attempts per HTTP request on connection errors, timeouts, 429 and 5xx (default: 4; agent servers: 3)', parseRequestAttempts)
+    .option('--retry-budget <fraction>', 'retries allowed per request sent, shared by all requests, plus 10 (default: 0.2)', parseRetryBudget)
     .option('--resume', 'continue this output in place: done rollouts are kept, failed ones retried; refuses if the plan or config changed')
     .option('--max-attempts <n>', 'attempts per rollout before its failure is final (with --resume)', parseMaxAttempts, 3)
     .option('--agent-server <name=url>', 'a NeMo Gym agent server (POST /run) to run rows of agent <name>, repeatable', parseKeyValue, {})
@@ -87,8 +96,15 @@ export function collectCommand(): Command {
       const countRetry = () => void (retries += 1);
       const { policy, renderer, maxModelLen } = await createPolicy(policySpec(flags), { onRouterEvent: (event) => event.type === 'retry' && countRetry() });
       const { stopAdmitting, abort, dispose } = interruptions();
+      const runTimeout = flags.rolloutTimeout ?? flags.requestTimeout;
       const servers = Object.entries(flags.agentServer).map(([name, url]) =>
-        nemoGymAgent({ name, urls: [String(url)], onRetry: countRetry, ...(flags.rolloutTimeout === undefined ? {} : { timeoutMs: flags.rolloutTimeout * 1000 }) }),
+        nemoGymAgent({
+          name,
+          urls: [String(url)],
+          onRetry: countRetry,
+          ...(runTimeout === undefined ? {} : { timeoutMs: runTimeout * 1000 }),
+          ...(flags.requestAttempts === undefined ? {} : { maxAttempts: flags.requestAttempts }),
+        }),
       );
       const summary = await collect({
         input: flags.input,
@@ -142,6 +158,9 @@ function policySpec(flags: CollectFlags): PolicySpec {
     tokenizerDir: flags.tokenizer,
     ...(flags.model ? { model: flags.model } : {}),
     ...(apiKey ? { apiKey } : {}),
+    ...(flags.requestTimeout === undefined ? {} : { requestTimeoutMs: flags.requestTimeout * 1000 }),
+    ...(flags.requestAttempts === undefined ? {} : { requestAttempts: flags.requestAttempts }),
+    ...(flags.retryBudget === undefined ? {} : { retryBudget: flags.retryBudget }),
     // A budget the user chose stands in for a context length the server does not report.
     ...(flags.maxSeqLen === undefined ? {} : { maxModelLen: flags.maxSeqLen }),
   });

@@ -2,6 +2,7 @@ import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { CollectSettings } from '../collect/collect-settings.js';
 import { SamplingParams } from '../core/sampling-params.js';
+import { RequestSettings } from '../policy/create-policy.js';
 
 /**
  * Every flag value that is not plain text is parsed here, checked by the same zod schema the library
@@ -45,6 +46,19 @@ export function parseSeconds(value: string): number {
   if (!(seconds > 0) || !Number.isFinite(seconds)) throw new InvalidArgumentError(`expected a duration in seconds > 0, got ${value}`);
   return seconds;
 }
+
+const requests = RequestSettings.shape;
+
+/** `--request-timeout`: seconds, checked against the library's range in milliseconds. */
+export function parseRequestTimeout(value: string): number {
+  const seconds = parseSeconds(value);
+  const parsed = requests.requestTimeoutMs.unwrap().safeParse(seconds * 1000);
+  if (!parsed.success) throw new InvalidArgumentError(`${parsed.error.issues[0]!.message}, got ${value} seconds`);
+  return seconds;
+}
+
+export const parseRequestAttempts = numberFlag(requests.requestAttempts.unwrap());
+export const parseRetryBudget = numberFlag(requests.retryBudget.unwrap());
 
 /** `--fail-on-error`: a count of failures (a whole number) or a fraction of the rollouts (below 1). */
 export function parseFailureLimit(value: string): number {

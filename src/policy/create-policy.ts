@@ -9,6 +9,7 @@ import { EmbeddedPolicy, embeddedModelDirectory } from './embedded/embedded-poli
 import { openAiBackend } from './openai/openai-backend.js';
 import type { Policy } from './policy.js';
 import { RemotePolicy, type RemotePolicyOptions } from './remote-policy.js';
+import { defaultRetryBudget } from './router/retry-budget.js';
 import type { RouterEvent } from './router/router.js';
 import { sglangGenerateBackend } from './sglang-generate/sglang-generate-backend.js';
 import { vllmCompletionsBackend } from './vllm-completions/vllm-completions-backend.js';
@@ -18,6 +19,24 @@ const remoteKinds = ['vllm-completions', 'vllm-chat', 'sglang-chat', 'sglang-gen
 /** Every policy `createPolicy` builds: the embedded model, or a served one behind one of these APIs. */
 export const policyKinds = ['embedded', ...remoteKinds] as const;
 export type PolicyKind = (typeof policyKinds)[number];
+
+/** The longest a request may be given: beyond a day a deadline is a typo, and timers overflow past ~24.8 days. */
+const MAX_REQUEST_TIMEOUT_MS = 86_400_000;
+
+/**
+ * How hard a served policy tries: each request's deadline, its attempts, and the retries all requests
+ * share. A hung request costs at most `requestTimeoutMs × requestAttempts` plus backoff; when a server
+ * is down for everyone, retries stop at `retryBudget` of the traffic instead of multiplying it.
+ */
+export const RequestSettings = z.object({
+  /** Deadline of one HTTP request; each retry gets its own (default 300 s, as a long generation may need). */
+  requestTimeoutMs: z.number({ error: 'expected a number' }).positive({ error: 'expected a duration > 0' }).max(MAX_REQUEST_TIMEOUT_MS, { error: 'expected at most a day' }).optional(),
+  /** Attempts per request, the first included (default 4). */
+  requestAttempts: z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(1, { error: 'expected a whole number ≥ 1' }).max(100, { error: 'expected at most 100' }).optional(),
+  /** Retries allowed per request sent, on average, shared by all requests (default 0.2), plus 10 always allowed. */
+  retryBudget: z.number({ error: 'expected a number' }).min(0, { error: 'expected a fraction ≥ 0' }).max(100, { error: 'expected at most 100' }).optional(),
+});
+export type RequestSettings = z.infer<typeof RequestSettings>;
 
 const RemotePolicySpec = z.strictObject({
   kind: z.enum(remoteKinds),
@@ -31,8 +50,7 @@ const RemotePolicySpec = z.strictObject({
   apiKey: z.string().min(1).optional(),
   /** The model's context length; asked of the server (`/v1/models`) when absent. */
   maxModelLen: z.number().int().positive().optional(),
-  /** Deadline of one HTTP request. */
-  requestTimeoutMs: z.number().int().positive().optional(),
+  ...RequestSettings.shape,
 });
 
 /** Which policy to build and where it is served. Extra fields are refused, so a misspelt one is not silently ignored. */
@@ -101,6 +119,8 @@ async function createServedPolicy(spec: z.infer<typeof RemotePolicySpec>, option
     apiKey: spec.apiKey,
     maxModelLen: spec.maxModelLen,
     requestTimeoutMs: spec.requestTimeoutMs,
+    ...(spec.requestAttempts === undefined ? {} : { retry: { maxAttempts: spec.requestAttempts } }),
+    ...(spec.retryBudget === undefined ? {} : { retryBudget: { ...defaultRetryBudget, ratio: spec.retryBudget } }),
     onEvent: options.onRouterEvent,
   });
   try {

@@ -1,7 +1,7 @@
 export { PolicyResult, type Policy, type PolicyRequest, type PolicyResultInput } from './policy.js';
 export type { BackendRecipe } from './backend-recipe.js';
 export { RemotePolicy, type RemotePolicyOptions, type ServedModel } from './remote-policy.js';
-export { createPolicy, parsePolicySpec, PolicySpec, policyKinds, type PolicyKind, type CreatePolicyOptions, type CreatedPolicy } from './create-policy.js';
+export { createPolicy, parsePolicySpec, PolicySpec, RequestSettings, policyKinds, type PolicyKind, type CreatePolicyOptions, type CreatedPolicy } from './create-policy.js';
 export { JsonClient, type JsonClientOptions } from './http/json-client.js';
 export { Router, type Replica, type RouterEvent, type RouterOptions } from './router/router.js';
 export { backoffDelay, defaultRetryOptions, type RetryOptions } from './router/backoff.js';

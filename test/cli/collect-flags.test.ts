@@ -43,6 +43,10 @@ describe('gymnast collect refuses bad numbers before any work', { concurrency: 4
     [['--num-repeats', '{"arithmetic": -2}'], /--num-repeats.*"arithmetic": expected a whole number ≥ 1, got -2/],
     [['--schedule', 'sometimes'], /--schedule.*expected async or lockstep, got "sometimes"/],
     [['--fail-on-error', '1.5'], /--fail-on-error.*expected a whole count of failures/],
+    [['--request-timeout', '-5'], /--request-timeout.*expected a duration in seconds > 0, got -5/],
+    [['--request-timeout', '1e9'], /--request-timeout.*expected at most a day, got 1e9 seconds/],
+    [['--request-attempts', '0'], /--request-attempts.*expected a whole number ≥ 1, got 0/],
+    [['--retry-budget', '-0.1'], /--retry-budget.*expected a fraction ≥ 0, got -0\.1/],
   ];
 
   for (const [args, message] of flagCases) {
