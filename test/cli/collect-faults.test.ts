@@ -50,7 +50,7 @@ function injectMixedFaults(server: InferenceServer, count: number, rate: number)
 describe('a policy server that fails', () => {
   let server: InferenceServer;
   before(async () => {
-    [server] = await startServers(1, { respond: ({ seed }) => `${seed % 100}` });
+    server = (await startServers(1, { respond: ({ seed }) => `${seed % 100}` }))[0]!;
   });
   after(() => server.close());
 
