@@ -9,6 +9,9 @@ const printableAscii = Array.from({ length: 95 }, (_, i) => String.fromCharCode(
 export class CharTokenizer implements Tokenizer {
   readonly stopTokenIds: readonly number[];
   readonly vocabulary: readonly string[];
+  readonly vocabSize: number;
+  /** A token is one code point (at most 2 UTF-16 units, `<unk>` included) or a whole special token. */
+  readonly maxCharsPerToken: number;
   readonly #ids: ReadonlyMap<string, number>;
   readonly #specials: readonly string[];
   readonly #unknownId: number;
@@ -17,6 +20,8 @@ export class CharTokenizer implements Tokenizer {
     const specials = ['<unk>', ...(options.specialTokens ?? [])];
     const characters = [...new Set(options.characters ?? printableAscii)];
     this.vocabulary = [...specials, ...characters];
+    this.vocabSize = this.vocabulary.length;
+    this.maxCharsPerToken = Math.max(2, ...this.vocabulary.map((token) => token.length));
     this.#ids = new Map(this.vocabulary.map((token, id) => [token, id]));
     // Longest first, so a special token that prefixes another never shadows it.
     this.#specials = specials.slice(1).sort((a, b) => b.length - a.length);

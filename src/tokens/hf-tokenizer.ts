@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Tokenizer as HfTokenizerImplementation } from '@huggingface/tokenizers';
+import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
 import type { Tokenizer } from './tokenizer.js';
 import { TokenizerConfig } from './tokenizer-config.js';
@@ -9,6 +10,8 @@ import { TokenizerConfig } from './tokenizer-config.js';
 export class HfTokenizer implements Tokenizer {
   readonly config: TokenizerConfig;
   readonly stopTokenIds: readonly number[];
+  readonly vocabSize: number;
+  readonly maxCharsPerToken: number | undefined;
   readonly #implementation: HfTokenizerImplementation;
 
   constructor(tokenizerJson: object, config: TokenizerConfig) {
@@ -16,6 +19,12 @@ export class HfTokenizer implements Tokenizer {
     this.#implementation = new HfTokenizerImplementation(tokenizerJson, config);
     const eos = config.eos_token === undefined ? undefined : this.tokenId(config.eos_token);
     this.stopTokenIds = eos === undefined ? [] : [eos];
+    const vocabulary = this.#implementation.get_vocab(true);
+    // A loop, not Math.max(...ids): 150k arguments overflow the stack.
+    let largest = -1;
+    for (const id of vocabulary.values()) largest = Math.max(largest, id);
+    this.vocabSize = largest + 1;
+    this.maxCharsPerToken = charsPerTokenBound(tokenizerJson, vocabulary.keys());
   }
 
   encode(text: string): number[] {
@@ -30,6 +39,62 @@ export class HfTokenizer implements Tokenizer {
   tokenId(token: string): number | undefined {
     return this.#implementation.token_to_id(token);
   }
+}
+
+const Component = z.looseObject({ type: z.string(), behavior: z.string().optional(), normalizers: z.array(z.unknown()).optional(), pretokenizers: z.array(z.unknown()).optional() });
+const TokenizerShape = z.looseObject({
+  normalizer: z.unknown(),
+  pre_tokenizer: z.unknown(),
+  model: z.looseObject({ type: z.string().optional(), fuse_unk: z.boolean().optional() }),
+  added_tokens: z.array(z.looseObject({ lstrip: z.boolean().optional(), rstrip: z.boolean().optional() })).optional(),
+});
+
+/**
+ * A bound on the input characters (UTF-16 units) one token stands for, promised only for byte-level
+ * BPE (GPT-2, Llama 3, Qwen): a token there is at most `longest` bytes of normalized text, and a byte
+ * never holds more than one UTF-16 unit. Unicode normalization can shrink text, by at most two input
+ * units per output byte (compatibility maps astral U+1D400 to "A"; composition joins at most three
+ * units into a two-byte character, U+0055 U+0308 U+0304 to U+01D5), hence the factor 2. Any other
+ * model (an unknown token swallows a whole word), a normalizer or pre-tokenizer that deletes text, or
+ * an added token that strips the whitespace around it: no bound.
+ */
+function charsPerTokenBound(tokenizerJson: object, tokens: Iterable<string>): number | undefined {
+  const parsed = TokenizerShape.safeParse(tokenizerJson);
+  if (!parsed.success) return undefined;
+  const { normalizer, pre_tokenizer, model, added_tokens } = parsed.data;
+  if (model.type !== 'BPE' || model.fuse_unk || added_tokens?.some((token) => token.lstrip || token.rstrip)) return undefined;
+  const factor = normalizerFactor(normalizer);
+  const pieces = preTokenizerParts(pre_tokenizer);
+  if (factor === undefined || pieces === undefined || !pieces.includes('ByteLevel')) return undefined;
+  let longest = 1;
+  for (const token of tokens) longest = Math.max(longest, token.length);
+  return longest * factor;
+}
+
+function normalizerFactor(node: unknown): number | undefined {
+  if (node === null || node === undefined) return 1;
+  const parsed = Component.safeParse(node);
+  if (!parsed.success) return undefined;
+  const { type, normalizers } = parsed.data;
+  if (type === 'NFC' || type === 'NFD' || type === 'NFKC' || type === 'NFKD') return 2;
+  if (type === 'Lowercase') return 1;
+  if (type !== 'Sequence' || !normalizers) return undefined;
+  const factors = normalizers.map(normalizerFactor);
+  return factors.every((factor) => factor !== undefined) ? factors.reduce((product, factor) => product * factor, 1) : undefined;
+}
+
+/** The pre-tokenizers' types, or undefined when one may delete text (whitespace splitters, `Removed` splits). */
+function preTokenizerParts(node: unknown): string[] | undefined {
+  if (node === null || node === undefined) return [];
+  const parsed = Component.safeParse(node);
+  if (!parsed.success) return undefined;
+  const { type, behavior, pretokenizers } = parsed.data;
+  if (type === 'Sequence') {
+    const parts = (pretokenizers ?? []).map(preTokenizerParts);
+    return parts.every((part) => part !== undefined) ? parts.flat() : undefined;
+  }
+  const keepsText = type === 'ByteLevel' || type === 'Digits' || ((type === 'Split' || type === 'Punctuation') && behavior !== 'Removed');
+  return keepsText ? [type] : undefined;
 }
 
 /** Loads `tokenizer.json` and `tokenizer_config.json` from a folder, with errors that name the file. */
