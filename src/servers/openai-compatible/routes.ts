@@ -4,6 +4,8 @@ import { Message } from '../../core/message.js';
 import type { ChatTemplate } from '../../tokens/chat-template.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
 import type { Generation, Generator } from './generator.js';
+import { RequestRejectedError } from './request-rejected-error.js';
+import { checkContext, checkNotEmpty, checkTextFits, checkTokenIds, parseBody, renderMessages } from './request-checks.js';
 
 export interface RouteContext {
   tokenizer: Tokenizer;
@@ -20,22 +22,29 @@ export interface RouteResult {
   body: unknown;
 }
 
+/** A route answers with a result, or throws `RequestRejectedError` for a request it refuses. */
 type Route = (context: RouteContext, body: unknown, signal: AbortSignal) => RouteResult | Promise<RouteResult>;
 
+/** Ranges as vLLM checks them: a value out of range is a 400 naming the parameter, never a silent garbage sample. */
+const TokenIds = z.array(z.number().int());
+const Temperature = z.number().nonnegative();
+const TopP = z.number().gt(0, 'top_p must be in (0, 1]').lte(1, 'top_p must be in (0, 1]');
+const TopK = z.number().int().gte(-1, 'top_k must be -1 or 0 (no limit) or at least 1');
 const Sampling = {
   seed: z.number().int().optional(),
-  temperature: z.number().nonnegative().optional(),
-  top_p: z.number().optional(),
-  top_k: z.number().int().optional(),
+  temperature: Temperature.optional(),
+  top_p: TopP.optional(),
+  top_k: TopK.optional(),
+  n: z.number().int().min(1).max(1, 'this server returns one choice per request: send n = 1 or leave it out').optional(),
   stop: z.union([z.string(), z.array(z.string())]).optional(),
-  stop_token_ids: z.array(z.number().int()).optional(),
+  stop_token_ids: TokenIds.optional(),
   include_stop_str_in_output: z.boolean().optional(),
   skip_special_tokens: z.boolean().optional(),
   return_token_ids: z.boolean().optional(),
   return_tokens_as_token_ids: z.boolean().optional(),
 };
 
-const CompletionRequest = z.object({ prompt: z.union([z.array(z.number().int()), z.string()]), max_tokens: z.number().int().positive().default(16), logprobs: z.number().int().nullable().optional(), add_special_tokens: z.boolean().optional(), ...Sampling });
+const CompletionRequest = z.object({ prompt: z.union([TokenIds, z.string()]), max_tokens: z.number().int().positive().default(16), logprobs: z.number().int().nonnegative().nullable().optional(), add_special_tokens: z.boolean().optional(), ...Sampling });
 const ChatRequest = z.object({
   messages: z.array(Message),
   tools: z.array(ChatTool).optional(),
@@ -47,28 +56,26 @@ const ChatRequest = z.object({
   ...Sampling,
 });
 const GenerateRequest = z.object({
-  input_ids: z.array(z.number().int()),
+  input_ids: TokenIds,
   return_logprob: z.boolean().optional(),
-  sampling_params: z.object({ max_new_tokens: z.number().int().positive().default(128), stop: z.union([z.string(), z.array(z.string())]).optional(), stop_token_ids: z.array(z.number().int()).optional(), no_stop_trim: z.boolean().optional(), skip_special_tokens: z.boolean().optional(), sampling_seed: z.number().int().optional() }).default({ max_new_tokens: 128 }),
+  sampling_params: z
+    .object({
+      max_new_tokens: z.number().int().positive().default(128),
+      temperature: Temperature.optional(),
+      top_p: TopP.optional(),
+      top_k: TopK.optional(),
+      stop: z.union([z.string(), z.array(z.string())]).optional(),
+      stop_token_ids: TokenIds.optional(),
+      no_stop_trim: z.boolean().optional(),
+      skip_special_tokens: z.boolean().optional(),
+      sampling_seed: z.number().int().optional(),
+    })
+    .default({ max_new_tokens: 128 }),
 });
 const TokenizeRequest = z.union([z.object({ prompt: z.string() }), z.object({ messages: z.array(Message), add_generation_prompt: z.boolean().default(true), tools: z.array(ChatTool).optional() })]);
-const DetokenizeRequest = z.object({ tokens: z.array(z.number().int()) });
+const DetokenizeRequest = z.object({ tokens: TokenIds });
 
 const asList = (stop: string | string[] | undefined) => (stop === undefined ? [] : typeof stop === 'string' ? [stop] : stop);
-const badRequest = (message: string): RouteResult => ({ status: 400, body: { object: 'error', message, type: 'BadRequestError', code: 400 } });
-
-function parse<T>(schema: z.ZodType<T>, body: unknown): { value: T } | { error: RouteResult } {
-  const parsed = schema.safeParse(body);
-  return parsed.success ? { value: parsed.data } : { error: badRequest(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')) };
-}
-
-/** vLLM's context check and its wording, which clients classify as a context-length error. */
-function contextError(context: RouteContext, promptTokens: number, maxTokens: number): RouteResult | undefined {
-  if (promptTokens + maxTokens <= context.maxModelLen) return undefined;
-  return badRequest(
-    `This model's maximum context length is ${context.maxModelLen} tokens. However, you requested ${promptTokens + maxTokens} tokens (${promptTokens} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`,
-  );
-}
 
 interface RunOptions {
   maxTokens: number;
@@ -82,7 +89,11 @@ interface RunOptions {
   skipSpecial: boolean;
 }
 
+/** Checks what every generating route shares (a prompt, ids in the vocabulary, room in the context), then samples. */
 function run(context: RouteContext, promptIds: number[], options: RunOptions, signal: AbortSignal): Promise<Generation> {
+  checkNotEmpty(promptIds);
+  checkTokenIds(context, 'stop_token_ids', options.stopTokenIds);
+  checkContext(context, promptIds.length, options.maxTokens);
   return context.generate(
     {
       promptIds,
@@ -104,12 +115,10 @@ const usage = (prompt: number, completion: number) => ({ prompt_tokens: prompt, 
 const tokenLabel = (context: RouteContext, id: number, asIds: boolean | undefined) => (asIds ? `token_id:${id}` : context.tokenizer.decode([id]));
 
 const completions: Route = async (context, body, signal) => {
-  const parsed = parse(CompletionRequest, body);
-  if ('error' in parsed) return parsed.error;
-  const request = parsed.value;
+  const request = parseBody(CompletionRequest, body);
+  if (typeof request.prompt === 'string') checkTextFits(context, 'the prompt', request.prompt, request.max_tokens);
+  else checkTokenIds(context, 'prompt', request.prompt);
   const promptIds = typeof request.prompt === 'string' ? context.tokenizer.encode(request.prompt) : request.prompt;
-  const tooLong = contextError(context, promptIds.length, request.max_tokens);
-  if (tooLong) return tooLong;
   const generation = await run(context, promptIds, { maxTokens: request.max_tokens, seed: request.seed, temperature: request.temperature, topP: request.top_p, topK: request.top_k, stop: asList(request.stop), stopTokenIds: request.stop_token_ids ?? [], includeStop: request.include_stop_str_in_output ?? false, skipSpecial: request.skip_special_tokens ?? true }, signal);
   const choice = {
     index: 0,
@@ -128,14 +137,13 @@ const completions: Route = async (context, body, signal) => {
 };
 
 const chatCompletions: Route = async (context, body, signal) => {
-  const parsed = parse(ChatRequest, body);
-  if ('error' in parsed) return parsed.error;
-  const request = parsed.value;
-  const text = context.template.render(request.messages, { addGenerationPrompt: true, ...(request.tools ? { tools: request.tools } : {}) });
+  const request = parseBody(ChatRequest, body);
+  const text = renderMessages(context, request.messages, { addGenerationPrompt: true, ...(request.tools ? { tools: request.tools } : {}) });
+  const askedTokens = request.max_completion_tokens ?? request.max_tokens;
+  checkTextFits(context, 'the rendered conversation', text, askedTokens ?? 1);
   const promptIds = context.tokenizer.encode(text);
-  const maxTokens = request.max_completion_tokens ?? request.max_tokens ?? context.maxModelLen - promptIds.length;
-  const tooLong = contextError(context, promptIds.length, maxTokens);
-  if (tooLong) return tooLong;
+  // Unasked, the completion gets the rest of the context, and at least one token: a prompt that fills it is refused.
+  const maxTokens = askedTokens ?? Math.max(1, context.maxModelLen - promptIds.length);
   const generation = await run(context, promptIds, { maxTokens, seed: request.seed, temperature: request.temperature, topP: request.top_p, topK: request.top_k, stop: asList(request.stop), stopTokenIds: request.stop_token_ids ?? [], includeStop: request.include_stop_str_in_output ?? false, skipSpecial: request.skip_special_tokens ?? true }, signal);
   const promptOnChoice = context.flavor === 'sglang' && request.return_prompt_token_ids;
   const choice = {
@@ -155,12 +163,9 @@ const chatCompletions: Route = async (context, body, signal) => {
 };
 
 const sglangGenerate: Route = async (context, body, signal) => {
-  const parsed = parse(GenerateRequest, body);
-  if ('error' in parsed) return parsed.error;
-  const { input_ids, sampling_params: params, return_logprob } = parsed.value;
-  const tooLong = contextError(context, input_ids.length, params.max_new_tokens);
-  if (tooLong) return tooLong;
-  const generation = await run(context, input_ids, { maxTokens: params.max_new_tokens, seed: params.sampling_seed, stop: asList(params.stop), stopTokenIds: params.stop_token_ids ?? [], includeStop: params.no_stop_trim ?? false, skipSpecial: params.skip_special_tokens ?? true }, signal);
+  const { input_ids, sampling_params: params, return_logprob } = parseBody(GenerateRequest, body);
+  checkTokenIds(context, 'input_ids', input_ids);
+  const generation = await run(context, input_ids, { maxTokens: params.max_new_tokens, seed: params.sampling_seed, temperature: params.temperature, topP: params.top_p, topK: params.top_k, stop: asList(params.stop), stopTokenIds: params.stop_token_ids ?? [], includeStop: params.no_stop_trim ?? false, skipSpecial: params.skip_special_tokens ?? true }, signal);
   const finishType = generation.finish === 'length' ? 'length' : 'stop';
   return {
     status: 200,
@@ -179,18 +184,21 @@ const sglangGenerate: Route = async (context, body, signal) => {
 };
 
 const tokenize: Route = (context, body) => {
-  const parsed = parse(TokenizeRequest, body);
-  if ('error' in parsed) return parsed.error;
-  const request = parsed.value;
-  const text = 'prompt' in request ? request.prompt : context.template.render(request.messages, { addGenerationPrompt: request.add_generation_prompt, ...(request.tools ? { tools: request.tools } : {}) });
+  const request = parseBody(TokenizeRequest, body);
+  const text = 'prompt' in request ? request.prompt : renderMessages(context, request.messages, { addGenerationPrompt: request.add_generation_prompt, ...(request.tools ? { tools: request.tools } : {}) });
+  checkTextFits(context, 'prompt' in request ? 'the prompt' : 'the rendered conversation', text, 0);
   const tokens = context.tokenizer.encode(text);
+  // As vLLM: tokenizing what the model could not read is refused, naming the limit.
+  if (tokens.length > context.maxModelLen) {
+    throw new RequestRejectedError(400, `This model's maximum context length is ${context.maxModelLen} tokens. However, you requested ${tokens.length} tokens in the input for tokenization. Please reduce the length of the input.`);
+  }
   return { status: 200, body: { count: tokens.length, max_model_len: context.maxModelLen, tokens } };
 };
 
 const detokenize: Route = (context, body) => {
-  const parsed = parse(DetokenizeRequest, body);
-  if ('error' in parsed) return parsed.error;
-  const text = context.tokenizer.decode(parsed.value.tokens);
+  const { tokens } = parseBody(DetokenizeRequest, body);
+  checkTokenIds(context, 'tokens', tokens);
+  const text = context.tokenizer.decode(tokens);
   return { status: 200, body: context.flavor === 'sglang' ? { text } : { prompt: text } };
 };
 

@@ -32,15 +32,16 @@ export class InferenceServer extends OpenAiCompatibleServer {
     this.#reportsMaxModelLen = options.reportsMaxModelLen ?? true;
   }
 
-  protected override async intercept(call: IncomingCall, request: IncomingMessage, response: ServerResponse): Promise<boolean> {
+  protected override async intercept(call: IncomingCall, request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<boolean> {
     this.requests.push(call);
     const fault = this.faults.next();
     switch (fault?.kind) {
       case 'latency':
-        await abortableDelay(fault.ms, this.closing.signal);
+        await abortableDelay(fault.ms, signal);
         return false;
       case 'hang':
-        await new Promise<void>((resolve) => this.closing.signal.addEventListener('abort', () => resolve()));
+        // Until the client gives up or the server closes: either way the request's signal aborts.
+        await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
         return true;
       case 'reset':
         request.socket.destroy();

@@ -18,14 +18,17 @@ export const seededWords: Responder = ({ ids, seed }) => {
  * logprob derived from (seed, position, token); stop strings, stop ids and max_tokens cut it as vLLM does.
  */
 export function seededGenerator(tokenizer: Tokenizer, responder: Responder): Generator {
-  return async (request) => generate(tokenizer, responder, request);
+  return async (request, signal) => generate(tokenizer, responder, request, signal);
 }
 
-function generate(tokenizer: Tokenizer, responder: Responder, request: GenerationRequest): Generation {
+function generate(tokenizer: Tokenizer, responder: Responder, request: GenerationRequest, signal: AbortSignal): Generation {
+  signal.throwIfAborted();
   const seed = request.seed ?? 0;
   const reply = [...tokenizer.encode(responder({ text: tokenizer.decode(request.promptIds), ids: request.promptIds, seed })), ...tokenizer.stopTokenIds.slice(0, 1)];
   const tokenIds: number[] = [];
   for (const id of reply) {
+    // As a real decoder would, between tokens: a client that left gets no more work done for it.
+    signal.throwIfAborted();
     if (tokenIds.length >= request.maxTokens) return finish(tokenizer, request, tokenIds, 'length', null);
     tokenIds.push(id);
     if (request.stopTokenIds.includes(id) || tokenizer.stopTokenIds.includes(id)) {

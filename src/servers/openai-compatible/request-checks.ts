@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import type { Message } from '../../core/message.js';
+import type { ChatTemplateOptions } from '../../tokens/chat-template.js';
+import { RequestRejectedError } from './request-rejected-error.js';
+import type { RouteContext } from './routes.js';
+
+/** The body as `schema` reads it, or a 400 naming every field that does not fit. */
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  throw new RequestRejectedError(400, parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`).join('; '));
+}
+
+/** Ids outside the vocabulary would read past the model's embedding table: garbage, or NaN. */
+export function checkTokenIds(context: RouteContext, field: string, ids: readonly number[]): void {
+  const { vocabSize } = context.tokenizer;
+  const bad = ids.findIndex((id) => id < 0 || (vocabSize !== undefined && id >= vocabSize));
+  if (bad < 0) return;
+  const range = vocabSize === undefined ? 'not negative' : `from 0 to ${vocabSize - 1}`;
+  throw new RequestRejectedError(400, `${field}[${bad}] is ${ids[bad]}: token ids must be ${range}`);
+}
+
+export function checkNotEmpty(ids: readonly number[]): void {
+  if (ids.length === 0) throw new RequestRejectedError(400, 'prompt is empty');
+}
+
+/**
+ * Refuses, before paying to encode it, text that no tokenization fits in the context beside
+ * `completionTokens`: it takes at least `ceil(length / maxCharsPerToken)` tokens. Worded like vLLM's
+ * context error, which clients classify as one. Tokenizers that promise no bound skip the check.
+ */
+export function checkTextFits(context: RouteContext, what: string, text: string, completionTokens: number): void {
+  const perToken = context.tokenizer.maxCharsPerToken;
+  if (perToken === undefined) return;
+  const fewest = Math.ceil(text.length / perToken);
+  if (fewest + completionTokens <= context.maxModelLen) return;
+  throw new RequestRejectedError(
+    400,
+    `This model's maximum context length is ${context.maxModelLen} tokens. However, ${what} is ${text.length} characters, at least ${fewest} tokens (a token here covers at most ${perToken} characters)${completionTokens > 0 ? `, and ${completionTokens} more were asked for the completion` : ''}. Please reduce the length of the messages or completion.`,
+  );
+}
+
+/** vLLM's context check and its wording, which clients classify as a context-length error. */
+export function checkContext(context: RouteContext, promptTokens: number, maxTokens: number): void {
+  if (promptTokens + maxTokens <= context.maxModelLen) return;
+  throw new RequestRejectedError(
+    400,
+    `This model's maximum context length is ${context.maxModelLen} tokens. However, you requested ${promptTokens + maxTokens} tokens (${promptTokens} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`,
+  );
+}
+
+/** The chat template's text; a template that refuses the conversation (raise_exception) is the client's 400. */
+export function renderMessages(context: RouteContext, messages: readonly Message[], options: ChatTemplateOptions): string {
+  try {
+    return context.template.render(messages, options);
+  } catch (error) {
+    throw new RequestRejectedError(400, `the chat template refused these messages: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

@@ -1,0 +1,262 @@
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
+import { after, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Generator } from '../../src/servers/openai-compatible/generator.js';
+import { OpenAiCompatibleServer } from '../../src/servers/openai-compatible/openai-compatible-server.js';
+import { InferenceServer } from '../../src/testing/index.js';
+import type { Tokenizer } from '../../src/tokens/index.js';
+import { qwen3Template, qwen3Tokenizer } from '../support/qwen3.js';
+
+// Small limits keep every case quick: a 2 MiB body limit and a 4096-token context, so no text over
+// 4096 × 256 characters (Qwen3's bound) can fit.
+const MAX_BODY = 2 * 1024 * 1024;
+const MAX_MODEL_LEN = 4096;
+
+const qwen3 = await qwen3Tokenizer();
+/** The real tokenizer, noting the length of every text it is asked to encode. */
+const encoded: number[] = [];
+const watched: Tokenizer = {
+  encode: (text) => (encoded.push(text.length), qwen3.encode(text)),
+  decode: (ids) => qwen3.decode(ids),
+  stopTokenIds: qwen3.stopTokenIds,
+  vocabSize: qwen3.vocabSize,
+  maxCharsPerToken: qwen3.maxCharsPerToken!,
+};
+const server = new InferenceServer({ tokenizer: watched, template: await qwen3Template(), maxModelLen: MAX_MODEL_LEN, maxBodyBytes: MAX_BODY });
+const url = await server.start();
+const { hostname, port } = new URL(url);
+
+/** A generator that waits to be told to stop, noting each abort: a stand-in for a long decode. It fails on the prompt [7]. */
+const aborts: unknown[] = [];
+let generating = 0;
+const slow: Generator = async (request, signal) => {
+  if (request.promptIds.join() === '7') throw new Error('the decoder failed');
+  generating += 1;
+  return new Promise((_resolve, reject) => signal.addEventListener('abort', () => (aborts.push(signal.reason), reject(signal.reason)), { once: true }));
+};
+const slowServer = new OpenAiCompatibleServer({ tokenizer: qwen3, template: await qwen3Template(), generate: slow });
+const slowUrl = new URL(await slowServer.start());
+
+after(async () => {
+  await Promise.all([server.close(), slowServer.close()]);
+});
+
+interface Answer {
+  status: number;
+  body: { object?: string; message?: string; code?: number; choices?: { text: string }[] };
+}
+
+async function post(path: string, body: unknown, target = url): Promise<Answer> {
+  const response = await fetch(`${target}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return { status: response.status, body: (await response.json()) as Answer['body'] };
+}
+
+/** The server still serves a good request exactly, after whatever came before. */
+async function assertServes(): Promise<void> {
+  const answer = await post('/v1/completions', { prompt: 'What is 2+2?', max_tokens: 8, seed: 1 });
+  assert.equal(answer.status, 200);
+  assert.ok(answer.body.choices![0]!.text.length > 0);
+}
+
+/** Sends raw bytes, then ends or destroys the socket; resolves with whatever the server sent back. */
+function raw(bytes: string, then: 'end' | 'destroy', target: { hostname: string; port: string } = { hostname, port }): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(Number(target.port), target.hostname);
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk.toString()));
+    socket.on('error', () => {});
+    socket.on('close', () => resolve(received));
+    socket.write(bytes, () => setTimeout(() => (then === 'end' ? socket.end() : socket.destroy()), 20));
+  });
+}
+
+const head = (path: string, length: number) => `POST ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+
+/**
+ * Streams `total` bytes from one reused 64 KiB buffer (nothing large is held client-side), with a
+ * content-length or chunked, until the server answers; resolves with the status and how long it took.
+ */
+function upload(total: number, declared: boolean): Promise<{ status: number; ms: number; body: Answer['body'] }> {
+  const started = performance.now();
+  const chunk = Buffer.alloc(64 * 1024, 'a');
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ hostname, port, method: 'POST', path: '/v1/completions', agent: false, headers: declared ? { 'content-length': total } : {} }, (response) => {
+      let text = '';
+      response.on('data', (data) => (text += data));
+      response.on('end', () => resolve({ status: response.statusCode!, ms: performance.now() - started, body: JSON.parse(text) as Answer['body'] }));
+      answered = true;
+    });
+    let answered = false;
+    let sent = 0;
+    request.on('error', (error) => (answered ? undefined : reject(error)));
+    const pump = () => {
+      while (!answered && sent < total) {
+        sent += chunk.length;
+        if (!request.write(chunk)) return void request.once('drain', pump);
+      }
+      if (!answered) request.end();
+    };
+    pump();
+  });
+}
+
+describe('the inference server under malformed and hostile requests', () => {
+  it('answers malformed JSON with a 400 that says so (it used to read as no body)', async () => {
+    const answer = await post('/v1/completions', '{"prompt": "hi", ');
+    assert.equal(answer.status, 400);
+    assert.equal(answer.body.object, 'error');
+    assert.match(answer.body.message!, /not valid JSON/);
+    await assertServes();
+  });
+
+  it('survives bodies cut short: a content-length larger than what came, then the socket ends or resets', async () => {
+    const body = '{"prompt": "What is 2+2?", "max_tokens": 8}';
+    await raw(head('/v1/completions', 1000) + body, 'end');
+    await raw(head('/v1/completions', 1000) + body, 'destroy');
+    await raw(head('/v1/chat/completions', 50_000) + '{"messages": [{"role": "user", "content": "', 'destroy');
+    await assertServes();
+  });
+
+  it('refuses a body over the limit with 413 and a JSON error, whether it declares its length or comes chunked', async () => {
+    const declared = await upload(MAX_BODY + 1, true);
+    const chunked = await upload(MAX_BODY * 3, false);
+    for (const answer of [declared, chunked]) {
+      assert.equal(answer.status, 413);
+      assert.equal(answer.body.code, 413);
+      assert.match(answer.body.message!, new RegExp(`limit of ${MAX_BODY} bytes`));
+    }
+    await assertServes();
+  });
+
+  it('refuses a 100 MB body fast, without buffering it', async () => {
+    const before = process.memoryUsage().rss;
+    const declared = await upload(100 * 1024 * 1024, true);
+    const chunked = await upload(100 * 1024 * 1024, false);
+    const grown = process.memoryUsage().rss - before;
+    assert.deepEqual([declared.status, chunked.status], [413, 413]);
+    // Reading 100 MB on loopback alone takes longer than this, and holding it would grow RSS by more.
+    assert.ok(declared.ms < 1_000 && chunked.ms < 1_000, `413 after ${declared.ms.toFixed(0)} ms (declared) and ${chunked.ms.toFixed(0)} ms (chunked)`);
+    assert.ok(grown < 100 * 1024 * 1024, `RSS grew by ${(grown / 1024 / 1024).toFixed(0)} MiB`);
+    await assertServes();
+  });
+
+  it('refuses text that cannot fit the context before encoding it: completions, chat, tokenize', async () => {
+    const huge = 'a'.repeat(MAX_MODEL_LEN * qwen3.maxCharsPerToken! + 1);
+    encoded.length = 0;
+    const started = performance.now();
+    const answers = [
+      await post('/v1/completions', { prompt: huge, max_tokens: 8 }),
+      await post('/v1/chat/completions', { messages: [{ role: 'user', content: huge }], max_tokens: 8 }),
+      await post('/tokenize', { prompt: huge }),
+      await post('/tokenize', { messages: [{ role: 'user', content: huge }] }),
+    ];
+    const ms = performance.now() - started;
+    for (const answer of answers) {
+      assert.equal(answer.status, 400);
+      assert.match(answer.body.message!, new RegExp(`maximum context length is ${MAX_MODEL_LEN} tokens`));
+    }
+    assert.ok(encoded.every((length) => length < huge.length), 'the huge text was encoded');
+    assert.ok(ms < 2_000, `refused after ${ms.toFixed(0)} ms`);
+    await assertServes();
+  });
+
+  it('refuses token ids outside the vocabulary, naming the field and the index', async () => {
+    const vocab = qwen3.vocabSize!;
+    const cases: [string, unknown, RegExp][] = [
+      ['/v1/completions', { prompt: [1, 2, vocab], max_tokens: 4 }, new RegExp(`prompt\\[2\\] is ${vocab}.*0 to ${vocab - 1}`)],
+      ['/v1/completions', { prompt: [-1, 2], max_tokens: 4 }, /prompt\[0\] is -1/],
+      ['/v1/completions', { prompt: [1, 2], max_tokens: 4, stop_token_ids: [5, 10 ** 9] }, /stop_token_ids\[1\] is 1000000000/],
+      ['/generate', { input_ids: [1, -7], sampling_params: { max_new_tokens: 4 } }, /input_ids\[1\] is -7/],
+      ['/detokenize', { tokens: [vocab + 5] }, new RegExp(`tokens\\[0\\] is ${vocab + 5}`)],
+      ['/v1/completions', { prompt: [1.5], max_tokens: 4 }, /prompt/],
+    ];
+    for (const [path, body, message] of cases) {
+      const answer = await post(path, body);
+      assert.equal(answer.status, 400, `${path} ${JSON.stringify(body)}`);
+      assert.match(answer.body.message!, message);
+    }
+    await assertServes();
+  });
+
+  it('refuses an empty prompt and out-of-range sampling parameters, naming them', async () => {
+    const cases: [string, unknown, RegExp][] = [
+      ['/v1/completions', { prompt: [], max_tokens: 4 }, /prompt is empty/],
+      ['/v1/completions', { prompt: '', max_tokens: 4 }, /prompt is empty/],
+      ['/generate', { input_ids: [] }, /prompt is empty/],
+      ['/v1/completions', { prompt: 'hi', top_p: -0.5 }, /top_p/],
+      ['/v1/completions', { prompt: 'hi', top_p: 0 }, /top_p/],
+      ['/v1/completions', { prompt: 'hi', top_p: 1.5 }, /top_p/],
+      ['/v1/completions', { prompt: 'hi', top_k: -2 }, /top_k/],
+      ['/v1/completions', { prompt: 'hi', top_k: 2.5 }, /top_k/],
+      ['/v1/completions', { prompt: 'hi', temperature: -1 }, /temperature/],
+      ['/v1/completions', { prompt: 'hi', max_tokens: 0 }, /max_tokens/],
+      ['/v1/completions', { prompt: 'hi', n: 3 }, /\bn\b/],
+      ['/v1/completions', { prompt: 'hi', seed: 0.5 }, /seed/],
+      ['/v1/chat/completions', { messages: [{ role: 'user', content: 'hi' }], top_p: -1 }, /top_p/],
+      ['/generate', { input_ids: [1], sampling_params: { top_k: -5 } }, /top_k/],
+    ];
+    for (const [path, body, message] of cases) {
+      const answer = await post(path, body);
+      assert.equal(answer.status, 400, `${path} ${JSON.stringify(body)}`);
+      assert.equal(answer.body.object, 'error');
+      assert.match(answer.body.message!, message);
+    }
+    for (const top_k of [-1, 0, 5]) assert.equal((await post('/v1/completions', { prompt: 'hi', top_k, top_p: 1, max_tokens: 4 })).status, 200);
+    await assertServes();
+  });
+
+  it('stops generating for a client that went away mid-generation', async () => {
+    const before = { aborts: aborts.length, generating };
+    const body = JSON.stringify({ prompt: 'What is 2+2?', max_tokens: 8 });
+    const socket = connect(Number(slowUrl.port), slowUrl.hostname);
+    socket.on('error', () => {});
+    socket.write(`POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    await until(() => generating > before.generating);
+    socket.destroy();
+    await until(() => aborts.length > before.aborts);
+    assert.match(String((aborts.at(-1) as Error).message), /client went away/);
+  });
+
+  it('answers an unexpected failure with a 500 carrying the message, never the stack', async () => {
+    const answer = (await post('/v1/completions', { prompt: [7], max_tokens: 4 }, slowUrl.origin)) as unknown as { status: number; body: { error: { message: string } } };
+    assert.equal(answer.status, 500);
+    assert.equal(answer.body.error.message, 'the decoder failed');
+    assert.doesNotMatch(JSON.stringify(answer.body), /\bat .*\.ts:\d+/);
+  });
+
+  it('stays up and answers correctly through many concurrent mixed requests, memory bounded', async () => {
+    const before = process.memoryUsage().rss;
+    const good = () => post('/v1/completions', { prompt: 'What is 2+2?', max_tokens: 8, seed: 1 });
+    const expected = await good();
+    const mixed = Array.from({ length: 60 }, (_, i) => {
+      switch (i % 6) {
+        case 0:
+          return good().then((answer) => assert.deepEqual(answer, expected));
+        case 1:
+          return post('/v1/completions', '{"prompt": [1, 2').then((answer) => assert.equal(answer.status, 400));
+        case 2:
+          return raw(head('/v1/completions', 10_000) + '{"prompt": "What', i % 4 === 0 ? 'end' : 'destroy');
+        case 3:
+          return upload(MAX_BODY * 2, i % 4 === 1).then((answer) => assert.equal(answer.status, 413));
+        case 4:
+          return post('/generate', { input_ids: [qwen3.vocabSize!], sampling_params: { max_new_tokens: 4 } }).then((answer) => assert.equal(answer.status, 400));
+        default:
+          return post('/v1/chat/completions', { messages: [{ role: 'user', content: 'hi' }], max_tokens: 4, top_k: 3 }).then((answer) => assert.equal(answer.status, 200));
+      }
+    });
+    await Promise.all(mixed);
+    assert.deepEqual(await good(), expected);
+    const grown = process.memoryUsage().rss - before;
+    assert.ok(grown < 150 * 1024 * 1024, `RSS grew by ${(grown / 1024 / 1024).toFixed(0)} MiB`);
+  });
+});
+
+async function until(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error('timed out waiting');
+    await sleep(5);
+  }
+}
