@@ -2,14 +2,17 @@ import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError } from '../core/errors/config-error.js';
 import { EmbeddedPolicy } from '../policy/embedded/embedded-policy.js';
 import { policyGenerator } from '../servers/openai-compatible/generator.js';
-import { OpenAiCompatibleServer } from '../servers/openai-compatible/openai-compatible-server.js';
+import { DEFAULT_MAX_BODY_BYTES, OpenAiCompatibleServer } from '../servers/openai-compatible/openai-compatible-server.js';
 import { JinjaChatTemplate, type HfTokenizer } from '../tokens/index.js';
 
 interface ServeModelOptions {
   embedded?: boolean;
   host: string;
   port: number;
+  maxBodyMb: number;
 }
+
+const MIB = 1024 * 1024;
 
 export function serveCommand(): Command {
   const serve = new Command('serve').description('run gymnast servers');
@@ -19,6 +22,7 @@ export function serveCommand(): Command {
     .option('--embedded', 'serve the embedded CPU model (the only model gymnast can serve itself)')
     .option('--host <host>', 'interface to bind; loopback unless you mean to expose it', '127.0.0.1')
     .option('--port <port>', 'port (0 picks a free one)', port, 8000)
+    .option('--max-body-mb <mb>', 'refuse request bodies over this many MiB with 413', megabytes, DEFAULT_MAX_BODY_BYTES / MIB)
     .action(async (options: ServeModelOptions) => {
       if (!options.embedded) throw new ConfigError('say which model to serve: --embedded');
       const policy = await EmbeddedPolicy.load();
@@ -29,6 +33,7 @@ export function serveCommand(): Command {
         generate: policyGenerator(policy, tokenizer),
         model: 'gymnast-tiny-arith',
         maxModelLen: policy.maxModelLen,
+        maxBodyBytes: Math.floor(options.maxBodyMb * MIB),
         host: options.host,
         port: options.port,
       });
@@ -46,5 +51,11 @@ export function serveCommand(): Command {
 function port(value: string): number {
   const number = Number(value);
   if (!Number.isInteger(number) || number < 0 || number > 65_535) throw new InvalidArgumentError('expected a port number from 0 to 65535');
+  return number;
+}
+
+function megabytes(value: string): number {
+  const number = Number(value);
+  if (!Number.isFinite(number) || number <= 0) throw new InvalidArgumentError('expected a positive number of MiB');
   return number;
 }
