@@ -2,17 +2,24 @@ import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError } from '../core/errors/config-error.js';
 import { EmbeddedPolicy } from '../policy/embedded/embedded-policy.js';
 import { policyGenerator } from '../servers/openai-compatible/generator.js';
-import { DEFAULT_MAX_BODY_BYTES, OpenAiCompatibleServer } from '../servers/openai-compatible/openai-compatible-server.js';
+import { OpenAiCompatibleServer } from '../servers/openai-compatible/openai-compatible-server.js';
 import { JinjaChatTemplate, type HfTokenizer } from '../tokens/index.js';
 
 interface ServeModelOptions {
   embedded?: boolean;
   host: string;
   port: number;
-  maxBodyMb: number;
+  maxBodyMb?: number;
 }
 
 const MIB = 1024 * 1024;
+
+/**
+ * The embedded model's context is 128 tokens, a few hundred bytes of JSON: 1 MiB is thousands of times
+ * what a real request needs, while the server's general default (16 MiB) would let one request of
+ * unknown characters cost seconds of encoding (its word-level tokenizer gives no bound to refuse by).
+ */
+const EMBEDDED_MAX_BODY_MB = 1;
 
 export function serveCommand(): Command {
   const serve = new Command('serve').description('run gymnast servers');
@@ -22,7 +29,7 @@ export function serveCommand(): Command {
     .option('--embedded', 'serve the embedded CPU model (the only model gymnast can serve itself)')
     .option('--host <host>', 'interface to bind; loopback unless you mean to expose it', '127.0.0.1')
     .option('--port <port>', 'port (0 picks a free one)', port, 8000)
-    .option('--max-body-mb <mb>', 'refuse request bodies over this many MiB with 413', megabytes, DEFAULT_MAX_BODY_BYTES / MIB)
+    .option('--max-body-mb <mb>', `refuse request bodies over this many MiB with 413 (default: ${EMBEDDED_MAX_BODY_MB} for the embedded model, whose context is 128 tokens)`, megabytes)
     .action(async (options: ServeModelOptions) => {
       if (!options.embedded) throw new ConfigError('say which model to serve: --embedded');
       const policy = await EmbeddedPolicy.load();
@@ -33,7 +40,7 @@ export function serveCommand(): Command {
         generate: policyGenerator(policy, tokenizer),
         model: 'gymnast-tiny-arith',
         maxModelLen: policy.maxModelLen,
-        maxBodyBytes: Math.floor(options.maxBodyMb * MIB),
+        maxBodyBytes: Math.floor((options.maxBodyMb ?? EMBEDDED_MAX_BODY_MB) * MIB),
         host: options.host,
         port: options.port,
       });
