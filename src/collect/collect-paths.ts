@@ -10,5 +10,7 @@ export function collectPaths(output: string) {
     aggregate: `${stem}_aggregate_metrics.json`,
     /** The run's identity (plan and config hashes), checked by `--resume`. */
     run: `${stem}_run.json`,
+    /** Held by the one run writing these files (pid, host, start, command); removed when it ends. */
+    lock: `${stem}_run.lock`,
   };
 }

@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { ConfigError } from '../core/errors/config-error.js';
+import { hasKind } from '../core/errors/has-kind.js';
 import type { SamplingParams } from '../core/sampling-params.js';
 import { runJobs, type EpisodeOptions } from '../engine/index.js';
 import type { Policy } from '../policy/policy.js';
@@ -11,11 +12,14 @@ import { checkInput, plannedRows, type PlanSource } from './collect-plan.js';
 import { collectPaths } from './collect-paths.js';
 import { checkSettings, type CollectSettings, type CollectSettingsInput } from './collect-settings.js';
 import { JsonlRolloutSink } from './jsonl-rollout-sink.js';
+import { checkOutputPaths, makeOutputFolder } from './output-paths.js';
 import type { PromptConfig } from './prompt-config.js';
 import { loadResumeState, ResumeState } from './resume-state.js';
 import { RowPlanner, type NumRepeats } from './row-planner.js';
 import { canResume, checkSameRun, startFresh } from './run-identity.js';
+import { acquireRunLock } from './run-lock.js';
 import type { RolloutOutcome, Sink } from './sink.js';
+import { writeFailure } from './write-failure.js';
 
 export interface CollectOptions extends CollectSettingsInput {
   input: string;
@@ -49,8 +53,10 @@ export interface CollectProgress {
   rewardSum: number;
 }
 
+type CollectPaths = ReturnType<typeof collectPaths>;
+
 export interface CollectSummary {
-  paths: ReturnType<typeof collectPaths>;
+  paths: CollectPaths;
   /** Successful rollouts in the output (earlier runs of a resumed one included). */
   rollouts: number;
   /** Rollouts that failed in this run. */
@@ -61,23 +67,36 @@ export interface CollectSummary {
 
 /**
  * `gymnast collect`, streaming end to end so memory follows the concurrency, not the dataset:
- * 1. every line is checked (all bad lines reported together, nothing written);
- * 2. the plan is written to the materialized inputs (hashed as it goes: the run's identity), or, on
+ * 1. the output paths and every input line are checked (all bad lines reported together, nothing written);
+ * 2. the run takes the output's lock: one writer per output, or rows would be duplicated;
+ * 3. the plan is written to the materialized inputs (hashed as it goes: the run's identity), or, on
  *    resume, checked against the recorded one;
- * 3. rollouts are read back from that file and admitted by the scheduler as capacity frees, each
+ * 4. rollouts are read back from that file and admitted by the scheduler as capacity frees, each
  *    outcome written to the sinks as it ends (successes to the output, failures to the sidecar,
  *    never as a reward of 0);
- * 4. NeMo Gym's aggregate metrics are computed over the persisted successes.
+ * 5. NeMo Gym's aggregate metrics are computed over the persisted successes, and the lock released.
  */
 export async function collect(options: CollectOptions): Promise<CollectSummary> {
   const settings = checkSettings(options);
   const paths = collectPaths(options.output);
+  checkOutputPaths(paths);
   const planner = createPlanner(options);
   const source: PlanSource = { input: options.input, ...(settings.limit === undefined ? {} : { limit: settings.limit }), ...(options.signal ? { signal: options.signal } : {}) };
   await checkInput(source, planner);
   const unused = planner.unusedRepeatAgents();
   if (unused.length > 0) options.onNotice?.(`--num-repeats names agents no row uses: ${unused.join(', ')}`);
 
+  makeOutputFolder(paths.output);
+  const lock = acquireRunLock(paths.lock, paths.output, options.onNotice ? { onNotice: options.onNotice } : {});
+  try {
+    return await collectLocked(options, settings, paths, planner, source);
+  } finally {
+    lock.release();
+  }
+}
+
+/** Everything that writes: only ever one of these per output at a time. */
+async function collectLocked(options: CollectOptions, settings: CollectSettings, paths: CollectPaths, planner: RowPlanner, source: PlanSource): Promise<CollectSummary> {
   const resumed = options.resume === true && canResume(paths);
   if (options.resume && !resumed) refuseToOverwrite(paths);
   if (options.resume && !resumed) options.onNotice?.(`nothing to resume at ${paths.run}: starting a fresh run`);
@@ -99,11 +118,16 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
     },
   });
   const episode = episodeOptions(options, settings);
+  // A failed write (a full disk) ends the rollouts in flight too: their rows could not be written.
+  const writeFailed = new AbortController();
   try {
     await Promise.all(sinks.map((sink) => sink.start({ plannedRollouts: identity.rollouts, resumed })));
-    await runJobs(jobs, { schedule: { kind: settings.schedule, concurrency: settings.concurrency }, ...signals(options) }, async ({ row, agent }, control) => {
+    await runJobs(jobs, { schedule: { kind: settings.schedule, concurrency: settings.concurrency }, ...signals(options, writeFailed.signal) }, async ({ row, agent }, control) => {
       const outcome = await agent.run(row, { episode, control });
-      await Promise.all(sinks.map((sink) => sink.write(outcome)));
+      await Promise.all(sinks.map((sink) => sink.write(outcome))).catch((error: unknown) => {
+        if (hasKind(error, 'write-failed')) writeFailed.abort(error);
+        throw error;
+      });
       count(progress, outcome);
       options.onProgress?.({ ...progress });
     });
@@ -113,7 +137,9 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
   if (givenUp > 0) options.onNotice?.(`${givenUp} rollouts failed ${settings.maxAttempts} times (or terminally) and were not retried`);
 
   const aggregate = await aggregateFiles({ results: [paths.output], failures: [paths.failures], materialized: [paths.materialized] });
-  await writeAggregateFile(paths.aggregate, aggregate);
+  await writeAggregateFile(paths.aggregate, aggregate).catch((error: unknown) => {
+    throw writeFailure(paths.aggregate, error);
+  });
   return { paths, rollouts: state.done + progress.done - progress.failures - skipped, failures: progress.failures, aggregate: aggregate.map(({ group_level_metrics: _groups, ...agent }) => agent) };
 }
 
@@ -121,7 +147,7 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
  * `--resume` with no recorded run must not start afresh over rows already there (a NeMo Gym output,
  * a deleted `_run.json`): a fresh start empties the files, so those rows would be lost.
  */
-function refuseToOverwrite(paths: ReturnType<typeof collectPaths>): void {
+function refuseToOverwrite(paths: CollectPaths): void {
   const kept = [paths.output, paths.failures].filter((file) => existsSync(file) && statSync(file).size > 0);
   if (kept.length === 0) return;
   throw new ConfigError(`cannot resume ${paths.output}: no run was recorded there (${paths.run} or ${paths.materialized} is missing), and ${kept.join(' and ')} already hold rows that a fresh start would erase. Move them away, or run without --resume to start afresh.`);
@@ -155,8 +181,8 @@ function episodeOptions(options: CollectOptions, settings: CollectSettings): Omi
   };
 }
 
-function signals(options: CollectOptions): { stopAdmitting?: AbortSignal; signal?: AbortSignal } {
-  return { ...(options.stopAdmitting ? { stopAdmitting: options.stopAdmitting } : {}), ...(options.signal ? { signal: options.signal } : {}) };
+function signals(options: CollectOptions, writeFailed: AbortSignal): { stopAdmitting?: AbortSignal; signal: AbortSignal } {
+  return { ...(options.stopAdmitting ? { stopAdmitting: options.stopAdmitting } : {}), signal: options.signal ? AbortSignal.any([options.signal, writeFailed]) : writeFailed };
 }
 
 function count(progress: CollectProgress, outcome: RolloutOutcome): void {

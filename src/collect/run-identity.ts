@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
-import { dirname } from 'node:path';
+import { finished } from 'node:stream/promises';
 import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
 import type { MaterializedRow } from '../core/result-row.js';
 import type { collectPaths } from './collect-paths.js';
+import { writeFailure } from './write-failure.js';
 
 type CollectPaths = ReturnType<typeof collectPaths>;
 
@@ -20,27 +21,50 @@ export const RunIdentity = z.object({
 });
 export type RunIdentity = z.infer<typeof RunIdentity>;
 
-/** Writes the materialized inputs (hashing them: the run's identity), empties the result files, records the identity. */
+/**
+ * Writes the materialized inputs (hashing them: the run's identity), empties the result files, records
+ * the identity. A write the OS refuses (a full disk) is a `WriteFailedError`; the run had not started.
+ */
 export async function startFresh(paths: CollectPaths, plan: AsyncIterable<MaterializedRow>, config: Record<string, unknown>): Promise<RunIdentity> {
-  mkdirSync(dirname(paths.output), { recursive: true });
   // The old identity goes first: a crash while the new plan is written must not leave a resumable-looking run.
   rmSync(paths.run, { force: true });
-  const hash = createHash('sha256');
-  const file = createWriteStream(paths.materialized);
-  let rollouts = 0;
-  for await (const row of plan) {
-    const line = `${JSON.stringify(row)}\n`;
-    hash.update(line);
-    rollouts += 1;
-    if (!file.write(line)) await once(file, 'drain');
-  }
-  file.end();
-  await once(file, 'close');
+  const { hash, rollouts } = await failingAs(paths.materialized, () => writePlan(paths.materialized, plan));
   writeFileSync(paths.output, '');
   writeFileSync(paths.failures, '');
-  const identity = { plan_sha256: hash.digest('hex'), rollouts, config };
-  writeFileSync(paths.run, `${JSON.stringify(identity, null, 2)}\n`);
+  const identity = { plan_sha256: hash, rollouts, config };
+  await failingAs(paths.run, () => writeFileSync(paths.run, `${JSON.stringify(identity, null, 2)}\n`));
   return identity;
+}
+
+async function writePlan(path: string, plan: AsyncIterable<MaterializedRow>): Promise<{ hash: string; rollouts: number }> {
+  const hash = createHash('sha256');
+  const file = createWriteStream(path);
+  // Held here so that a write failing while the plan is being read cannot crash the process unheard.
+  let failed: Error | undefined;
+  file.on('error', (error) => (failed = error));
+  let rollouts = 0;
+  try {
+    for await (const row of plan) {
+      if (failed) throw failed;
+      const line = `${JSON.stringify(row)}\n`;
+      hash.update(line);
+      rollouts += 1;
+      if (!file.write(line)) await once(file, 'drain');
+    }
+  } finally {
+    file.end();
+  }
+  await finished(file);
+  return { hash: hash.digest('hex'), rollouts };
+}
+
+/** Runs a write of `path`, turning an OS refusal into a `WriteFailedError` that says how to go on. */
+async function failingAs<T>(path: string, write: () => T | Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    throw writeFailure(path, error, 'free space, then rerun without --resume (the run had not started)');
+  }
 }
 
 /** A run can be resumed when an earlier one recorded its identity and plan. */

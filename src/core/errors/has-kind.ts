@@ -4,13 +4,16 @@ import type { ContextLengthError } from './context-length-error.js';
 import type { EnvironmentError } from './environment-error.js';
 import { GymnastError } from './gymnast-error.js';
 import type { LimitExceededError } from './limit-exceeded-error.js';
+import type { OutputPathError } from './output-path-error.js';
 import type { PolicyError } from './policy-error.js';
 import type { RequestTimeoutError } from './request-timeout-error.js';
 import type { RewardComponentsError } from './reward-components-error.js';
+import type { RunLockedError } from './run-locked-error.js';
 import type { ServerError } from './server-error.js';
 import type { TemplateError } from './template-error.js';
 import type { TokenAlignmentError } from './token-alignment-error.js';
 import type { TransportError } from './transport-error.js';
+import type { WriteFailedError } from './write-failed-error.js';
 
 /** Every stable `kind` gymnast throws, with the class that carries it. */
 export interface ErrorKinds {
@@ -19,13 +22,16 @@ export interface ErrorKinds {
   'context-length': ContextLengthError;
   environment: EnvironmentError;
   'limit-exceeded': LimitExceededError;
+  'output-path': OutputPathError;
   policy: PolicyError;
   'reward-components': RewardComponentsError;
+  'run-locked': RunLockedError;
   server: ServerError;
   template: TemplateError;
   timeout: RequestTimeoutError;
   'token-alignment': TokenAlignmentError;
   transport: TransportError;
+  'write-failed': WriteFailedError;
 }
 export type ErrorKind = keyof ErrorKinds;
 

@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { collect, type CollectOptions } from '../../src/collect/collect-run.js';
+import { SamplingParams } from '../../src/core/index.js';
+import { ScriptedPolicy } from '../../src/testing/index.js';
+import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
+
+const run = promisify(execFile);
+const bin = new URL('../../bin/gymnast.js', import.meta.url).pathname;
+const tokenizer = new CharTokenizer();
+const row = (a: number, b: number) => JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: `what is ${a}+${b}?` }] }, agent_ref: { name: 'arithmetic' }, problem: `${a}+${b}`, answer: a + b });
+const keys = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((text) => JSON.parse(text) as Record<string, number>).map((result) => `${result._ng_task_index}:${result._ng_rollout_index}`);
+
+/** Answers every sum right; with a gate, each reply says it was asked, then waits for the gate to open. */
+function adder(gate?: { asked: () => void; open: Promise<void> }) {
+  return new ScriptedPolicy({
+    tokenizer,
+    script: async (request) => {
+      gate?.asked();
+      await gate?.open;
+      const [a, b] = /(\d+)\+(\d+)/.exec(request.messages[0]!.content)!.slice(1).map(Number);
+      return { text: String(a! + b!) };
+    },
+  });
+}
+
+function dataset(count: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'gymnast-lock-'));
+  const input = join(dir, 'in.jsonl');
+  writeFileSync(input, `${Array.from({ length: count }, (_, i) => row(i + 1, i + 2)).join('\n')}\n`);
+  const output = join(dir, 'out.jsonl');
+  const options = (extra: Partial<CollectOptions> = {}): CollectOptions => ({
+    input,
+    output,
+    concurrency: 4,
+    policy: adder(),
+    renderer: new TemplateRenderer(tokenizer, new PlainChatTemplate()),
+    maxSeqLen: 512,
+    maxTurns: 3,
+    sampling: SamplingParams.parse({ max_tokens: 8 }),
+    numRepeats: 2,
+    ...extra,
+  });
+  // The lock's name is what users see beside their output.
+  return { dir, input, output, paths: { lock: join(dir, 'out_run.lock') }, options };
+}
+
+/** The pid of a process that has exited: no process has it now (pids are not reused this soon). */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '']);
+  await once(child, 'exit');
+  return child.pid!;
+}
+
+const lockOf = (holder: { pid: number; hostname: string; started_at?: string; command?: string }) => JSON.stringify({ started_at: '2026-01-02T03:04:05.000Z', command: 'gymnast collect …', ...holder });
+
+/** Runs the CLI and returns its exit code and stderr. */
+async function cli(args: readonly string[]): Promise<{ code: number; stderr: string }> {
+  try {
+    const { stderr } = await run(process.execPath, [bin, 'collect', ...args]);
+    return { code: 0, stderr };
+  } catch (error) {
+    const { code, stderr } = error as { code: number; stderr: string };
+    return { code, stderr };
+  }
+}
+
+describe('one writer per output', () => {
+  it('refuses a second run and a --resume beside a live run, naming its holder; the live run writes every key once', async () => {
+    const { input, output, paths, options } = dataset(4);
+    let open!: () => void;
+    let asked!: () => void;
+    const running = new Promise<void>((resolve) => (asked = resolve));
+    const first = collect(options({ policy: adder({ asked, open: new Promise<void>((resolve) => (open = resolve)) }) }));
+    await running;
+
+    const holder = new RegExp(`gymnast: run-locked: ${output} is being written by pid ${process.pid} on host ${hostname()} since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z .*; wait for it or stop it`);
+    for (const extra of [[], ['--resume']]) {
+      const second = await cli(['--input', input, '--output', output, '--num-repeats', '2', ...extra]);
+      assert.equal(second.code, 1);
+      assert.match(second.stderr, holder);
+      assert.doesNotMatch(second.stderr, /\n\s+at /, 'no stack trace');
+    }
+    await assert.rejects(collect(options({ resume: true })), { kind: 'run-locked', message: /\(this process\)/ });
+
+    open();
+    const summary = await first;
+    assert.equal(summary.rollouts, 8);
+    assert.deepEqual(keys(output).sort(), ['0:0', '0:1', '1:0', '1:1', '2:0', '2:1', '3:0', '3:1']);
+    assert.equal(existsSync(paths.lock), false, 'released when the run ends');
+  });
+
+  it('takes over a lock whose run is gone (same host, no such pid), with a notice', async () => {
+    const { paths, options } = dataset(2);
+    const pid = await deadPid();
+    writeFileSync(paths.lock, lockOf({ pid, hostname: hostname() }));
+    const notices: string[] = [];
+    const summary = await collect(options({ onNotice: (message) => notices.push(message) }));
+    assert.equal(summary.rollouts, 4);
+    assert.ok(notices.some((notice) => notice.includes(`took over ${paths.lock}: its run (pid ${pid} on ${hostname()}, since 2026-01-02T03:04:05.000Z) is gone`)), notices.join('\n'));
+    assert.equal(existsSync(paths.lock), false);
+  });
+
+  it('never presumes a lock from another host stale: refuses, says to remove it by hand, and writes nothing', async () => {
+    const { dir, paths, options } = dataset(2);
+    const lock = lockOf({ pid: await deadPid(), hostname: 'gpu-node-7' });
+    writeFileSync(paths.lock, lock);
+    await assert.rejects(collect(options()), {
+      kind: 'run-locked',
+      message: new RegExp(`being written by pid \\d+ on host gpu-node-7 since 2026-01-02T03:04:05.000Z .*another host.*if that run is gone, remove ${paths.lock} by hand`),
+    });
+    assert.deepEqual(readdirSync(dir).sort(), ['in.jsonl', 'out_run.lock']);
+    assert.equal(readFileSync(paths.lock, 'utf8'), lock);
+  });
+
+  it('treats an unreadable lock (a crash between creating and filling it) as taken while young, and as stale once old', async () => {
+    const { paths, options } = dataset(1);
+    writeFileSync(paths.lock, '');
+    await assert.rejects(collect(options()), { kind: 'run-locked', message: /unreadable .* another run may be taking it this moment/ });
+    const minuteAgo = new Date(Date.now() - 60_000);
+    utimesSync(paths.lock, minuteAgo, minuteAgo);
+    const notices: string[] = [];
+    await collect(options({ onNotice: (message) => notices.push(message) }));
+    assert.ok(notices.some((notice) => /took over .*_run\.lock: it was unreadable and \d+s old/.test(notice)), notices.join('\n'));
+  });
+
+  it('releases the lock when the run fails or is aborted, so the next run starts', async () => {
+    const { paths, options } = dataset(2);
+    const failing = { start: async () => {}, write: async () => Promise.reject(new Error('queue went away')), finish: async () => {} };
+    await assert.rejects(collect(options({ sinks: [failing] })), /queue went away/);
+    assert.equal(existsSync(paths.lock), false, 'released after an error');
+
+    const abort = new AbortController();
+    await collect(options({ signal: abort.signal, onProgress: () => abort.abort(new Error('interrupted twice')) }));
+    assert.equal(existsSync(paths.lock), false, 'released after an abort');
+
+    assert.equal((await collect(options())).rollouts, 4);
+  });
+});
