@@ -5,7 +5,8 @@ import type { RolloutOutcome, Sink, SinkRun } from './sink.js';
 /**
  * NeMo Gym's files: results appended to the output, failures to `<stem>_failures.jsonl`, never a
  * failure in the main file. Each line reaches the OS before `write` returns, so a crash loses at most
- * the line being written, which `--resume` repairs.
+ * the line being written, which `--resume` repairs. Once a write fails (a full disk), both files refuse
+ * every later write, so rollouts still in flight cannot add rows after the failure.
  */
 export class JsonlRolloutSink implements Sink {
   readonly #paths: Pick<ReturnType<typeof collectPaths>, 'output' | 'failures'>;
@@ -22,12 +23,19 @@ export class JsonlRolloutSink implements Sink {
 
   async write(outcome: RolloutOutcome): Promise<void> {
     if (!this.#files) throw new Error('JsonlRolloutSink.write before start');
-    (outcome.kind === 'result' ? this.#files.results : this.#files.failures).write(outcome.row);
+    const { results, failures } = this.#files;
+    const failure = results.failure ?? failures.failure;
+    if (failure !== undefined) throw failure;
+    (outcome.kind === 'result' ? results : failures).write(outcome.row);
   }
 
   async finish(): Promise<void> {
-    this.#files?.results.close();
-    this.#files?.failures.close();
+    const files = this.#files;
     this.#files = undefined;
+    try {
+      files?.results.close();
+    } finally {
+      files?.failures.close();
+    }
   }
 }
