@@ -42,6 +42,7 @@ export interface ArithmeticMetadata extends ArithmeticTask {
 export function arithmeticEnvironment(): Environment<ArithmeticMetadata> {
   return {
     name: 'arithmetic',
+    taskSchema: ArithmeticTask,
     async reset(data) {
       const task = parseTaskData('arithmetic', ArithmeticTask, data);
       return { metadata: { ...task, attempts: 0, tool_calls: 0 }, stop_strings: [...ARITHMETIC_FORMAT.stopStrings] };

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Environment, EnvironmentTurn, ResetResult, StepResultInput } from './environment.js';
 
 interface PendingStep<Metadata> {
@@ -8,6 +9,8 @@ interface PendingStep<Metadata> {
 
 export interface BatchedEnvironmentSpec<Metadata> {
   name: string;
+  /** The task data `reset` reads (see `Environment.taskSchema`). */
+  taskSchema?: z.ZodType;
   reset(data: unknown, signal: AbortSignal): Promise<ResetResult<Metadata>>;
   stepBatch(turns: readonly EnvironmentTurn<Metadata>[], signal: AbortSignal): Promise<StepResultInput[]>;
   /** Largest batch handed to `stepBatch`. */
@@ -46,6 +49,7 @@ export function createBatchedEnvironment<Metadata>(spec: BatchedEnvironmentSpec<
 
   return {
     name: spec.name,
+    ...(spec.taskSchema ? { taskSchema: spec.taskSchema } : {}),
     reset: (data, signal) => spec.reset(data, signal),
     stepBatch: (turns, signal) => spec.stepBatch(turns, signal),
     step(turn, signal) {

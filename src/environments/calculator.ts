@@ -35,6 +35,7 @@ const operations = new Map<string, (a: number, b: number) => number | undefined>
 export function calculatorEnvironment(): Environment<CalculatorMetadata> {
   return {
     name: 'calculator',
+    taskSchema: CalculatorTask,
     async reset(data) {
       return { metadata: { ...parseTaskData('calculator', CalculatorTask, data), current_step: 0 }, stop_strings: STOP_STRINGS };
     },

@@ -45,6 +45,11 @@ export type StepResultInput = z.input<typeof StepResult>;
  */
 export interface Environment<Metadata = unknown> {
   readonly name: string;
+  /**
+   * The task data `reset` reads, as a schema: rows are checked against it before a run starts, so a
+   * missing or mistyped field is reported with every other bad line instead of failing its rollouts.
+   */
+  readonly taskSchema?: z.ZodType;
   /** Starts an episode from a task's data (`EpisodeTask.data`). */
   reset(data: unknown, signal: AbortSignal): Promise<ResetResult<Metadata>>;
   step(turn: EnvironmentTurn<Metadata>, signal: AbortSignal): Promise<StepResultInput>;

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Environment } from './environment.js';
 
 type Awaitable<T> = T | Promise<T>;
@@ -16,6 +17,8 @@ export interface GymnasiumStep<State> {
 /** A game in gymnasium's shape (NeMo Gym's gymnasium resources: blackjack, …), over text actions. */
 export interface GymnasiumSpec<State> {
   name: string;
+  /** The task data `reset` reads (see `Environment.taskSchema`). */
+  taskSchema?: z.ZodType;
   /** A new game from the task's data: the first observation and the game's state (JSON-serializable). */
   reset(data: unknown): Awaitable<{ observation: string; state: State }>;
   /** The model's whole reply is the action. */
@@ -34,6 +37,7 @@ interface GymnasiumEpisode<State> {
 export function gymnasiumEnvironment<State>(spec: GymnasiumSpec<State>): Environment<GymnasiumEpisode<State>> {
   return {
     name: spec.name,
+    ...(spec.taskSchema ? { taskSchema: spec.taskSchema } : {}),
     async reset(data) {
       const { observation, state } = await spec.reset(data);
       return { metadata: { state, info: {} }, observation: [{ role: 'user', content: observation }] };

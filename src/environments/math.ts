@@ -9,7 +9,8 @@ const Answer = z.union([z.string(), z.number()]);
 const MathTask = z
   .object({ ground_truth: Answer.optional(), expected_answer: Answer.optional() })
   .refine((task) => task.ground_truth !== undefined || task.expected_answer !== undefined, {
-    message: 'a math task needs `ground_truth` or `expected_answer`',
+    message: 'a math task needs ground_truth or expected_answer',
+    path: ['expected_answer'],
   });
 
 export interface MathMetadata {
@@ -23,6 +24,7 @@ export interface MathMetadata {
 export function mathEnvironment(): Environment<MathMetadata> {
   return {
     name: 'math',
+    taskSchema: MathTask,
     async reset(data) {
       const task = parseTaskData('math', MathTask, data);
       return { metadata: { ground_truth: String(task.ground_truth ?? task.expected_answer) } };

@@ -1,10 +1,14 @@
 import type { z } from 'zod';
 import { EnvironmentError } from '../core/errors/environment-error.js';
+import { parseWithIssues } from './schema-issues.js';
 
-/** Reads a task's data for an environment, or fails the episode naming every bad field. */
+/**
+ * Reads a task's data for an environment, or fails the episode naming every bad field. Environments
+ * pass the schema they declare as `taskSchema`, so the check before a run and reset share one rule.
+ */
 export function parseTaskData<Schema extends z.ZodType>(environment: string, schema: Schema, data: unknown): z.infer<Schema> {
-  const parsed = schema.safeParse(data);
-  if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(task data)'}: ${issue.message}`).join('; ');
+  const parsed = parseWithIssues(schema, data);
+  if ('data' in parsed) return parsed.data;
+  const issues = parsed.issues.map((issue) => `${issue.field || '(task data)'}: ${issue.message}`).join('; ');
   throw new EnvironmentError(environment, `bad task data: ${issues}`);
 }

@@ -18,6 +18,7 @@ interface Counter {
 export function sessionCounterEnvironment(): Environment {
   return toolCallingEnvironment<Counter>({
     name: 'session-counter',
+    taskSchema: CounterTask,
     reset(data) {
       const task = parseTaskData('session-counter', CounterTask, data);
       return { count: task.initial_count, expected: task.expected_count };

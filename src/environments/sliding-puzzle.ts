@@ -28,6 +28,7 @@ const directions: readonly string[] = ['up', 'down', 'left', 'right'];
 export function slidingPuzzleEnvironment(): Environment<SlidingPuzzleMetadata> {
   return {
     name: 'sliding-puzzle',
+    taskSchema: SlidingPuzzleTask,
     async reset(data) {
       const { size, shuffle_moves, max_moves, seed } = parseTaskData('sliding-puzzle', SlidingPuzzleTask, data);
       const board = shuffledBoard(size, shuffle_moves, seed);

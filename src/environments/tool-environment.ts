@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Message } from '../core/message.js';
 import type { Environment, StepResultInput } from './environment.js';
 import { parseHermesToolCalls } from './tool-call-parser.js';
@@ -7,6 +8,8 @@ type Awaitable<T> = T | Promise<T>;
 /** A tool box with a verifier, NeMo Gym's resources-server pattern, in process. */
 export interface ToolEnvironmentSpec<State> {
   name: string;
+  /** The task data `reset` reads (see `Environment.taskSchema`). */
+  taskSchema?: z.ZodType;
   /** The episode's starting state, from the task's data. */
   reset(data: unknown): Awaitable<State>;
   /** The tools by name: each returns its output (shown to the model as JSON) and the new state. */
@@ -31,6 +34,7 @@ export function toolCallingEnvironment<State>(spec: ToolEnvironmentSpec<State>):
   const maxToolCalls = spec.maxToolCalls ?? 16;
   return {
     name: spec.name,
+    ...(spec.taskSchema ? { taskSchema: spec.taskSchema } : {}),
     async reset(data) {
       return { metadata: { state: await spec.reset(data), tool_calls: 0 } };
     },
