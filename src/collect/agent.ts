@@ -1,8 +1,10 @@
 import { EpisodeTask } from '../core/episode-task.js';
 import { ConfigError } from '../core/errors/config-error.js';
-import type { SamplingParamsInput } from '../core/sampling-params.js';
+import { SamplingParams, type SamplingParamsInput } from '../core/sampling-params.js';
 import { runEpisode, type EpisodeOptions, type JobControl } from '../engine/index.js';
+import type { Environment } from '../environments/environment.js';
 import { findEnvironment } from '../environments/registry.js';
+import { parseWithIssues, schemaIssues } from '../environments/schema-issues.js';
 import { ResponsesItem, ResponsesTool, responsesInputToMessages, responsesToolsToChatTools } from '../tokens/responses-items.js';
 import { z } from 'zod';
 import type { MaterializedRow } from '../core/result-row.js';
@@ -25,13 +27,16 @@ export interface Agent {
   run(row: MaterializedRow, context: AgentContext): Promise<RolloutOutcome>;
 }
 
+const sampling = SamplingParams.shape;
+
+/** The request fields a row's episode reads; the sampling ones are held to the run's own ranges (SamplingParams). */
 const RequestFields = z
   .object({
     input: z.union([z.string(), z.array(ResponsesItem)]).optional(),
     tools: z.array(ResponsesTool).optional(),
-    temperature: z.number().optional(),
-    top_p: z.number().optional(),
-    max_output_tokens: z.number().int().positive().optional(),
+    temperature: sampling.temperature.unwrap().optional(),
+    top_p: sampling.top_p.unwrap().optional(),
+    max_output_tokens: sampling.max_tokens.unwrap().optional(),
     metadata: z.object({ extra_body: z.string().optional() }).passthrough().nullable().optional(),
   })
   .passthrough();
@@ -50,7 +55,7 @@ export function builtinAgent(name: string): Agent | undefined {
     name,
     check: (row) => {
       const task = rowToTask(row);
-      return Array.isArray(task) ? task : [];
+      return [...(Array.isArray(task) ? task : []), ...taskDataIssues(environment, taskData(row))];
     },
     async run(row, context) {
       const task = checkedTask(row);
@@ -67,17 +72,22 @@ function checkedTask(row: MaterializedRow): EpisodeTask {
   throw new ConfigError(`rollout ${row._ng_task_index}:${row._ng_rollout_index}: ${task.map((issue) => `${issue.field}: ${issue.message}`).join('; ')}`);
 }
 
+/** What the environment's declared task fields say about a row's task data (see `Environment.taskSchema`). */
+function taskDataIssues(environment: Environment, data: unknown): RowIssue[] {
+  if (!environment.taskSchema) return [];
+  return schemaIssues(environment.taskSchema, data).map(({ field, message }) => ({ file: '', line: 0, field, message }));
+}
+
 /**
  * A row as an episode task: its Responses-API input and tools become the opening messages and tools,
  * its sampling fields override the run's, a seed in `metadata.extra_body` reaches the policy, and every
  * other field is the environment's task data. Issues carry the field; the planner adds file and line.
  */
 export function rowToTask(row: MaterializedRow): EpisodeTask | RowIssue[] {
-  const parsed = RequestFields.safeParse(row.responses_create_params);
-  if (!parsed.success) return parsed.error.issues.map((issue) => ({ file: '', line: 0, field: ['responses_create_params', ...issue.path].join('.'), message: issue.message }));
+  const parsed = parseWithIssues(RequestFields, row.responses_create_params);
+  if ('issues' in parsed) return parsed.issues.map(({ field, message }) => ({ file: '', line: 0, field: `responses_create_params${field ? `.${field}` : ''}`, message }));
   const request = parsed.data;
   if (request.input === undefined) return [{ file: '', line: 0, field: 'responses_create_params.input', message: 'missing: the row has no prompt' }];
-  const data = Object.fromEntries(Object.entries(row).filter(([key]) => !NON_TASK_FIELDS.has(key)));
   const seed = extraBodySeed(request.metadata?.extra_body);
   const sampling: Partial<SamplingParamsInput> = {
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
@@ -90,9 +100,14 @@ export function rowToTask(row: MaterializedRow): EpisodeTask | RowIssue[] {
     index: row._ng_task_index,
     messages: responsesInputToMessages(request.input),
     ...(request.tools ? { tools: responsesToolsToChatTools(request.tools) } : {}),
-    data,
+    data: taskData(row),
     ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
   });
+}
+
+/** Every field of a row but the request and the keys: what the environment reads. */
+function taskData(row: MaterializedRow): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(row).filter(([key]) => !NON_TASK_FIELDS.has(key)));
 }
 
 function extraBodySeed(extraBody: string | undefined): number | undefined {

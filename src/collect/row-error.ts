@@ -19,7 +19,7 @@ export class InvalidInputError extends GymnastError {
   constructor(issues: readonly RowIssue[], shown = 20, count = issues.length) {
     const lines = issues.slice(0, Math.min(shown, 20)).map((issue) => `  ${issue.file}:${issue.line}: ${issue.field ? `${issue.field}: ` : ''}${issue.message}`);
     const more = count > lines.length ? [`  … and ${count - lines.length} more`] : [];
-    super([`${count} problems in the input:`, ...lines, ...more].join('\n'));
+    super([`${count} ${count === 1 ? 'problem' : 'problems'} in the input:`, ...lines, ...more].join('\n'));
     this.issues = issues;
     this.count = count;
   }

@@ -3,6 +3,7 @@ import { ConfigError } from '../core/errors/config-error.js';
 import { HashTable64 } from '../util/hash-table-64.js';
 import { TaskCounter } from '../util/task-counter.js';
 import { builtinEnvironments } from '../environments/registry.js';
+import { parseWithIssues } from '../environments/schema-issues.js';
 import type { Agent } from './agent.js';
 import { builtinAgent } from './agent.js';
 import { FailureRow, MaterializedRow, ResultRow } from '../core/result-row.js';
@@ -52,6 +53,7 @@ export class RowPlanner {
   #nextTask = 0;
 
   constructor(options: PlannerOptions) {
+    checkRepeats(options.numRepeats ?? 1);
     this.#options = options;
   }
 
@@ -60,7 +62,7 @@ export class RowPlanner {
     const prepared = this.#prepare(line, text);
     if (!('row' in prepared)) return prepared.issues;
     const agent = this.agent(prepared.agent);
-    const issues = agent ? agent.check(this.#materialize(prepared, 0, 0)).map((issue) => ({ ...issue, file: this.#options.file, line })) : [];
+    const issues = agent ? agent.check(this.#materialize(prepared, 0, 0)).map((issue) => ({ ...issue, file: this.#options.file, line, message: this.#withOverride(issue) })) : [];
     if (issues.length === 0) this.#taskFor(prepared.row, text, true);
     return issues;
   }
@@ -95,8 +97,9 @@ export class RowPlanner {
     } catch (error) {
       return { issues: [{ file, line, field: '', message: `not valid JSON (${(error as Error).message})` }] };
     }
-    const parsed = DatasetRow.safeParse(value);
-    if (!parsed.success) return { issues: parsed.error.issues.map((issue) => ({ file, line, field: issue.path.join('.'), message: issue.message })) };
+    if (nestedDeeperThan(value, MAX_ROW_DEPTH)) return { issues: [{ file, line, field: '', message: `nested deeper than ${MAX_ROW_DEPTH} levels` }] };
+    const parsed = parseWithIssues(DatasetRow, value);
+    if ('issues' in parsed) return { issues: parsed.issues.map(({ field, message }) => ({ file, line, field, message })) };
     let row = parsed.data;
     if (this.#options.promptConfig) {
       if (hasPrompt(row)) return { issues: [{ file, line, field: 'responses_create_params.input', message: PROMPT_CONFLICT }] };
@@ -133,9 +136,13 @@ export class RowPlanner {
 
   #repeatsFor(agent: string): number | undefined {
     const numRepeats = this.#options.numRepeats ?? 1;
-    const count = typeof numRepeats === 'number' ? numRepeats : (numRepeats[agent] ?? numRepeats._default);
-    if (count !== undefined && (!Number.isInteger(count) || count < 1)) throw new ConfigError(`--num-repeats must be a whole number of at least 1, got ${count}${typeof numRepeats === 'number' ? '' : ` for ${agent}`}`);
-    return count;
+    return typeof numRepeats === 'number' ? numRepeats : (numRepeats[agent] ?? numRepeats._default);
+  }
+
+  /** An issue's message, saying so when the bad value came from `--set` rather than the row. */
+  #withOverride(issue: RowIssue): string {
+    const key = issue.field.replace(/^responses_create_params\./, '');
+    return issue.field !== key && Object.hasOwn(this.#options.overrides ?? {}, key) ? `${issue.message} (set by --set ${key})` : issue.message;
   }
 
   #materialize({ row, agent }: PreparedRow, task: number, rollout: number): MaterializedRow {
@@ -157,6 +164,33 @@ export class RowPlanner {
 const OUTPUT_FIELDS: ReadonlySet<string> = new Set(
   [...Object.keys(ResultRow.shape), ...Object.keys(FailureRow.shape)].filter((key) => !(key in MaterializedRow.shape) || key === '_ng_attempt_index'),
 );
+
+/**
+ * How deep a row may nest (objects and lists within each other). Real rows need a dozen levels (a
+ * tool's JSON Schema a few more); far deeper ones are refused before anything recursive (cloning,
+ * hashing, JSON.stringify) meets them and overflows the stack.
+ */
+export const MAX_ROW_DEPTH = 100;
+
+/** Whether `value` nests more than `limit` levels, walked without recursion so the check itself cannot overflow. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [next, depth] = pending.pop()!;
+    if (typeof next !== 'object' || next === null) continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Object.values(next)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** A repeat count is a whole number ≥ 1, whether one for all agents or one per agent. */
+function checkRepeats(numRepeats: NumRepeats): void {
+  const counts = typeof numRepeats === 'number' ? [['', numRepeats] as const] : Object.entries(numRepeats);
+  for (const [agent, count] of counts) {
+    if (!Number.isInteger(count) || count < 1) throw new ConfigError(`--num-repeats must be a whole number of at least 1, got ${count}${agent ? ` for ${agent}` : ''}`);
+  }
+}
 
 function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
   const [head, ...rest] = path;

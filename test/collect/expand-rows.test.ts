@@ -50,6 +50,13 @@ describe("NeMo Gym's row expansion", () => {
     assert.match(issues[1]!.message, /agent "other" has no entry in --num-repeats/);
   });
 
+  it('refuses a row nested deeper than 100 levels before cloning it, naming the line, and checks the next one', () => {
+    const deep = `{"responses_create_params":{"input":"a"},"x":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+    const { rows, issues } = expandRows([{ line: 1, text: deep }, source(2, question('b'))], { file: 'in.jsonl', agent: 'x' });
+    assert.deepEqual(issues.map((issue) => `${issue.line}: ${issue.message}`), ['1: nested deeper than 100 levels']);
+    assert.equal(rows.length, 1);
+  });
+
   it('refuses a repeat count below 1', () => {
     assert.throws(() => expandRows([source(1, question('a'))], { file: 'in.jsonl', agent: 'x', numRepeats: 0 }), /at least 1/);
   });
