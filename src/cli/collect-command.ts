@@ -1,14 +1,14 @@
-import { readFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, type Option } from 'commander';
-import { parse as parseYaml } from 'yaml';
 import { collect, type CollectProgress } from '../collect/collect-run.js';
 import { nemoGymAgent } from '../collect/nemo-gym-agent.js';
-import { loadPromptConfig } from '../collect/prompt-config.js';
+import { loadPromptConfig, readYamlFile } from '../collect/prompt-config.js';
 import type { NumRepeats } from '../collect/expand-rows.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { SamplingParams } from '../core/sampling-params.js';
+import { showValue } from '../environments/schema-issues.js';
 import { createPolicy, parsePolicySpec, policyKinds, type PolicySpec } from '../policy/index.js';
 import {
+  parseAgentServer,
   parseConcurrency,
   parseFailureLimit,
   parseKeyValue,
@@ -55,7 +55,7 @@ interface CollectFlags {
   resume?: boolean;
   maxAttempts: number;
   failOnError?: number;
-  agentServer: Record<string, unknown>;
+  agentServer: Record<string, string>;
 }
 
 export function collectCommand(): Command {
@@ -87,7 +87,7 @@ export function collectCommand(): Command {
     .option('--retry-budget <fraction>', 'retries allowed per request sent, shared by all requests, plus 10 (default: 0.2)', parseRetryBudget)
     .option('--resume', 'continue this output in place: done rollouts are kept, failed ones retried; refuses if the plan or config changed')
     .option('--max-attempts <n>', 'attempts per rollout before its failure is final (with --resume)', parseMaxAttempts, 3)
-    .option('--agent-server <name=url>', 'a NeMo Gym agent server (POST /run) to run rows of agent <name>, repeatable', parseKeyValue, {})
+    .option('--agent-server <name=url>', 'a NeMo Gym agent server (POST /run) to run rows of agent <name>, repeatable', parseAgentServer, {})
     .option('--fail-on-error <count|fraction>', 'exit non-zero when more rollouts than this failed (e.g. 10, or 0.05 of them)', parseFailureLimit)
     .option('--config <file>', 'YAML or JSON with any of these options by name (e.g. num-repeats: 4); flags given on the command line win')
     .action(async (_flags: CollectFlags, command: Command) => {
@@ -100,7 +100,7 @@ export function collectCommand(): Command {
       const servers = Object.entries(flags.agentServer).map(([name, url]) =>
         nemoGymAgent({
           name,
-          urls: [String(url)],
+          urls: [url],
           onRetry: countRetry,
           ...(runTimeout === undefined ? {} : { timeoutMs: runTimeout * 1000 }),
           ...(flags.requestAttempts === undefined ? {} : { maxAttempts: flags.requestAttempts }),
@@ -169,43 +169,41 @@ function policySpec(flags: CollectFlags): PolicySpec {
 /**
  * Merges `--config FILE` (YAML or JSON, keys named like the flags: `num-repeats`, `num_repeats` or
  * `numRepeats`) under the flags: a flag given on the command line wins over the file, the file over
- * the defaults. Values from the file go through the same parsers as flags.
+ * the defaults. Values from the file go through the same parsers as flags, and every bad key is
+ * reported at once, each as `FILE: key: what was expected, got what`.
  */
 async function withConfigFile(command: Command): Promise<CollectFlags> {
   const flags = command.opts<CollectFlags & { config?: string }>();
   if (!flags.config) return withRequired(flags, undefined);
-  let text: string;
-  try {
-    text = await readFile(flags.config, 'utf8');
-  } catch (error) {
-    throw new ConfigError(`cannot read config ${flags.config}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-  }
-  let values: unknown;
-  try {
-    values = parseYaml(text);
-  } catch (error) {
-    throw new ConfigError(`${flags.config}: not valid YAML or JSON (${(error as Error).message.split('\n')[0]})`);
-  }
-  if (typeof values !== 'object' || values === null || Array.isArray(values)) throw new ConfigError(`${flags.config}: expected a mapping of option names to values`);
+  const file = flags.config;
+  const values = await readYamlFile(file, 'config');
+  if (typeof values !== 'object' || values === null || Array.isArray(values)) throw new ConfigError(`${file}: expected a mapping of option names to values (e.g. num-repeats: 4), got ${describeValue(values)}`);
   const merged: Record<string, unknown> = { ...flags };
+  const problems: string[] = [];
   for (const [key, value] of Object.entries(values)) {
     const name = key.replace(/[-_]([a-z])/g, (_, letter: string) => letter.toUpperCase());
     const option = command.options.find((candidate) => candidate.attributeName() === name);
-    if (!option || name === 'config') throw new ConfigError(`${flags.config}: unknown option "${key}" (see gymnast collect --help)`);
+    if (!option || name === 'config') {
+      problems.push(`${key}: unknown option (see gymnast collect --help)`);
+      continue;
+    }
     if (command.getOptionValueSource(name) === 'cli') continue;
     try {
       merged[name] = configValue(option, value);
     } catch (error) {
-      throw new ConfigError(`${flags.config}: ${key}: ${(error as Error).message}`);
+      problems.push(`${key}: ${(error as Error).message}`);
     }
   }
-  return withRequired(merged as unknown as CollectFlags, flags.config);
+  if (problems.length === 1) throw new ConfigError(`${file}: ${problems[0]}`);
+  if (problems.length > 1) throw new ConfigError([`${problems.length} problems in ${file}:`, ...problems.map((problem) => `  ${file}: ${problem}`)].join('\n'));
+  return withRequired(merged as unknown as CollectFlags, file);
 }
 
-/** Input and output are needed whether they come from the command line or the config file. */
+/** Input and output are needed whether they come from the command line or the config file, and as paths. */
 function withRequired(flags: CollectFlags, config: string | undefined): CollectFlags {
   for (const required of ['input', 'output'] as const) {
     if (flags[required] === undefined) throw new ConfigError(`collect needs --${required}${config === undefined ? '' : ` (on the command line or in ${config})`}`);
+    if (flags[required] === '') throw new ConfigError(`--${required}: expected a file path, got ""`);
   }
   return flags;
 }
@@ -213,29 +211,41 @@ function withRequired(flags: CollectFlags, config: string | undefined): CollectF
 /**
  * A config file's value as the flag's own parser reads it, so a file is checked exactly like a command
  * line: scalars go through the parser as text, mappings (`set`, `agent-server`, a `num-repeats` map)
- * and lists (`base-url`) entry by entry.
+ * and lists (`base-url`) entry by entry. A value of another shape goes through the parser as its JSON
+ * text, so the parser's own message says what the option takes.
  */
 function configValue(option: Option, value: unknown): unknown {
-  const scalar = typeof value === 'string' || typeof value === 'number';
   if (option.isBoolean()) {
-    if (typeof value !== 'boolean') throw new InvalidArgumentError(`expected true or false, got ${JSON.stringify(value)}`);
+    if (typeof value !== 'boolean') throw new InvalidArgumentError(`expected true or false, got ${describeValue(value)}`);
     return value;
   }
   const parse = option.parseArg as ((text: string, previous: unknown) => unknown) | undefined;
   if (Array.isArray(option.defaultValue)) {
     const items = Array.isArray(value) ? value : [value];
-    if (!items.every((item) => typeof item === 'string')) throw new InvalidArgumentError('expected text or a list of text');
+    if (!items.every((item) => typeof item === 'string')) throw new InvalidArgumentError(`expected text or a list of text, got ${describeValue(value)}`);
     return items;
   }
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    if (option.attributeName() === 'numRepeats') return parseNumRepeats(JSON.stringify(value));
-    if (!parse || typeof option.defaultValue !== 'object') throw new InvalidArgumentError(`expected a single value, got a mapping`);
+  const mapping = typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (option.attributeName() === 'numRepeats' && mapping) return parseNumRepeats(JSON.stringify(value));
+  if (parse && typeof option.defaultValue === 'object') {
+    if (!mapping) throw new InvalidArgumentError(`expected a mapping of key: value, got ${describeValue(value)}`);
     let entries: unknown = {};
     for (const [key, item] of Object.entries(value)) entries = parse(`${key}=${JSON.stringify(item)}`, entries);
     return entries;
   }
-  if (!scalar) throw new InvalidArgumentError(`expected a value, got ${JSON.stringify(value)}`);
-  return parse ? parse(String(value), option.defaultValue) : String(value);
+  if (!parse) {
+    if (typeof value !== 'string') throw new InvalidArgumentError(`expected text, got ${describeValue(value)}${typeof value === 'number' ? ' (quote it to mean the text)' : ''}`);
+    return value;
+  }
+  return parse(typeof value === 'string' || typeof value === 'number' ? String(value) : JSON.stringify(value), option.defaultValue);
+}
+
+/** A config value in a message: its YAML kind and its text. */
+function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return 'nothing (null)';
+  if (Array.isArray(value)) return `a list ${showValue(value)}`;
+  if (typeof value === 'object') return `a mapping ${showValue(value)}`;
+  return showValue(value);
 }
 
 /**

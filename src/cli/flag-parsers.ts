@@ -100,6 +100,22 @@ export function parseKeyValue(value: string, previous: Record<string, unknown>):
   return { ...previous, [value.slice(0, equals)]: jsonOrText(value.slice(equals + 1)) };
 }
 
+/** `--agent-server name=URL`, repeatable: an agent name and the http(s) URL of its server. */
+export function parseAgentServer(value: string, previous: Record<string, string>): Record<string, string> {
+  const equals = value.indexOf('=');
+  const url = jsonOrText(value.slice(equals + 1));
+  if (equals <= 0 || typeof url !== 'string' || !isHttpUrl(url)) throw new InvalidArgumentError(`expected name=URL with an http or https URL, got "${value}"`);
+  return { ...previous, [value.slice(0, equals)]: url };
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+}
+
 function jsonOrText(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { GymnastError } from '../core/errors/gymnast-error.js';
+import { fileErrorReason, LineTooLongError } from '../util/json-lines.js';
 import { aggregateCommand } from './aggregate-command.js';
 import { collectCommand } from './collect-command.js';
 import { environmentsCommand } from './environments-command.js';
@@ -29,8 +30,25 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
-    const message = GymnastError.isInstance(error) ? `${error.kind}: ${error.message}` : String(error instanceof Error ? (error.stack ?? error) : error);
-    process.stderr.write(`gymnast: ${message}\n`);
+    process.stderr.write(errorReport(error, process.env.GYMNAST_DEBUG === '1'));
     return 1;
   }
+}
+
+/**
+ * What a user sees when a command fails: bad input and unusable files are one line naming what to
+ * fix; anything else is a bug in gymnast, one line too, its stack shown only with GYMNAST_DEBUG=1
+ * (a stack trace tells a user nothing, and hides the message).
+ */
+export function errorReport(error: unknown, debug: boolean): string {
+  const stack = debug && error instanceof Error && error.stack ? `${error.stack}\n` : '';
+  if (GymnastError.isInstance(error)) return `gymnast: ${error.kind}: ${error.message}\n${stack}`;
+  if (error instanceof LineTooLongError) return `gymnast: ${error.message}\n${stack}`;
+  const reason = fileErrorReason(error);
+  if (reason !== undefined) {
+    const path = (error as NodeJS.ErrnoException).path;
+    return `gymnast: ${path === undefined ? '' : `${path}: `}${reason}\n${stack}`;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return `gymnast: unexpected error: ${message}\n${stack || 'This is a bug in gymnast; run again with GYMNAST_DEBUG=1 to see where it happened, and report it.\n'}`;
 }

@@ -63,9 +63,9 @@ describe('gymnast collect refuses bad numbers before any work', { concurrency: 4
     ['concurrency: 0\n', /run\.yaml: concurrency: expected a whole number ≥ 1, got 0/],
     ['temperature: hot\n', /run\.yaml: temperature: expected a number, got "hot"/],
     ['resume: maybe\n', /run\.yaml: resume: expected true or false, got "maybe"/],
-    ['max-turns: [1, 2]\n', /run\.yaml: max-turns: expected a value/],
+    ['max-turns: [1, 2]\n', /run\.yaml: max-turns: expected a number, got "\[1,2\]"/],
     ['num-repeats: {arithmetic: 0}\n', /run\.yaml: num-repeats: "arithmetic": expected a whole number ≥ 1, got 0/],
-    ['concurrency: [\n', /run\.yaml: not valid YAML or JSON/],
+    ['concurrency: [\n', /run\.yaml:2:1: not valid YAML or JSON: Flow sequence/],
   ];
 
   for (const [config, message] of configCases) {
