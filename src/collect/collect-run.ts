@@ -105,7 +105,9 @@ async function collectLocked(options: CollectOptions, settings: CollectSettings,
   const state = resumed ? loadResumeState(paths, options.onNotice) : new ResumeState();
   if (resumed) options.onNotice?.(`resuming: ${state.done} done before, running the rest`);
 
-  const sinks = [new JsonlRolloutSink(paths), ...(options.sinks ?? [])];
+  const files = new JsonlRolloutSink(paths);
+  const extraSinks = options.sinks ?? [];
+  const sinks = [files, ...extraSinks];
   const progress: CollectProgress = { done: 0, total: identity.rollouts, failures: 0, rewardSum: 0 };
   let givenUp = 0;
   let skipped = 0;
@@ -120,19 +122,26 @@ async function collectLocked(options: CollectOptions, settings: CollectSettings,
   const episode = episodeOptions(options, settings);
   // A failed write (a full disk) ends the rollouts in flight too: their rows could not be written.
   const writeFailed = new AbortController();
+  let ran = false;
   try {
     await Promise.all(sinks.map((sink) => sink.start({ plannedRollouts: identity.rollouts, resumed })));
     await runJobs(jobs, { schedule: { kind: settings.schedule, concurrency: settings.concurrency }, ...signals(options, writeFailed.signal) }, async ({ row, agent }, control) => {
       const outcome = await agent.run(row, { episode, control });
-      await Promise.all(sinks.map((sink) => sink.write(outcome))).catch((error: unknown) => {
+      // The files first: an outcome they could not keep must not reach a queue that would get it again on resume.
+      await files.write(outcome).catch((error: unknown) => {
         if (hasKind(error, 'write-failed')) writeFailed.abort(error);
         throw error;
       });
+      await Promise.all(extraSinks.map((sink) => sink.write(outcome)));
       count(progress, outcome);
       options.onProgress?.({ ...progress });
     });
+    ran = true;
   } finally {
-    await Promise.all(sinks.map((sink) => sink.finish()));
+    const finishing = await Promise.allSettled(sinks.map((sink) => sink.finish()));
+    const failed = finishing.find((result) => result.status === 'rejected');
+    // After a failed run, a sink that also fails to close must not hide why the run failed.
+    if (ran && failed) throw failed.reason;
   }
   if (givenUp > 0) options.onNotice?.(`${givenUp} rollouts failed ${settings.maxAttempts} times (or terminally) and were not retried`);
 

@@ -18,7 +18,13 @@ export class JsonlRolloutSink implements Sink {
 
   async start(run: SinkRun): Promise<void> {
     const truncate = !run.resumed;
-    this.#files = { results: new JsonlSink(this.#paths.output, { truncate }), failures: new JsonlSink(this.#paths.failures, { truncate }) };
+    const results = new JsonlSink(this.#paths.output, { truncate });
+    try {
+      this.#files = { results, failures: new JsonlSink(this.#paths.failures, { truncate }) };
+    } catch (error) {
+      results.close();
+      throw error;
+    }
   }
 
   async write(outcome: RolloutOutcome): Promise<void> {

@@ -3,6 +3,7 @@ import type { ConfigError } from './config-error.js';
 import type { ContextLengthError } from './context-length-error.js';
 import type { EnvironmentError } from './environment-error.js';
 import { GymnastError } from './gymnast-error.js';
+import type { InvalidRowError } from './invalid-row-error.js';
 import type { LimitExceededError } from './limit-exceeded-error.js';
 import type { OutputPathError } from './output-path-error.js';
 import type { PolicyError } from './policy-error.js';
@@ -21,6 +22,7 @@ export interface ErrorKinds {
   config: ConfigError;
   'context-length': ContextLengthError;
   environment: EnvironmentError;
+  'invalid-row': InvalidRowError;
   'limit-exceeded': LimitExceededError;
   'output-path': OutputPathError;
   policy: PolicyError;
