@@ -103,9 +103,10 @@ export function parseKeyValue(value: string, previous: Record<string, unknown>):
 /** `--agent-server name=URL`, repeatable: an agent name and the http(s) URL of its server. */
 export function parseAgentServer(value: string, previous: Record<string, string>): Record<string, string> {
   const equals = value.indexOf('=');
-  const url = jsonOrText(value.slice(equals + 1));
-  if (equals <= 0 || typeof url !== 'string' || !isHttpUrl(url)) throw new InvalidArgumentError(`expected name=URL with an http or https URL, got "${value}"`);
-  return { ...previous, [value.slice(0, equals)]: url };
+  if (equals <= 0) throw new InvalidArgumentError(`expected name=URL, got "${value}"`);
+  const [name, url] = [value.slice(0, equals), jsonOrText(value.slice(equals + 1))];
+  if (typeof url !== 'string' || !isHttpUrl(url)) throw new InvalidArgumentError(`expected an http or https URL for ${name}, got ${JSON.stringify(url)}`);
+  return { ...previous, [name]: url };
 }
 
 function isHttpUrl(text: string): boolean {

@@ -66,9 +66,9 @@ function expectation(issue: z.core.$ZodRawIssue): string {
     case 'invalid_type':
       return `expected ${typeName(issue.expected)}`;
     case 'too_small':
-      return issue.origin === 'number' || issue.origin === 'bigint' ? `expected a number ${issue.inclusive ? '≥' : '>'} ${String(issue.minimum)}` : `expected at least ${String(issue.minimum)} ${sizeUnit(issue.origin)}`;
+      return issue.origin === 'number' || issue.origin === 'bigint' ? `expected a number ${issue.inclusive ? '≥' : '>'} ${String(issue.minimum)}` : `expected at least ${String(issue.minimum)} ${sizeUnit(issue.origin, issue.minimum)}`;
     case 'too_big':
-      return issue.origin === 'number' || issue.origin === 'bigint' ? `expected a number ${issue.inclusive ? '≤' : '<'} ${String(issue.maximum)}` : `expected at most ${String(issue.maximum)} ${sizeUnit(issue.origin)}`;
+      return issue.origin === 'number' || issue.origin === 'bigint' ? `expected a number ${issue.inclusive ? '≤' : '<'} ${String(issue.maximum)}` : `expected at most ${String(issue.maximum)} ${sizeUnit(issue.origin, issue.maximum)}`;
     case 'invalid_value':
       return `expected ${oneOf(issue.values.map((option) => JSON.stringify(option)))}`;
     case 'invalid_union':
@@ -101,8 +101,8 @@ function typeName(type: string): string {
   return TYPE_NAMES[type] ?? type;
 }
 
-function sizeUnit(origin: string): string {
-  return origin === 'string' ? 'characters' : 'items';
+function sizeUnit(origin: string, count: number | bigint): string {
+  return `${origin === 'string' ? 'character' : 'item'}${Number(count) === 1 ? '' : 's'}`;
 }
 
 function valueAt(root: unknown, path: readonly string[]): { present: boolean; value?: unknown } {

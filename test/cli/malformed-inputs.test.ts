@@ -1,0 +1,288 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { errorReport } from '../../src/cli/main.js';
+
+/**
+ * A corpus of malformed inputs run through the real CLI. For each: exit 1, a message naming where
+ * (file:line: field for rows, the flag, file: key for config files) and what was expected, no stack
+ * trace, and nothing written. Rows are grouped into files of up to 20 problems (all a report shows),
+ * which also specifies that every bad line is reported together, not just the first.
+ */
+
+const run = promisify(execFile);
+const root = new URL('../../', import.meta.url).pathname;
+const bin = join(root, 'bin/gymnast.js');
+const examples = join(root, 'examples/arithmetic.jsonl');
+
+interface Refusal {
+  code: number;
+  stderr: string;
+  /** Files the run left in its directory besides the ones the test wrote. */
+  written: string[];
+}
+
+/**
+ * Runs `gymnast <args>` in a fresh directory holding `files` (removed after); `{dir}` in an argument
+ * is that directory. The output, when there is one, goes to `{dir}/out/rollouts.jsonl`.
+ */
+async function refused(args: readonly string[], files: Record<string, string | Buffer> = {}): Promise<Refusal & { dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'gymnast-malformed-'));
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+  try {
+    await run(process.execPath, [bin, ...args.map((arg) => arg.replaceAll('{dir}', dir))], { env: { ...process.env, GYMNAST_DEBUG: '' } });
+    assert.fail(`gymnast ${args.join(' ')} was accepted`);
+  } catch (error) {
+    const { code, stderr } = error as { code: number; stderr: string };
+    if (typeof code !== 'number') throw error;
+    return { code, stderr, dir, written: readdirSync(dir).filter((name) => !(name in files)) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A run started the first time a test asks for it, shared by the tests that read it. */
+function shared<T>(start: () => Promise<T>): () => Promise<T> {
+  let result: Promise<T> | undefined;
+  return () => (result ??= start());
+}
+
+/** What every refusal shares: exit 1, no stack trace, nothing written. */
+function assertRefusedCleanly(result: Refusal): void {
+  assert.equal(result.code, 1, result.stderr);
+  assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
+  assert.deepEqual(result.written, [], 'nothing written');
+}
+
+const collectArgs = (input = '{dir}/rows.jsonl') => ['collect', '--input', input, '--output', '{dir}/out/rollouts.jsonl'];
+
+/** The problems a refused collect reported, by input line: `field: message` each. */
+function problemsByLine(stderr: string, input: string): Map<number, string[]> {
+  const problems = new Map<number, string[]>();
+  for (const match of stderr.matchAll(/^ {2}(.+?):(\d+): (.*)$/gm)) {
+    if (match[1] !== input) continue;
+    const line = Number(match[2]);
+    problems.set(line, [...(problems.get(line) ?? []), match[3]!]);
+  }
+  return problems;
+}
+
+const ask = (content = 'what is 1+1?') => ({ input: [{ role: 'user', content }] });
+const arithmetic = (fields: Record<string, unknown> = {}) => JSON.stringify({ responses_create_params: ask(), agent_ref: { name: 'arithmetic' }, problem: '1+1', answer: 2, ...fields });
+const request = (params: Record<string, unknown>) => arithmetic({ responses_create_params: { input: 'what is 1+1?', ...params } });
+const task = (agent: string, fields: Record<string, unknown>) => JSON.stringify({ responses_create_params: ask(), agent_ref: { name: agent }, ...fields });
+
+type RowCase = [name: string, line: string, problem: string | RegExp];
+
+/** Each group is one input file: a good row first, blank lines, then one bad row per case. */
+const rowGroups: Record<string, RowCase[]> = {
+  'lines that are not rows': [
+    ['not JSON', 'not json', /^not valid JSON \(/],
+    ['a cut-off line', '{"responses_create_params": ', /^not valid JSON \(/],
+    ['a list', '[1,2]', 'expected an object, got [1,2]'],
+    ['a string', '"what is 1+1?"', 'expected an object, got "what is 1+1?"'],
+    ['a number', '42', 'expected an object, got 42'],
+    ['null', 'null', 'expected an object, got null'],
+    ['a request that is not an object', arithmetic({ responses_create_params: 'what is 1+1?' }), 'responses_create_params: expected an object, got "what is 1+1?"'],
+    ['no prompt', arithmetic({ responses_create_params: {} }), 'responses_create_params.input: missing: the row has no prompt'],
+    ['a prompt of the wrong type', request({ input: 5 }), 'responses_create_params.input: expected text or a list, got 5'],
+    ['an unknown role', request({ input: [{ role: 'wizard', content: 'hi' }] }), 'responses_create_params.input.0.role: expected one of "system", "developer", "user", "assistant", "tool", got "wizard"'],
+    ['message content of the wrong type', request({ input: [{ role: 'user', content: 5 }] }), 'responses_create_params.input.0.content: expected text or a list, got 5'],
+    ['tools that are not a list', request({ tools: 'calculator' }), 'responses_create_params.tools: expected a list, got "calculator"'],
+    ['a tool without a name', request({ tools: [{ type: 'function' }] }), 'responses_create_params.tools.0.name: missing (expected text)'],
+    ['agent_ref as text', arithmetic({ agent_ref: 'arithmetic' }), 'agent_ref: expected an object, got "arithmetic"'],
+    ['an empty agent name', arithmetic({ agent_ref: { name: '' } }), 'agent_ref.name: expected at least 1 character, got ""'],
+    ['an unknown agent', arithmetic({ agent_ref: { name: 'nope' } }), /^agent_ref\.name: unknown agent "nope" \(built-in agents: math, .*; or pass --agent-server nope=URL\)$/],
+    ['no agent at all', JSON.stringify({ responses_create_params: ask(), problem: '1+1', answer: 2 }), 'agent_ref.name: no agent: give the row an agent_ref or pass --agent'],
+    ['a negative task index', arithmetic({ _ng_task_index: -1 }), '_ng_task_index: expected a number ≥ 0, got -1'],
+    ['a fractional task index', arithmetic({ _ng_task_index: 1.5 }), '_ng_task_index: expected a whole number, got 1.5'],
+    ['nesting 5000 levels deep', `{"responses_create_params":{"input":"hi"},"agent_ref":{"name":"arithmetic"},"problem":"1+1","answer":2,"x":${'['.repeat(5000)}${']'.repeat(5000)}}`, 'nested deeper than 100 levels'],
+  ],
+  'sampling fields out of range': [
+    ['a negative temperature', request({ temperature: -1 }), 'responses_create_params.temperature: expected a number ≥ 0, got -1'],
+    ['a temperature in words', request({ temperature: 'hot' }), 'responses_create_params.temperature: expected a number, got "hot"'],
+    ['a null temperature', request({ temperature: null }), 'responses_create_params.temperature: expected a number, got null'],
+    ['an infinite temperature', '{"responses_create_params":{"input":"hi","temperature":1e999},"agent_ref":{"name":"arithmetic"},"problem":"1+1","answer":2}', 'responses_create_params.temperature: expected a number, got Infinity'],
+    ['top_p above 1', request({ top_p: 5 }), 'responses_create_params.top_p: expected a number ≤ 1, got 5'],
+    ['top_p of 0', request({ top_p: 0 }), 'responses_create_params.top_p: expected a number > 0, got 0'],
+    ['a negative top_p', request({ top_p: -0.5 }), 'responses_create_params.top_p: expected a number > 0, got -0.5'],
+    ['no output tokens', request({ max_output_tokens: 0 }), 'responses_create_params.max_output_tokens: expected a number > 0, got 0'],
+    ['a fractional token count', request({ max_output_tokens: 1.5 }), 'responses_create_params.max_output_tokens: expected a whole number, got 1.5'],
+    ['a token count as text', request({ max_output_tokens: '100' }), 'responses_create_params.max_output_tokens: expected a number, got "100"'],
+    ['metadata as text', request({ metadata: 'seed 1' }), 'responses_create_params.metadata: expected an object, got "seed 1"'],
+    ['extra_body that is not text', request({ metadata: { extra_body: { seed: 1 } } }), 'responses_create_params.metadata.extra_body: expected text, got {"seed":1}'],
+  ],
+  'task fields each environment needs': [
+    ['arithmetic without an answer', arithmetic({ answer: undefined }), 'answer: missing (expected a number)'],
+    ['arithmetic with an answer in words', arithmetic({ answer: 'abc' }), 'answer: expected a number, got "abc"'],
+    ['arithmetic with a fractional answer', arithmetic({ answer: 2.5 }), 'answer: expected a whole number, got 2.5'],
+    ['arithmetic without a problem', arithmetic({ problem: undefined }), 'problem: missing (expected text)'],
+    ['arithmetic with no attempts', arithmetic({ max_attempts: 0 }), 'max_attempts: expected a number > 0, got 0'],
+    ['math without an answer', task('math', { question: 'what is 1/2?' }), 'expected_answer: missing (a math task needs ground_truth or expected_answer)'],
+    ['math with a null answer', task('math', { expected_answer: null }), 'expected_answer: expected text or a number, got null'],
+    ['math with a list for ground truth', task('math', { ground_truth: [1] }), 'ground_truth: expected text or a number, got [1]'],
+    ['calculator without an answer', task('calculator', {}), 'expected_final_answer: missing (expected a number)'],
+    ['calculator with an answer as text', task('calculator', { expected_final_answer: '12' }), 'expected_final_answer: expected a number, got "12"'],
+    ['calculator with no steps', task('calculator', { expected_final_answer: 12, max_steps: 0 }), 'max_steps: expected a number > 0, got 0'],
+    ['sliding-puzzle without a seed', task('sliding-puzzle', {}), 'seed: missing (expected a number)'],
+    ['sliding-puzzle too large', task('sliding-puzzle', { seed: 1, size: 9 }), 'size: expected a number ≤ 6, got 9'],
+    ['sliding-puzzle too small', task('sliding-puzzle', { seed: 1, size: 1 }), 'size: expected a number ≥ 2, got 1'],
+    ['session-counter with a count as text', task('session-counter', { initial_count: '1', expected_count: 3 }), 'initial_count: expected a number, got "1"'],
+    ['session-counter without a target', task('session-counter', { initial_count: 1 }), 'expected_count: missing (expected a number)'],
+  ],
+};
+
+describe('gymnast collect refuses malformed rows, all of them at once, before any work', { concurrency: 4 }, () => {
+  for (const [group, cases] of Object.entries(rowGroups)) {
+    const lines = [arithmetic(), '', '   ', ...cases.map(([, line]) => line)];
+    const result = shared(() => refused(collectArgs(), { 'rows.jsonl': `${lines.join('\n')}\n` }));
+    const firstCaseLine = 4;
+
+    it(`${group}: exit 1, one report of every bad line, no stack trace, nothing written`, async () => {
+      const refusal = await result();
+      assertRefusedCleanly(refusal);
+      const problems = problemsByLine(refusal.stderr, join(refusal.dir, 'rows.jsonl'));
+      assert.deepEqual([...problems.keys()], cases.map((_, i) => firstCaseLine + i), 'every bad line, and only those (blank lines counted, not reported)');
+      assert.match(refusal.stderr, new RegExp(`^gymnast: invalid-input: ${cases.length} problems in the input:`));
+    });
+
+    cases.forEach(([name, , problem], i) => {
+      it(`${group}: ${name}`, async () => {
+        const refusal = await result();
+        const reported = problemsByLine(refusal.stderr, join(refusal.dir, 'rows.jsonl')).get(firstCaseLine + i) ?? [];
+        assert.equal(reported.length, 1, `one problem on line ${firstCaseLine + i}: ${reported.join(' | ')}`);
+        if (typeof problem === 'string') assert.equal(reported[0], problem);
+        else assert.match(reported[0]!, problem);
+      });
+    });
+  }
+
+  it('refuses a row missing the answer its environment needs up front (it used to fail at runtime, and every --resume retried it)', async () => {
+    const refusal = await refused(collectArgs(), { 'rows.jsonl': `${arithmetic({ answer: undefined })}\n` });
+    assertRefusedCleanly(refusal);
+    assert.match(refusal.stderr, /rows\.jsonl:1: answer: missing \(expected a number\)/);
+  });
+
+  it('reads past a byte order mark and CRLF line ends, naming the right line', async () => {
+    const refusal = await refused(collectArgs(), { 'rows.jsonl': `\uFEFF${arithmetic()}\r\n${arithmetic({ answer: 'x' })}\r\n` });
+    assertRefusedCleanly(refusal);
+    assert.deepEqual(Object.fromEntries(problemsByLine(refusal.stderr, join(refusal.dir, 'rows.jsonl'))), { 2: ['answer: expected a number, got "x"'] });
+  });
+
+  it('refuses a line over 64 Mi characters without holding it, and checks the lines after it', async () => {
+    const huge = `{"responses_create_params":{"input":"${'a'.repeat(64 * 1024 * 1024)}"}}`;
+    const refusal = await refused(collectArgs(), { 'rows.jsonl': `${arithmetic()}\n${huge}\n${arithmetic({ answer: 'x' })}\n` });
+    assertRefusedCleanly(refusal);
+    assert.deepEqual(Object.fromEntries(problemsByLine(refusal.stderr, join(refusal.dir, 'rows.jsonl'))), {
+      2: [`line too long: ${huge.length} characters, more than the ${64 * 1024 * 1024} a line may have`],
+      3: ['answer: expected a number, got "x"'],
+    });
+  });
+
+  for (const [name, content] of [['an empty file', ''], ['a file of blank lines', '\n  \n\r\n\n']] as const) {
+    it(`refuses ${name}: no rows to run`, async () => {
+      const refusal = await refused(collectArgs(), { 'rows.jsonl': content });
+      assertRefusedCleanly(refusal);
+      assert.match(refusal.stderr, /rows\.jsonl: no rows to run \(the file is empty or has only blank lines\)/);
+    });
+  }
+});
+
+describe('gymnast collect refuses bad flags and unusable files by name', { concurrency: 4 }, () => {
+  const cases: [name: string, args: string[], files: Record<string, string>, message: RegExp][] = [
+    ['a missing --input', collectArgs('{dir}/missing.jsonl'), {}, /^gymnast: config: cannot read input \S+missing\.jsonl: no such file or directory$/m],
+    ['a directory as --input', collectArgs('{dir}'), {}, /^gymnast: config: cannot read input \S+: is a directory, not a file$/m],
+    ['an empty --output', ['collect', '--input', examples, '--output', ''], {}, /^gymnast: config: --output: expected a file path, got ""$/m],
+    ['an --agent-server without a URL', [...collectArgs(examples), '--agent-server', 'judge=localhost'], {}, /--agent-server.*expected an http or https URL for judge, got "localhost"/],
+    ['an unknown --agent', [...collectArgs(), '--agent', 'nope'], { 'rows.jsonl': `${JSON.stringify({ responses_create_params: ask() })}\n` }, /rows\.jsonl:1: agent_ref\.name: unknown agent "nope"/],
+    ['a --set out of range, on every row it reaches', [...collectArgs(examples), '--set', 'temperature=-1', '--limit', '2'], {}, /arithmetic\.jsonl:1: responses_create_params\.temperature: expected a number ≥ 0, got -1 \(set by --set temperature\)\n.*arithmetic\.jsonl:2: /],
+    ['a missing --prompt-config', [...collectArgs(examples), '--prompt-config', '{dir}/missing.yaml'], {}, /^gymnast: config: cannot read prompt config \S+missing\.yaml: no such file or directory$/m],
+    ['a --prompt-config that is not YAML', [...collectArgs(examples), '--prompt-config', '{dir}/prompt.yaml'], { 'prompt.yaml': 'user: {question\n' }, /prompt\.yaml:\d+:\d+: not valid YAML or JSON: /],
+    ['a --prompt-config without a user template', [...collectArgs(examples), '--prompt-config', '{dir}/prompt.yaml'], { 'prompt.yaml': 'assistant: "{question}"\n' }, /prompt\.yaml: user: missing \(expected text\)\n\S+prompt\.yaml: assistant: unknown field/],
+    ['a missing --config', [...collectArgs(examples), '--config', '{dir}/missing.yaml'], {}, /^gymnast: config: cannot read config \S+missing\.yaml: no such file or directory$/m],
+    ['a directory as --config', [...collectArgs(examples), '--config', '{dir}'], {}, /^gymnast: config: cannot read config \S+: is a directory, not a file$/m],
+    ['a missing --tokenizer', [...collectArgs(examples), '--policy', 'vllm-chat', '--base-url', 'http://127.0.0.1:9', '--tokenizer', '{dir}/missing'], {}, /cannot read \S+missing\/tokenizer\.json/],
+  ];
+
+  for (const [name, args, files, message] of cases) {
+    it(`${name}: exit 1, named, nothing written`, async () => {
+      const refusal = await refused(args, files);
+      assertRefusedCleanly(refusal);
+      assert.match(refusal.stderr, message);
+    });
+  }
+});
+
+describe('gymnast collect refuses a bad --config file, key by key', { concurrency: 4 }, () => {
+  const keys: [key: string, yaml: string, problem: string][] = [
+    ['a list for a number', 'concurrency: [1]', 'concurrency: expected a number, got "[1]"'],
+    ['a word for a number', 'temperature: hot', 'temperature: expected a number, got "hot"'],
+    ['a word for a switch', 'resume: maybe', 'resume: expected true or false, got "maybe"'],
+    ['a mapping for a path', 'input: {file: rows.jsonl}', 'input: expected text, got a mapping {"file":"rows.jsonl"}'],
+    ['null for a path', 'output: null', 'output: expected text, got nothing (null)'],
+    ['a number for a name', 'policy: 5', 'policy: expected text, got 5 (quote it to mean the text)'],
+    ['a number for a mapping', 'set: 5', 'set: expected a mapping of key: value, got 5'],
+    ['an agent server without a URL', 'agent-server: {judge: localhost}', 'agent-server: expected an http or https URL for judge, got "localhost"'],
+    ['an unknown key', 'num_reps: 2', 'num_reps: unknown option (see gymnast collect --help)'],
+  ];
+  const result = shared(() => refused(['collect', '--config', '{dir}/run.yaml'], { 'run.yaml': `${keys.map(([, yaml]) => yaml).join('\n')}\n` }));
+
+  it('reports every bad key of a file together, exit 1, nothing written', async () => {
+    const refusal = await result();
+    assertRefusedCleanly(refusal);
+    assert.match(refusal.stderr, new RegExp(`^gymnast: config: ${keys.length} problems in \\S+run\\.yaml:`));
+  });
+
+  for (const [name, , problem] of keys) {
+    it(`${name}: file: key: what was expected, got what`, async () => {
+      const refusal = await result();
+      assert.ok(refusal.stderr.includes(`  ${join(refusal.dir, 'run.yaml')}: ${problem}\n`), refusal.stderr);
+    });
+  }
+
+  const files: [name: string, yaml: string, message: RegExp][] = [
+    ['YAML that does not parse, with line and column', 'limit: 1\nconcurrency: 2: 3\n', /run\.yaml:2:14: not valid YAML or JSON: Nested mappings are not allowed in compact mappings$/m],
+    ['a key given twice', 'limit: 1\nlimit: 2\n', /run\.yaml:2:1: not valid YAML or JSON: Map keys must be unique$/m],
+    ['a list instead of a mapping', '- limit: 1\n', /run\.yaml: expected a mapping of option names to values \(e\.g\. num-repeats: 4\), got a list \[\{"limit":1\}\]$/m],
+    ['an empty file', '', /run\.yaml: expected a mapping of option names to values \(e\.g\. num-repeats: 4\), got nothing \(null\)$/m],
+  ];
+  for (const [name, yaml, message] of files) {
+    it(`${name}: exit 1, named, nothing written`, async () => {
+      const refusal = await refused([...collectArgs(examples), '--config', '{dir}/run.yaml'], { 'run.yaml': yaml });
+      assertRefusedCleanly(refusal);
+      assert.match(refusal.stderr, message);
+    });
+  }
+});
+
+describe('the other commands name a file they cannot read', { concurrency: 4 }, () => {
+  const cases: [name: string, args: string[], message: RegExp][] = [
+    ['aggregate, a directory as input', ['aggregate', '-i', '{dir}', '-o', '{dir}/out/metrics.json'], /^gymnast: \S+: is a directory, not a file$/m],
+    ['profile, a missing file', ['profile', '--materialized', '{dir}/missing.jsonl', '--rollouts', '{dir}/missing.jsonl'], /missing\.jsonl: no such file/],
+    ['render, a missing input', ['render', '--tokenizer', '{dir}/missing', '--input', '{dir}/missing.jsonl'], /^gymnast: \S+missing\.jsonl: no such file or directory$/m],
+  ];
+  for (const [name, args, message] of cases) {
+    it(`${name}: exit 1, no stack trace`, async () => {
+      const refusal = await refused(args);
+      assertRefusedCleanly(refusal);
+      assert.match(refusal.stderr, message);
+    });
+  }
+});
+
+describe('what a failed command prints', () => {
+  it('prints a bug as one line with a hint, its stack only with GYMNAST_DEBUG=1', () => {
+    const bug = new TypeError("Cannot read properties of undefined (reading 'x')");
+    assert.equal(errorReport(bug, false), "gymnast: unexpected error: Cannot read properties of undefined (reading 'x')\nThis is a bug in gymnast; run again with GYMNAST_DEBUG=1 to see where it happened, and report it.\n");
+    assert.match(errorReport(bug, true), /^gymnast: unexpected error: .*\nTypeError: .*\n\s+at /);
+  });
+
+  it('prints a file error as the path and what went wrong, in words', () => {
+    const error = Object.assign(new Error("EACCES: permission denied, open 'rows.jsonl'"), { code: 'EACCES', syscall: 'open', path: 'rows.jsonl' });
+    assert.equal(errorReport(error, false), 'gymnast: rows.jsonl: permission denied\n');
+  });
+});
