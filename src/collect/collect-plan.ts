@@ -18,7 +18,7 @@ const MAX_REPORTED_ISSUES = 200;
  * The longest input line taken, in characters: far beyond any real row (a prompt of a million tokens
  * is a few MiB), and a line is held whole while it is checked, so a file without newlines must not be.
  */
-export const MAX_ROW_LENGTH = 64 * 1024 * 1024;
+const MAX_ROW_LENGTH = 64 * 1024 * 1024;
 
 /** Pass 1 over the input: every bad line, all reported together before any work. */
 export async function checkInput(source: PlanSource, planner: RowPlanner): Promise<void> {

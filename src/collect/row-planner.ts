@@ -54,6 +54,7 @@ export class RowPlanner {
 
   constructor(options: PlannerOptions) {
     checkRepeats(options.numRepeats ?? 1);
+    if (nestedDeeperThan(options.overrides, MAX_ROW_DEPTH)) throw new ConfigError(`--set: a value nested deeper than ${MAX_ROW_DEPTH} levels`);
     this.#options = options;
   }
 
@@ -168,9 +169,9 @@ const OUTPUT_FIELDS: ReadonlySet<string> = new Set(
 /**
  * How deep a row may nest (objects and lists within each other). Real rows need a dozen levels (a
  * tool's JSON Schema a few more); far deeper ones are refused before anything recursive (cloning,
- * hashing, JSON.stringify) meets them and overflows the stack.
+ * JSON.stringify, zod) meets them and overflows the stack.
  */
-export const MAX_ROW_DEPTH = 100;
+const MAX_ROW_DEPTH = 100;
 
 /** Whether `value` nests more than `limit` levels, walked without recursion so the check itself cannot overflow. */
 function nestedDeeperThan(value: unknown, limit: number): boolean {
