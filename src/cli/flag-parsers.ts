@@ -2,6 +2,7 @@ import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { CollectSettings } from '../collect/collect-settings.js';
 import { SamplingParams } from '../core/sampling-params.js';
+import { schemaIssues } from '../environments/schema-issues.js';
 import { RequestSettings } from '../policy/create-policy.js';
 
 /**
@@ -22,8 +23,8 @@ function parseNumber(value: string): number {
 function numberFlag(schema: z.ZodType<number | undefined>): (value: string) => number {
   return (value) => {
     const number = parseNumber(value);
-    const parsed = schema.safeParse(number);
-    if (!parsed.success) throw new InvalidArgumentError(`${parsed.error.issues[0]!.message}, got ${value}`);
+    const [issue] = schemaIssues(schema, number);
+    if (issue) throw new InvalidArgumentError(`${issue.expected}, got ${value}`);
     return number;
   };
 }
@@ -52,8 +53,8 @@ const requests = RequestSettings.shape;
 /** `--request-timeout`: seconds, checked against the library's range in milliseconds. */
 export function parseRequestTimeout(value: string): number {
   const seconds = parseSeconds(value);
-  const parsed = requests.requestTimeoutMs.unwrap().safeParse(seconds * 1000);
-  if (!parsed.success) throw new InvalidArgumentError(`${parsed.error.issues[0]!.message}, got ${value} seconds`);
+  const [issue] = schemaIssues(requests.requestTimeoutMs.unwrap(), seconds * 1000);
+  if (issue) throw new InvalidArgumentError(`${issue.expected}, got ${value} seconds`);
   return seconds;
 }
 

@@ -6,6 +6,8 @@ export interface SchemaIssue {
   field: string;
   /** `expected …, got …`, or `missing (expected …)` for an absent field. */
   message: string;
+  /** The `expected …` part alone, for callers that show the value as it was typed. */
+  expected: string;
 }
 
 /**
@@ -27,13 +29,13 @@ export function schemaIssues(schema: z.ZodType, value: unknown): SchemaIssue[] {
 
 function describe(issue: z.core.$ZodIssue, root: unknown): SchemaIssue[] {
   const path = issue.path.map(String);
-  if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ field: [...path, key].join('.'), message: 'unknown field' }));
+  if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ field: [...path, key].join('.'), message: 'unknown field', expected: 'no such field' }));
   if (issue.code === 'invalid_union') {
     const branch = closestBranch(issue.errors);
     if (branch) return branch.flatMap((inner) => describe({ ...inner, path: [...issue.path, ...inner.path] } as z.core.$ZodIssue, root));
   }
   const found = valueAt(root, path);
-  return [{ field: path.join('.'), message: found.present ? `${issue.message}, got ${showValue(found.value)}` : `missing (${issue.message})` }];
+  return [{ field: path.join('.'), message: found.present ? `${issue.message}, got ${showValue(found.value)}` : `missing (${issue.message})`, expected: issue.message }];
 }
 
 /**
@@ -66,9 +68,9 @@ function expectation(issue: z.core.$ZodRawIssue): string {
     case 'invalid_type':
       return `expected ${typeName(issue.expected)}`;
     case 'too_small':
-      return issue.origin === 'number' || issue.origin === 'bigint' ? `expected a number ${issue.inclusive ? '≥' : '>'} ${String(issue.minimum)}` : `expected at least ${String(issue.minimum)} ${sizeUnit(issue.origin, issue.minimum)}`;
+      return NUMERIC.has(issue.origin) ? `expected a number ${issue.inclusive ? '≥' : '>'} ${String(issue.minimum)}` : `expected at least ${String(issue.minimum)} ${sizeUnit(issue.origin, issue.minimum)}`;
     case 'too_big':
-      return issue.origin === 'number' || issue.origin === 'bigint' ? `expected a number ${issue.inclusive ? '≤' : '<'} ${String(issue.maximum)}` : `expected at most ${String(issue.maximum)} ${sizeUnit(issue.origin, issue.maximum)}`;
+      return NUMERIC.has(issue.origin) ? `expected a number ${issue.inclusive ? '≤' : '<'} ${String(issue.maximum)}` : `expected at most ${String(issue.maximum)} ${sizeUnit(issue.origin, issue.maximum)}`;
     case 'invalid_value':
       return `expected ${oneOf(issue.values.map((option) => JSON.stringify(option)))}`;
     case 'invalid_union':
@@ -81,6 +83,9 @@ function expectation(issue: z.core.$ZodRawIssue): string {
       return 'expected another value';
   }
 }
+
+/** Size issues of these origins bound a value; of the others (text, lists), a length. */
+const NUMERIC: ReadonlySet<string> = new Set(['number', 'int', 'bigint']);
 
 const TYPE_NAMES: Readonly<Record<string, string>> = {
   number: 'a number',
