@@ -5,7 +5,7 @@ import { loadPromptConfig, readYamlFile } from '../collect/prompt-config.js';
 import type { NumRepeats } from '../collect/expand-rows.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { SamplingParams } from '../core/sampling-params.js';
-import { showValue } from '../environments/schema-issues.js';
+import { showValue } from '../core/schema-issues.js';
 import { createPolicy, parsePolicySpec, policyKinds, type PolicySpec } from '../policy/index.js';
 import {
   parseAgentServer,

@@ -2,7 +2,7 @@ import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { CollectSettings } from '../collect/collect-settings.js';
 import { SamplingParams } from '../core/sampling-params.js';
-import { schemaIssues } from '../environments/schema-issues.js';
+import { schemaIssues } from '../core/schema-issues.js';
 import { RequestSettings } from '../policy/create-policy.js';
 
 /**

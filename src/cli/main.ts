@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { GymnastError } from '../core/errors/gymnast-error.js';
-import { fileErrorReason, LineTooLongError } from '../util/json-lines.js';
+import { fileErrorReason } from '../util/file-error-reason.js';
+import { LineTooLongError } from '../util/json-lines.js';
 import { aggregateCommand } from './aggregate-command.js';
 import { collectCommand } from './collect-command.js';
 import { environmentsCommand } from './environments-command.js';

@@ -4,7 +4,7 @@ import { SamplingParams, type SamplingParamsInput } from '../core/sampling-param
 import { runEpisode, type EpisodeOptions, type JobControl } from '../engine/index.js';
 import type { Environment } from '../environments/environment.js';
 import { findEnvironment } from '../environments/registry.js';
-import { parseWithIssues, schemaIssues } from '../environments/schema-issues.js';
+import { parseWithIssues, schemaIssues } from '../core/schema-issues.js';
 import { ResponsesItem, ResponsesTool, responsesInputToMessages, responsesToolsToChatTools } from '../tokens/responses-items.js';
 import { z } from 'zod';
 import type { MaterializedRow } from '../core/result-row.js';
@@ -30,6 +30,12 @@ export interface Agent {
 const sampling = SamplingParams.shape;
 
 /** The request fields a row's episode reads; the sampling ones are held to the run's own ranges (SamplingParams). */
+/** NeMo Gym's per-request engine extras: a JSON object as text, whose `seed`, when given, is a whole number. */
+const ExtraBody = z.string().refine((text) => extraBodyObject(text) !== undefined, { error: 'expected a JSON object as text, e.g. "{\\"seed\\": 1}"' }).refine((text) => {
+  const seed = extraBodyObject(text)?.seed;
+  return seed === undefined || Number.isInteger(seed);
+}, { error: 'expected its seed to be a whole number' });
+
 const RequestFields = z
   .object({
     input: z.union([z.string(), z.array(ResponsesItem)]).optional(),
@@ -37,7 +43,7 @@ const RequestFields = z
     temperature: sampling.temperature.unwrap().optional(),
     top_p: sampling.top_p.unwrap().optional(),
     max_output_tokens: sampling.max_tokens.unwrap().optional(),
-    metadata: z.object({ extra_body: z.string().optional() }).passthrough().nullable().optional(),
+    metadata: z.object({ extra_body: ExtraBody.optional() }).passthrough().nullable().optional(),
   })
   .passthrough();
 
@@ -111,10 +117,14 @@ function taskData(row: MaterializedRow): Record<string, unknown> {
 }
 
 function extraBodySeed(extraBody: string | undefined): number | undefined {
-  if (extraBody === undefined) return undefined;
+  const seed = extraBody === undefined ? undefined : extraBodyObject(extraBody)?.seed;
+  return typeof seed === 'number' ? seed : undefined;
+}
+
+function extraBodyObject(text: string): Record<string, unknown> | undefined {
   try {
-    const seed = (JSON.parse(extraBody) as { seed?: unknown }).seed;
-    return typeof seed === 'number' && Number.isInteger(seed) ? seed : undefined;
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }

@@ -1,6 +1,7 @@
 import { ConfigError } from '../core/errors/config-error.js';
 import type { MaterializedRow } from '../core/result-row.js';
-import { fileErrorReason, overlongMessage, readJsonLineEntries, type JsonLine, type OverlongLine } from '../util/json-lines.js';
+import { fileErrorReason } from '../util/file-error-reason.js';
+import { overlongMessage, readJsonLineEntries, type JsonLine, type OverlongLine } from '../util/json-lines.js';
 import { InvalidInputError, type RowIssue } from './row-error.js';
 import type { RowPlanner } from './row-planner.js';
 

@@ -1,6 +1,7 @@
 import { accessSync, constants, mkdirSync, statSync, type Stats } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { OutputPathError } from '../core/errors/output-path-error.js';
+import { fileErrorReason } from '../util/file-error-reason.js';
 import type { collectPaths } from './collect-paths.js';
 
 type CollectPaths = ReturnType<typeof collectPaths>;
@@ -14,10 +15,8 @@ const roles: Record<keyof CollectPaths, string> = {
   lock: 'run lock',
 };
 
+/** Where a folder is being written, these read better than the general wording. */
 const reasons: Record<string, string> = {
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  EROFS: 'read-only file system',
   ENOTDIR: 'a part of the path is a file, not a folder',
   ENOENT: 'the folder cannot hold files',
 };
@@ -61,7 +60,7 @@ export function makeOutputFolder(output: string): void {
 /** An OS error from creating a file or folder in `folder` as an `OutputPathError` naming the folder and the reason. */
 export function cannotWriteIn(folder: string, error: unknown): OutputPathError {
   const code = (error as NodeJS.ErrnoException).code ?? 'unknown';
-  const reason = reasons[code] ?? (error as Error).message;
+  const reason = reasons[code] ?? fileErrorReason(error) ?? (error as Error).message;
   return new OutputPathError(folder, `cannot write in ${folder}: ${reason} (${code})`, { cause: error });
 }
 

@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
-import { parseWithIssues } from '../environments/schema-issues.js';
-import { fileErrorReason } from '../util/json-lines.js';
+import { parseWithIssues } from '../core/schema-issues.js';
+import { fileErrorReason } from '../util/file-error-reason.js';
 import type { DatasetRow } from './dataset-row.js';
 
 /** NeMo Gym's prompt config: templates whose `{field}` placeholders are the row's top-level fields. */

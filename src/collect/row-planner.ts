@@ -3,7 +3,7 @@ import { ConfigError } from '../core/errors/config-error.js';
 import { HashTable64 } from '../util/hash-table-64.js';
 import { TaskCounter } from '../util/task-counter.js';
 import { builtinEnvironments } from '../environments/registry.js';
-import { parseWithIssues } from '../environments/schema-issues.js';
+import { parseWithIssues } from '../core/schema-issues.js';
 import type { Agent } from './agent.js';
 import { builtinAgent } from './agent.js';
 import { FailureRow, MaterializedRow, ResultRow } from '../core/result-row.js';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { EnvironmentError } from '../core/errors/environment-error.js';
-import { parseWithIssues } from './schema-issues.js';
+import { parseWithIssues } from '../core/schema-issues.js';
 
 /**
  * Reads a task's data for an environment, or fails the episode naming every bad field. Environments

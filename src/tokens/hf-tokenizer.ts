@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Tokenizer as HfTokenizerImplementation } from '@huggingface/tokenizers';
 import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
+import { fileErrorReason } from '../util/file-error-reason.js';
 import type { Tokenizer } from './tokenizer.js';
 import { TokenizerConfig } from './tokenizer-config.js';
 
@@ -114,7 +115,7 @@ async function readJson(path: string): Promise<unknown> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new ConfigError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
+    throw new ConfigError(`cannot read ${path}: ${fileErrorReason(error) ?? String(error)}`, { cause: error });
   }
   try {
     return JSON.parse(text);

@@ -115,6 +115,8 @@ const rowGroups: Record<string, RowCase[]> = {
     ['a token count as text', request({ max_output_tokens: '100' }), 'responses_create_params.max_output_tokens: expected a number, got "100"'],
     ['metadata as text', request({ metadata: 'seed 1' }), 'responses_create_params.metadata: expected an object, got "seed 1"'],
     ['extra_body that is not text', request({ metadata: { extra_body: { seed: 1 } } }), 'responses_create_params.metadata.extra_body: expected text, got {"seed":1}'],
+    ['extra_body that is not JSON', request({ metadata: { extra_body: '{seed' } }), 'responses_create_params.metadata.extra_body: expected a JSON object as text, e.g. "{\\"seed\\": 1}", got "{seed"'],
+    ['an extra_body seed that is not whole', request({ metadata: { extra_body: '{"seed": 1.5}' } }), 'responses_create_params.metadata.extra_body: expected its seed to be a whole number, got "{\\"seed\\": 1.5}"'],
   ],
   'task fields each environment needs': [
     ['arithmetic without an answer', arithmetic({ answer: undefined }), 'answer: missing (expected a number)'],

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
 import { builtinEnvironments } from '../../src/environments/index.js';
-import { schemaIssues } from '../../src/environments/schema-issues.js';
+import { schemaIssues } from '../../src/core/schema-issues.js';
 
 const signal = new AbortController().signal;
 
