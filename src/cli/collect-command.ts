@@ -3,6 +3,7 @@ import { collect, type CollectProgress } from '../collect/collect-run.js';
 import { nemoGymAgent } from '../collect/nemo-gym-agent.js';
 import { loadPromptConfig, readYamlFile } from '../collect/prompt-config.js';
 import type { NumRepeats } from '../collect/expand-rows.js';
+import { AbortedError } from '../core/errors/aborted-error.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { SamplingParams } from '../core/sampling-params.js';
 import { showValue } from '../core/schema-issues.js';
@@ -138,6 +139,8 @@ export function collectCommand(): Command {
         process.stdout.write(`${agent.agent_ref.name}: ${JSON.stringify(agent.key_metrics)}\n`);
       }
       process.stdout.write(`${summary.rollouts} rollouts in ${summary.paths.output}, ${summary.failures} failures in ${summary.paths.failures}, metrics in ${summary.paths.aggregate}\n`);
+      // An interrupted run must not look finished to a script that trains on its output next.
+      if (stopAdmitting.aborted) throw new AbortedError(`interrupted before every rollout ran: the files hold what finished; the same command with --resume continues`);
       if (flags.failOnError !== undefined) {
         const limit = flags.failOnError < 1 ? flags.failOnError * (summary.rollouts + summary.failures) : flags.failOnError;
         if (summary.failures > limit) throw new ConfigError(`${summary.failures} rollouts failed, more than --fail-on-error ${flags.failOnError} allows`);

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { GymnastError } from '../core/errors/gymnast-error.js';
+import { hasKind } from '../core/errors/has-kind.js';
 import { fileErrorReason } from '../util/file-error-reason.js';
 import { LineTooLongError } from '../util/json-lines.js';
 import { aggregateCommand } from './aggregate-command.js';
@@ -32,7 +33,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
     process.stderr.write(errorReport(error, process.env.GYMNAST_DEBUG === '1'));
-    return 1;
+    // 128 + SIGINT, as shells report a command stopped by Ctrl-C.
+    return hasKind(error, 'aborted') ? 130 : 1;
   }
 }
 

@@ -41,7 +41,8 @@ describe('Ctrl-C during collect', () => {
   it('stops admitting, lets rollouts in flight finish, and leaves files that resume to every rollout once', async () => {
     const output = join(mkdtempSync(join(tmpdir(), 'gymnast-sigint-')), 'rollouts.jsonl');
     const { code, stderr } = await interrupt(output, 1);
-    assert.equal(code, 0);
+    assert.equal(code, 130, 'an interrupted run does not exit as finished');
+    assert.match(stderr, /aborted: interrupted before every rollout ran: .* --resume continues/);
     assert.match(stderr, /stopping: finishing the rollouts in flight/);
     assert.ok(rows(output).length < 16 * 24);
     assert.equal(rows(output.replace('.jsonl', '_failures.jsonl')).length, 0, 'nothing in flight was cut');
@@ -51,7 +52,8 @@ describe('Ctrl-C during collect', () => {
 
   it('aborts rollouts in flight on a second Ctrl-C, recording them as aborted, and a resume runs them again', async () => {
     const output = join(mkdtempSync(join(tmpdir(), 'gymnast-sigint-')), 'rollouts.jsonl');
-    await interrupt(output, 2);
+    const { code } = await interrupt(output, 2);
+    assert.equal(code, 130);
     const aborted = rows(output.replace('.jsonl', '_failures.jsonl'));
     assert.ok(aborted.every((row) => row._ng_failure_class === 'aborted'));
     await resume(output);
