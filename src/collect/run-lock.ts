@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { z } from 'zod';
 import { RunLockedError } from '../core/errors/run-locked-error.js';
 import { cannotWriteIn } from './output-paths.js';
@@ -58,7 +58,7 @@ export function acquireRunLock(path: string, output: string, options: { onNotice
 }
 
 function currentHolder(): LockHolder {
-  return { pid: process.pid, hostname: hostname(), started_at: new Date().toISOString(), command: redacted(process.argv.slice(1)).join(' ') };
+  return { pid: process.pid, hostname: hostname(), started_at: new Date().toISOString(), command: redacted([basename(process.argv[1] ?? 'node'), ...process.argv.slice(2)]).join(' ') };
 }
 
 /** The lock file is readable by anyone who can list the folder: an API key on the command line stays out of it. */
