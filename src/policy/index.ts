@@ -2,10 +2,10 @@ export { PolicyResult, type Policy, type PolicyRequest, type PolicyResultInput }
 export type { BackendRecipe } from './backend-recipe.js';
 export { RemotePolicy, type RemotePolicyOptions, type ServedModel } from './remote-policy.js';
 export { createPolicy, parsePolicySpec, PolicySpec, RequestSettings, policyKinds, type PolicyKind, type CreatePolicyOptions, type CreatedPolicy } from './create-policy.js';
-export { JsonClient, type JsonClientOptions } from './http/json-client.js';
-export { Router, type Replica, type RouterEvent, type RouterOptions } from './router/router.js';
-export { backoffDelay, defaultRetryOptions, type RetryOptions } from './router/backoff.js';
-export { RetryBudget, defaultRetryBudget, type RetryBudgetOptions } from './router/retry-budget.js';
+export { JsonClient, type JsonClientOptions } from '../http/json-client.js';
+export { Router, type Replica, type RouterEvent, type RouterOptions } from '../http/router/router.js';
+export { backoffDelay, defaultRetryOptions, type RetryOptions } from '../http/router/backoff.js';
+export { RetryBudget, defaultRetryBudget, type RetryBudgetOptions } from '../http/router/retry-budget.js';
 export { vllmCompletionsBackend } from './vllm-completions/vllm-completions-backend.js';
 export { chatCompletionsBackend, type ChatBackendOptions } from './chat-completions/chat-completions-backend.js';
 export { sglangGenerateBackend } from './sglang-generate/sglang-generate-backend.js';

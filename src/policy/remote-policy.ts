@@ -5,9 +5,9 @@ import { RequestTimeoutError } from '../core/errors/request-timeout-error.js';
 import { deadlineSignal } from '../util/deadline-signal.js';
 import { raceAbort } from '../util/race-abort.js';
 import type { BackendRecipe } from './backend-recipe.js';
-import { JsonClient } from './http/json-client.js';
+import { JsonClient } from '../http/json-client.js';
 import type { Policy, PolicyRequest, PolicyResultInput } from './policy.js';
-import { Router, type RouterOptions } from './router/router.js';
+import { Router, type RouterOptions } from '../http/router/router.js';
 
 export interface RemotePolicyOptions<Wire> extends RouterOptions {
   backend: BackendRecipe<Wire>;

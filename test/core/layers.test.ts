@@ -8,11 +8,13 @@ const allowed: Record<string, readonly string[]> = {
   util: [],
   core: ['util'],
   tokens: ['core', 'util'],
-  policy: ['core', 'util', 'tokens'],
-  environments: ['core', 'util'],
+  // The HTTP client (deadlines, retries, replicas) that policies, environments and agents share.
+  http: ['core', 'util'],
+  policy: ['core', 'util', 'tokens', 'http'],
+  environments: ['core', 'util', 'http'],
   engine: ['core', 'util', 'tokens', 'policy/policy.js', 'environments/environment.js'],
   metrics: ['core', 'util'],
-  servers: ['core', 'util', 'tokens', 'policy', 'environments', 'engine', 'metrics', 'collect'],
+  servers: ['core', 'util', 'tokens', 'http', 'policy', 'environments', 'engine', 'metrics', 'collect'],
   // The test inference server is the OpenAI-compatible server with seeded replies and faults.
   testing: ['core', 'util', 'tokens/tokenizer.js', 'tokens/chat-template.js', 'policy/policy.js', 'environments/environment.js', 'servers'],
 };

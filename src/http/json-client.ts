@@ -1,11 +1,11 @@
 import { Pool } from 'undici';
 import type { z } from 'zod';
-import { hasKind, policyErrorKinds } from '../../core/errors/has-kind.js';
-import { PolicyError } from '../../core/errors/policy-error.js';
-import { RequestTimeoutError } from '../../core/errors/request-timeout-error.js';
-import { ServerError } from '../../core/errors/server-error.js';
-import { TransportError } from '../../core/errors/transport-error.js';
-import { deadlineSignal } from '../../util/deadline-signal.js';
+import { hasKind, policyErrorKinds } from '../core/errors/has-kind.js';
+import { PolicyError } from '../core/errors/policy-error.js';
+import { RequestTimeoutError } from '../core/errors/request-timeout-error.js';
+import { ServerError } from '../core/errors/server-error.js';
+import { TransportError } from '../core/errors/transport-error.js';
+import { deadlineSignal } from '../util/deadline-signal.js';
 
 export interface JsonRequest<T> {
   method: 'GET' | 'POST';

@@ -3,7 +3,7 @@ import { GymnastError } from '../../core/errors/gymnast-error.js';
 import { hasKind, policyErrorKinds } from '../../core/errors/has-kind.js';
 import { TransportError } from '../../core/errors/transport-error.js';
 import { abortableDelay } from '../../util/abortable-delay.js';
-import type { JsonClient } from '../http/json-client.js';
+import type { JsonClient } from '../json-client.js';
 import { backoffDelay, defaultRetryOptions, type RetryOptions } from './backoff.js';
 import { RetryBudget, type RetryBudgetOptions } from './retry-budget.js';
 
