@@ -5,7 +5,7 @@ import { runEpisode, type EpisodeOptions, type JobControl } from '../engine/inde
 import type { Environment } from '../environments/environment.js';
 import { findEnvironment } from '../environments/registry.js';
 import { parseWithIssues, schemaIssues } from '../core/schema-issues.js';
-import { ResponsesItem, ResponsesTool, responsesInputToMessages, responsesToolsToChatTools } from '../tokens/responses-items.js';
+import { ResponsesItem, ResponsesTool, responsesInputToMessages, responsesToolsToChatTools } from '../core/responses-items.js';
 import { z } from 'zod';
 import type { MaterializedRow } from '../core/result-row.js';
 import { episodeOutcome } from './output-row.js';

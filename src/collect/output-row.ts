@@ -3,7 +3,7 @@ import { ROW_SCHEMA_VERSION, type FailureRow, type MaterializedRow, type ResultR
 import type { EpisodeRecord } from '../core/rollout-record.js';
 import type { FailureClass } from '../core/failure-class.js';
 import type { TerminationKind } from '../core/termination.js';
-import { messagesToResponsesItems } from '../tokens/responses-items.js';
+import { messagesToResponsesItems } from '../core/responses-items.js';
 import type { RolloutOutcome } from './sink.js';
 
 /**

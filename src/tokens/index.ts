@@ -21,4 +21,4 @@ export {
   messagesToResponsesItems,
   responsesToolsToChatTools,
   chatToolsToResponsesTools,
-} from './responses-items.js';
+} from '../core/responses-items.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { ChatTool } from '../core/chat-tool.js';
-import type { Message } from '../core/message.js';
-import type { ToolCall } from '../core/tool-call.js';
+import type { ChatTool } from './chat-tool.js';
+import type { Message } from './message.js';
+import type { ToolCall } from './tool-call.js';
 
 /** Text parts of a Responses-API message (`input_text`, `output_text`, …); other part types are kept but not rendered. */
 const ContentPart = z.object({ type: z.string(), text: z.string().optional() }).passthrough();
