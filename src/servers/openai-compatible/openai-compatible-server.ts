@@ -1,20 +1,11 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import { AbortedError } from '../../core/errors/aborted-error.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ChatTemplate } from '../../tokens/chat-template.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
-import { deadlineSignal } from '../../util/deadline-signal.js';
+import { DEFAULT_MAX_BODY_BYTES, HttpServerCore, sendJson } from '../http/http-server-core.js';
+import { readJsonBody } from '../http/read-json-body.js';
+import { RequestRejectedError } from '../http/request-rejected-error.js';
 import type { Generator } from './generator.js';
-import { readJsonBody } from './read-json-body.js';
-import { RequestRejectedError } from './request-rejected-error.js';
 import { routes, type RouteContext, type RouteResult } from './routes.js';
-
-/**
- * 16 MiB: a whole 128k-token context is about half a megabyte of text, or a megabyte of token ids as
- * JSON, so the longest real request (a long chat with tools) stays more than ten times under it, while
- * one request can never make the server hold more than this before it is refused.
- */
-export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 export interface OpenAiCompatibleServerOptions {
   tokenizer: Tokenizer;
@@ -48,14 +39,11 @@ export interface IncomingCall {
  * `/detokenize`, SGLang `/generate`, `/health`. What samples the tokens is pluggable.
  */
 export class OpenAiCompatibleServer {
-  readonly #server: Server;
-  readonly #sockets = new Set<Socket>();
+  readonly #core: HttpServerCore;
   readonly #context: RouteContext;
-  readonly #host: string;
-  readonly #port: number;
   readonly #maxBodyBytes: number;
   /** Aborted on close: releases whatever waits inside a request. */
-  protected readonly closing = new AbortController();
+  protected readonly closing: AbortController;
 
   constructor(options: OpenAiCompatibleServerOptions) {
     this.#context = {
@@ -66,36 +54,26 @@ export class OpenAiCompatibleServer {
       model: options.model ?? 'gymnast-test-model',
       maxModelLen: options.maxModelLen ?? 32_768,
     };
-    this.#host = options.host ?? '127.0.0.1';
-    this.#port = options.port ?? 0;
     this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    // #handle answers every error itself; this catch is the last guard that keeps the process up.
-    this.#server = createServer((request, response) => void this.#handle(request, response).catch((error: unknown) => abandon(response, error)));
-    this.#server.on('connection', (socket) => {
-      this.#sockets.add(socket);
-      socket.on('close', () => this.#sockets.delete(socket));
+    this.#core = new HttpServerCore((request, response, signal) => this.#serve(request, response, signal), {
+      ...(options.host === undefined ? {} : { host: options.host }),
+      ...(options.port === undefined ? {} : { port: options.port }),
     });
+    this.closing = this.#core.closing;
   }
 
   /** Starts listening and returns the base URL. */
-  async start(): Promise<string> {
-    await new Promise<void>((resolve, reject) => {
-      this.#server.once('error', reject);
-      this.#server.listen(this.#port, this.#host, () => resolve());
-    });
-    return this.url;
+  start(): Promise<string> {
+    return this.#core.start();
   }
 
   get url(): string {
-    const { address, port } = this.#server.address() as AddressInfo;
-    return `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+    return this.#core.url;
   }
 
   /** Stops at once: waiting requests are released and open connections destroyed. */
-  async close(): Promise<void> {
-    this.closing.abort();
-    for (const socket of this.#sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  close(): Promise<void> {
+    return this.#core.close();
   }
 
   /**
@@ -109,21 +87,6 @@ export class OpenAiCompatibleServer {
   /** Sends a route's result; a subclass may send it differently (e.g. cut short). */
   protected respond(_request: IncomingMessage, response: ServerResponse, result: RouteResult): void {
     sendJson(response, result.status, result.body);
-  }
-
-  async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const stop = requestSignal(response, this.closing.signal);
-    try {
-      await this.#serve(request, response, stop);
-    } catch (error) {
-      if (stop.aborted) return; // the client left or the server is closing: no one to answer
-      if (error instanceof RequestRejectedError) {
-        // After a 413 the rest of the body is never read: closing the connection is the only way to stop it.
-        sendJson(response, error.status, error.body, error.status === 413 ? { connection: 'close' } : {});
-      } else {
-        sendJson(response, 500, internalError(error));
-      }
-    }
   }
 
   async #serve(request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> {
@@ -153,34 +116,4 @@ async function routed(route: () => RouteResult | Promise<RouteResult>): Promise<
     if (error instanceof RequestRejectedError) return { status: error.status, body: error.body };
     throw error;
   }
-}
-
-/**
- * Aborts when the response closes unsent (the client went away: generating on is wasted work) or
- * the server closes; released once the response closes either way.
- */
-function requestSignal(response: ServerResponse, closing: AbortSignal): AbortSignal {
-  const deadline = deadlineSignal(closing, undefined);
-  response.once('close', () => {
-    if (!response.writableFinished) deadline.abort(new AbortedError('the client went away before its answer was sent'));
-    deadline.dispose();
-  });
-  return deadline.signal;
-}
-
-/** Whatever escaped the handler: answer 500 if nothing was sent yet, else cut the connection. */
-function abandon(response: ServerResponse, error: unknown): void {
-  if (!response.headersSent && !response.destroyed) sendJson(response, 500, internalError(error));
-  else response.destroy();
-}
-
-/** The message only: a stack would show the server's insides to any client. */
-const internalError = (error: unknown) => ({ error: { message: error instanceof Error ? error.message : String(error), code: 500 } });
-
-/** Sends a JSON answer, unless one was already sent or the connection is gone. */
-export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (response.headersSent || response.destroyed) return;
-  const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-  response.end(text);
 }

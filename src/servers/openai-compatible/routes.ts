@@ -4,7 +4,7 @@ import { Message } from '../../core/message.js';
 import type { ChatTemplate } from '../../tokens/chat-template.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
 import type { Generation, Generator } from './generator.js';
-import { RequestRejectedError } from './request-rejected-error.js';
+import { RequestRejectedError } from '../http/request-rejected-error.js';
 import { checkContext, checkNotEmpty, checkTextFits, checkTokenIds, parseBody, renderMessages } from './request-checks.js';
 
 export interface RouteContext {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { OpenAiCompatibleServer, sendJson, type IncomingCall, type OpenAiCompatibleServerOptions } from '../../servers/openai-compatible/openai-compatible-server.js';
+import { sendJson } from '../../servers/http/http-server-core.js';
+import { OpenAiCompatibleServer, type IncomingCall, type OpenAiCompatibleServerOptions } from '../../servers/openai-compatible/openai-compatible-server.js';
 import type { RouteResult } from '../../servers/openai-compatible/routes.js';
 import { abortableDelay } from '../../util/abortable-delay.js';
 import { FaultQueue } from './faults.js';

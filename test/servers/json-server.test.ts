@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { JsonServer } from '../../src/servers/http/json-server.js';
+
+describe('JsonServer: the core every NeMo Gym-shaped server stands on', () => {
+  let server: JsonServer;
+  before(async () => {
+    server = new JsonServer({
+      apiKey: 'secret',
+      maxBodyBytes: 1024,
+      routes: {
+        'POST /echo': ({ body, cookies }) => ({ status: 200, body: { body, cookies }, headers: { 'set-cookie': 'session=abc; Path=/; HttpOnly' } }),
+        'POST /boom': () => {
+          throw new Error('the handler broke');
+        },
+      },
+      fallback: (method, path) => (method === 'POST' && path.startsWith('/tool_') ? ({ body }) => ({ status: 200, body: { tool: path.slice(1), body } }) : undefined),
+    });
+    await server.start();
+  });
+  after(() => server.close());
+
+  const post = (path: string, body: string, headers: Record<string, string> = { authorization: 'Bearer secret' }) =>
+    fetch(`${server.url}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+
+  it('binds to loopback by default', () => {
+    assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('refuses a request without the bearer token with 401', async () => {
+    assert.equal((await post('/echo', '{}', {})).status, 401);
+    assert.equal((await post('/echo', '{}', { authorization: 'Bearer wrong!' })).status, 401);
+  });
+
+  it('answers routes with their JSON, passing cookies both ways', async () => {
+    const response = await post('/echo', '{"a": 1}', { authorization: 'Bearer secret', cookie: 'session=xyz; other=1' });
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('set-cookie') ?? '', /^session=abc/);
+    assert.deepEqual(await response.json(), { body: { a: 1 }, cookies: { session: 'xyz', other: '1' } });
+  });
+
+  it('routes what the table lacks through the fallback, and 404s the rest', async () => {
+    assert.deepEqual(await (await post('/tool_add', '{"x": 2}')).json(), { tool: 'tool_add', body: { x: 2 } });
+    assert.equal((await post('/nothing', '{}')).status, 404);
+  });
+
+  it('refuses malformed JSON (400) and bodies over the limit (413), and a handler error is a 500 with its message only; the next request is served', async () => {
+    assert.equal((await post('/echo', '{"a":')).status, 400);
+    assert.equal((await post('/echo', JSON.stringify({ big: 'x'.repeat(4096) }))).status, 413);
+    const broken = await post('/boom', '{}');
+    assert.equal(broken.status, 500);
+    const text = await broken.text();
+    assert.match(text, /the handler broke/);
+    assert.doesNotMatch(text, /\n\s+at /);
+    assert.equal((await post('/echo', '{"ok": true}')).status, 200);
+  });
+});
