@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { builtinAgent } from '../../src/collect/agent.js';
+import { SamplingParams } from '../../src/core/index.js';
+import { AgentServer } from '../../src/servers/agent/agent-server.js';
+import { ScriptedPolicy, type Script } from '../../src/testing/index.js';
+import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
+
+const tokenizer = new CharTokenizer();
+
+/** The arithmetic agent on a scripted policy: a prompt containing "fail" errors, "hang" waits, others answer 87. */
+const script: Script = (request) => {
+  const prompt = JSON.stringify(request.messages);
+  if (prompt.includes('fail')) return { error: new Error('the model server fell over') };
+  if (prompt.includes('hang')) return { text: '87', delay_ms: 30_000 };
+  return { text: '87' };
+};
+
+function agentServer(options: { apiKey?: string; concurrency?: number; maxQueued?: number; runTimeoutMs?: number } = {}): AgentServer {
+  return new AgentServer({
+    agent: builtinAgent('arithmetic')!,
+    episode: {
+      policy: new ScriptedPolicy({ tokenizer, script }),
+      renderer: new TemplateRenderer(tokenizer, new PlainChatTemplate()),
+      maxTurns: 2,
+      maxSeqLen: 4096,
+      sampling: SamplingParams.parse({ max_tokens: 16 }),
+    },
+    ...options,
+  });
+}
+
+const row = (content: string, extra: Record<string, unknown> = {}) => ({
+  responses_create_params: { input: [{ role: 'user', content }] },
+  agent_ref: { type: 'responses_api_agents', name: 'arithmetic' },
+  _ng_task_index: 3,
+  _ng_rollout_index: 1,
+  problem: '50+37',
+  answer: 87,
+  ...extra,
+});
+
+const post = (url: string, path: string, body: unknown, init: RequestInit = {}) =>
+  fetch(`${url}${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...(init.headers ?? {}) }, ...(init.signal ? { signal: init.signal } : {}) });
+
+describe('AgentServer: gymnast as a NeMo Gym agent server', () => {
+  let server: AgentServer;
+  before(async () => {
+    server = agentServer({ runTimeoutMs: 2_000 });
+    await server.start();
+  });
+  after(() => server.close());
+
+  it("answers /run with NeMo Gym's verify response: the row echoed, response output items, reward, verifier fields, and gymnast's token fields", async () => {
+    const response = await post(server.url, '/run', row('what is 50+37?'));
+    assert.equal(response.status, 200);
+    const result = (await response.json()) as Record<string, unknown>;
+    assert.equal(result.reward, 1);
+    assert.deepEqual(result.responses_create_params, { input: [{ role: 'user', content: 'what is 50+37?' }] });
+    assert.deepEqual([result._ng_task_index, result._ng_rollout_index, result.problem, result.answer], [3, 1, '50+37', 87]);
+    const output = (result.response as { output: { type: string; role: string }[] }).output;
+    assert.equal(output[0]!.role, 'assistant');
+    assert.equal(result.extracted_answer, '87');
+    assert.equal(result.terminated, true);
+    assert.equal(result._ng_failure_class, undefined);
+    const messages = result.messages as { role: string; token_ids?: number[]; generation_logprobs?: number[] }[];
+    const assistant = messages.find((message) => message.role === 'assistant')!;
+    assert.deepEqual(assistant.token_ids!.slice(0, 2), tokenizer.encode('87'), 'the sampled ids, exactly');
+    assert.equal(assistant.generation_logprobs!.length, assistant.token_ids!.length);
+    assert.equal(result.has_training_tokens, true);
+  });
+
+  it('refuses a malformed row with 400 naming the field, before any work', async () => {
+    const missing = await post(server.url, '/run', { ...row('x'), _ng_task_index: 'zero' });
+    assert.equal(missing.status, 400);
+    assert.equal(((await missing.json()) as { error: { field: string } }).error.field, '_ng_task_index');
+    const noPrompt = await post(server.url, '/run', { ...row('x'), responses_create_params: {} });
+    assert.equal(noPrompt.status, 400);
+    assert.equal(((await noPrompt.json()) as { error: { field: string } }).error.field, 'responses_create_params.input');
+    const badTask = await post(server.url, '/run', { ...row('x'), answer: 'eighty-seven' });
+    assert.equal(badTask.status, 400);
+    assert.match(((await badTask.json()) as { error: { message: string } }).error.message, /answer/);
+  });
+
+  it('answers a failed rollout 200 with _ng_failure_class and no reward, so the collector files it as a failure', async () => {
+    const response = await post(server.url, '/run', row('please fail'));
+    assert.equal(response.status, 200);
+    const result = (await response.json()) as Record<string, unknown>;
+    assert.equal(result._ng_failure_class, 'policy-error');
+    assert.equal(result.reward, undefined);
+    assert.match((result.error as { message: string }).message, /fell over/);
+  });
+
+  it('ends a rollout past its deadline as a timeout failure', async () => {
+    const started = performance.now();
+    const result = (await (await post(server.url, '/run', row('hang'))).json()) as Record<string, unknown>;
+    assert.equal(result._ng_failure_class, 'timeout');
+    assert.ok(performance.now() - started < 5_000);
+  });
+
+  it('aborts the rollout when the client hangs up', async () => {
+    const client = new AbortController();
+    const pending = post(server.url, '/run', row('hang'), { signal: client.signal }).catch(() => undefined);
+    await waitFor(() => server.load.running === 1);
+    client.abort();
+    await pending;
+    await waitFor(() => server.load.running === 0, 500);
+  });
+
+  it('aggregates rows as a NeMo Gym collector sends them (stripped) with gymnast metrics', async () => {
+    const results = await Promise.all([0, 1].map(async (rollout) => (await (await post(server.url, '/run', row('what is 50+37?', { _ng_rollout_index: rollout }))).json()) as Record<string, unknown>));
+    const verify_responses = results.map(({ responses_create_params: _request, response, ...rest }) => ({ ...rest, response: { usage: (response as { usage: unknown }).usage } }));
+    const response = await post(server.url, '/aggregate_metrics', { verify_responses });
+    assert.equal(response.status, 200);
+    const metrics = (await response.json()) as { agent_metrics: Record<string, number>; key_metrics: Record<string, number>; group_level_metrics: { _ng_task_index: number; num_rollouts: number }[] };
+    assert.equal(metrics.key_metrics['mean/reward'], 1);
+    assert.equal(metrics.agent_metrics['pass@1[avg-of-2]/accuracy'], 100);
+    assert.equal(metrics.agent_metrics['mean/answer'], undefined, "the task's own fields are not metrics");
+    assert.deepEqual(metrics.group_level_metrics.map((group) => [group._ng_task_index, group.num_rollouts]), [[3, 2]]);
+    const bad = await post(server.url, '/aggregate_metrics', { verify_responses: [{ reward: 'high' }] });
+    assert.equal(bad.status, 400);
+    assert.match(((await bad.json()) as { error: { field: string } }).error.field, /^verify_responses\[0\]\.reward$/);
+  });
+});
+
+describe('AgentServer: bounds and access', () => {
+  it('requires the bearer token when one is set', async () => {
+    const server = agentServer({ apiKey: 'sesame' });
+    await server.start();
+    try {
+      assert.equal((await post(server.url, '/run', row('what is 50+37?'))).status, 401);
+      assert.equal((await post(server.url, '/run', row('what is 50+37?'), { headers: { authorization: 'Bearer sesame' } })).status, 200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('runs at most `concurrency` rollouts, queues `maxQueued` more, and refuses the rest with 503', async () => {
+    const server = agentServer({ concurrency: 1, maxQueued: 1, runTimeoutMs: 60_000 });
+    await server.start();
+    const client = new AbortController();
+    try {
+      const first = post(server.url, '/run', row('hang'), { signal: client.signal }).catch(() => undefined);
+      await waitFor(() => server.load.running === 1);
+      const second = post(server.url, '/run', row('hang'), { signal: client.signal }).catch(() => undefined);
+      await waitFor(() => server.load.queued === 1);
+      const third = await post(server.url, '/run', row('what is 50+37?'));
+      assert.equal(third.status, 503);
+      assert.equal(third.headers.get('retry-after'), '1');
+      client.abort();
+      await Promise.all([first, second]);
+      await waitFor(() => server.load.running === 0 && server.load.queued === 0, 500);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
