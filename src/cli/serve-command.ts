@@ -4,6 +4,7 @@ import { EmbeddedPolicy } from '../policy/embedded/embedded-policy.js';
 import { policyGenerator } from '../servers/openai-compatible/generator.js';
 import { OpenAiCompatibleServer } from '../servers/openai-compatible/openai-compatible-server.js';
 import { JinjaChatTemplate, type HfTokenizer } from '../tokens/index.js';
+import { serveAgentCommand } from './serve-agent-command.js';
 
 interface ServeModelOptions {
   embedded?: boolean;
@@ -52,6 +53,7 @@ export function serveCommand(): Command {
         process.once('SIGTERM', stop);
       });
     });
+  serve.addCommand(serveAgentCommand());
   return serve;
 }
 

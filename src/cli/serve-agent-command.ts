@@ -1,0 +1,101 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { builtinAgent } from '../collect/agent.js';
+import { ConfigError } from '../core/errors/config-error.js';
+import { SamplingParams } from '../core/sampling-params.js';
+import { createPolicy, parsePolicySpec, policyKinds, type PolicySpec } from '../policy/index.js';
+import { AgentServer } from '../servers/agent/agent-server.js';
+import { parseConcurrency, parseMaxSeqLen, parseMaxTokens, parseMaxTurns, parseSeconds, parseSeed, parseTemperature } from './flag-parsers.js';
+
+interface ServeAgentFlags {
+  env: string;
+  policy: string;
+  baseUrl: string[];
+  model?: string;
+  tokenizer?: string;
+  policyApiKey?: string;
+  host: string;
+  port: number;
+  apiKey?: string;
+  maxTurns: number;
+  maxSeqLen?: number;
+  maxTokens: number;
+  temperature: number;
+  seed?: number;
+  concurrency: number;
+  runTimeout?: number;
+}
+
+/** `gymnast serve agent`: gymnast's episode loop over a built-in environment, as a NeMo Gym agent server (`/run`, `/aggregate_metrics`). */
+export function serveAgentCommand(): Command {
+  return new Command('agent')
+    .description("serve gymnast's episode loop over a built-in environment as a NeMo Gym agent server (POST /run, POST /aggregate_metrics), so ng_collect_rollouts can drive it")
+    .requiredOption('--env <name>', 'the built-in environment (see gymnast environments)')
+    .option('--policy <name>', `${policyKinds.join(', ')} (embedded, the default, needs no server)`, 'embedded')
+    .option('--base-url <url>', 'inference server base URL, repeat for replicas (with a server policy)', (value: string, previous: string[]) => [...previous, value], [])
+    .option('--model <name>', 'served model name (default: what /v1/models lists)')
+    .option('--tokenizer <dir>', "the model's tokenizer.json + tokenizer_config.json (with a server policy)")
+    .option('--policy-api-key <key>', 'sent to the inference server as Authorization: Bearer (default: $GYMNAST_API_KEY or $OPENAI_API_KEY)')
+    .option('--host <host>', 'interface to bind; loopback unless you mean to expose it', '127.0.0.1')
+    .option('--port <port>', 'port (0 picks a free one)', port, 8000)
+    .option('--api-key <key>', 'require Authorization: Bearer <key> on every request to this server')
+    .option('--max-turns <n>', 'turns per episode', parseMaxTurns, 8)
+    .option('--max-seq-len <n>', "token budget per episode (default: the model's context length)", parseMaxSeqLen)
+    .option('--max-tokens <n>', 'tokens per generation unless the row says otherwise', parseMaxTokens, 256)
+    .option('--temperature <t>', 'sampling temperature unless the row says otherwise', parseTemperature, 1)
+    .option('--seed <n>', 'base seed; each rollout and turn derives its own', parseSeed)
+    .option('-c, --concurrency <n>', 'rollouts running at once; more /run requests queue', parseConcurrency, 32)
+    .option('--run-timeout <seconds>', 'deadline of one /run, queueing included (default: 600)', parseSeconds)
+    .action(async (flags: ServeAgentFlags) => {
+      const agent = builtinAgent(flags.env);
+      if (!agent) throw new ConfigError(`unknown --env "${flags.env}" (see gymnast environments)`);
+      const { policy, renderer, maxModelLen } = await createPolicy(policySpec(flags));
+      const server = new AgentServer({
+        agent,
+        episode: {
+          policy,
+          renderer,
+          maxTurns: flags.maxTurns,
+          maxSeqLen: flags.maxSeqLen ?? maxModelLen,
+          sampling: SamplingParams.parse({ temperature: flags.temperature, max_tokens: flags.maxTokens, ...(flags.seed === undefined ? {} : { seed: flags.seed }) }),
+        },
+        concurrency: flags.concurrency,
+        ...(flags.runTimeout === undefined ? {} : { runTimeoutMs: flags.runTimeout * 1000 }),
+        ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }),
+        host: flags.host,
+        port: flags.port,
+      });
+      const url = await server.start().catch(async (error: unknown) => {
+        await policy.close();
+        throw error;
+      });
+      process.stdout.write(`serving agent "${agent.name}" (policy ${policy.name}) at ${url}: POST /run, POST /aggregate_metrics; Ctrl-C stops\n`);
+      await new Promise<void>((resolve) => {
+        const stop = () => void Promise.all([server.close(), policy.close()]).then(() => resolve());
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+    });
+}
+
+/** The policy the flags name; what a server policy lacks is named by its flag. */
+function policySpec(flags: ServeAgentFlags): PolicySpec {
+  if (flags.policy === 'embedded') return parsePolicySpec({ kind: 'embedded' });
+  if (!(policyKinds as readonly string[]).includes(flags.policy)) throw new ConfigError(`unknown --policy "${flags.policy}": use ${policyKinds.join(', ')}`);
+  if (flags.baseUrl.length === 0) throw new ConfigError(`--policy ${flags.policy} needs at least one --base-url`);
+  if (!flags.tokenizer) throw new ConfigError(`--policy ${flags.policy} needs --tokenizer DIR (the model's tokenizer.json and tokenizer_config.json)`);
+  const apiKey = flags.policyApiKey ?? process.env.GYMNAST_API_KEY ?? process.env.OPENAI_API_KEY;
+  return parsePolicySpec({
+    kind: flags.policy,
+    baseUrls: flags.baseUrl,
+    tokenizerDir: flags.tokenizer,
+    ...(flags.model ? { model: flags.model } : {}),
+    ...(apiKey ? { apiKey } : {}),
+    ...(flags.maxSeqLen === undefined ? {} : { maxModelLen: flags.maxSeqLen }),
+  });
+}
+
+function port(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0 || number > 65_535) throw new InvalidArgumentError('expected a port number from 0 to 65535');
+  return number;
+}
