@@ -53,6 +53,7 @@ describe('gymnast serve agent, driven by a NeMo Gym-style collector (Python, sta
     const recomputed = JSON.parse((await run(process.execPath, [bin, 'aggregate', '-i', output], { timeout: 60_000 })).stdout) as typeof served;
     assert.deepEqual(served.map((agent) => agent.agent_ref.name), ['arithmetic']);
     assert.ok('mean/reward' in served[0]!.key_metrics && 'pass@4/accuracy' in served[0]!.key_metrics, JSON.stringify(served[0]!.key_metrics));
+    assert.deepEqual(Object.keys(served[0]!.key_metrics).sort(), Object.keys(recomputed[0]!.key_metrics).sort());
     for (const [key, value] of Object.entries(served[0]!.key_metrics)) {
       assert.ok(Math.abs(value - recomputed[0]!.key_metrics[key]!) < 1e-9, `${key}: served ${value}, recomputed ${recomputed[0]!.key_metrics[key]}`);
     }
