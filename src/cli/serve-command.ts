@@ -4,6 +4,16 @@ import { EmbeddedPolicy } from '../policy/embedded/embedded-policy.js';
 import { policyGenerator } from '../servers/openai-compatible/generator.js';
 import { OpenAiCompatibleServer } from '../servers/openai-compatible/openai-compatible-server.js';
 import { JinjaChatTemplate, type HfTokenizer } from '../tokens/index.js';
+import { builtinEnvironments, findEnvironment } from '../environments/registry.js';
+import type { JsonServer } from '../servers/http/json-server.js';
+import { environmentResourcesServer } from '../servers/resources/environment-resources-server.js';
+import { exampleServers } from '../servers/resources/examples/example-servers.js';
+
+interface ServeResourcesOptions {
+  host: string;
+  port: number;
+  apiKey?: string;
+}
 import { serveAgentCommand } from './serve-agent-command.js';
 
 interface ServeModelOptions {
@@ -54,7 +64,38 @@ export function serveCommand(): Command {
       });
     });
   serve.addCommand(serveAgentCommand());
+  serve
+    .command('resources')
+    .argument('<env>', `a built-in environment (${builtinEnvironments.map((entry) => entry.name).join(', ')}) or a ported NeMo Gym example (${Object.keys(exampleServers).join(', ')})`)
+    .description('serve an environment as a NeMo Gym resources server (/seed_session, /<tool>, /verify, /reset, /step, /aggregate_metrics)')
+    .option('--host <host>', 'interface to bind; loopback unless you mean to expose it', '127.0.0.1')
+    .option('--port <port>', 'port (0 picks a free one)', port, 0)
+    .option('--api-key <key>', 'require Authorization: Bearer <key> on every request')
+    .action(async (name: string, options: ServeResourcesOptions) => {
+      const listen = { host: options.host, port: options.port, ...(options.apiKey ? { apiKey: options.apiKey } : {}) };
+      const server = resourcesServerFor(name, listen);
+      const url = await server.start();
+      process.stdout.write(`serving ${name} as a NeMo Gym resources server at ${url}; Ctrl-C stops\n`);
+      await untilSignalled(server);
+    });
   return serve;
+}
+
+/** A ported NeMo Gym example by its NeMo Gym name, else a built-in environment through the generic mapping. */
+function resourcesServerFor(name: string, listen: { host: string; port: number; apiKey?: string }): JsonServer {
+  const example = exampleServers[name];
+  if (example) return example.create().createServer(listen);
+  const entry = findEnvironment(name);
+  if (!entry) throw new ConfigError(`no environment "${name}": try ${[...builtinEnvironments.map((known) => known.name), ...Object.keys(exampleServers)].join(', ')}`);
+  return environmentResourcesServer(entry.create(), listen);
+}
+
+function untilSignalled(server: { close(): Promise<void> }): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = () => void server.close().then(resolve);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
 }
 
 function port(value: string): number {

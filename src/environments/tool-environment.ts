@@ -20,6 +20,20 @@ export interface ToolEnvironmentSpec<State> {
   maxToolCalls?: number;
 }
 
+/** Key of the tool box a tool-calling environment carries, for serving its tools one endpoint each. */
+const TOOL_BOX = Symbol.for('gymnast.toolBox');
+
+/** A tool-calling environment's tools, run against an episode's metadata (gymnast serve resources: one POST per tool). */
+export interface EnvironmentToolBox {
+  readonly names: readonly string[];
+  call(name: string, args: Record<string, unknown>, metadata: unknown): Promise<{ output: unknown; metadata: unknown }>;
+}
+
+/** The tool box of an environment made by `toolCallingEnvironment`; undefined for any other. */
+export function environmentToolBox(environment: Environment): EnvironmentToolBox | undefined {
+  return (environment as { [TOOL_BOX]?: EnvironmentToolBox })[TOOL_BOX];
+}
+
 interface ToolEpisode<State> {
   state: State;
   tool_calls: number;
@@ -32,7 +46,16 @@ interface ToolEpisode<State> {
  */
 export function toolCallingEnvironment<State>(spec: ToolEnvironmentSpec<State>): Environment<ToolEpisode<State>> {
   const maxToolCalls = spec.maxToolCalls ?? 16;
-  return {
+  const toolBox: EnvironmentToolBox = {
+    names: Object.keys(spec.tools),
+    async call(name, args, metadata) {
+      const episode = metadata as ToolEpisode<State>;
+      const result = await spec.tools[name]!(args, episode.state);
+      return { output: result.output, metadata: { state: result.state, tool_calls: episode.tool_calls + 1 } };
+    },
+  };
+  const environment: Environment<ToolEpisode<State>> & { [TOOL_BOX]: EnvironmentToolBox } = {
+    [TOOL_BOX]: toolBox,
     name: spec.name,
     ...(spec.taskSchema ? { taskSchema: spec.taskSchema } : {}),
     async reset(data) {
@@ -59,6 +82,7 @@ export function toolCallingEnvironment<State>(spec: ToolEnvironmentSpec<State>):
       return { observation, reward: 0, terminated: false, metadata: next };
     },
   };
+  return environment;
 }
 
 async function finish<State>(spec: ToolEnvironmentSpec<State>, episode: ToolEpisode<State>, messages: readonly Message[]): Promise<StepResultInput> {
