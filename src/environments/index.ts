@@ -16,6 +16,17 @@ export {
 } from './arithmetic.js';
 export { builtinEnvironments, findEnvironment, type EnvironmentEntry } from './registry.js';
 export { toolCallingEnvironment, type ToolEnvironmentSpec } from './tool-environment.js';
-export { parseHermesToolCalls, type ParsedToolCall, type ToolCallBlock } from './tool-call-parser.js';
+export {
+  parseHermesToolCalls,
+  hermesToolCallParser,
+  toolCallParsers,
+  findToolCallParser,
+  toToolCall,
+  type ToolCallParser,
+  type ParsedTurn,
+  type ParsedToolCall,
+  type ToolCallBlock,
+  type IdentifiedToolCallBlock,
+} from './tool-call-parser.js';
 export { sessionCounterEnvironment } from './session-counter.js';
 export { gymnasiumEnvironment, type GymnasiumSpec, type GymnasiumStep } from './gymnasium-environment.js';
