@@ -1,10 +1,20 @@
 import { isDeterministicFailure, type RecordedError } from '../core/recorded-error.js';
-import { ROW_SCHEMA_VERSION, type FailureRow, type MaterializedRow, type ResultRow } from '../core/result-row.js';
+import { FailureRow, ResultRow, ROW_SCHEMA_VERSION, type MaterializedRow } from '../core/result-row.js';
 import type { EpisodeRecord } from '../core/rollout-record.js';
 import type { FailureClass } from '../core/failure-class.js';
+import type { Message } from '../core/message.js';
 import type { TerminationKind } from '../core/termination.js';
 import { messagesToResponsesItems } from '../core/responses-items.js';
 import type { RolloutOutcome } from './sink.js';
+
+export interface EpisodeOutcomeOptions {
+  /**
+   * The Responses `output` items of the episode's new messages (default: `messagesToResponsesItems`).
+   * An agent whose environment reads tool calls out of the text passes its own, so the row shows them
+   * as function calls the way NeMo Gym's agents do.
+   */
+  responseOutput?: (messages: readonly Message[]) => unknown[];
+}
 
 /**
  * A finished episode as a NeMo Gym row: the materialized input, a Responses-style `response` (output
@@ -12,15 +22,17 @@ import type { RolloutOutcome } from './sink.js';
  * (`messages` with token ids and logprobs, `termination`, `turns`). A failure has no reward and goes
  * to the sidecar with its class and error.
  */
-export function episodeOutcome(row: MaterializedRow, record: EpisodeRecord, openingMessages: number): RolloutOutcome {
+export function episodeOutcome(row: MaterializedRow, record: EpisodeRecord, openingMessages: number, options: EpisodeOutcomeOptions = {}): RolloutOutcome {
   const inputTokens = record.turns.reduce((total, turn) => total + turn.prompt_tokens, 0);
   const outputTokens = record.turns.reduce((total, turn) => total + turn.generated_tokens, 0);
+  const responseOutput = options.responseOutput ?? messagesToResponsesItems;
   const common = {
     ...row,
+    ...reportedFields(record),
     schema_version: ROW_SCHEMA_VERSION,
     duration_ms: record.timing.duration_ms,
     response: {
-      output: messagesToResponsesItems(record.messages.slice(openingMessages)),
+      output: responseOutput(record.messages.slice(openingMessages)),
       usage: { input_tokens: inputTokens, output_tokens: outputTokens, total_tokens: inputTokens + outputTokens },
     },
     ...(Object.keys(record.reward_components).length > 0 ? { reward_components: record.reward_components } : {}),
@@ -36,7 +48,26 @@ export function episodeOutcome(row: MaterializedRow, record: EpisodeRecord, open
     sampling: record.sampling,
   };
   if (record.record_type === 'rollout') return { kind: 'result', row: { ...common, reward: record.reward } satisfies ResultRow };
-  return { kind: 'failure', row: { ...common, ...failureFields(record.failure_class, record.error) } satisfies FailureRow };
+  return { kind: 'failure', row: { ...common, ...failureFields(record.failure_class, record.error), ...nemoGymClass(record) } satisfies FailureRow };
+}
+
+/** The keys gymnast writes itself on its rows: a field an environment reports under one of these names is not written. */
+const OWN_KEYS: ReadonlySet<string> = new Set([...Object.keys(ResultRow.shape), ...Object.keys(FailureRow.shape)]);
+
+/**
+ * What the environment reported beyond rewards (a verifier's `info`, custom fields), at the top level
+ * as NeMo Gym's rows have them, never over gymnast's own keys. NeMo Gym's `_ng_*` bookkeeping is left
+ * out, but for the failure details its sidecar rows carry (`_ng_failure_judge_error`) on failure rows.
+ */
+function reportedFields(record: EpisodeRecord): Record<string, unknown> {
+  const kept = (key: string) => !OWN_KEYS.has(key) && (!key.startsWith('_ng_') || (record.record_type === 'failure' && key.startsWith('_ng_failure_')));
+  return Object.fromEntries(Object.entries(record.env_fields ?? {}).filter(([key]) => kept(key)));
+}
+
+/** NeMo Gym's own word for a failure an environment reported (`judge_failed`), kept beside ours. */
+function nemoGymClass(record: EpisodeRecord & { record_type: 'failure' }): { nemo_gym_failure_class?: string } {
+  const reported = record.env_fields?._ng_failure_class;
+  return typeof reported === 'string' && reported !== record.failure_class ? { nemo_gym_failure_class: reported } : {};
 }
 
 /** The class, the error, and whether retrying could ever help (a deterministic failure is never retried). */

@@ -28,6 +28,8 @@ const recordKeys = {
   token_drift_count: z.number().int().nonnegative(),
   /** The environment's metadata after the last step that changed it. */
   env_metadata: z.unknown(),
+  /** What the environment reported beyond rewards (`StepResult.fields`, merged over steps); absent when it reported nothing. */
+  env_fields: z.record(z.string(), z.unknown()).optional(),
   /** The sampling params the episode ran with: the meaning of `generation_logprobs` depends on them. */
   sampling: SamplingParams,
   timing: z.object({ duration_ms: z.number().nonnegative() }),

@@ -38,8 +38,9 @@ export function applyObservation(state: EpisodeState, step: StepResult, next: Ne
   return { ...applied, next };
 }
 
-/** Carries the environment's state and next stop strings forward (null metadata keeps the old one). */
+/** Carries the environment's state, reported fields and next stop strings forward (null metadata keeps the old one). */
 export function carryForward(state: EpisodeState, step: StepResult): void {
   if (step.metadata !== undefined && step.metadata !== null) state.metadata = step.metadata;
+  if (step.fields) state.fields = { ...state.fields, ...step.fields };
   if (step.next_stop_strings !== undefined) state.stopStrings = step.next_stop_strings ?? [];
 }

@@ -1,4 +1,6 @@
 import { hasKind, type ErrorKind } from '../core/errors/has-kind.js';
+import { ReportedFailureError } from '../core/errors/reported-failure-error.js';
+import type { Message } from '../core/message.js';
 import { recordError } from '../core/recorded-error.js';
 import type { FailureClass } from '../core/failure-class.js';
 import { ROLLOUT_SCHEMA_VERSION, type FailureRecord, type RolloutRecord } from '../core/rollout-record.js';
@@ -12,7 +14,7 @@ import type { Step } from './step-environment.js';
 type FailedTermination = FailureRecord['termination'];
 
 /** The keys rollout and failure records share, reduced from the episode's facts. */
-function commonKeys(state: EpisodeState, finishedAt: number) {
+function commonKeys(state: EpisodeState, finishedAt: number, reported: Readonly<Record<string, unknown>> = {}) {
   const reward_components: Record<string, number> = {};
   for (const turn of state.turns) {
     for (const [name, value] of Object.entries(turn.reward_components ?? {})) {
@@ -22,16 +24,31 @@ function commonKeys(state: EpisodeState, finishedAt: number) {
   return {
     schema_version: ROLLOUT_SCHEMA_VERSION,
     ...state.key,
-    messages: state.messages,
+    messages: withToolCalls(state),
     reward: state.turns.reduce((total, turn) => total + turn.reward, 0),
     reward_components,
     turns: state.turns,
     has_training_tokens: state.messages.every((message) => message.role !== 'assistant' || message.generation_logprobs !== undefined),
     token_drift_count: state.turns.filter((turn) => turn.token_drift !== undefined).length,
     env_metadata: state.metadata ?? null,
+    ...envFields({ ...state.fields, ...reported }),
     sampling: state.sampling,
     timing: { duration_ms: Math.max(0, finishedAt - state.startedAt) },
   };
+}
+
+/** The log with the tool calls environments read shown on the sampled messages they came from. */
+function withToolCalls(state: EpisodeState): Message[] {
+  if (state.toolCalls.size === 0) return state.messages;
+  return state.messages.map((message, i) => {
+    const calls = state.toolCalls.get(i);
+    return calls ? { ...message, tool_calls: calls } : message;
+  });
+}
+
+/** Absent when the environment reported nothing, so records of environments that never do are unchanged. */
+function envFields(fields: Record<string, unknown>): { env_fields?: Record<string, unknown> } {
+  return Object.keys(fields).length === 0 ? {} : { env_fields: fields };
 }
 
 /** What happened in one turn, from the facts its steps returned. */
@@ -65,7 +82,7 @@ export function failureRecord(state: EpisodeState, error: unknown, signal: Abort
   const { failureClass, termination, cause } = classifyFailure(error, signal);
   return {
     record_type: 'failure',
-    ...commonKeys(state, finishedAt),
+    ...commonKeys(state, finishedAt, ReportedFailureError.fieldsOf(cause)),
     termination,
     failure_class: failureClass,
     error: recordError(cause),

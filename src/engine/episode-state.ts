@@ -1,6 +1,7 @@
 import type { EpisodeTask } from '../core/episode-task.js';
 import type { Message } from '../core/message.js';
 import type { SamplingParams } from '../core/sampling-params.js';
+import type { ToolCall } from '../core/tool-call.js';
 import type { TurnRecord } from '../core/turn-record.js';
 import { TokenLedger } from '../tokens/token-ledger.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
@@ -17,6 +18,10 @@ export interface EpisodeState {
   stopStrings: readonly string[];
   sampling: SamplingParams;
   turns: TurnRecord[];
+  /** The tool calls environments read in sampled turns, by message index: shown on those messages in the record. */
+  toolCalls: Map<number, ToolCall[]>;
+  /** What the environment reported beyond rewards, merged over its steps (`StepResult.fields`). */
+  fields: Record<string, unknown>;
   startedAt: number;
 }
 
@@ -30,6 +35,8 @@ export function createEpisodeState(task: EpisodeTask, rolloutIndex: number, samp
     stopStrings: task.stop_strings ?? [],
     sampling: { ...sampling, ...task.sampling },
     turns: [],
+    toolCalls: new Map(),
+    fields: {},
     startedAt,
   };
 }

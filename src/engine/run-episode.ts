@@ -50,7 +50,7 @@ export async function runEpisode(
         next = generation;
         break;
       }
-      const step = await stepEnvironment(state, options, signal);
+      const step = await stepEnvironment(state, options, generation, turn, signal);
       const observation = applyObservation(state, step.result, decideNextStep(step.result, generation, turn, options), options);
       const turnEnded = turnRecord(turn, generation, step, observation);
       state.turns.push(turnEnded);

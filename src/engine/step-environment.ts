@@ -1,10 +1,12 @@
 import { EnvironmentError } from '../core/errors/environment-error.js';
 import { RewardComponentsError } from '../core/errors/reward-components-error.js';
 import type { Message } from '../core/message.js';
-import { StepResult } from '../environments/environment.js';
+import { StepResult, type EnvironmentTurn, type EpisodeUsage } from '../environments/environment.js';
 import { systemClock } from '../util/clock.js';
 import type { EpisodeOptions } from './episode-options.js';
 import type { EpisodeState } from './episode-state.js';
+import type { Generation } from './generate-turn.js';
+import { limitEnd } from './next-step.js';
 import { asEnvironmentError, typedErrors } from './wrap-error.js';
 
 /** Components may differ from the reward by float rounding, not more. */
@@ -15,21 +17,37 @@ export interface Step {
   ms: number;
 }
 
-/** Hands the conversation (text only) to the environment and checks what comes back. */
-export async function stepEnvironment(state: EpisodeState, options: EpisodeOptions, signal: AbortSignal): Promise<Step> {
+/**
+ * Hands the conversation (text only) to the environment and checks what comes back. The tool calls it
+ * read are noted against the assistant message they came from, for the record.
+ */
+export async function stepEnvironment(state: EpisodeState, options: EpisodeOptions, generation: Generation, turn: number, signal: AbortSignal): Promise<Step> {
   const { environment } = options;
   const clock = options.clock ?? systemClock;
   const started = clock.now();
-  const raw = await typedErrors(signal, asEnvironmentError(environment.name, 'step'), () =>
-    environment.step({ messages: state.messages.map(withoutTokens), metadata: state.metadata }, signal),
-  );
+  const handed: EnvironmentTurn = {
+    messages: state.messages.map(withoutTokens),
+    metadata: state.metadata,
+    data: state.task.data,
+    usage: usageSoFar(state, generation),
+    final: limitEnd(generation, turn, options) !== undefined,
+  };
+  const raw = await typedErrors(signal, asEnvironmentError(environment.name, 'step'), () => environment.step(handed, signal));
   const parsed = StepResult.safeParse(raw);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(result)'}: ${issue.message}`).join('; ');
     throw new EnvironmentError(environment.name, `step returned an invalid result: ${issues}`);
   }
   checkComponents(environment.name, parsed.data);
+  if (parsed.data.tool_calls && parsed.data.tool_calls.length > 0) state.toolCalls.set(state.messages.length - 1, parsed.data.tool_calls);
   return { result: parsed.data, ms: clock.now() - started };
+}
+
+/** The recorded turns' tokens and this turn's, as NeMo Gym's `response.usage` adds them up. */
+function usageSoFar(state: EpisodeState, generation: Generation): EpisodeUsage {
+  const input = state.turns.reduce((total, turn) => total + turn.prompt_tokens, generation.promptTokens);
+  const output = state.turns.reduce((total, turn) => total + turn.generated_tokens, generation.result.token_ids.length);
+  return { input_tokens: input, output_tokens: output, total_tokens: input + output };
 }
 
 function checkComponents(environment: string, result: StepResult): void {

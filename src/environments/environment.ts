@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Message } from '../core/message.js';
+import { ToolCall } from '../core/tool-call.js';
 
 /** What a reset gives the episode before the first generation. */
 export interface ResetResult<Metadata = unknown> {
@@ -11,11 +12,29 @@ export interface ResetResult<Metadata = unknown> {
   stop_strings?: string[];
 }
 
+/** Token counts of an episode so far, summed over its turns as NeMo Gym sums `response.usage`. */
+export interface EpisodeUsage {
+  /** Prompt tokens of every turn (a multi-turn episode counts its history once per turn). */
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+}
+
 /** One turn handed to the environment: the conversation so far (text only) and its state. */
 export interface EnvironmentTurn<Metadata = unknown> {
   /** Every message so far, ending with the assistant turn just sampled. No token fields. */
   messages: readonly Message[];
   metadata: Metadata;
+  /** The task's data, as `reset` got it: an environment need not copy it into its metadata. Set by the engine. */
+  data?: unknown;
+  /** Tokens so far, this turn included. Set by the engine. */
+  usage?: EpisodeUsage;
+  /**
+   * No turn follows this one, whatever the step returns: the turn limit is reached, or the generation
+   * was cut and the engine ends such episodes. An environment that scores at the end scores now (NeMo
+   * Gym's agents verify a rollout their step limit cut short). Set by the engine.
+   */
+  final?: boolean;
 }
 
 /** The environment's answer to one turn. Validated by the engine at the boundary. */
@@ -35,6 +54,18 @@ export const StepResult = z.object({
   next_stop_strings: z.array(z.string()).nullable().optional(),
   /** The answer the environment extracted, if any (for majority voting). */
   answer: z.string().nullable().optional(),
+  /**
+   * The tool calls the environment read in the assistant turn it just stepped, with the ids its `tool`
+   * messages answer. The record shows them on that turn's message (`tool_calls`); the sampled text
+   * keeps its markup, since it is what was sampled and what the chat template renders.
+   */
+  tool_calls: z.array(ToolCall).optional(),
+  /**
+   * What the environment reports about the episode beyond the reward (a NeMo Gym verifier's
+   * `extracted_answer`-like fields, gymnasium's `info`): JSON values by name, merged over the steps (a
+   * later step's value wins), kept on the record as `env_fields` and written at the top of output rows.
+   */
+  fields: z.record(z.string(), z.unknown()).optional(),
 });
 export type StepResult = z.infer<typeof StepResult>;
 export type StepResultInput = z.input<typeof StepResult>;
