@@ -19,6 +19,16 @@ export interface JsonRequest<T> {
   signal?: AbortSignal;
 }
 
+/** A request whose answer is taken as it comes, whatever its status. */
+export type HttpExchange = Omit<JsonRequest<unknown>, 'schema'>;
+
+/** An answer as it came: its status, headers (lower-case names) and body text. */
+export interface HttpReply {
+  status: number;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  text: string;
+}
+
 export interface JsonClientOptions {
   /** Connections per server; about the number of requests you keep in flight. */
   connections?: number;
@@ -39,6 +49,20 @@ export class JsonClient {
 
   async request<T>(request: JsonRequest<T>): Promise<T> {
     const url = `${request.baseUrl}${request.path}`;
+    const reply = await this.exchange(request);
+    if (reply.status >= 400) {
+      throw new ServerError(url, reply.status, errorMessage(reply.text), retryAfterMs(reply.headers['retry-after']));
+    }
+    return parseBody(url, reply.text, request.schema);
+  }
+
+  /**
+   * Sends a request and gives its answer as it came, for callers that read an error status's body or
+   * the headers (NeMo Gym's tool endpoints answer the model even with an error; sessions are cookies).
+   * Only failures to get an answer are thrown: transport and timeout, typed.
+   */
+  async exchange(request: HttpExchange): Promise<HttpReply> {
+    const url = `${request.baseUrl}${request.path}`;
     const deadline = deadlineSignal(request.signal, request.timeoutMs);
     try {
       const response = await this.#pool(request.baseUrl).request({
@@ -48,11 +72,7 @@ export class JsonClient {
         ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
         signal: deadline.signal,
       });
-      const text = await response.body.text();
-      if (response.statusCode >= 400) {
-        throw new ServerError(url, response.statusCode, errorMessage(text), retryAfterMs(response.headers['retry-after']));
-      }
-      return parseBody(url, text, request.schema);
+      return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
     } catch (error) {
       if (hasKind(error, ...policyErrorKinds)) throw error;
       if (request.signal?.aborted) throw request.signal.reason;
