@@ -1,0 +1,326 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import type { JsonServer } from '../../src/servers/http/json-server.js';
+import { blackjack, BLACKJACK_RANKS, handValue, type BlackjackRank } from '../../src/servers/resources/examples/blackjack.js';
+import { exampleServers } from '../../src/servers/resources/examples/example-servers.js';
+import { gradeStringMatch } from '../../src/servers/resources/examples/string-match-grade.js';
+
+type Row = Record<string, any>;
+const fixtures = new URL('../fixtures/nemo-gym/', import.meta.url);
+const read = (server: string, file: string): Row[] => readFileSync(new URL(`${server}/${file}`, fixtures), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Row);
+const rowsOf = (server: string) => read(server, 'example.jsonl');
+const rolloutsOf = (server: string, file = 'example_rollouts.jsonl') => read(server, file);
+const says = (text: string) => ({ id: 'resp_1', object: 'response', output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }] });
+const calls = (...items: { name: string; arguments: string }[]) => ({
+  id: 'resp_1',
+  object: 'response',
+  output: items.map((item, index) => ({ type: 'function_call', call_id: `call_${index}`, ...item })),
+});
+/** The last user text of a row's input, to find the dataset row a stored rollout came from. */
+const question = (row: Row) => JSON.stringify(row.responses_create_params.input.at(-1).content);
+const sourceRow = (rows: Row[], rollout: Row) => rows[rollout._ng_task_index] ?? rows.find((row) => question(row) === question(rollout))!;
+const toolsOf = (row: Row) => row.responses_create_params.tools ?? [];
+
+/** A NeMo Gym agent's view of a server: the cookie from its first call goes on every later one. */
+function agent(url: string) {
+  let cookie: string | undefined;
+  return async (path: string, body: unknown) => {
+    const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) }, body: JSON.stringify(body) });
+    cookie ??= response.headers.get('set-cookie')?.split(';')[0];
+    assert.equal(response.status, 200, `${path} answers 200`);
+    return (await response.json()) as Row;
+  };
+}
+
+async function withServer(server: JsonServer, run: (url: string) => Promise<void>): Promise<void> {
+  const url = await server.start();
+  try {
+    await run(url);
+  } finally {
+    await server.close();
+  }
+}
+
+const serve = (name: string, run: (url: string) => Promise<void>) => withServer(exampleServers[name]!.create().createServer(), run);
+
+/** Verifies one response on a fresh session, as a collector would after the rollout. */
+async function verify(url: string, row: Row, response: unknown): Promise<Row> {
+  const call = agent(url);
+  await call('/seed_session', row);
+  return call('/verify', { ...row, response });
+}
+
+describe('string_match, on its example.jsonl rows', () => {
+  it('has no tools, as its rows have none', () => {
+    assert.deepEqual(exampleServers.string_match!.create().tools, []);
+    for (const row of rowsOf('string_match')) assert.deepEqual(toolsOf(row), []);
+  });
+
+  it('scores NeMo Gym\'s stored rollouts as NeMo Gym did, extracting the same answers', async () => {
+    await serve('string_match', async (url) => {
+      for (const rollout of rolloutsOf('string_match')) {
+        const verified = await verify(url, sourceRow(rowsOf('string_match'), rollout), rollout.response);
+        assert.equal(verified.reward, rollout.reward);
+        assert.equal(verified.extracted_answer, rollout.extracted_answer);
+        assert.equal(verified.expected_answer, rollout.expected_answer);
+      }
+    });
+  });
+
+  it('each extraction mode finds the answer where its row asks for it; a wrong answer scores 0', async () => {
+    const written = (mode: string, answer: string) =>
+      ({ boxed: `Working it out.\nSo it is \\boxed{${answer}}.`, final_answer: `Working it out.\nFinal answer: ${answer}.`, last_line: `Working it out.\n\n${answer}\n` })[mode]!;
+    await serve('string_match', async (url) => {
+      for (const row of rowsOf('string_match')) {
+        const right = await verify(url, row, says(written(row.extraction_mode, row.expected_answer.toUpperCase())));
+        assert.equal(right.reward, 1, `${row.extraction_mode}: ${row.expected_answer}`);
+        assert.equal(right.extracted_answer, row.expected_answer.toUpperCase());
+        assert.equal(right.extraction_mode, row.extraction_mode, 'the reply echoes the row');
+        assert.equal((await verify(url, row, says(written(row.extraction_mode, 'Atlantis')))).reward, 0);
+      }
+    });
+  });
+
+  it('nothing to extract scores 0 with extracted_answer null; case_sensitive compares exactly; full_response takes it all', async () => {
+    const [boxedRow] = rowsOf('string_match');
+    await serve('string_match', async (url) => {
+      const none = await verify(url, boxedRow!, says('Paris, no box'));
+      assert.deepEqual([none.reward, none.extracted_answer], [0, null]);
+      assert.equal((await verify(url, { ...boxedRow, case_sensitive: true }, says('\\boxed{paris}'))).reward, 0);
+      assert.equal((await verify(url, { ...boxedRow, case_sensitive: true }, says('\\boxed{Paris}'))).reward, 1);
+      const full = await verify(url, { ...boxedRow, extraction_mode: 'full_response' }, says('  "Paris!"  '));
+      assert.deepEqual([full.reward, full.extracted_answer], [1, '"Paris!"']);
+      const defaulted = await verify(url, { responses_create_params: { input: 'q' }, expected_answer: 'Paris' }, says('The answer: \\boxed{Paris}'));
+      assert.equal(defaulted.extraction_mode, 'final_answer', 'the mode defaults as in NeMo Gym');
+    });
+  });
+
+  it('grades with NeMo Gym\'s normalisations', () => {
+    const cases: [string, string, number][] = [
+      ['oven', 'oven', 1], ['oven', 'Oven', 1], ['oven', '  oven  ', 1], ['oven', 'stove', 0],
+      ['1000', '1,000', 1], ['80', '80.0', 1], ['80', '\\text{80}', 1], ['12%', '12\\%', 1], ['new york', 'NY', 1],
+      ['apples, pears', 'apples pears', 1], ['100', '99.5', 0.98], ['100', '90', 0], ['90°', '90', 0.98] /* units go only in the soft numeric grade, capped as NeMo Gym does */, ['Paris', "'Paris'", 1],
+    ];
+    for (const [expected, predicted, grade] of cases) assert.equal(gradeStringMatch(expected, predicted), grade, `${expected} vs ${predicted}`);
+  });
+});
+
+describe('mcqa, on its example.jsonl rows', () => {
+  it('has no tools, as its rows have none', () => {
+    assert.deepEqual(exampleServers.mcqa!.create().tools, []);
+    for (const row of rowsOf('mcqa')) assert.deepEqual(toolsOf(row), []);
+  });
+
+  it('scores NeMo Gym\'s stored rollouts as NeMo Gym did, with and without template regexes', async () => {
+    await serve('mcqa', async (url) => {
+      for (const [rows, rollouts] of [['example.jsonl', 'example_rollouts.jsonl'], ['example_with_template_metadata.jsonl', 'example_rollouts_with_template_metadata.jsonl']] as const) {
+        for (const rollout of rolloutsOf('mcqa', rollouts)) {
+          const verified = await verify(url, sourceRow(read('mcqa', rows), rollout), rollout.response);
+          assert.deepEqual([verified.reward, verified.extracted_answer, verified.expected_answer], [rollout.reward, rollout.extracted_answer, rollout.expected_answer]);
+        }
+      }
+    });
+  });
+
+  it('strict boxed letters: the right letter scores 1, another letter 0, a letter outside the options extracts nothing', async () => {
+    await serve('mcqa', async (url) => {
+      for (const row of rowsOf('mcqa')) {
+        const wrong = row.expected_answer === 'A' ? 'B' : 'A';
+        assert.equal((await verify(url, row, says(`Thinking.\n\\boxed{${row.expected_answer}}`))).reward, 1);
+        const other = await verify(url, row, says(`\\boxed{ (${wrong}) }`));
+        assert.deepEqual([other.reward, other.extracted_answer], [0, wrong]);
+        assert.equal((await verify(url, row, says('\\boxed{Z}'))).extracted_answer, null);
+      }
+    });
+  });
+
+  it('lenient modes: an option\'s text in the box, or after Answer:', async () => {
+    const row = rowsOf('mcqa')[0]!;
+    const text = (letter: string) => Object.values(row.options.find((option: Row) => letter in option))[0] as string;
+    await serve('mcqa', async (url) => {
+      const boxed = await verify(url, { ...row, grading_mode: 'lenient_boxed' }, says(`\\boxed{\\text{${text('B')}}}`));
+      assert.deepEqual([boxed.reward, boxed.extracted_answer], [1, 'B']);
+      assert.equal((await verify(url, row, says(`\\boxed{${text('B')}}`))).extracted_answer, null, 'strict mode reads only letters');
+      const colon = await verify(url, { ...row, grading_mode: 'lenient_answer_colon' }, says(`answer: ${text('B').toUpperCase()}`));
+      assert.deepEqual([colon.reward, colon.extracted_answer], [1, 'B']);
+      assert.equal((await verify(url, { ...row, grading_mode: 'lenient_answer_colon' }, says('Answer: b'))).extracted_answer, 'B');
+    });
+  });
+});
+
+describe('example_multi_turn_gymnasium, on its example.jsonl rows', () => {
+  it('replays NeMo Gym\'s stored episodes: each reply gets the next follow-up at reward 0, the last is checked', async () => {
+    await serve('example_multi_turn_gymnasium', async (url) => {
+      for (const rollout of rolloutsOf('example_multi_turn_gymnasium')) {
+        const row = sourceRow(rowsOf('example_multi_turn_gymnasium'), rollout);
+        const call = agent(url);
+        assert.deepEqual(await call('/reset', row), { observation: null, info: {} });
+        const output: Row[] = rollout.response.output;
+        let stepped: Row = {};
+        for (const [index, item] of output.entries()) {
+          if (item.role !== 'assistant') continue;
+          stepped = await call('/step', { ...row, response: { output: [item] } });
+          const next = output[index + 1];
+          if (next) assert.deepEqual(stepped, { observation: next.content, reward: 0, terminated: false, truncated: false, info: {} });
+        }
+        assert.deepEqual(stepped, { observation: null, reward: rollout.reward, terminated: rollout.terminated, truncated: rollout.truncated, info: rollout.info });
+      }
+    });
+  });
+
+  it('a scripted episode per row: the answer in the last reply scores 1, without it 0, and the session is closed after', async () => {
+    await serve('example_multi_turn_gymnasium', async (url) => {
+      for (const row of rowsOf('example_multi_turn_gymnasium')) {
+        for (const [last, reward] of [[`It is ${row.expected_answer.toUpperCase()}.`, 1], ['I do not know.', 0]] as const) {
+          const call = agent(url);
+          await call('/reset', row);
+          for (const followUp of row.follow_ups) assert.equal((await call('/step', { ...row, response: says('an answer') })).observation, followUp);
+          const final = await call('/step', { ...row, response: says(last) });
+          assert.deepEqual([final.reward, final.terminated, final.observation], [reward, true, null]);
+        }
+      }
+    });
+  });
+});
+
+/** A random source that deals the given ranks in order (each value lands in the middle of its rank's slot). */
+const dealing = (ranks: readonly BlackjackRank[]) => {
+  const values = ranks.map((rank) => (BLACKJACK_RANKS.indexOf(rank) + 0.5) / BLACKJACK_RANKS.length);
+  return () => () => values.shift() ?? assert.fail('the deck ran out');
+};
+const hand = (text: string) => text.slice(1, -1).split(', ') as BlackjackRank[];
+
+describe('blackjack, on its example.jsonl rows', () => {
+  it('replays NeMo Gym\'s stored games card for card: the same observations, rewards and info', async () => {
+    for (const rollout of rolloutsOf('blackjack')) {
+      const player = hand(rollout.info.player);
+      // A bust never shows the dealer's hole card; any card serves.
+      const dealer = rollout.info.dealer ? hand(rollout.info.dealer) : [rollout.responses_create_params.input.at(-1).content.match(/Dealer shows: (\w+)/)[1], '2'];
+      const deck = [player[0]!, player[1]!, dealer[0]!, dealer[1]!, ...player.slice(2), ...dealer.slice(2)];
+      await withServer(blackjack({ newRandom: dealing(deck) }).createServer(), async (url) => {
+        const row = sourceRow(rowsOf('blackjack'), rollout);
+        const call = agent(url);
+        assert.deepEqual(await call('/reset', row), { observation: rollout.responses_create_params.input.at(-1).content, info: {} });
+        const output: Row[] = rollout.response.output;
+        let stepped: Row = {};
+        for (const [index, item] of output.entries()) {
+          if (item.role !== 'assistant') continue;
+          stepped = await call('/step', { ...row, response: { output: [item] } });
+          const next = output[index + 1];
+          if (next) assert.deepEqual(stepped, { observation: next.content, reward: 0, terminated: false, truncated: false, info: {} });
+        }
+        assert.deepEqual(stepped, { observation: null, reward: rollout.reward, terminated: true, truncated: false, info: rollout.info });
+      });
+    }
+  });
+
+  it('scripted hands: a draw scores 0, a loss −1, and a reply without an action tag stands', async () => {
+    const row = rowsOf('blackjack')[0]!;
+    const play = async (deck: BlackjackRank[], reply: string) =>
+      withServer(blackjack({ newRandom: dealing(deck) }).createServer(), async (url) => {
+        const call = agent(url);
+        await call('/reset', row);
+        const result = await call('/step', { ...row, response: says(reply) });
+        assert.equal(result.terminated, true);
+        played.push(result);
+      });
+    const played: Row[] = [];
+    await play(['10', '8', '10', '8'], '<action> STAND </action>');
+    await play(['10', '7', '10', '9'], 'I will think about it.');
+    await play(['A', '6', '10', '7'], '<action>stand</action>');
+    assert.deepEqual(played.map((result) => [result.reward, result.info.result]), [[0, 'draw'], [-1, 'loss'], [0, 'draw']]);
+    assert.deepEqual([handValue(['A', 'A']), handValue(['A', 'K']), handValue(['A', 'A', 'K'])], [12, 21, 12], 'aces drop to 1 one at a time');
+    assert.deepEqual(played[2]!.info, { result: 'draw', player: '[A, 6]', player_value: 17, dealer: '[10, 7]', dealer_value: 17 }, 'an ace counts 11 when it can');
+  });
+});
+
+describe('example_tool_call_multireward, on its example.jsonl rows', () => {
+  it('serves get_weather as the rows define it, answering as the stored rollouts show', async () => {
+    const definition = exampleServers.example_tool_call_multireward!.create();
+    for (const row of rowsOf('example_tool_call_multireward')) assert.deepEqual(definition.tools, toolsOf(row));
+    await withServer(definition.createServer(), async (url) => {
+      for (const rollout of rolloutsOf('example_tool_call_multireward')) {
+        const call = rollout.response.output.find((item: Row) => item.type === 'function_call');
+        const output = rollout.response.output.find((item: Row) => item.type === 'function_call_output');
+        const answer = await agent(url)('/get_weather', JSON.parse(call.arguments));
+        assert.deepEqual(answer, JSON.parse(output.output));
+      }
+    });
+  });
+
+  it('scores NeMo Gym\'s stored rollouts on the same components', async () => {
+    await serve('example_tool_call_multireward', async (url) => {
+      for (const rollout of rolloutsOf('example_tool_call_multireward')) {
+        const verified = await verify(url, sourceRow(rowsOf('example_tool_call_multireward'), rollout), rollout.response);
+        for (const key of ['reward', 'reward_components', 'correctness', 'schema_valid', 'format', 'predicted_calls']) assert.deepEqual(verified[key], rollout[key], key);
+      }
+    });
+  });
+
+  it('one right call alone scores 3; the components move apart, and always add up to the reward', async () => {
+    await serve('example_tool_call_multireward', async (url) => {
+      for (const row of rowsOf('example_tool_call_multireward')) {
+        const expected = { name: 'get_weather', arguments: JSON.stringify(row.expected_call.arguments) };
+        const scored = async (response: unknown) => {
+          const verified = await verify(url, row, response);
+          const { correctness, schema_valid, format } = verified.reward_components;
+          assert.equal(verified.reward, correctness + schema_valid + format);
+          return [correctness, schema_valid, format];
+        };
+        assert.deepEqual(await scored(calls(expected)), [1, 1, 1]);
+        assert.deepEqual(await scored(calls({ name: 'get_weather', arguments: '{"city": "Atlantis"}' })), [0, 1, 1]);
+        assert.deepEqual(await scored(calls({ name: 'get_weather', arguments: '{}' })), [0, 0, 1]);
+        assert.deepEqual(await scored(calls({ name: 'get_weather', arguments: '{not json' })), [0, 0, 1]);
+        assert.deepEqual(await scored(calls(expected, expected)), [1, 1, 0]);
+        assert.deepEqual(await scored({ output: [...calls(expected).output, ...says('Here you go.').output] }), [1, 1, 0]);
+        assert.deepEqual(await scored(says('It is sunny.')), [0, 0, 0]);
+      }
+    });
+  });
+});
+
+describe('example_multi_step, on its example.jsonl rows', () => {
+  it('serves the two tools as the rows define them; lookups answer as the stored rollouts show', async () => {
+    const definition = exampleServers.example_multi_step!.create();
+    for (const row of rowsOf('example_multi_step')) assert.deepEqual(definition.tools, toolsOf(row));
+    await withServer(definition.createServer(), async (url) => {
+      const call = agent(url);
+      for (const rollout of rolloutsOf('example_multi_step')) {
+        const output: Row[] = rollout.response.output;
+        for (const item of output.filter((entry) => entry.type === 'function_call')) {
+          const answer = output.find((entry) => entry.type === 'function_call_output' && entry.call_id === item.call_id)!;
+          assert.deepEqual(await call(`/${item.name}`, JSON.parse(item.arguments)), JSON.parse(answer.output));
+        }
+      }
+    });
+  });
+
+  it('scores NeMo Gym\'s stored rollouts with the same fields', async () => {
+    await serve('example_multi_step', async (url) => {
+      for (const rollout of rolloutsOf('example_multi_step')) {
+        const verified = await verify(url, sourceRow(rowsOf('example_multi_step'), rollout), rollout.response);
+        for (const key of ['reward', 'parsed_synonym_values', 'accuracy', 'set_overlap', 'original_term_minefield_hit', 'order_instruction_following_failure']) {
+          assert.deepEqual(verified[key], rollout[key], key);
+        }
+      }
+    });
+  });
+
+  it('the last extraction counts: right values in order score 1, reversed is an order failure, the minefield is noticed', async () => {
+    const extract = (values: number[]) => ({ name: 'extract_synonym_values', arguments: JSON.stringify({ synonym_values: values }) });
+    await serve('example_multi_step', async (url) => {
+      for (const row of rowsOf('example_multi_step')) {
+        const expected: number[] = row.expected_synonym_values;
+        const right = await verify(url, row, calls(extract([1]), extract(expected)));
+        assert.deepEqual([right.reward, right.accuracy, right.set_overlap], [1, true, 1]);
+        const reversed = await verify(url, row, calls(extract([...expected].reverse())));
+        assert.deepEqual([reversed.reward, reversed.order_instruction_following_failure], [0, true]);
+        const mined = await verify(url, row, calls(extract([expected[0]!, row.minefield_label_value])));
+        assert.deepEqual([mined.reward, mined.set_overlap, mined.original_term_minefield_hit], [0, 1 / expected.length, true]);
+        const none = await verify(url, row, says('no tools used'));
+        assert.deepEqual([none.reward, none.parsed_synonym_values, none.set_overlap], [0, [], 0]);
+      }
+    });
+  });
+});
