@@ -1,0 +1,37 @@
+/** A session's cookies by name, as a browser keeps them for one site: JSON, so it lives in episode metadata. */
+export type Cookies = Readonly<Record<string, string>>;
+
+/**
+ * The cookies after a response: each `Set-Cookie` sets its cookie, or deletes it when it has expired
+ * (`Max-Age=0`, a past `Expires`: how a server ends a session). Attributes (path, flags) are not kept:
+ * every call of an episode goes to the same server. NeMo Gym's session cookie is
+ * `<ClassName>___<server name>`, but any cookie a server sets is kept, as a browser would.
+ */
+export function withSetCookies(cookies: Cookies, header: string | string[] | undefined, now: number = Date.now()): Cookies {
+  if (header === undefined) return cookies;
+  const next: Record<string, string> = { ...cookies };
+  for (const line of Array.isArray(header) ? header : [header]) {
+    const [pair = '', ...attributes] = line.split(';');
+    const equals = pair.indexOf('=');
+    if (equals <= 0) continue;
+    const name = pair.slice(0, equals).trim();
+    if (expired(attributes, now)) delete next[name];
+    else next[name] = pair.slice(equals + 1).trim();
+  }
+  return next;
+}
+
+function expired(attributes: readonly string[], now: number): boolean {
+  for (const attribute of attributes) {
+    const [key = '', value = ''] = attribute.split('=', 2).map((part) => part.trim());
+    if (key.toLowerCase() === 'max-age' && Number(value) <= 0) return true;
+    if (key.toLowerCase() === 'expires' && Date.parse(value) <= now) return true;
+  }
+  return false;
+}
+
+/** The `Cookie` request header for a session, or no header when it has no cookies. */
+export function cookieHeaders(cookies: Cookies): Record<string, string> {
+  const pairs = Object.entries(cookies).map(([name, value]) => `${name}=${value}`);
+  return pairs.length === 0 ? {} : { cookie: pairs.join('; ') };
+}
