@@ -46,7 +46,7 @@ class Episode<Metadata> {
     return reset;
   }
 
-  async say(content: string, turn: Partial<EnvironmentTurn> = {}) {
+  async say(content: string, turn: Partial<EnvironmentTurn<Metadata>> = {}) {
     this.messages.push({ role: 'assistant', content });
     this.assistantTurns += 1;
     const usage = { input_tokens: 100 * this.assistantTurns, output_tokens: 10 * this.assistantTurns, total_tokens: 110 * this.assistantTurns };
