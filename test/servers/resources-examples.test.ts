@@ -43,7 +43,9 @@ describe('NeMo Gym examples ported onto the SDK, on their own example.jsonl rows
   });
 
   it('example_session_state_mgmt: counting to expected_count from initial_count scores 1, stopping short scores 0', async () => {
-    await withServer(exampleServers.example_session_state_mgmt!.create().createServer(), async (url) => {
+    const definition = exampleServers.example_session_state_mgmt!.create();
+    assert.deepEqual(definition.tools, (rowsOf('example_session_state_mgmt')[0]!.responses_create_params as { tools: unknown[] }).tools, "the tool list matches the dataset's, as pydantic writes it");
+    await withServer(definition.createServer(), async (url) => {
       for (const row of rowsOf('example_session_state_mgmt')) {
         const [right, short] = [agent(url), agent(url)];
         const needed = (row.expected_count as number) - (row.initial_count as number);

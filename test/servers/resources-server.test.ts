@@ -135,7 +135,7 @@ describe('defineResourcesServer: a NeMo Gym resources server from tools and a ve
       type: 'function',
       name: 'increment_counter',
       description: 'add to the counter',
-      parameters: { type: 'object', properties: { count: { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER } }, required: ['count'], additionalProperties: false },
+      parameters: { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'], additionalProperties: false },
       strict: true,
     });
   });

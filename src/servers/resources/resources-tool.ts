@@ -52,6 +52,19 @@ export function validationDetail(error: z.ZodError): ValidationDetail[] {
 
 /** The tool as a Responses-API tool definition, for `responses_create_params.tools`. */
 export function responsesToolOf(name: string, tool: ResourcesTool<unknown>): ResponsesTool {
-  const { $schema: _schema, ...parameters } = z.toJSONSchema(tool.parameters) as Record<string, unknown>;
+  const { $schema: _schema, ...parameters } = z.toJSONSchema(tool.parameters, { override: asPydanticWrites }) as Record<string, unknown>;
   return { type: 'function', name, description: tool.description, parameters, strict: tool.strict };
+}
+
+/**
+ * The schema as pydantic writes it, so a tool list equals the one in NeMo Gym's datasets: an integer
+ * without zod's safe-integer bounds, and an object's `required` always present (OpenAI's strict mode
+ * wants it, even empty).
+ */
+function asPydanticWrites({ jsonSchema }: { jsonSchema: Record<string, unknown> }): void {
+  if (jsonSchema.type === 'integer' && jsonSchema.minimum === Number.MIN_SAFE_INTEGER && jsonSchema.maximum === Number.MAX_SAFE_INTEGER) {
+    delete jsonSchema.minimum;
+    delete jsonSchema.maximum;
+  }
+  if (jsonSchema.type === 'object' && jsonSchema.properties !== undefined && jsonSchema.required === undefined) jsonSchema.required = [];
 }
