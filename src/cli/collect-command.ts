@@ -1,6 +1,10 @@
 import { Command, InvalidArgumentError, type Option } from 'commander';
 import { collect, type CollectProgress } from '../collect/collect-run.js';
+import type { Agent } from '../collect/agent.js';
 import { nemoGymAgent } from '../collect/nemo-gym-agent.js';
+import { resourcesAgent, type ResourcesProtocol } from '../collect/resources-agent.js';
+import { defaultRetryBudget } from '../http/router/retry-budget.js';
+import { toolCallParsers } from '../environments/tool-call-parser.js';
 import { loadPromptConfig, readYamlFile } from '../collect/prompt-config.js';
 import type { NumRepeats } from '../collect/expand-rows.js';
 import { AbortedError } from '../core/errors/aborted-error.js';
@@ -57,6 +61,9 @@ interface CollectFlags {
   maxAttempts: number;
   failOnError?: number;
   agentServer: Record<string, string>;
+  resourcesServer: Record<string, string>;
+  gymnasiumServer: Record<string, string>;
+  toolCallParser?: string;
 }
 
 export function collectCommand(): Command {
@@ -89,24 +96,33 @@ export function collectCommand(): Command {
     .option('--resume', 'continue this output in place: done rollouts are kept, failed ones retried; refuses if the plan or config changed')
     .option('--max-attempts <n>', 'attempts per rollout before its failure is final (with --resume)', parseMaxAttempts, 3)
     .option('--agent-server <name=url>', 'a NeMo Gym agent server (POST /run) to run rows of agent <name>, repeatable', parseAgentServer, {})
+    .option('--resources-server <name=url>', "a NeMo Gym resources server (/seed_session, /<tool>, /verify): rows of agent <name> run gymnast's loop against it, repeatable", parseAgentServer, {})
+    .option('--gymnasium-server <name=url>', "a NeMo Gym gymnasium-style server (/reset, /step, /close): rows of agent <name> run gymnast's loop against it, repeatable", parseAgentServer, {})
+    .option('--tool-call-parser <name>', `how the model writes tool calls, for --resources-server and --gymnasium-server: ${toolCallParsers.map((parser) => parser.name).join(', ')} (default hermes)`)
     .option('--fail-on-error <count|fraction>', 'exit non-zero when more rollouts than this failed (e.g. 10, or 0.05 of them)', parseFailureLimit)
     .option('--config <file>', 'YAML or JSON with any of these options by name (e.g. num-repeats: 4); flags given on the command line win')
     .action(async (_flags: CollectFlags, command: Command) => {
       const flags = await withConfigFile(command);
       let retries = 0;
       const countRetry = () => void (retries += 1);
-      const { policy, renderer, maxModelLen } = await createPolicy(policySpec(flags), { onRouterEvent: (event) => event.type === 'retry' && countRetry() });
-      const { stopAdmitting, abort, dispose } = interruptions();
       const runTimeout = flags.rolloutTimeout ?? flags.requestTimeout;
-      const servers = Object.entries(flags.agentServer).map(([name, url]) =>
-        nemoGymAgent({
-          name,
-          urls: [url],
-          onRetry: countRetry,
-          ...(runTimeout === undefined ? {} : { timeoutMs: runTimeout * 1000 }),
-          ...(flags.requestAttempts === undefined ? {} : { maxAttempts: flags.requestAttempts }),
-        }),
-      );
+      const servers = [
+        ...Object.entries(flags.agentServer).map(([name, url]) =>
+          nemoGymAgent({
+            name,
+            urls: [url],
+            onRetry: countRetry,
+            ...(runTimeout === undefined ? {} : { timeoutMs: runTimeout * 1000 }),
+            ...(flags.requestAttempts === undefined ? {} : { maxAttempts: flags.requestAttempts }),
+          }),
+        ),
+        ...resourcesAgents(flags, countRetry),
+      ];
+      const { policy, renderer, maxModelLen } = await createPolicy(policySpec(flags), { onRouterEvent: (event) => event.type === 'retry' && countRetry() }).catch(async (error: unknown) => {
+        await Promise.all(servers.map((server) => server.close()));
+        throw error;
+      });
+      const { stopAdmitting, abort, dispose } = interruptions();
       const summary = await collect({
         input: flags.input,
         output: flags.output,
@@ -146,6 +162,35 @@ export function collectCommand(): Command {
         if (summary.failures > limit) throw new ConfigError(`${summary.failures} rollouts failed, more than --fail-on-error ${flags.failOnError} allows`);
       }
     });
+}
+
+/**
+ * The agents of `--resources-server` and `--gymnasium-server`: gymnast's own loop against NeMo Gym
+ * servers, sharing the request deadline, attempts and retry budget flags with the policy. A name given
+ * to two kinds of server would leave its rows two ways to run: refused.
+ */
+function resourcesAgents(flags: CollectFlags, onRetry: () => void): (Agent & { close(): Promise<void> })[] {
+  const named: [string, string, ResourcesProtocol][] = [
+    ...Object.entries(flags.resourcesServer).map(([name, url]) => [name, url, 'resources'] as [string, string, ResourcesProtocol]),
+    ...Object.entries(flags.gymnasiumServer).map(([name, url]) => [name, url, 'gymnasium'] as [string, string, ResourcesProtocol]),
+  ];
+  const taken = new Set(Object.keys(flags.agentServer));
+  for (const [name] of named) {
+    if (taken.has(name)) throw new ConfigError(`agent "${name}" is named by more than one of --agent-server, --resources-server and --gymnasium-server`);
+    taken.add(name);
+  }
+  return named.map(([name, url, protocol]) =>
+    resourcesAgent({
+      name,
+      urls: [url],
+      protocol,
+      onRetry,
+      ...(flags.toolCallParser === undefined ? {} : { toolCallParser: flags.toolCallParser }),
+      ...(flags.requestTimeout === undefined ? {} : { timeoutMs: flags.requestTimeout * 1000 }),
+      ...(flags.requestAttempts === undefined ? {} : { maxAttempts: flags.requestAttempts }),
+      ...(flags.retryBudget === undefined ? {} : { retryBudget: { ...defaultRetryBudget, ratio: flags.retryBudget } }),
+    }),
+  );
 }
 
 /** The policy the flags name; what a server policy lacks is named by its flag. */

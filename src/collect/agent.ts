@@ -3,12 +3,13 @@ import { ConfigError } from '../core/errors/config-error.js';
 import { SamplingParams, type SamplingParamsInput } from '../core/sampling-params.js';
 import { runEpisode, type EpisodeOptions, type JobControl } from '../engine/index.js';
 import type { Environment } from '../environments/environment.js';
+import type { AggregateMetrics } from './server-aggregate.js';
 import { findEnvironment } from '../environments/registry.js';
 import { parseWithIssues, schemaIssues } from '../core/schema-issues.js';
 import { ResponsesItem, ResponsesTool, responsesInputToMessages, responsesToolsToChatTools } from '../core/responses-items.js';
 import { z } from 'zod';
 import type { MaterializedRow } from '../core/result-row.js';
-import { episodeOutcome } from './output-row.js';
+import { episodeOutcome, type EpisodeOutcomeOptions } from './output-row.js';
 import type { RowIssue } from './row-error.js';
 import type { RolloutOutcome } from './sink.js';
 
@@ -25,6 +26,11 @@ export interface Agent {
   check(row: MaterializedRow): RowIssue[];
   /** Never rejects for a failed rollout: that is a failure outcome. */
   run(row: MaterializedRow, context: AgentContext): Promise<RolloutOutcome>;
+  /**
+   * NeMo Gym's aggregate metrics from the agent's server (`POST /aggregate_metrics` with the persisted
+   * successes, stripped), or undefined when the server has none (404): gymnast computes them then.
+   */
+  aggregateMetrics?(verifyResponses: readonly Record<string, unknown>[], signal?: AbortSignal): Promise<AggregateMetrics | undefined>;
 }
 
 const sampling = SamplingParams.shape;
@@ -55,18 +61,31 @@ const NON_TASK_FIELDS = new Set(['responses_create_params', 'agent_ref', '_ng_ta
  */
 export function builtinAgent(name: string): Agent | undefined {
   const entry = findEnvironment(name);
-  if (!entry) return undefined;
-  const environment = entry.create();
+  return entry ? environmentAgent(name, entry.create()) : undefined;
+}
+
+export interface EnvironmentAgentOptions extends EpisodeOutcomeOptions {
+  /**
+   * Hand the environment the whole materialized row (request, agent, keys and task fields), as NeMo
+   * Gym's agents send it to its servers; by default it gets the task fields only.
+   */
+  wholeRow?: boolean;
+}
+
+/** gymnast's episode loop over an environment: each row is a task (`rowToTask`), each rollout an episode. */
+export function environmentAgent(name: string, environment: Environment, options: EnvironmentAgentOptions = {}): Agent {
+  const dataOf = (row: MaterializedRow) => (options.wholeRow ? row : taskData(row));
+  const outcome = options.responseOutput ? { responseOutput: options.responseOutput } : {};
   return {
     name,
     check: (row) => {
       const task = rowToTask(row);
-      return [...(Array.isArray(task) ? task : []), ...taskDataIssues(environment, taskData(row))];
+      return [...(Array.isArray(task) ? task : []), ...taskDataIssues(environment, dataOf(row))];
     },
     async run(row, context) {
-      const task = checkedTask(row);
+      const task = { ...checkedTask(row), data: dataOf(row) };
       const record = await runEpisode(task, row._ng_rollout_index, { ...context.episode, environment }, context.control);
-      return episodeOutcome(row, record, task.messages.length);
+      return episodeOutcome(row, record, task.messages.length, outcome);
     },
   };
 }

@@ -7,6 +7,7 @@ import { readMaterializedRow, readRow } from '../core/row-reader.js';
 import { Float64List } from '../metrics/float64-list.js';
 import { AggregateAccumulator, type AgentAggregate, type AnswerKey, type GroupLevelMetrics } from '../metrics/index.js';
 import { ChunkedWriter, JsonRowReader, jsonRows, RolloutKeyIndex, type JsonRow } from './result-files.js';
+import type { CollectedAggregate } from './server-aggregate.js';
 
 export type { AgentAggregate, AgentSummary } from '../metrics/index.js';
 
@@ -33,7 +34,7 @@ export async function aggregateFiles(sources: AggregateSources, signal?: AbortSi
 }
 
 /** Writes aggregates as NeMo Gym lays them out (a JSON list, indented by 2), streaming the per-task groups. */
-export async function writeAggregateFile(path: string, aggregates: readonly AgentAggregate[]): Promise<void> {
+export async function writeAggregateFile(path: string, aggregates: readonly CollectedAggregate[]): Promise<void> {
   const file = createWriteStream(path);
   try {
     await writeAggregate(file, aggregates);
@@ -44,12 +45,12 @@ export async function writeAggregateFile(path: string, aggregates: readonly Agen
 }
 
 /** `writeAggregateFile` to any stream (stdout), which stays open. */
-export async function writeAggregate(out: Writable, aggregates: readonly AgentAggregate[]): Promise<void> {
+export async function writeAggregate(out: Writable, aggregates: readonly CollectedAggregate[]): Promise<void> {
   const writer = new ChunkedWriter(out);
   for (const [i, aggregate] of aggregates.entries()) {
     await writer.write(`${i === 0 ? '[' : ','}\n  {\n`);
-    for (const field of ['agent_ref', 'agent_metrics', 'key_metrics', 'rollout_metrics'] as const) {
-      await writer.write(`    "${field}": ${indented(aggregate[field], 4)},\n`);
+    for (const field of ['agent_ref', 'computed_by', 'agent_metrics', 'key_metrics', 'rollout_metrics'] as const) {
+      if (aggregate[field] !== undefined) await writer.write(`    "${field}": ${indented(aggregate[field], 4)},\n`);
     }
     await writer.write('    "group_level_metrics": [');
     let groups = 0;

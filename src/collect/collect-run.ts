@@ -7,7 +7,7 @@ import type { Policy } from '../policy/policy.js';
 import type { ConversationRenderer } from '../tokens/conversation-renderer.js';
 import { admit } from './admission.js';
 import type { Agent } from './agent.js';
-import { aggregateFiles, writeAggregateFile, type AgentSummary } from './aggregate-output.js';
+import { aggregateFiles, writeAggregateFile } from './aggregate-output.js';
 import { checkInput, plannedRows, type PlanSource } from './collect-plan.js';
 import { collectPaths } from './collect-paths.js';
 import { checkSettings, type CollectSettings, type CollectSettingsInput } from './collect-settings.js';
@@ -18,6 +18,7 @@ import { loadResumeState, ResumeState } from './resume-state.js';
 import { RowPlanner, type NumRepeats } from './row-planner.js';
 import { canResume, checkSameRun, startFresh } from './run-identity.js';
 import { acquireRunLock } from './run-lock.js';
+import { withServerAggregates, type CollectedAggregate } from './server-aggregate.js';
 import type { RolloutOutcome, Sink } from './sink.js';
 import { writeFailure } from './write-failure.js';
 
@@ -61,8 +62,11 @@ export interface CollectSummary {
   rollouts: number;
   /** Rollouts that failed in this run. */
   failures: number;
-  /** Per agent: NeMo Gym's agent and key metrics and NeMo RL's rollout metrics (the per-task groups are in the aggregate file). */
-  aggregate: AgentSummary[];
+  /**
+   * Per agent: NeMo Gym's agent and key metrics (from the agent's server's `/aggregate_metrics` when it
+   * has one: `computed_by`) and NeMo RL's rollout metrics; the per-task groups are in the aggregate file.
+   */
+  aggregate: Omit<CollectedAggregate, 'group_level_metrics'>[];
 }
 
 /**
@@ -145,7 +149,8 @@ async function collectLocked(options: CollectOptions, settings: CollectSettings,
   }
   if (givenUp > 0) options.onNotice?.(`${givenUp} rollouts failed ${settings.maxAttempts} times (or terminally) and were not retried`);
 
-  const aggregate = await aggregateFiles({ results: [paths.output], failures: [paths.failures], materialized: [paths.materialized] });
+  const computed = await aggregateFiles({ results: [paths.output], failures: [paths.failures], materialized: [paths.materialized] });
+  const aggregate = await withServerAggregates(computed, options.agents ?? new Map(), paths.output, { ...(options.signal ? { signal: options.signal } : {}), ...(options.onNotice ? { onNotice: options.onNotice } : {}) });
   await writeAggregateFile(paths.aggregate, aggregate).catch((error: unknown) => {
     throw writeFailure(paths.aggregate, error);
   });

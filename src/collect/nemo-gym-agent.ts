@@ -9,6 +9,7 @@ import { JsonClient } from '../http/json-client.js';
 import { Router } from '../http/router/router.js';
 import type { Agent } from './agent.js';
 import { failureFields } from './output-row.js';
+import { AggregateMetrics, unlessNotFound } from './server-aggregate.js';
 import type { RolloutOutcome } from './sink.js';
 
 export interface NemoGymAgentOptions {
@@ -85,6 +86,14 @@ export function nemoGymAgent(options: NemoGymAgentOptions): Agent & { close(): P
         return failure(row, failureClass, recordError(signal.aborted ? signal.reason : error), elapsed());
       }
     },
+    aggregateMetrics: (verifyResponses, signal) =>
+      unlessNotFound(() =>
+        router.call(
+          'aggregate_metrics',
+          (replica) => client.request({ method: 'POST', baseUrl: replica.url, path: '/aggregate_metrics', body: { verify_responses: verifyResponses }, schema: AggregateMetrics, timeoutMs: options.timeoutMs ?? 600_000, ...(signal ? { signal } : {}) }),
+          signal ?? new AbortController().signal,
+        ),
+      ),
     async close() {
       router.close();
       if (!options.client) await client.close();

@@ -9,11 +9,11 @@ import type { RolloutOutcome } from './sink.js';
 
 export interface EpisodeOutcomeOptions {
   /**
-   * The Responses `output` items of the episode's new messages (default: `messagesToResponsesItems`).
-   * An agent whose environment reads tool calls out of the text passes its own, so the row shows them
-   * as function calls the way NeMo Gym's agents do.
+   * The Responses `output` items of the log from message `from` on, the episode's own (default:
+   * `messagesToResponsesItems`). An agent whose environment reads tool calls out of the text passes
+   * its own, so the row shows them as function calls the way NeMo Gym's agents do.
    */
-  responseOutput?: (messages: readonly Message[]) => unknown[];
+  responseOutput?: (messages: readonly Message[], from: number) => unknown[];
 }
 
 /**
@@ -25,14 +25,14 @@ export interface EpisodeOutcomeOptions {
 export function episodeOutcome(row: MaterializedRow, record: EpisodeRecord, openingMessages: number, options: EpisodeOutcomeOptions = {}): RolloutOutcome {
   const inputTokens = record.turns.reduce((total, turn) => total + turn.prompt_tokens, 0);
   const outputTokens = record.turns.reduce((total, turn) => total + turn.generated_tokens, 0);
-  const responseOutput = options.responseOutput ?? messagesToResponsesItems;
+  const responseOutput = options.responseOutput ?? ((messages: readonly Message[], from: number) => messagesToResponsesItems(messages.slice(from)));
   const common = {
     ...row,
     ...reportedFields(record),
     schema_version: ROW_SCHEMA_VERSION,
     duration_ms: record.timing.duration_ms,
     response: {
-      output: responseOutput(record.messages.slice(openingMessages)),
+      output: responseOutput(record.messages, openingMessages),
       usage: { input_tokens: inputTokens, output_tokens: outputTokens, total_tokens: inputTokens + outputTokens },
     },
     ...(Object.keys(record.reward_components).length > 0 ? { reward_components: record.reward_components } : {}),
