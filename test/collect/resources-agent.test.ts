@@ -86,7 +86,7 @@ describe('gymnast collect against NeMo Gym resources servers (--resources-server
     return input;
   }
 
-  async function collect(counterUrl: string) {
+  async function collect(counterUrl: string, extra: readonly string[] = []) {
     const dir = mkdtempSync(join(tmpdir(), 'gymnast-resources-'));
     const output = join(dir, 'rollouts.jsonl');
     const args = [
@@ -95,6 +95,7 @@ describe('gymnast collect against NeMo Gym resources servers (--resources-server
       '--resources-server', `counter=${counterUrl}`, '--resources-server', `junk=${junkUrl}`,
       '--gymnasium-server', `example_multi_turn_gymnasium_agent=${gymnasium.url}`,
       '--max-tokens', '96', '--max-turns', '6', '--max-seq-len', '8192', '--seed', '1', '--request-attempts', '2', '--concurrency', '4',
+      ...extra,
     ];
     const { stdout, stderr } = await run(process.execPath, [bin, ...args], { timeout: 120_000 });
     return {
@@ -184,6 +185,13 @@ describe('gymnast collect against NeMo Gym resources servers (--resources-server
     assert.equal(fromServer.group_level_metrics.length, 5);
     assert.equal(byName.get('junk')!.computed_by, 'gymnast', 'no successes to send');
     assert.match(first.stderr, /counter: aggregate metrics computed by its server's \/aggregate_metrics/);
+  });
+
+  it('verifies a rollout that --max-turns cut, after running its last calls, as NeMo Gym verifies what its step limit cut', async () => {
+    const cut = await collect(counter.url, ['--limit', '1', '--max-turns', '1']);
+    const [row] = cut.results;
+    assert.deepEqual([row!.reward, (row!.termination as { kind: string }).kind, row!.truncated, row!.terminated], [1, 'max-turns', true, false], '3 + 1 + 2 = 6 without reading it back');
+    assert.deepEqual((row!.messages as Message[]).map((message) => message.role), ['user', 'assistant', 'tool', 'tool']);
   });
 
   it('computes them itself when a server has no /aggregate_metrics (404), and says so', async () => {

@@ -107,7 +107,8 @@ export function nemoGymResourcesEnvironment(options: NemoGymResourcesOptions): N
         reward: verdict.value.reward,
         ...(verdict.value.reward_components ? { reward_components: verdict.value.reward_components } : {}),
         ...(verdict.value.extracted_answer !== undefined ? { answer: verdict.value.extracted_answer } : {}),
-        terminated: true,
+        // A final turn that still called tools did not end by itself: the engine's limit ends it (max-turns …), verified as it stands.
+        terminated: blocks.length === 0,
         metadata: { ...turn.metadata, cookies: verdict.cookies },
         fields: verdict.fields,
         ...toolCalls,
