@@ -1,0 +1,167 @@
+import { z } from 'zod';
+import { ConfigFileError, type ConfigFileIssue } from '../../core/errors/config-file-error.js';
+import { parseWithIssues } from '../../core/schema-issues.js';
+import { findEnvironment } from '../../environments/registry.js';
+import { policyKinds } from '../../policy/create-policy.js';
+import { didYouMean } from '../../util/closest-name.js';
+import { servableResourcesNames } from '../resources/resources-server-for.js';
+import type { GymConfig, ServerInstance } from './server-config.js';
+
+/** The model impl gymnast serves itself: `gymnast serve model --embedded`. */
+export const EMBEDDED_MODEL_IMPL = 'gymnast_embedded';
+/** NeMo Gym's model server for a vLLM endpoint: gymnast calls it as a policy, never starts it. */
+export const SERVED_MODEL_IMPL = 'vllm_model';
+/** NeMo Gym's agent impls gymnast's agent server stands in for. */
+export const AGENT_IMPLS = ['simple_agent', 'gymnasium_agent'] as const;
+
+const Duration = z.number().positive().max(86_400);
+
+/** What gymnast reads of a `vllm_model`: NeMo Gym's fields, and the tokenizer and API gymnast's exact-token policy needs. */
+const ServedModelSettings = z.looseObject({
+  base_url: z.union([z.url({ protocol: /^https?$/ }), z.array(z.url({ protocol: /^https?$/ })).min(1)]),
+  model: z.string().min(1).optional(),
+  api_key: z.string().optional(),
+  /** The model's tokenizer.json + tokenizer_config.json (needed when a gymnast agent uses this model). */
+  tokenizer: z.string().min(1).optional(),
+  /** Which of gymnast's policy APIs to call it with (default vllm-chat). */
+  gymnast_policy: z.enum(policyKinds.filter((kind) => kind !== 'embedded') as [string, ...string[]]).optional(),
+  max_model_len: z.number().int().positive().optional(),
+});
+
+/** gymnast's agent settings (all optional), beside NeMo Gym's agent fields. */
+const AgentSettings = z.looseObject({
+  max_turns: z.number().int().min(1).max(10_000).default(8),
+  max_tokens: z.number().int().min(1).default(256),
+  max_seq_len: z.number().int().min(1).optional(),
+  temperature: z.number().min(0).max(100).default(1),
+  seed: z.number().int().optional(),
+  concurrency: z.number().int().min(1).max(100_000).default(32),
+  run_timeout_seconds: Duration.optional(),
+});
+export type AgentSettings = z.infer<typeof AgentSettings>;
+
+export interface ExternalPlan {
+  kind: 'external';
+  instance: ServerInstance;
+  command: readonly string[];
+}
+export interface EmbeddedModelPlan {
+  kind: 'embedded-model';
+  instance: ServerInstance;
+}
+export interface ServedModelPlan {
+  kind: 'served-model';
+  instance: ServerInstance;
+  baseUrls: string[];
+  model?: string;
+  apiKey?: string;
+  tokenizer?: string;
+  policy: string;
+  maxModelLen?: number;
+}
+export interface ResourcesPlan {
+  kind: 'resources';
+  instance: ServerInstance;
+}
+export interface AgentPlan {
+  kind: 'agent';
+  instance: ServerInstance;
+  /** The built-in environment the agent's episode loop runs in-process. */
+  environment: string;
+  model: EmbeddedModelPlan | ServedModelPlan;
+  settings: AgentSettings;
+}
+export type ServerPlan = ExternalPlan | EmbeddedModelPlan | ServedModelPlan | ResourcesPlan | AgentPlan;
+
+/**
+ * How gymnast runs each instance of a config, or a `ConfigFileError` naming every one it cannot run:
+ * any `command:` is an external process; a model is the embedded model (`gymnast_embedded`) or a
+ * served one (`vllm_model`, not started); a resources server is a ported NeMo Gym example or a
+ * built-in environment, served in-process; an agent (`simple_agent`, `gymnasium_agent`) is
+ * gymnast's agent server over its resources server's built-in environment and its model.
+ */
+export function planServers(config: GymConfig): ServerPlan[] {
+  const issues: ConfigFileIssue[] = [];
+  const plans = new Map<string, ServerPlan>();
+  for (const instance of config.instances) {
+    const plan = instance.config.command ? { kind: 'external' as const, instance, command: instance.config.command } : ownPlan(instance, issues);
+    if (plan) plans.set(instance.name, plan);
+  }
+  for (const instance of config.instances) {
+    const plan = plans.get(instance.name);
+    if (plan?.kind !== 'agent') continue;
+    const wired = wireAgent(plan, plans, issues);
+    if (wired) plans.set(instance.name, wired);
+  }
+  if (issues.length > 0) throw new ConfigFileError(config.file, issues);
+  return [...plans.values()];
+}
+
+/** A placeholder agent plan until its refs are wired (they may name instances defined after it). */
+function ownPlan(instance: ServerInstance, issues: ConfigFileIssue[]): ServerPlan | undefined {
+  const unknownImpl = (known: readonly string[], what: string) =>
+    issues.push({ path: instance.path, expected: `${what}: one of ${known.join(', ')}, or a command: to run${didYouMean(instance.impl, known)}` });
+  switch (instance.type) {
+    case 'responses_api_models': {
+      if (instance.impl === EMBEDDED_MODEL_IMPL) return { kind: 'embedded-model', instance };
+      if (instance.impl !== SERVED_MODEL_IMPL) return void unknownImpl([EMBEDDED_MODEL_IMPL, SERVED_MODEL_IMPL], 'a model impl gymnast knows');
+      const parsed = parse(ServedModelSettings, instance, issues);
+      if (!parsed) return undefined;
+      return {
+        kind: 'served-model',
+        instance,
+        baseUrls: Array.isArray(parsed.base_url) ? parsed.base_url : [parsed.base_url],
+        policy: parsed.gymnast_policy ?? 'vllm-chat',
+        ...(parsed.model === undefined ? {} : { model: parsed.model }),
+        ...(parsed.api_key ? { apiKey: parsed.api_key } : {}),
+        ...(parsed.tokenizer === undefined ? {} : { tokenizer: parsed.tokenizer }),
+        ...(parsed.max_model_len === undefined ? {} : { maxModelLen: parsed.max_model_len }),
+      };
+    }
+    case 'resources_servers': {
+      const known = servableResourcesNames();
+      if (!known.includes(instance.impl)) return void unknownImpl(known, 'a resources server gymnast serves (a ported NeMo Gym example or a built-in environment)');
+      return { kind: 'resources', instance };
+    }
+    case 'responses_api_agents': {
+      if (!(AGENT_IMPLS as readonly string[]).includes(instance.impl)) return void unknownImpl(AGENT_IMPLS, 'an agent impl gymnast serves');
+      for (const key of ['resources_server', 'model_server'] as const) {
+        if (!instance.config[key]) issues.push({ path: `${instance.path}.${key}`, expected: `missing (expected {type: ${key === 'model_server' ? 'responses_api_models' : 'resources_servers'}, name: …})` });
+      }
+      const settings = parse(AgentSettings, instance, issues);
+      return settings ? ({ kind: 'agent', instance, environment: '', model: undefined as never, settings } satisfies AgentPlan) : undefined;
+    }
+  }
+}
+
+/**
+ * The agent's environment and policy. gymnast's loop runs a built-in environment in-process (the same
+ * one its resources server serves); driving a ported example or an external resources server over HTTP
+ * waits for the remote-resources agent, so such a ref is refused with the reason.
+ */
+function wireAgent(plan: AgentPlan, plans: ReadonlyMap<string, ServerPlan>, issues: ConfigFileIssue[]): AgentPlan | undefined {
+  const { resources_server: resourcesRef, model_server: modelRef } = plan.instance.config;
+  if (!resourcesRef || !modelRef) return undefined;
+  const resources = plans.get(resourcesRef.name);
+  const model = plans.get(modelRef.name);
+  let wired: AgentPlan | undefined = { ...plan };
+  if (resources?.kind !== 'resources' || !findEnvironment(resources.instance.impl)) {
+    issues.push({ path: `${plan.instance.path}.resources_server.name`, expected: `a resources server whose impl is a built-in environment (gymnast's agent runs it in-process; driving ${resources?.kind === 'external' ? 'an external server' : `"${resources?.instance.impl ?? resourcesRef.name}"`} over HTTP is not wired yet)` });
+    wired = undefined;
+  } else if (wired) wired.environment = resources.instance.impl;
+  if (model?.kind === 'served-model' && model.tokenizer === undefined) {
+    issues.push({ path: `${model.instance.path}.tokenizer`, expected: `missing (expected the model's tokenizer directory: agent "${plan.instance.name}" samples it with exact tokens)` });
+    wired = undefined;
+  } else if (model?.kind !== 'embedded-model' && model?.kind !== 'served-model') {
+    issues.push({ path: `${plan.instance.path}.model_server.name`, expected: `a model gymnast can sample (${EMBEDDED_MODEL_IMPL} or ${SERVED_MODEL_IMPL}), not a command: server` });
+    wired = undefined;
+  } else if (wired) wired.model = model;
+  return wired;
+}
+
+function parse<Schema extends z.ZodType>(schema: Schema, instance: ServerInstance, issues: ConfigFileIssue[]): z.infer<Schema> | undefined {
+  const parsed = parseWithIssues(schema, instance.config);
+  if ('data' in parsed) return parsed.data;
+  issues.push(...parsed.issues.map((issue) => ({ path: issue.field ? `${instance.path}.${issue.field}` : instance.path, expected: issue.message })));
+  return undefined;
+}

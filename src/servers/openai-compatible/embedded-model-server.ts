@@ -1,0 +1,30 @@
+import type { EmbeddedPolicy } from '../../policy/embedded/embedded-policy.js';
+import { JinjaChatTemplate, type HfTokenizer } from '../../tokens/index.js';
+import type { ListenOptions } from '../http/http-server-core.js';
+import { policyGenerator } from './generator.js';
+import { OpenAiCompatibleServer } from './openai-compatible-server.js';
+
+/** The name the embedded model is served under. */
+export const EMBEDDED_MODEL_NAME = 'gymnast-tiny-arith';
+
+/**
+ * The embedded model's context is 128 tokens, a few hundred bytes of JSON: 1 MiB is thousands of times
+ * what a real request needs, while the server's general default (16 MiB) would let one request of
+ * unknown characters cost seconds of encoding (its word-level tokenizer gives no bound to refuse by).
+ */
+export const EMBEDDED_MAX_BODY_BYTES = 1024 * 1024;
+
+/** The embedded model behind the OpenAI-compatible API (with vLLM's token fields), as `gymnast serve model --embedded` serves it. */
+export function embeddedModelServer(policy: EmbeddedPolicy, options: ListenOptions & { maxBodyBytes?: number }): OpenAiCompatibleServer {
+  const tokenizer = policy.tokenizer as HfTokenizer;
+  return new OpenAiCompatibleServer({
+    tokenizer,
+    template: JinjaChatTemplate.fromConfig(tokenizer.config),
+    generate: policyGenerator(policy, tokenizer),
+    model: EMBEDDED_MODEL_NAME,
+    maxModelLen: policy.maxModelLen,
+    maxBodyBytes: options.maxBodyBytes ?? EMBEDDED_MAX_BODY_BYTES,
+    ...(options.host === undefined ? {} : { host: options.host }),
+    ...(options.port === undefined ? {} : { port: options.port }),
+  });
+}

@@ -1,0 +1,18 @@
+import { builtinEnvironments, findEnvironment } from '../../environments/registry.js';
+import type { JsonServer } from '../http/json-server.js';
+import type { ListenOptions } from '../http/http-server-core.js';
+import { environmentResourcesServer } from './environment-resources-server.js';
+import { exampleServers } from './examples/example-servers.js';
+
+/** Every name `resourcesServerFor` serves: the ported NeMo Gym examples, then gymnast's built-in environments. */
+export function servableResourcesNames(): string[] {
+  return [...Object.keys(exampleServers), ...builtinEnvironments.map((entry) => entry.name)];
+}
+
+/** A ported NeMo Gym example by its NeMo Gym name, else a built-in environment through the generic mapping; undefined for neither. */
+export function resourcesServerFor(name: string, listen: ListenOptions & { apiKey?: string }): JsonServer | undefined {
+  const example = exampleServers[name];
+  if (example) return example.create().createServer(listen);
+  const entry = findEnvironment(name);
+  return entry ? environmentResourcesServer(entry.create(), listen) : undefined;
+}
