@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Message } from '../../src/core/index.js';
+import { resourcesServerFor } from '../../src/servers/resources/resources-server-for.js';
 import type { InferenceServer, Responder } from '../../src/testing/index.js';
 import { qwen3Tokenizer, qwen3Directory } from '../support/qwen3.js';
 import { startServers } from '../support/loopback-model.js';
@@ -192,6 +193,26 @@ describe('gymnast collect against NeMo Gym resources servers (--resources-server
     const [row] = cut.results;
     assert.deepEqual([row!.reward, (row!.termination as { kind: string }).kind, row!.truncated, row!.terminated], [1, 'max-turns', true, false], '3 + 1 + 2 = 6 without reading it back');
     assert.deepEqual((row!.messages as Message[]).map((message) => message.role), ['user', 'assistant', 'tool', 'tool']);
+  });
+
+  it('runs the same rows against gymnast serve resources (its ports of the two NeMo Gym examples) with the same rewards', async () => {
+    const ported = resourcesServerFor('example_session_state_mgmt', { port: 0 })!;
+    const portedGymnasium = resourcesServerFor('example_multi_turn_gymnasium', { port: 0 })!;
+    const [counterUrl, gymnasiumUrl] = await Promise.all([ported.start(), portedGymnasium.start()]);
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'gymnast-resources-ported-'));
+      const input = join(dir, 'input.jsonl');
+      const rows = [...fixture('example_session_state_mgmt/example.jsonl').map((row) => ({ ...row, agent_ref: { name: 'counter' } })), ...fixture('example_multi_turn_gymnasium/example.jsonl').slice(0, 2)];
+      writeFileSync(input, `${rows.map((row) => JSON.stringify(row)).join('\n')}\n`);
+      const output = join(dir, 'rollouts.jsonl');
+      await run(process.execPath, [bin, 'collect', '--input', input, '--output', output, '--policy', 'vllm-completions', '--base-url', model.url, '--tokenizer', qwen3Directory, '--resources-server', `counter=${counterUrl}`, '--gymnasium-server', `example_multi_turn_gymnasium_agent=${gymnasiumUrl}`, '--max-tokens', '96', '--max-seq-len', '8192', '--seed', '1'], { timeout: 120_000 });
+      const results = readJsonl(output);
+      assert.deepEqual(results.map((row) => row.reward), [1, 1, 1, 1, 1, 1, 1]);
+      const aggregates = JSON.parse(readFileSync(output.replace('.jsonl', '_aggregate_metrics.json'), 'utf8')) as Aggregate[];
+      assert.deepEqual(aggregates.map((aggregate) => [aggregate.agent_ref.name, aggregate.computed_by]).sort(), [['counter', 'server'], ['example_multi_turn_gymnasium_agent', 'server']]);
+    } finally {
+      await Promise.all([ported.close(), portedGymnasium.close()]);
+    }
   });
 
   it('computes them itself when a server has no /aggregate_metrics (404), and says so', async () => {
