@@ -1,13 +1,12 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError } from '../core/errors/config-error.js';
 import { EmbeddedPolicy } from '../policy/embedded/embedded-policy.js';
-import { policyGenerator } from '../servers/openai-compatible/generator.js';
-import { OpenAiCompatibleServer } from '../servers/openai-compatible/openai-compatible-server.js';
-import { JinjaChatTemplate, type HfTokenizer } from '../tokens/index.js';
-import { builtinEnvironments, findEnvironment } from '../environments/registry.js';
+import { EMBEDDED_MAX_BODY_BYTES, EMBEDDED_MODEL_NAME, embeddedModelServer } from '../servers/openai-compatible/embedded-model-server.js';
+import { builtinEnvironments } from '../environments/registry.js';
 import type { JsonServer } from '../servers/http/json-server.js';
-import { environmentResourcesServer } from '../servers/resources/environment-resources-server.js';
 import { exampleServers } from '../servers/resources/examples/example-servers.js';
+import { resourcesServerFor as servedResources, servableResourcesNames } from '../servers/resources/resources-server-for.js';
+import { serveConfig } from './serve-config-command.js';
 
 interface ServeResourcesOptions {
   host: string;
@@ -25,15 +24,18 @@ interface ServeModelOptions {
 
 const MIB = 1024 * 1024;
 
-/**
- * The embedded model's context is 128 tokens, a few hundred bytes of JSON: 1 MiB is thousands of times
- * what a real request needs, while the server's general default (16 MiB) would let one request of
- * unknown characters cost seconds of encoding (its word-level tokenizer gives no bound to refuse by).
- */
-const EMBEDDED_MAX_BODY_MB = 1;
+const EMBEDDED_MAX_BODY_MB = EMBEDDED_MAX_BODY_BYTES / MIB;
 
 export function serveCommand(): Command {
-  const serve = new Command('serve').description('run gymnast servers');
+  const serve = new Command('serve')
+    .description('run gymnast servers: one (model, resources, agent), or every server a NeMo Gym-style config names (--config)')
+    .option('--config <file>', "start every server of a NeMo Gym-style YAML config and a head server (NeMo Gym's ng_run); Ctrl-C stops all")
+    .action(async (options: { config?: string }) => {
+      if (!options.config) {
+        serve.help({ error: true });
+      }
+      await serveConfig(options.config!);
+    });
   serve
     .command('model')
     .description('serve a model over an OpenAI-compatible API with vLLM token fields (/v1/completions, /v1/chat/completions, /tokenize, …)')
@@ -44,19 +46,9 @@ export function serveCommand(): Command {
     .action(async (options: ServeModelOptions) => {
       if (!options.embedded) throw new ConfigError('say which model to serve: --embedded');
       const policy = await EmbeddedPolicy.load();
-      const tokenizer = policy.tokenizer as HfTokenizer;
-      const server = new OpenAiCompatibleServer({
-        tokenizer,
-        template: JinjaChatTemplate.fromConfig(tokenizer.config),
-        generate: policyGenerator(policy, tokenizer),
-        model: 'gymnast-tiny-arith',
-        maxModelLen: policy.maxModelLen,
-        maxBodyBytes: Math.floor((options.maxBodyMb ?? EMBEDDED_MAX_BODY_MB) * MIB),
-        host: options.host,
-        port: options.port,
-      });
+      const server = embeddedModelServer(policy, { maxBodyBytes: Math.floor((options.maxBodyMb ?? EMBEDDED_MAX_BODY_MB) * MIB), host: options.host, port: options.port });
       const url = await server.start();
-      process.stdout.write(`serving the embedded model at ${url}/v1 (model "gymnast-tiny-arith", context ${policy.maxModelLen} tokens); Ctrl-C stops\n`);
+      process.stdout.write(`serving the embedded model at ${url}/v1 (model "${EMBEDDED_MODEL_NAME}", context ${policy.maxModelLen} tokens); Ctrl-C stops\n`);
       await new Promise<void>((resolve) => {
         const stop = () => void server.close().then(resolve);
         process.once('SIGINT', stop);
@@ -83,11 +75,9 @@ export function serveCommand(): Command {
 
 /** A ported NeMo Gym example by its NeMo Gym name, else a built-in environment through the generic mapping. */
 function resourcesServerFor(name: string, listen: { host: string; port: number; apiKey?: string }): JsonServer {
-  const example = exampleServers[name];
-  if (example) return example.create().createServer(listen);
-  const entry = findEnvironment(name);
-  if (!entry) throw new ConfigError(`no environment "${name}": try ${[...builtinEnvironments.map((known) => known.name), ...Object.keys(exampleServers)].join(', ')}`);
-  return environmentResourcesServer(entry.create(), listen);
+  const server = servedResources(name, listen);
+  if (!server) throw new ConfigError(`no environment "${name}": try ${servableResourcesNames().join(', ')}`);
+  return server;
 }
 
 function untilSignalled(server: { close(): Promise<void> }): Promise<void> {

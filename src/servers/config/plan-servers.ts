@@ -18,7 +18,7 @@ const Duration = z.number().positive().max(86_400);
 
 /** What gymnast reads of a `vllm_model`: NeMo Gym's fields, and the tokenizer and API gymnast's exact-token policy needs. */
 const ServedModelSettings = z.looseObject({
-  base_url: z.union([z.url({ protocol: /^https?$/ }), z.array(z.url({ protocol: /^https?$/ })).min(1)]),
+  base_url: z.union([z.url({ protocol: /^https?$/ }), z.array(z.url({ protocol: /^https?$/ })).min(1)], { error: 'expected an http(s) URL or a list of them' }),
   model: z.string().min(1).optional(),
   api_key: z.string().optional(),
   /** The model's tokenizer.json + tokenizer_config.json (needed when a gymnast agent uses this model). */
