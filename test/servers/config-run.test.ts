@@ -8,6 +8,7 @@ import { startConfigRun, type ConfigRun } from '../../src/servers/config/config-
 import { parseServerConfig } from '../../src/servers/config/server-config.js';
 
 const examples = new URL('../../examples/arithmetic.jsonl', import.meta.url).pathname;
+const sessionRows = new URL('../fixtures/nemo-gym/example_session_state_mgmt/example.jsonl', import.meta.url).pathname;
 
 /** A stand-in for any server gymnast spawns: answers who it is and what gymnast told it. */
 const EXTERNAL_SERVER = `require('node:http').createServer((_, response) => response.end(JSON.stringify({ name: process.env.NEMO_GYM_CONFIG_PATH, port: process.env.PORT, config: process.env.NEMO_GYM_CONFIG_DICT.length }))).listen(Number(process.env.PORT), process.env.HOST)`;
@@ -38,6 +39,13 @@ arithmetic_simple_agent:
       seed: 7
       datasets:
       - {name: example, type: example, jsonl_fpath: ${JSON.stringify(examples)}}
+session_agent:
+  responses_api_agents:
+    simple_agent:
+      resources_server: {type: resources_servers, name: session_state}
+      model_server: {type: responses_api_models, name: policy_model}
+      max_tokens: 24
+      max_turns: 2
 sidecar:
   resources_servers:
     my_python_env:
@@ -74,6 +82,7 @@ describe('a config run: every server of a NeMo Gym-shaped config, and the head s
       ['arithmetic', 'resources_servers', 'arithmetic'],
       ['arithmetic_simple_agent', 'responses_api_agents', 'simple_agent'],
       ['policy_model', 'responses_api_models', 'gymnast_embedded'],
+      ['session_agent', 'responses_api_agents', 'simple_agent'],
       ['session_state', 'resources_servers', 'example_session_state_mgmt'],
       ['sidecar', 'resources_servers', 'my_python_env'],
     ]);
@@ -108,6 +117,19 @@ describe('a config run: every server of a NeMo Gym-shaped config, and the head s
     const result = (await response.json()) as { reward?: number; has_training_tokens?: boolean; _ng_failure_class?: string };
     assert.equal(result._ng_failure_class, undefined, JSON.stringify(result).slice(0, 400));
     assert.equal(typeof result.reward, 'number');
+    assert.equal(result.has_training_tokens, true);
+  });
+
+  it("drives a ported example over HTTP from an agent wired to it: the row's session seeded, verified, and the verifier's fields on the row", async () => {
+    const agent = run.servers.find((server) => server.name === 'session_agent')!;
+    const [line] = readFileSync(sessionRows, 'utf8').split('\n');
+    const row = { ...(JSON.parse(line!) as object), agent_ref: { type: 'responses_api_agents', name: 'session_agent' }, _ng_task_index: 0, _ng_rollout_index: 0 };
+    const response = await fetch(`${agent.url}/run`, { method: 'POST', body: JSON.stringify(row), headers: { 'content-type': 'application/json' } });
+    assert.equal(response.status, 200);
+    const result = (await response.json()) as { reward?: number; has_training_tokens?: boolean; _ng_failure_class?: string; expected_count?: number };
+    assert.equal(result._ng_failure_class, undefined, JSON.stringify(result).slice(0, 600));
+    assert.equal(result.reward, 0, 'the embedded model never calls the counter tools, so the count stays wrong');
+    assert.equal(result.expected_count, 6);
     assert.equal(result.has_training_tokens, true);
   });
 

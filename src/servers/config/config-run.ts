@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import { stringify } from 'yaml';
-import { builtinAgent } from '../../collect/agent.js';
+import { builtinAgent, type Agent } from '../../collect/agent.js';
+import { resourcesAgent } from '../../collect/resources-agent.js';
 import { ServerStartError } from '../../core/errors/server-start-error.js';
 import { GymnastError } from '../../core/errors/gymnast-error.js';
 import { SamplingParams } from '../../core/sampling-params.js';
@@ -50,6 +51,7 @@ export async function startConfigRun(config: GymConfig, options: ConfigRunOption
   const plans = planServers(config).sort((a, b) => START_ORDER[a.kind] - START_ORDER[b.kind]);
   const addresses = await assignAddresses(config, plans);
   const started: Started[] = [];
+  const urls = new Map<string, string>();
   const policies = new Map<string, Promise<CreatedPolicy>>();
   const stopAll = async () => {
     for (const server of started.splice(0).reverse()) await server.close().catch(() => undefined);
@@ -66,10 +68,12 @@ export async function startConfigRun(config: GymConfig, options: ConfigRunOption
   try {
     for (const plan of plans) {
       const address = addresses.get(plan.instance.name);
-      const context = { config: resolved, options, policies, address };
-      started.push(await startOne(plan, context).catch((error: unknown) => {
+      const context = { config: resolved, options, policies, address, urls };
+      const server = await startOne(plan, context).catch((error: unknown) => {
         throw error instanceof ServerStartError ? error : new ServerStartError(plan.instance.name, reason(error), { cause: error });
-      }));
+      });
+      started.push(server);
+      urls.set(plan.instance.name, server.info.url);
     }
   } catch (error) {
     await stopAll();
@@ -90,6 +94,8 @@ interface StartContext {
   options: ConfigRunOptions;
   policies: Map<string, Promise<CreatedPolicy>>;
   address: { host: string; port: number } | undefined;
+  /** The URLs of the servers started so far, by name. */
+  urls: ReadonlyMap<string, string>;
 }
 
 async function startOne(plan: ServerPlan, context: StartContext): Promise<Started> {
@@ -136,8 +142,9 @@ async function startOne(plan: ServerPlan, context: StartContext): Promise<Starte
 async function startAgent(plan: AgentPlan, context: StartContext, info: (url: string) => ServerInstanceInfo): Promise<Started> {
   const { policy, renderer, maxModelLen } = await policyFor(plan.model.instance, context, plan.model.kind === 'served-model' ? plan.model : undefined);
   const { settings } = plan;
+  const { agent, close } = agentFor(plan, context);
   const server = new AgentServer({
-    agent: { ...builtinAgent(plan.environment)!, name: plan.instance.name },
+    agent,
     episode: {
       policy,
       renderer,
@@ -149,7 +156,21 @@ async function startAgent(plan: AgentPlan, context: StartContext, info: (url: st
     ...(settings.run_timeout_seconds === undefined ? {} : { runTimeoutMs: settings.run_timeout_seconds * 1000 }),
     ...context.address!,
   });
-  return { info: info(await server.start()), close: () => server.close() };
+  const stop = () => server.close().then(close);
+  return { info: info(await server.start().catch(async (error: unknown) => { await close(); throw error; })), close: stop };
+}
+
+/** Who runs the agent's rows: its built-in environment in-process, or gymnast's loop against its resources server over HTTP. */
+function agentFor(plan: AgentPlan, context: StartContext): { agent: Agent; close: () => Promise<void> } {
+  const { environment } = plan;
+  if (environment.kind === 'builtin') return { agent: { ...builtinAgent(environment.name)!, name: plan.instance.name }, close: async () => undefined };
+  const agent = resourcesAgent({
+    name: plan.instance.name,
+    urls: [context.urls.get(environment.server)!],
+    protocol: environment.protocol,
+    ...(plan.settings.tool_call_parser === undefined ? {} : { toolCallParser: plan.settings.tool_call_parser }),
+  });
+  return { agent, close: () => agent.close() };
 }
 
 /** One policy per model instance, shared by its server and every agent using it; closed when the run stops. */

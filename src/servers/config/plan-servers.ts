@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ConfigFileError, type ConfigFileIssue } from '../../core/errors/config-file-error.js';
 import { parseWithIssues } from '../../core/schema-issues.js';
 import { findEnvironment } from '../../environments/registry.js';
+import { findToolCallParser, toolCallParsers } from '../../environments/tool-call-parser.js';
 import { policyKinds } from '../../policy/create-policy.js';
 import { didYouMean } from '../../util/closest-name.js';
 import { servableResourcesNames } from '../resources/resources-server-for.js';
@@ -37,6 +38,8 @@ const AgentSettings = z.looseObject({
   seed: z.number().int().optional(),
   concurrency: z.number().int().min(1).max(100_000).default(32),
   run_timeout_seconds: Duration.optional(),
+  /** The tool-call format the model writes, for agents driving a resources server over HTTP (default hermes). */
+  tool_call_parser: z.string().min(1).optional(),
 });
 export type AgentSettings = z.infer<typeof AgentSettings>;
 
@@ -66,8 +69,11 @@ export interface ResourcesPlan {
 export interface AgentPlan {
   kind: 'agent';
   instance: ServerInstance;
-  /** The built-in environment the agent's episode loop runs in-process. */
-  environment: string;
+  /**
+   * What the agent's episode loop runs: a built-in environment in-process (the one its resources
+   * server serves), or its resources server over HTTP, spoken to as NeMo Gym's agent impl does.
+   */
+  environment: { kind: 'builtin'; name: string } | { kind: 'server'; server: string; protocol: 'resources' | 'gymnasium' };
   model: EmbeddedModelPlan | ServedModelPlan;
   settings: AgentSettings;
 }
@@ -129,34 +135,40 @@ function ownPlan(instance: ServerInstance, issues: ConfigFileIssue[]): ServerPla
         if (!instance.config[key]) issues.push({ path: `${instance.path}.${key}`, expected: `missing (expected {type: ${key === 'model_server' ? 'responses_api_models' : 'resources_servers'}, name: …})` });
       }
       const settings = parse(AgentSettings, instance, issues);
-      return settings ? ({ kind: 'agent', instance, environment: '', model: undefined as never, settings } satisfies AgentPlan) : undefined;
+      if (settings?.tool_call_parser !== undefined && !findToolCallParser(settings.tool_call_parser)) {
+        const known = toolCallParsers.map((parser) => parser.name);
+        issues.push({ path: `${instance.path}.tool_call_parser`, expected: `a tool-call format: one of ${known.join(', ')}${didYouMean(settings.tool_call_parser, known)}` });
+      }
+      return settings ? ({ kind: 'agent', instance, environment: undefined as never, model: undefined as never, settings } satisfies AgentPlan) : undefined;
     }
   }
 }
 
 /**
- * The agent's environment and policy. gymnast's loop runs a built-in environment in-process (the same
- * one its resources server serves); driving a ported example or an external resources server over HTTP
- * waits for the remote-resources agent, so such a ref is refused with the reason.
+ * The agent's environment and policy. A resources server whose impl is a built-in environment runs
+ * in-process in the agent (the same environment, no HTTP between); any other (a ported example, a
+ * command: server) is driven over HTTP: `/seed_session`, tools, `/verify` for `simple_agent`, `/reset`
+ * and `/step` for `gymnasium_agent`, as NeMo Gym's agents drive them.
  */
 function wireAgent(plan: AgentPlan, plans: ReadonlyMap<string, ServerPlan>, issues: ConfigFileIssue[]): AgentPlan | undefined {
   const { resources_server: resourcesRef, model_server: modelRef } = plan.instance.config;
   if (!resourcesRef || !modelRef) return undefined;
   const resources = plans.get(resourcesRef.name);
   const model = plans.get(modelRef.name);
-  let wired: AgentPlan | undefined = { ...plan };
-  if (resources?.kind !== 'resources' || !findEnvironment(resources.instance.impl)) {
-    issues.push({ path: `${plan.instance.path}.resources_server.name`, expected: `a resources server whose impl is a built-in environment (gymnast's agent runs it in-process; driving ${resources?.kind === 'external' ? 'an external server' : `"${resources?.instance.impl ?? resourcesRef.name}"`} over HTTP is not wired yet)` });
-    wired = undefined;
-  } else if (wired) wired.environment = resources.instance.impl;
+  if (!resources) return undefined;
   if (model?.kind === 'served-model' && model.tokenizer === undefined) {
     issues.push({ path: `${model.instance.path}.tokenizer`, expected: `missing (expected the model's tokenizer directory: agent "${plan.instance.name}" samples it with exact tokens)` });
-    wired = undefined;
-  } else if (model?.kind !== 'embedded-model' && model?.kind !== 'served-model') {
+    return undefined;
+  }
+  if (model?.kind !== 'embedded-model' && model?.kind !== 'served-model') {
     issues.push({ path: `${plan.instance.path}.model_server.name`, expected: `a model gymnast can sample (${EMBEDDED_MODEL_IMPL} or ${SERVED_MODEL_IMPL}), not a command: server` });
-    wired = undefined;
-  } else if (wired) wired.model = model;
-  return wired;
+    return undefined;
+  }
+  const environment: AgentPlan['environment'] =
+    resources.kind === 'resources' && findEnvironment(resources.instance.impl)
+      ? { kind: 'builtin', name: resources.instance.impl }
+      : { kind: 'server', server: resources.instance.name, protocol: plan.instance.impl === 'gymnasium_agent' ? 'gymnasium' : 'resources' };
+  return { ...plan, environment, model };
 }
 
 function parse<Schema extends z.ZodType>(schema: Schema, instance: ServerInstance, issues: ConfigFileIssue[]): z.infer<Schema> | undefined {
