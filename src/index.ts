@@ -11,6 +11,7 @@ export {
   TokenAlignmentError,
   AbortedError,
   LimitExceededError,
+  ReportedFailureError,
   OutputPathError,
   RunLockedError,
   WriteFailedError,
@@ -109,6 +110,18 @@ export {
   type EnvironmentTurn,
   type ResetResult,
   type StepResultInput,
+  nemoGymResourcesEnvironment,
+  nemoGymGymnasiumEnvironment,
+  NemoGymServer,
+  responseOutput,
+  responseObject,
+  hermesToolCallParser,
+  toolCallParsers,
+  findToolCallParser,
+  type ToolCallParser,
+  type NemoGymResourcesOptions,
+  type ResourcesEpisode,
+  type GymnasiumServerEpisode,
 } from './environments/index.js';
 export {
   runEpisode,
@@ -145,6 +158,8 @@ export { JsonlRolloutSink } from './collect/jsonl-rollout-sink.js';
 export { aggregateFiles, writeAggregateFile, profileFiles, type AggregateSources, type ProfileSources } from './collect/aggregate-output.js';
 export type { Sink, SinkRun, RolloutOutcome } from './collect/sink.js';
 export { nemoGymAgent } from './collect/nemo-gym-agent.js';
+export { resourcesAgent, type ResourcesAgentOptions } from './collect/resources-agent.js';
+export { withServerAggregates, type CollectedAggregate } from './collect/server-aggregate.js';
 export { OpenAiCompatibleServer, type OpenAiCompatibleServerOptions } from './servers/openai-compatible/openai-compatible-server.js';
 export { policyGenerator } from './servers/openai-compatible/generator.js';
 export { JsonServer, type JsonServerOptions, type JsonRequest, type JsonReply, type JsonRoute } from './servers/http/json-server.js';
