@@ -174,6 +174,11 @@ broken:
     assert.match(error.message, /server "broken": exited with code 3 before answering GET http:\/\/127\.0\.0\.1:\d+\/; its last output:\n {2}no such module: app/);
   });
 
+  it('names a command that cannot be run', async () => {
+    const config = parseServerConfig('head_server: {port: 0}\nmissing:\n  resources_servers:\n    missing:\n      command: [/no/such/program, --port, "{port}"]\n', 'missing.yaml');
+    await assert.rejects(startConfigRun(config, { output: () => undefined }), (error: unknown) => error instanceof ServerStartError && /^server "missing": could not run \/no\/such\/program: spawn \/no\/such\/program ENOENT$/.test(error.message));
+  });
+
   it('gives up on a server that never answers, at its deadline', async () => {
     const config = parseServerConfig(`
 head_server: {port: 0}

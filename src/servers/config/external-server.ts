@@ -82,7 +82,8 @@ export class ExternalServer {
   /** SIGTERM to its process group, SIGKILL after the grace period; resolves when it has exited. */
   async stop(): Promise<void> {
     const child = this.#child;
-    if (!child || !this.#exited) return;
+    // A command that never ran has no process to stop (and will not emit 'exit').
+    if (!child || !this.#exited || child.pid === undefined) return;
     if (child.exitCode === null && child.signalCode === null) {
       this.#signal('SIGTERM');
       const killed = setTimeout(() => this.#signal('SIGKILL'), this.#options.graceMs ?? 5_000);
