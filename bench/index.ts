@@ -6,12 +6,13 @@ import { embeddedDecodeSpeed, embeddedEpisodeThroughput } from './embedded-bench
 import { engineOverhead, scheduleCost } from './engine-bench.js';
 import { httpClientThroughput } from './http-bench.js';
 import { ledgerThroughput } from './ledger-bench.js';
+import { resourcesOverhead } from './resources-bench.js';
 
 /**
  * `npm run bench`: every benchmark prints a ratio against a baseline measured in the same run, so the
  * numbers mean something on a noisy 2-core machine. Later capabilities add their suites here.
  */
-const suites: (() => Promise<BenchResult | BenchResult[]>)[] = [scheduleCost, engineOverhead, ledgerThroughput, httpClientThroughput, embeddedDecodeSpeed, embeddedEpisodeThroughput, collectOverhead, collectMemory, aggregateScaling];
+const suites: (() => Promise<BenchResult | BenchResult[]>)[] = [scheduleCost, engineOverhead, ledgerThroughput, httpClientThroughput, embeddedDecodeSpeed, embeddedEpisodeThroughput, collectOverhead, collectMemory, aggregateScaling, resourcesOverhead];
 
 for (const suite of suites) {
   for (const result of [await suite()].flat()) {
