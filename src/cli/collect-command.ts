@@ -11,7 +11,8 @@ import { AbortedError } from '../core/errors/aborted-error.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { SamplingParams } from '../core/sampling-params.js';
 import { showValue } from '../core/schema-issues.js';
-import { createPolicy, parsePolicySpec, policyKinds, type PolicySpec } from '../policy/index.js';
+import { createPolicy, policyKinds } from '../policy/index.js';
+import { policySpec } from './policy-flags.js';
 import {
   parseAgentServer,
   parseConcurrency,
@@ -191,27 +192,6 @@ function resourcesAgents(flags: CollectFlags, onRetry: () => void): (Agent & { c
       ...(flags.retryBudget === undefined ? {} : { retryBudget: { ...defaultRetryBudget, ratio: flags.retryBudget } }),
     }),
   );
-}
-
-/** The policy the flags name; what a server policy lacks is named by its flag. */
-function policySpec(flags: CollectFlags): PolicySpec {
-  if (flags.policy === 'embedded') return parsePolicySpec({ kind: 'embedded' });
-  if (!(policyKinds as readonly string[]).includes(flags.policy)) throw new ConfigError(`unknown --policy "${flags.policy}": use ${policyKinds.join(', ')}`);
-  if (flags.baseUrl.length === 0) throw new ConfigError(`--policy ${flags.policy} needs at least one --base-url`);
-  if (!flags.tokenizer) throw new ConfigError(`--policy ${flags.policy} needs --tokenizer DIR (the model's tokenizer.json and tokenizer_config.json)`);
-  const apiKey = flags.apiKey ?? process.env.GYMNAST_API_KEY ?? process.env.OPENAI_API_KEY;
-  return parsePolicySpec({
-    kind: flags.policy,
-    baseUrls: flags.baseUrl,
-    tokenizerDir: flags.tokenizer,
-    ...(flags.model ? { model: flags.model } : {}),
-    ...(apiKey ? { apiKey } : {}),
-    ...(flags.requestTimeout === undefined ? {} : { requestTimeoutMs: flags.requestTimeout * 1000 }),
-    ...(flags.requestAttempts === undefined ? {} : { requestAttempts: flags.requestAttempts }),
-    ...(flags.retryBudget === undefined ? {} : { retryBudget: flags.retryBudget }),
-    // A budget the user chose stands in for a context length the server does not report.
-    ...(flags.maxSeqLen === undefined ? {} : { maxModelLen: flags.maxSeqLen }),
-  });
 }
 
 /**

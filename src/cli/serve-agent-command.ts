@@ -2,7 +2,8 @@ import { Command, InvalidArgumentError } from 'commander';
 import { builtinAgent } from '../collect/agent.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { SamplingParams } from '../core/sampling-params.js';
-import { createPolicy, parsePolicySpec, policyKinds, type PolicySpec } from '../policy/index.js';
+import { createPolicy, policyKinds } from '../policy/index.js';
+import { policySpec } from './policy-flags.js';
 import { AgentServer } from '../servers/agent/agent-server.js';
 import { parseConcurrency, parseMaxSeqLen, parseMaxTokens, parseMaxTurns, parseSeconds, parseSeed, parseTemperature } from './flag-parsers.js';
 
@@ -48,7 +49,7 @@ export function serveAgentCommand(): Command {
     .action(async (flags: ServeAgentFlags) => {
       const agent = builtinAgent(flags.env);
       if (!agent) throw new ConfigError(`unknown --env "${flags.env}" (see gymnast environments)`);
-      const { policy, renderer, maxModelLen } = await createPolicy(policySpec(flags));
+      const { policy, renderer, maxModelLen } = await createPolicy(policySpec({ ...flags, apiKey: flags.policyApiKey }));
       const server = new AgentServer({
         agent,
         episode: {
@@ -75,23 +76,6 @@ export function serveAgentCommand(): Command {
         process.once('SIGTERM', stop);
       });
     });
-}
-
-/** The policy the flags name; what a server policy lacks is named by its flag. */
-function policySpec(flags: ServeAgentFlags): PolicySpec {
-  if (flags.policy === 'embedded') return parsePolicySpec({ kind: 'embedded' });
-  if (!(policyKinds as readonly string[]).includes(flags.policy)) throw new ConfigError(`unknown --policy "${flags.policy}": use ${policyKinds.join(', ')}`);
-  if (flags.baseUrl.length === 0) throw new ConfigError(`--policy ${flags.policy} needs at least one --base-url`);
-  if (!flags.tokenizer) throw new ConfigError(`--policy ${flags.policy} needs --tokenizer DIR (the model's tokenizer.json and tokenizer_config.json)`);
-  const apiKey = flags.policyApiKey ?? process.env.GYMNAST_API_KEY ?? process.env.OPENAI_API_KEY;
-  return parsePolicySpec({
-    kind: flags.policy,
-    baseUrls: flags.baseUrl,
-    tokenizerDir: flags.tokenizer,
-    ...(flags.model ? { model: flags.model } : {}),
-    ...(apiKey ? { apiKey } : {}),
-    ...(flags.maxSeqLen === undefined ? {} : { maxModelLen: flags.maxSeqLen }),
-  });
 }
 
 function port(value: string): number {

@@ -1,0 +1,38 @@
+import { ConfigError } from '../core/errors/config-error.js';
+import { parsePolicySpec, policyKinds, type PolicySpec } from '../policy/index.js';
+
+/** The flags that name a policy, as every command that runs one takes them. */
+export interface PolicyFlags {
+  policy: string;
+  baseUrl: readonly string[];
+  tokenizer?: string;
+  model?: string;
+  /** The inference server's key; `$GYMNAST_API_KEY` or `$OPENAI_API_KEY` when absent. */
+  apiKey?: string;
+  /** Seconds. */
+  requestTimeout?: number;
+  requestAttempts?: number;
+  retryBudget?: number;
+  /** A token budget the user chose: it stands in for a context length the server does not report. */
+  maxSeqLen?: number;
+}
+
+/** The policy the flags name; what a server policy lacks is named by its flag. */
+export function policySpec(flags: PolicyFlags): PolicySpec {
+  if (flags.policy === 'embedded') return parsePolicySpec({ kind: 'embedded' });
+  if (!(policyKinds as readonly string[]).includes(flags.policy)) throw new ConfigError(`unknown --policy "${flags.policy}": use ${policyKinds.join(', ')}`);
+  if (flags.baseUrl.length === 0) throw new ConfigError(`--policy ${flags.policy} needs at least one --base-url`);
+  if (!flags.tokenizer) throw new ConfigError(`--policy ${flags.policy} needs --tokenizer DIR (the model's tokenizer.json and tokenizer_config.json)`);
+  const apiKey = flags.apiKey ?? process.env.GYMNAST_API_KEY ?? process.env.OPENAI_API_KEY;
+  return parsePolicySpec({
+    kind: flags.policy,
+    baseUrls: flags.baseUrl,
+    tokenizerDir: flags.tokenizer,
+    ...(flags.model ? { model: flags.model } : {}),
+    ...(apiKey ? { apiKey } : {}),
+    ...(flags.requestTimeout === undefined ? {} : { requestTimeoutMs: flags.requestTimeout * 1000 }),
+    ...(flags.requestAttempts === undefined ? {} : { requestAttempts: flags.requestAttempts }),
+    ...(flags.retryBudget === undefined ? {} : { retryBudget: flags.retryBudget }),
+    ...(flags.maxSeqLen === undefined ? {} : { maxModelLen: flags.maxSeqLen }),
+  });
+}
