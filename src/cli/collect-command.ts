@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { Command, InvalidArgumentError, type Option } from 'commander';
 import { collect, type CollectProgress } from '../collect/collect-run.js';
 import type { Agent } from '../collect/agent.js';
@@ -12,6 +13,10 @@ import { ConfigError } from '../core/errors/config-error.js';
 import { SamplingParams } from '../core/sampling-params.js';
 import { showValue } from '../core/schema-issues.js';
 import { createPolicy, policyKinds } from '../policy/index.js';
+import { makeOutputFolder } from '../collect/output-paths.js';
+import { startConfigRun } from '../servers/config/config-run.js';
+import { DATASET_TYPES, loadServerConfig } from '../servers/config/server-config.js';
+import { collateDataset, splitDatasets, type DatasetSplit } from '../servers/config/split-datasets.js';
 import { policySpec } from './policy-flags.js';
 import {
   parseAgentServer,
@@ -101,68 +106,107 @@ export function collectCommand(): Command {
     .option('--gymnasium-server <name=url>', "a NeMo Gym gymnasium-style server (/reset, /step, /close): rows of agent <name> run gymnast's loop against it, repeatable", parseAgentServer, {})
     .option('--tool-call-parser <name>', `how the model writes tool calls, for --resources-server and --gymnasium-server: ${toolCallParsers.map((parser) => parser.name).join(', ')} (default hermes)`)
     .option('--fail-on-error <count|fraction>', 'exit non-zero when more rollouts than this failed (e.g. 10, or 0.05 of them)', parseFailureLimit)
-    .option('--config <file>', 'YAML or JSON with any of these options by name (e.g. num-repeats: 4); flags given on the command line win')
+    .option('--config <file>', 'YAML or JSON with any of these options by name (e.g. num-repeats: 4); flags given on the command line win. With --split: a NeMo Gym config (servers and datasets)')
+    .option('--split <name>', `with --config X.yaml in NeMo Gym's shape: start its servers and collect every dataset of this split (${DATASET_TYPES.join(', ')}) through its agents, one output per dataset in the --output folder`, parseSplit)
     .action(async (_flags: CollectFlags, command: Command) => {
-      const flags = await withConfigFile(command);
-      let retries = 0;
-      const countRetry = () => void (retries += 1);
-      const runTimeout = flags.rolloutTimeout ?? flags.requestTimeout;
-      const servers = [
-        ...Object.entries(flags.agentServer).map(([name, url]) =>
-          nemoGymAgent({
-            name,
-            urls: [url],
-            onRetry: countRetry,
-            ...(runTimeout === undefined ? {} : { timeoutMs: runTimeout * 1000 }),
-            ...(flags.requestAttempts === undefined ? {} : { maxAttempts: flags.requestAttempts }),
-          }),
-        ),
-        ...resourcesAgents(flags, countRetry),
-      ];
-      const { policy, renderer, maxModelLen } = await createPolicy(policySpec(flags), { onRouterEvent: (event) => event.type === 'retry' && countRetry() }).catch(async (error: unknown) => {
-        await Promise.all(servers.map((server) => server.close()));
-        throw error;
-      });
-      const { stopAdmitting, abort, dispose } = interruptions();
-      const summary = await collect({
-        input: flags.input,
-        output: flags.output,
-        ...(flags.agent ? { agent: flags.agent } : {}),
-        numRepeats: flags.numRepeats,
-        ...(flags.addSeed ? { addSeed: true } : {}),
-        overrides: flags.set,
-        ...(flags.promptConfig ? { promptConfig: await loadPromptConfig(flags.promptConfig) } : {}),
-        ...(flags.limit === undefined ? {} : { limit: flags.limit }),
-        concurrency: flags.concurrency,
-        schedule: flags.schedule,
-        policy,
-        renderer,
-        maxSeqLen: flags.maxSeqLen ?? maxModelLen,
-        maxTurns: flags.maxTurns,
-        sampling: SamplingParams.parse({ temperature: flags.temperature, max_tokens: flags.maxTokens, ...(flags.seed === undefined ? {} : { seed: flags.seed }) }),
-        ...(flags.rolloutTimeout === undefined ? {} : { rolloutTimeoutMs: flags.rolloutTimeout * 1000 }),
-        ...(flags.resume ? { resume: true } : {}),
-        maxAttempts: flags.maxAttempts,
-        stopAdmitting,
-        signal: abort,
-        onProgress: progressPrinter(() => retries),
-        onNotice: (message) => process.stderr.write(`[collect] ${message}\n`),
-        agents: new Map(servers.map((server) => [server.name, server])),
-      }).finally(async () => {
-        dispose();
-        await Promise.all([policy.close(), ...servers.map((server) => server.close())]);
-      });
-      for (const agent of summary.aggregate) {
-        process.stdout.write(`${agent.agent_ref.name}: ${JSON.stringify(agent.key_metrics)}\n`);
-      }
-      process.stdout.write(`${summary.rollouts} rollouts in ${summary.paths.output}, ${summary.failures} failures in ${summary.paths.failures}, metrics in ${summary.paths.aggregate}\n`);
-      // An interrupted run must not look finished to a script that trains on its output next.
-      if (stopAdmitting.aborted) throw new AbortedError(`interrupted before every rollout ran: the files hold what finished; the same command with --resume continues`);
-      if (flags.failOnError !== undefined) {
-        const limit = flags.failOnError < 1 ? flags.failOnError * (summary.rollouts + summary.failures) : flags.failOnError;
-        if (summary.failures > limit) throw new ConfigError(`${summary.failures} rollouts failed, more than --fail-on-error ${flags.failOnError} allows`);
-      }
+      const split = command.getOptionValue('split') as DatasetSplit | undefined;
+      if (split !== undefined) return collectSplit(command, split);
+      await runCollect(await withConfigFile(command));
     });
+}
+
+/**
+ * NeMo Gym's end-to-end mode: the config's servers are started (as `gymnast serve --config` does),
+ * each dataset of the split is collated with its agent stamped as `agent_ref`, and collected through
+ * that agent's `/run` into `<output>/<agent>_<dataset>.jsonl`; the servers stop when it is done.
+ */
+async function collectSplit(command: Command, split: DatasetSplit): Promise<void> {
+  const flags = command.opts<CollectFlags & { config?: string }>();
+  if (!flags.config) throw new ConfigError('--split needs --config X.yaml: the NeMo Gym config whose datasets and servers to use');
+  if (!flags.output) throw new ConfigError('--split needs --output DIR: the folder for one output per dataset');
+  if (flags.input !== undefined) throw new ConfigError('--split takes its rows from the datasets in the config: drop --input');
+  const config = loadServerConfig(flags.config);
+  const datasets = splitDatasets(config, split);
+  const run = await startConfigRun(config);
+  try {
+    const agents = Object.fromEntries(run.servers.filter((server) => server.type === 'responses_api_agents').map((server) => [server.name, server.url]));
+    for (const dataset of datasets) {
+      const name = `${dataset.agent}_${dataset.dataset.name}`;
+      const input = join(flags.output, 'preprocessed_datasets', `${name}.jsonl`);
+      makeOutputFolder(input);
+      await collateDataset(dataset, input);
+      process.stderr.write(`[collect] ${split} dataset ${dataset.dataset.name} of ${dataset.agent} (${dataset.yamlPath})\n`);
+      await runCollect({ ...flags, input, output: join(flags.output, `${name}.jsonl`), agentServer: { ...flags.agentServer, ...agents }, numRepeats: dataset.dataset.num_repeats ?? flags.numRepeats });
+    }
+  } finally {
+    await run.close();
+  }
+}
+
+async function runCollect(flags: CollectFlags): Promise<void> {
+  let retries = 0;
+  const countRetry = () => void (retries += 1);
+  const runTimeout = flags.rolloutTimeout ?? flags.requestTimeout;
+  const servers = [
+    ...Object.entries(flags.agentServer).map(([name, url]) =>
+      nemoGymAgent({
+        name,
+        urls: [url],
+        onRetry: countRetry,
+        ...(runTimeout === undefined ? {} : { timeoutMs: runTimeout * 1000 }),
+        ...(flags.requestAttempts === undefined ? {} : { maxAttempts: flags.requestAttempts }),
+      }),
+    ),
+    ...resourcesAgents(flags, countRetry),
+  ];
+  const { policy, renderer, maxModelLen } = await createPolicy(policySpec(flags), { onRouterEvent: (event) => event.type === 'retry' && countRetry() }).catch(async (error: unknown) => {
+    await Promise.all(servers.map((server) => server.close()));
+    throw error;
+  });
+  const { stopAdmitting, abort, dispose } = interruptions();
+  const summary = await collect({
+    input: flags.input,
+    output: flags.output,
+    ...(flags.agent ? { agent: flags.agent } : {}),
+    numRepeats: flags.numRepeats,
+    ...(flags.addSeed ? { addSeed: true } : {}),
+    overrides: flags.set,
+    ...(flags.promptConfig ? { promptConfig: await loadPromptConfig(flags.promptConfig) } : {}),
+    ...(flags.limit === undefined ? {} : { limit: flags.limit }),
+    concurrency: flags.concurrency,
+    schedule: flags.schedule,
+    policy,
+    renderer,
+    maxSeqLen: flags.maxSeqLen ?? maxModelLen,
+    maxTurns: flags.maxTurns,
+    sampling: SamplingParams.parse({ temperature: flags.temperature, max_tokens: flags.maxTokens, ...(flags.seed === undefined ? {} : { seed: flags.seed }) }),
+    ...(flags.rolloutTimeout === undefined ? {} : { rolloutTimeoutMs: flags.rolloutTimeout * 1000 }),
+    ...(flags.resume ? { resume: true } : {}),
+    maxAttempts: flags.maxAttempts,
+    stopAdmitting,
+    signal: abort,
+    onProgress: progressPrinter(() => retries),
+    onNotice: (message) => process.stderr.write(`[collect] ${message}\n`),
+    agents: new Map(servers.map((server) => [server.name, server])),
+  }).finally(async () => {
+    dispose();
+    await Promise.all([policy.close(), ...servers.map((server) => server.close())]);
+  });
+  for (const agent of summary.aggregate) {
+    process.stdout.write(`${agent.agent_ref.name}: ${JSON.stringify(agent.key_metrics)}\n`);
+  }
+  process.stdout.write(`${summary.rollouts} rollouts in ${summary.paths.output}, ${summary.failures} failures in ${summary.paths.failures}, metrics in ${summary.paths.aggregate}\n`);
+  // An interrupted run must not look finished to a script that trains on its output next.
+  if (stopAdmitting.aborted) throw new AbortedError(`interrupted before every rollout ran: the files hold what finished; the same command with --resume continues`);
+  if (flags.failOnError !== undefined) {
+    const limit = flags.failOnError < 1 ? flags.failOnError * (summary.rollouts + summary.failures) : flags.failOnError;
+    if (summary.failures > limit) throw new ConfigError(`${summary.failures} rollouts failed, more than --fail-on-error ${flags.failOnError} allows`);
+  }
+}
+
+function parseSplit(value: string): DatasetSplit {
+  if (!(DATASET_TYPES as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected ${DATASET_TYPES.join(', ')}, got "${value}"`);
+  return value as DatasetSplit;
 }
 
 /**
