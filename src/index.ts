@@ -12,6 +12,8 @@ export {
   AbortedError,
   LimitExceededError,
   ReportedFailureError,
+  ConfigFileError,
+  ServerStartError,
   OutputPathError,
   RunLockedError,
   WriteFailedError,
@@ -174,3 +176,6 @@ export { environmentResourcesServer } from './servers/resources/environment-reso
 export { SessionStore, DEFAULT_MAX_SESSIONS, type ResourcesSession } from './servers/resources/session-store.js';
 export { AgentServer, AgentServerSettings, type AgentServerOptions } from './servers/agent/agent-server.js';
 export { aggregateRows, type AggregateRowsOptions } from './collect/aggregate-rows.js';
+export { loadServerConfig, parseServerConfig, SERVER_TYPES, DATASET_TYPES, type GymConfig, type ServerInstance } from './servers/config/server-config.js';
+export { startConfigRun, type ConfigRun, type ConfigRunOptions } from './servers/config/config-run.js';
+export { splitDatasets, collatedRows, collateDataset, type SplitDataset, type DatasetSplit } from './servers/config/split-datasets.js';

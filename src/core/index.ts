@@ -3,6 +3,8 @@ export { ConfigError } from './errors/config-error.js';
 export { PolicyError } from './errors/policy-error.js';
 export { EnvironmentError } from './errors/environment-error.js';
 export { ReportedFailureError } from './errors/reported-failure-error.js';
+export { ConfigFileError } from './errors/config-file-error.js';
+export { ServerStartError } from './errors/server-start-error.js';
 export { RewardComponentsError } from './errors/reward-components-error.js';
 export { TokenAlignmentError } from './errors/token-alignment-error.js';
 export { TemplateError } from './errors/template-error.js';

@@ -11,6 +11,7 @@ import type { RequestTimeoutError } from './request-timeout-error.js';
 import type { RewardComponentsError } from './reward-components-error.js';
 import type { RunLockedError } from './run-locked-error.js';
 import type { ServerError } from './server-error.js';
+import type { ServerStartError } from './server-start-error.js';
 import type { TemplateError } from './template-error.js';
 import type { TokenAlignmentError } from './token-alignment-error.js';
 import type { TransportError } from './transport-error.js';
@@ -29,6 +30,7 @@ export interface ErrorKinds {
   'reward-components': RewardComponentsError;
   'run-locked': RunLockedError;
   server: ServerError;
+  'server-start': ServerStartError;
   template: TemplateError;
   timeout: RequestTimeoutError;
   'token-alignment': TokenAlignmentError;
