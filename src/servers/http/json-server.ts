@@ -1,5 +1,5 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { hasBearerToken, UNAUTHORIZED } from './bearer-token.js';
 import { DEFAULT_MAX_BODY_BYTES, HttpServerCore, sendJson, type ListenOptions } from './http-server-core.js';
 import { readJsonBody } from './read-json-body.js';
 
@@ -64,23 +64,13 @@ export class JsonServer {
   async #serve(request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> {
     const method = request.method ?? 'GET';
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-    if (!authorized(request.headers.authorization, this.#options.apiKey)) {
-      return sendJson(response, 401, { error: { message: 'missing or wrong bearer token', code: 401 } }, { 'www-authenticate': 'Bearer' });
-    }
+    if (!hasBearerToken(request.headers.authorization, this.#options.apiKey)) return sendJson(response, UNAUTHORIZED.status, UNAUTHORIZED.body, UNAUTHORIZED.headers);
     const route = this.#options.routes[`${method} ${path}`] ?? this.#options.fallback?.(method, path);
     if (!route) return sendJson(response, 404, { error: { message: `no route ${method} ${path}`, code: 404 } });
     const body = method === 'POST' ? await readJsonBody(request, this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES) : undefined;
     const reply = await route({ method, path, body, headers: request.headers, cookies: parseCookies(request.headers.cookie), signal });
     sendJson(response, reply.status, reply.body, reply.headers);
   }
-}
-
-/** Compared in constant time, so the token cannot be guessed byte by byte from response times. */
-function authorized(header: string | undefined, apiKey: string | undefined): boolean {
-  if (apiKey === undefined) return true;
-  const expected = Buffer.from(`Bearer ${apiKey}`);
-  const given = Buffer.from(header ?? '');
-  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 /** `a=1; b=2` → {a: '1', b: '2'}; values are URI-decoded where they can be. */

@@ -15,7 +15,7 @@ export const EMBEDDED_MODEL_NAME = 'gymnast-tiny-arith';
 export const EMBEDDED_MAX_BODY_BYTES = 1024 * 1024;
 
 /** The embedded model behind the OpenAI-compatible API (with vLLM's token fields), as `gymnast serve model --embedded` serves it. */
-export function embeddedModelServer(policy: EmbeddedPolicy, options: ListenOptions & { maxBodyBytes?: number }): OpenAiCompatibleServer {
+export function embeddedModelServer(policy: EmbeddedPolicy, options: ListenOptions & { maxBodyBytes?: number; apiKey?: string }): OpenAiCompatibleServer {
   const tokenizer = policy.tokenizer as HfTokenizer;
   return new OpenAiCompatibleServer({
     tokenizer,
@@ -24,6 +24,7 @@ export function embeddedModelServer(policy: EmbeddedPolicy, options: ListenOptio
     model: EMBEDDED_MODEL_NAME,
     maxModelLen: policy.maxModelLen,
     maxBodyBytes: options.maxBodyBytes ?? EMBEDDED_MAX_BODY_BYTES,
+    ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
     ...(options.host === undefined ? {} : { host: options.host }),
     ...(options.port === undefined ? {} : { port: options.port }),
   });

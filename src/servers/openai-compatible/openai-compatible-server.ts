@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ChatTemplate } from '../../tokens/chat-template.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
 import { DEFAULT_MAX_BODY_BYTES, HttpServerCore, sendJson } from '../http/http-server-core.js';
+import { hasBearerToken, UNAUTHORIZED } from '../http/bearer-token.js';
 import { readJsonBody } from '../http/read-json-body.js';
 import { RequestRejectedError } from '../http/request-rejected-error.js';
 import type { Generator } from './generator.js';
@@ -17,6 +18,8 @@ export interface OpenAiCompatibleServerOptions {
   maxModelLen?: number;
   /** Request bodies over this many bytes are refused with 413 (default `DEFAULT_MAX_BODY_BYTES`). */
   maxBodyBytes?: number;
+  /** When set, every request must carry `Authorization: Bearer <apiKey>` (401 otherwise), as `vllm serve --api-key`. */
+  apiKey?: string;
   /** Loopback unless told otherwise. */
   host?: string;
   port?: number;
@@ -42,6 +45,7 @@ export class OpenAiCompatibleServer {
   readonly #core: HttpServerCore;
   readonly #context: RouteContext;
   readonly #maxBodyBytes: number;
+  readonly #apiKey: string | undefined;
   /** Aborted on close: releases whatever waits inside a request. */
   protected readonly closing: AbortController;
 
@@ -55,6 +59,7 @@ export class OpenAiCompatibleServer {
       maxModelLen: options.maxModelLen ?? 32_768,
     };
     this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.#apiKey = options.apiKey;
     this.#core = new HttpServerCore((request, response, signal) => this.#serve(request, response, signal), {
       ...(options.host === undefined ? {} : { host: options.host }),
       ...(options.port === undefined ? {} : { port: options.port }),
@@ -91,6 +96,8 @@ export class OpenAiCompatibleServer {
 
   async #serve(request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    // vLLM leaves /health open to load balancers' probes; every other route needs the token.
+    if (path !== '/health' && !hasBearerToken(request.headers.authorization, this.#apiKey)) return sendJson(response, UNAUTHORIZED.status, UNAUTHORIZED.body, UNAUTHORIZED.headers);
     const body = request.method === 'POST' ? await readJsonBody(request, this.#maxBodyBytes) : undefined;
     const session = request.headers['x-session-id'];
     const call: IncomingCall = {

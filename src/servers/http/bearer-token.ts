@@ -1,0 +1,15 @@
+import { timingSafeEqual } from 'node:crypto';
+
+/**
+ * Whether an `Authorization` header carries the server's bearer token (always, when the server has
+ * none). Compared in constant time, so the token cannot be guessed byte by byte from response times.
+ */
+export function hasBearerToken(header: string | undefined, apiKey: string | undefined): boolean {
+  if (apiKey === undefined) return true;
+  const expected = Buffer.from(`Bearer ${apiKey}`);
+  const given = Buffer.from(header ?? '');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** The 401 every gymnast server answers a request without its token. */
+export const UNAUTHORIZED = { status: 401, body: { error: { message: 'missing or wrong bearer token', code: 401 } }, headers: { 'www-authenticate': 'Bearer' } } as const;
