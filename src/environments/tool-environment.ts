@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import type { Message } from '../core/message.js';
 import type { Environment, StepResultInput } from './environment.js';
-import { parseHermesToolCalls } from './tool-call-parser.js';
+import { lastTurnToolCalls } from './nemo-gym/read-tool-calls.js';
+import { hermesToolCallParser, toToolCall, type ToolCallParser } from './tool-call-parser.js';
 
 type Awaitable<T> = T | Promise<T>;
 
@@ -18,6 +19,8 @@ export interface ToolEnvironmentSpec<State> {
   verify(state: State, messages: readonly Message[]): Awaitable<{ reward: number; reward_components?: Record<string, number> }>;
   /** Tool calls allowed before the episode is verified as it stands (default 16). */
   maxToolCalls?: number;
+  /** How the model writes tool calls (default Hermes/Qwen `<tool_call>` blocks). */
+  toolCallParser?: ToolCallParser;
 }
 
 /** Key of the tool box a tool-calling environment carries, for serving its tools one endpoint each. */
@@ -46,6 +49,7 @@ interface ToolEpisode<State> {
  */
 export function toolCallingEnvironment<State>(spec: ToolEnvironmentSpec<State>): Environment<ToolEpisode<State>> {
   const maxToolCalls = spec.maxToolCalls ?? 16;
+  const parser = spec.toolCallParser ?? hermesToolCallParser;
   const toolBox: EnvironmentToolBox = {
     names: Object.keys(spec.tools),
     async call(name, args, metadata) {
@@ -62,7 +66,7 @@ export function toolCallingEnvironment<State>(spec: ToolEnvironmentSpec<State>):
       return { metadata: { state: await spec.reset(data), tool_calls: 0 } };
     },
     async step({ messages, metadata }): Promise<StepResultInput> {
-      const blocks = parseHermesToolCalls(messages.at(-1)?.content ?? '');
+      const blocks = lastTurnToolCalls(messages, parser);
       if (blocks.length === 0) return finish(spec, metadata, messages);
       let { state } = metadata;
       const observation: Message[] = [];
@@ -70,16 +74,17 @@ export function toolCallingEnvironment<State>(spec: ToolEnvironmentSpec<State>):
         const tool = 'call' in block ? spec.tools[block.call.name] : undefined;
         if ('error' in block || !tool) {
           const error = 'error' in block ? block.error : `unknown tool "${block.call.name}"`;
-          observation.push({ role: 'tool', content: JSON.stringify({ error }) });
+          observation.push({ role: 'tool', content: JSON.stringify({ error }), tool_call_id: block.id });
           continue;
         }
         const result = await tool(block.call.arguments, state);
         state = result.state;
-        observation.push({ role: 'tool', content: JSON.stringify(result.output) });
+        observation.push({ role: 'tool', content: JSON.stringify(result.output), tool_call_id: block.id });
       }
       const next = { state, tool_calls: metadata.tool_calls + blocks.length };
-      if (next.tool_calls > maxToolCalls) return finish(spec, next, messages);
-      return { observation, reward: 0, terminated: false, metadata: next };
+      const toolCalls = blocks.map(toToolCall);
+      if (next.tool_calls > maxToolCalls) return { ...(await finish(spec, next, messages)), tool_calls: toolCalls };
+      return { observation, reward: 0, terminated: false, metadata: next, tool_calls: toolCalls };
     },
   };
   return environment;

@@ -33,6 +33,16 @@ describe('the tool-calling loop (session counter)', () => {
     assert.deepEqual(result.observation.map((message) => [message.role, message.content]), [['tool', '{"success":true}'], ['tool', '{"success":true}'], ['tool', '{"count":6}']]);
   });
 
+  it('names each call (call_<turn>_<i>) and answers it under that id, so the record shows which answer is whose', async () => {
+    const { metadata } = await environment.reset({ initial_count: 3, expected_count: 6 }, signal);
+    const result = await step(metadata, `${call('increment_counter', { count: 1 })}${call('get_counter_value', {})}`);
+    assert.deepEqual(result.observation.map((message) => message.tool_call_id), ['call_0_0', 'call_0_1']);
+    assert.deepEqual(result.tool_calls, [
+      { id: 'call_0_0', type: 'function', function: { name: 'increment_counter', arguments: '{"count":1}' } },
+      { id: 'call_0_1', type: 'function', function: { name: 'get_counter_value', arguments: '{}' } },
+    ]);
+  });
+
   it('answers unknown tools and malformed calls with an error the model can read', async () => {
     const { metadata } = await environment.reset({ initial_count: 0, expected_count: 1 }, signal);
     const result = await step(metadata, `${call('reset_counter', {})}<tool_call>{oops}</tool_call>`);
