@@ -33,7 +33,8 @@ export function episodeOutcome(row: MaterializedRow, record: EpisodeRecord, open
     duration_ms: record.timing.duration_ms,
     response: {
       output: responseOutput(record.messages, openingMessages),
-      usage: { input_tokens: inputTokens, output_tokens: outputTokens, total_tokens: inputTokens + outputTokens },
+      // NeMo Gym's rows carry OpenAI's ResponseUsage whole, its `*_details` included (as /verify is sent it).
+      usage: { input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: outputTokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + outputTokens },
     },
     ...(Object.keys(record.reward_components).length > 0 ? { reward_components: record.reward_components } : {}),
     ...endFlags(record),
