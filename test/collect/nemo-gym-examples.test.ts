@@ -20,7 +20,7 @@ const fixturePath = (path: string) => fileURLToPath(new URL(`../fixtures/nemo-gy
 const readJsonl = (path: string) =>
   existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Row) : [];
 
-type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Row = Record<string, any>;
 const REPEATS = 2;
 
 // ---------------------------------------------------------------------------------------------
@@ -298,7 +298,7 @@ describe('gymnast collect on each NeMo Gym example: its example.jsonl end to end
       assert.deepEqual(results.map(key).sort(), planned.map(key).sort(), `${example.name}: one row per planned key`);
       for (const row of results) {
         assert.equal(row.agent_ref.name, example.agent);
-        assert.equal(row.has_training_tokens, true, `${example.name}: training tokens`);
+        assert.deepEqual([row.has_training_tokens, row.token_drift_count], [true, 0], `${example.name}: training tokens, no drift`);
         const assistant = (row.messages as Message[]).filter((message) => message.role === 'assistant');
         assert.ok(assistant.length > 0);
         for (const message of assistant) {
@@ -309,6 +309,8 @@ describe('gymnast collect on each NeMo Gym example: its example.jsonl end to end
       }
       const [aggregate] = aggregates.filter((candidate) => candidate.agent_ref.name === example.agent);
       assert.equal(aggregate?.computed_by, 'server', `${example.name}: the server's /aggregate_metrics`);
+      const meanReward = results.reduce((sum, row) => sum + row.reward, 0) / results.length;
+      assert.ok(Math.abs(aggregate.key_metrics['mean/reward'] - meanReward) < 1e-9, `${example.name}: over these rows' rewards`);
     }
   });
 
@@ -321,7 +323,8 @@ describe('gymnast collect on each NeMo Gym example: its example.jsonl end to end
     for (const row of results) {
       assert.deepEqual(toolMessages(row).map((message) => message.tool_call_id), calls(row).map((call) => call.id), 'each call answered under its id');
       for (const [index, message] of toolMessages(row).entries()) {
-        assert.deepEqual(JSON.parse(message.content), { city: JSON.parse(calls(row)[index]!.function.arguments).city, weather_description: `The weather in ${JSON.parse(calls(row)[index]!.function.arguments).city} is cold.` });
+        const { city } = JSON.parse(calls(row)[index]!.function.arguments) as { city: string };
+        assert.deepEqual(JSON.parse(message.content), { city, weather_description: `The weather in ${city} is cold.` });
       }
       const output = row.response.output as Row[];
       assert.deepEqual(output.filter((item) => item.type === 'function_call_output').map((item) => item.call_id), output.filter((item) => item.type === 'function_call').map((item) => item.call_id));
@@ -446,6 +449,8 @@ describe('gymnast collect on each NeMo Gym example: its example.jsonl end to end
           assert.deepEqual([...theirKeys].filter((field) => !(field in row)), [], 'every key of NeMo Gym’s rows');
           assert.deepEqual(Object.keys(row).filter((field) => !theirKeys.has(field) && !gymnastExtras.has(field) && !(taskFields as readonly string[]).includes(field)), [], 'no key beyond the allowed extras');
           for (const field of theirKeys) {
+            // responses_create_params is the row's own request echoed; NeMo Gym writes the validated request whole (OpenAI's
+            // unset fields as null) and, for blackjack, with the dealt hand appended to input. response and info follow.
             if (field === 'response' || field === 'info' || field === 'responses_create_params') continue;
             assert.deepEqual(shapeOf(row[field]), shapeOf(theirs[0]![field]), `${field} of the same type`);
           }
