@@ -26,13 +26,15 @@ export function episodeOutcome(row: MaterializedRow, record: EpisodeRecord, open
   const inputTokens = record.turns.reduce((total, turn) => total + turn.prompt_tokens, 0);
   const outputTokens = record.turns.reduce((total, turn) => total + turn.generated_tokens, 0);
   const responseOutput = options.responseOutput ?? ((messages: readonly Message[], from: number) => messagesToResponsesItems(messages.slice(from)));
+  const prompted = promptedThrough(record, openingMessages);
   const common = {
     ...row,
+    ...withObservedInput(row, record.messages.slice(openingMessages, prompted)),
     ...reportedFields(record),
     schema_version: ROW_SCHEMA_VERSION,
     duration_ms: record.timing.duration_ms,
     response: {
-      output: responseOutput(record.messages, openingMessages),
+      output: responseOutput(record.messages, prompted),
       // NeMo Gym's rows carry OpenAI's ResponseUsage whole, its `*_details` included (as /verify is sent it).
       usage: { input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: outputTokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + outputTokens },
     },
@@ -50,6 +52,24 @@ export function episodeOutcome(row: MaterializedRow, record: EpisodeRecord, open
   };
   if (record.record_type === 'rollout') return { kind: 'result', row: { ...common, reward: record.reward } satisfies ResultRow };
   return { kind: 'failure', row: { ...common, ...failureFields(record.failure_class, record.error), ...nemoGymClass(record) } satisfies FailureRow };
+}
+
+/**
+ * Where the model's part begins: at its first turn. What an environment showed before it (a reset's
+ * board or dealt hand) was part of the prompt, and NeMo Gym's agents append it to the request's
+ * input, so `response.output` starts with the model, as in NeMo Gym's rows.
+ */
+function promptedThrough(record: EpisodeRecord, openingMessages: number): number {
+  const firstTurn = record.messages.findIndex((message, i) => i >= openingMessages && message.role === 'assistant');
+  return firstTurn === -1 ? openingMessages : firstTurn;
+}
+
+/** The row's request with the reset's observations appended to its input (as Responses items); the row as it was when there were none. */
+function withObservedInput(row: MaterializedRow, observed: readonly Message[]): { responses_create_params?: Record<string, unknown> } {
+  if (observed.length === 0) return {};
+  const params = row.responses_create_params as { input?: unknown };
+  const input = typeof params.input === 'string' ? [{ role: 'user', content: params.input }] : Array.isArray(params.input) ? params.input : [];
+  return { responses_create_params: { ...row.responses_create_params, input: [...input, ...messagesToResponsesItems(observed)] } };
 }
 
 /** The keys gymnast writes itself on its rows: a field an environment reports under one of these names is not written. */

@@ -467,6 +467,13 @@ describe('gymnast collect on each NeMo Gym example: its example.jsonl end to end
         for (const [kind, shape] of itemShapes(theirs)) assert.deepEqual(itemShapes(ours).get(kind), shape, `output item ${kind}`);
         for (const row of ours) assert.deepEqual(shapeOf(row.response.usage), shapeOf(theirs[0]!.response.usage), 'usage');
 
+        // Where the model's part begins: NeMo Gym appends what the reset showed to the request's input, so
+        // the output starts with the model's first turn, and the input ends with the observation.
+        const opening = (row: Row) => itemKind((row.response.output as Row[])[0]!);
+        const inputLength = (row: Row) => ((row.responses_create_params as Row).input as unknown[]).length;
+        assert.deepEqual(new Set(ours.map(opening)), new Set(theirs.map(opening)), 'the output opens as NeMo Gym’s does');
+        assert.deepEqual(new Set(ours.map(inputLength)), new Set(theirs.map(inputLength)), 'the reset’s observation is in the input, as NeMo Gym puts it');
+
         // info: each of ours has the shape of one of theirs (blackjack's differ by how the game ended).
         const infoShapes = new Set(theirs.map((row) => JSON.stringify(shapeOf(row.info))));
         for (const row of ours) assert.ok(infoShapes.has(JSON.stringify(shapeOf(row.info))), `info ${JSON.stringify(row.info)} has a shape of NeMo Gym's: ${[...infoShapes].join(' or ')}`);
