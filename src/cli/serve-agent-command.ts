@@ -1,11 +1,12 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { builtinAgent } from '../collect/agent.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { SamplingParams } from '../core/sampling-params.js';
 import { createPolicy, policyKinds } from '../policy/index.js';
 import { policySpec } from './policy-flags.js';
 import { AgentServer } from '../servers/agent/agent-server.js';
-import { parseConcurrency, parseMaxSeqLen, parseMaxTokens, parseMaxTurns, parseSeconds, parseSeed, parseTemperature } from './flag-parsers.js';
+import { parseConcurrency, parseMaxSeqLen, parseMaxTokens, parseMaxTurns, parsePort, parseSeconds, parseSeed, parseTemperature } from './flag-parsers.js';
+import { untilSignalled } from './until-signalled.js';
 
 interface ServeAgentFlags {
   env: string;
@@ -37,7 +38,7 @@ export function serveAgentCommand(): Command {
     .option('--tokenizer <dir>', "the model's tokenizer.json + tokenizer_config.json (with a server policy)")
     .option('--policy-api-key <key>', 'sent to the inference server as Authorization: Bearer (default: $GYMNAST_API_KEY or $OPENAI_API_KEY)')
     .option('--host <host>', 'interface to bind; loopback unless you mean to expose it', '127.0.0.1')
-    .option('--port <port>', 'port (0 picks a free one)', port, 8000)
+    .option('--port <port>', 'port (0 picks a free one)', parsePort, 8000)
     .option('--api-key <key>', 'require Authorization: Bearer <key> on every request to this server')
     .option('--max-turns <n>', 'turns per episode', parseMaxTurns, 8)
     .option('--max-seq-len <n>', "token budget per episode (default: the model's context length)", parseMaxSeqLen)
@@ -70,16 +71,6 @@ export function serveAgentCommand(): Command {
         throw error;
       });
       process.stdout.write(`serving agent "${agent.name}" (policy ${policy.name}) at ${url}: POST /run, POST /aggregate_metrics; Ctrl-C stops\n`);
-      await new Promise<void>((resolve) => {
-        const stop = () => void Promise.all([server.close(), policy.close()]).then(() => resolve());
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      await untilSignalled(server, policy);
     });
-}
-
-function port(value: string): number {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 0 || number > 65_535) throw new InvalidArgumentError('expected a port number from 0 to 65535');
-  return number;
 }

@@ -1,4 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
+import { parsePort } from './flag-parsers.js';
+import { untilSignalled } from './until-signalled.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { EmbeddedPolicy } from '../policy/embedded/embedded-policy.js';
 import { EMBEDDED_MAX_BODY_BYTES, EMBEDDED_MODEL_NAME, embeddedModelServer } from '../servers/openai-compatible/embedded-model-server.js';
@@ -42,7 +44,7 @@ export function serveCommand(): Command {
     .description('serve a model over an OpenAI-compatible API with vLLM token fields (/v1/completions, /v1/chat/completions, /tokenize, …)')
     .option('--embedded', 'serve the embedded CPU model (the only model gymnast can serve itself)')
     .option('--host <host>', 'interface to bind; loopback unless you mean to expose it', '127.0.0.1')
-    .option('--port <port>', 'port (0 picks a free one)', port, 8000)
+    .option('--port <port>', 'port (0 picks a free one)', parsePort, 8000)
     .option('--max-body-mb <mb>', `refuse request bodies over this many MiB with 413 (default: ${EMBEDDED_MAX_BODY_MB} for the embedded model, whose context is 128 tokens)`, megabytes)
     .option('--api-key <key>', 'require Authorization: Bearer <key> on every request but /health (as vllm serve --api-key)')
     .action(async (options: ServeModelOptions) => {
@@ -51,11 +53,7 @@ export function serveCommand(): Command {
       const server = embeddedModelServer(policy, { maxBodyBytes: Math.floor((options.maxBodyMb ?? EMBEDDED_MAX_BODY_MB) * MIB), host: options.host, port: options.port, ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
       const url = await server.start();
       process.stdout.write(`serving the embedded model at ${url}/v1 (model "${EMBEDDED_MODEL_NAME}", context ${policy.maxModelLen} tokens); Ctrl-C stops\n`);
-      await new Promise<void>((resolve) => {
-        const stop = () => void server.close().then(resolve);
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      await untilSignalled(server);
     });
   serve.addCommand(serveAgentCommand());
   serve
@@ -63,7 +61,7 @@ export function serveCommand(): Command {
     .argument('<env>', `a built-in environment (${builtinEnvironments.map((entry) => entry.name).join(', ')}) or a ported NeMo Gym example (${Object.keys(exampleServers).join(', ')})`)
     .description('serve an environment as a NeMo Gym resources server (/seed_session, /<tool>, /verify, /reset, /step, /aggregate_metrics)')
     .option('--host <host>', 'interface to bind; loopback unless you mean to expose it', '127.0.0.1')
-    .option('--port <port>', 'port (0 picks a free one)', port, 0)
+    .option('--port <port>', 'port (0 picks a free one)', parsePort, 0)
     .option('--api-key <key>', 'require Authorization: Bearer <key> on every request')
     .action(async (name: string, options: ServeResourcesOptions) => {
       const listen = { host: options.host, port: options.port, ...(options.apiKey ? { apiKey: options.apiKey } : {}) };
@@ -80,20 +78,6 @@ function resourcesServerFor(name: string, listen: { host: string; port: number; 
   const server = servedResources(name, listen);
   if (!server) throw new ConfigError(`no environment "${name}": try ${servableResourcesNames().join(', ')}`);
   return server;
-}
-
-function untilSignalled(server: { close(): Promise<void> }): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const stop = () => void server.close().then(resolve);
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-}
-
-function port(value: string): number {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 0 || number > 65_535) throw new InvalidArgumentError('expected a port number from 0 to 65535');
-  return number;
 }
 
 function megabytes(value: string): number {
