@@ -14,7 +14,8 @@ const allowed: Record<string, readonly string[]> = {
   environments: ['core', 'util', 'http'],
   engine: ['core', 'util', 'tokens', 'policy/policy.js', 'environments/environment.js'],
   metrics: ['core', 'util'],
-  servers: ['core', 'util', 'tokens', 'http', 'policy', 'environments', 'engine', 'metrics', 'collect'],
+  viewer: ['core', 'util', 'metrics'],
+  servers: ['core', 'util', 'tokens', 'http', 'policy', 'environments', 'engine', 'metrics', 'collect', 'viewer'],
   // The test inference server is the OpenAI-compatible server with seeded replies and faults.
   testing: ['core', 'util', 'tokens/tokenizer.js', 'tokens/chat-template.js', 'policy/policy.js', 'environments/environment.js', 'servers'],
 };

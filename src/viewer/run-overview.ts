@@ -1,0 +1,109 @@
+import { PassAtKAccumulator } from '../metrics/pass-at-k.js';
+import type { HistogramBin } from './histogram.js';
+import { histogram } from './histogram.js';
+import type { RolloutColumns } from './rollout-columns.js';
+import type { RunIndex } from './run-index.js';
+
+/** `GET /api/runs` entry. */
+export interface RunSummary {
+  id: string;
+  file: string;
+  agents: string[];
+  rollouts: number;
+  failures: number;
+  mean_reward: number | null;
+  version: number;
+}
+
+/** `GET /api/runs/:run/overview`. */
+export interface RunOverview {
+  id: string;
+  file: string;
+  agents: string[];
+  model: string | null;
+  counts: { rollouts: number; failures: number; tasks: number };
+  mean_reward: number | null;
+  pass_at_k: { k: number; value: number }[];
+  reward_histogram: HistogramBin[];
+  terminations: Record<string, number>;
+  failure_classes: Record<string, number>;
+  turns_histogram: HistogramBin[];
+  tokens_histogram: HistogramBin[];
+  drift: { rollouts: number; total: number };
+  version: number;
+  /** Lines that are not rows, skipped: their count and the first one's error. */
+  skipped_lines: { count: number; first: string | null };
+}
+
+export function runSummary(index: RunIndex): RunSummary {
+  const columns = index.columns;
+  return {
+    id: index.files.id,
+    file: index.files.output,
+    agents: [...columns.agents.names],
+    rollouts: columns.count('output'),
+    failures: columns.count('failures'),
+    mean_reward: meanReward(columns),
+    version: index.version,
+  };
+}
+
+/** The overview of a run; `model` is the run's when its rows do not name one. */
+export function runOverview(index: RunIndex, fallbackModel: string | null = null): RunOverview {
+  const columns = index.columns;
+  const all = range(columns.length);
+  const successes = all.filter((at) => !columns.isFailure(at));
+  return {
+    ...runSummary(index),
+    model: index.model ?? fallbackModel,
+    counts: { rollouts: columns.count('output'), failures: columns.count('failures'), tasks: new Set(columns.task.values.subarray(0, columns.length)).size },
+    pass_at_k: passAtK(columns, successes),
+    reward_histogram: histogram(columns.reward.values, successes, 10),
+    terminations: tally(all, (at) => columns.terminations.names[columns.termination.values[at]!]!),
+    failure_classes: tally(all.filter((at) => columns.isFailure(at)), (at) => columns.failureClassOf(at) ?? 'unknown'),
+    turns_histogram: histogram(columns.turns.values, all),
+    tokens_histogram: histogram(columns.tokens.values, all),
+    drift: { rollouts: all.filter((at) => columns.drift.values[at]! > 0).length, total: all.reduce((sum, at) => sum + columns.drift.values[at]!, 0) },
+    skipped_lines: { ...index.skipped },
+  };
+}
+
+function meanReward(columns: RolloutColumns): number | null {
+  let sum = 0;
+  let count = 0;
+  for (let at = 0; at < columns.length; at++) {
+    if (columns.isFailure(at)) continue;
+    sum += columns.reward.values[at]!;
+    count += 1;
+  }
+  return count === 0 ? null : sum / count;
+}
+
+/**
+ * pass@k for k = 1 … the most rollouts a task has, over successful rollouts, by the metrics' own rule
+ * (the unbiased estimator where rewards are 0 or 1, else the best of the first k); a fraction, not a percentage.
+ */
+function passAtK(columns: RolloutColumns, successes: number[]): { k: number; value: number }[] {
+  const tasks = columns.task.values;
+  const rollouts = columns.rollout.values;
+  const ordered = successes.sort((a, b) => tasks[a]! - tasks[b]! || rollouts[a]! - rollouts[b]!);
+  const accumulator = new PassAtKAccumulator(['reward']);
+  for (let start = 0; start < ordered.length; ) {
+    let end = start;
+    while (end < ordered.length && tasks[ordered[end]!] === tasks[ordered[start]!]) end += 1;
+    accumulator.addTask([Float64Array.from(ordered.slice(start, end), (at) => columns.reward.values[at]!)]);
+    start = end;
+  }
+  const metrics = accumulator.metrics();
+  const result: { k: number; value: number }[] = [];
+  for (let k = 1; `pass@${k}/reward` in metrics; k++) result.push({ k, value: metrics[`pass@${k}/reward`]! / 100 });
+  return result;
+}
+
+function tally(positions: number[], name: (at: number) => string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const at of positions) counts[name(at)] = (counts[name(at)] ?? 0) + 1;
+  return counts;
+}
+
+const range = (length: number) => Array.from({ length }, (_, at) => at);

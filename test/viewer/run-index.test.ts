@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parseRolloutQuery } from '../../src/viewer/rollout-query.js';
+import { RolloutLister, rolloutDetail, taskGroup } from '../../src/viewer/rollout-views.js';
+import { RunIndex, type RunFiles } from '../../src/viewer/run-index.js';
+import { runOverview, runSummary } from '../../src/viewer/run-overview.js';
+import { syntheticRow, toLines, type SyntheticRollout } from '../support/synthetic-rows.js';
+
+const query = (search: string) => parseRolloutQuery(new URLSearchParams(search));
+
+/** 3 tasks × 2 repeats: task 0 solved twice, task 1 once, task 2 never; one failure (task 2, rollout 1). */
+const successes: SyntheticRollout[] = [
+  { task: 0, rollout: 0, reward: 1, turns: 1 },
+  { task: 0, rollout: 1, reward: 1, turns: 2, drift: [1] },
+  { task: 1, rollout: 0, reward: 0, turns: 3, answer: 'I think it is "seventeen"' },
+  { task: 1, rollout: 1, reward: 1, turns: 1, agent: 'other' },
+  { task: 2, rollout: 0, reward: 0, turns: 2, durationMs: 500 },
+];
+const failures: SyntheticRollout[] = [{ task: 2, rollout: 1, failure: 'transport' }];
+
+describe('RunIndex: a run indexed once by streaming, then followed', () => {
+  let directory: string;
+  let files: RunFiles;
+  let index: RunIndex;
+  before(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'gymnast-run-index-'));
+    files = { id: 'out', output: join(directory, 'out.jsonl'), failures: join(directory, 'out_failures.jsonl') };
+    writeFileSync(files.output, toLines(successes.map(syntheticRow)));
+    writeFileSync(files.failures, toLines(failures.map(syntheticRow)));
+    index = await RunIndex.build(files);
+  });
+  after(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('counts successes, failures, tasks and agents, and the mean reward of successes only', () => {
+    assert.deepEqual(runSummary(index), { id: 'out', file: files.output, agents: ['arithmetic', 'other'], rollouts: 5, failures: 1, mean_reward: 3 / 5, version: 1 });
+    const overview = runOverview(index);
+    assert.deepEqual(overview.counts, { rollouts: 5, failures: 1, tasks: 3 });
+    assert.deepEqual(overview.terminations, { 'env-done': 5, 'policy-error': 1 });
+    assert.deepEqual(overview.failure_classes, { transport: 1 });
+    assert.deepEqual(overview.drift, { rollouts: 1, total: 1 });
+    assert.equal(overview.reward_histogram.reduce((sum, bin) => sum + bin.count, 0), 5);
+    assert.deepEqual(overview.turns_histogram.map((bin) => [bin.lo, bin.count]), [[1, 3], [2, 2], [3, 1]]);
+  });
+
+  it('gives pass@k by the metrics rule over successes: the unbiased estimator on 0/1 rewards', () => {
+    // pass@1: task 0 → 1, task 1 → 1/2, task 2 (one success, reward 0) → 0; pass@2 only over tasks with 2: (1 + 1) / 2.
+    assert.deepEqual(runOverview(index).pass_at_k, [{ k: 1, value: 0.5 }, { k: 2, value: 1 }]);
+  });
+
+  it('filters by termination, agent, task, failure, drift and reward', async () => {
+    const lister = new RolloutLister(index);
+    const ids = async (search: string) => (await lister.page(query(search))).items.map((item) => item.id);
+    assert.deepEqual(await ids('termination=policy-error'), ['f0']);
+    assert.deepEqual(await ids('agent=other'), ['o3']);
+    assert.deepEqual(await ids('task=1'), ['o2', 'o3']);
+    assert.deepEqual(await ids('failure=any'), ['f0']);
+    assert.deepEqual(await ids('failure=transport'), ['f0']);
+    assert.deepEqual(await ids('failure=none&min_reward=1'), ['o0', 'o1', 'o3']);
+    assert.deepEqual(await ids('drift=1'), ['o1']);
+    assert.deepEqual(await ids('max_reward=0'), ['o2', 'o4']);
+    assert.deepEqual(await ids('agent=nobody'), []);
+  });
+
+  it('sorts by a key either way (failures last), ties in task and rollout order, and pages', async () => {
+    const lister = new RolloutLister(index);
+    const page = await lister.page(query('sort=-reward&limit=2&offset=1'));
+    assert.equal(page.total, 6);
+    assert.deepEqual(page.items.map((item) => item.id), ['o1', 'o3']);
+    assert.deepEqual((await lister.page(query('sort=reward'))).items.map((item) => item.id), ['o2', 'o4', 'o0', 'o1', 'o3', 'f0']);
+    assert.deepEqual((await lister.page(query('sort=-turns&limit=1'))).items.map((item) => item.id), ['o2']);
+    assert.deepEqual((await lister.page(query('sort=-duration&limit=1'))).items.map((item) => item.id), ['o4']);
+    assert.deepEqual((await lister.page(query('sort=-task&limit=2'))).items.map((item) => item.id), ['o4', 'f0']);
+  });
+
+  it('lists a rollout with its facts, a failure with a null reward', async () => {
+    const page = await new RolloutLister(index).page(query('task=2'));
+    assert.deepEqual(page.items[1], { id: 'f0', task: 2, rollout: 1, agent: 'arithmetic', reward: null, termination: 'policy-error', failure_class: 'transport', turns: 1, tokens: 24, drift: 0, duration_ms: 11 });
+  });
+
+  it('finds text in messages, case-insensitive, quotes as written', async () => {
+    const lister = new RolloutLister(index);
+    const found = await lister.page(query('q=SEVENTEEN'));
+    assert.deepEqual([found.total, found.partial, found.items.map((item) => item.id)], [1, false, ['o2']]);
+    assert.deepEqual((await lister.page(query('q=is "seventeen"'))).items.map((item) => item.id), ['o2']);
+    assert.equal((await lister.page(query('q=nowhere to be found'))).total, 0);
+  });
+
+  it('names a bad query parameter', () => {
+    assert.throws(() => query('limit=0'), /bad query parameter limit/);
+    assert.throws(() => query('sort=colour'), /bad query parameter sort/);
+    assert.throws(() => query('min_reward=abc'), /bad query parameter min_reward/);
+  });
+
+  it('reads a whole rollout back by its offset: tokens in message order, the loss mask, drift points', async () => {
+    const at = index.columns.find('o1')!;
+    const detail = await rolloutDetail(index, at, { decode: (ids) => `<${ids.join(',')}>` });
+    assert.equal(detail.summary.id, 'o1');
+    assert.equal(detail.row._ng_rollout_index, 1);
+    assert.equal(detail.tokens.length, 5 * 8);
+    assert.deepEqual(detail.tokens[8], { id: 31, text: '<31>', logprob: -0.031, trained: true, message: 1, role: 'assistant' });
+    assert.equal(detail.tokens[0]!.trained, false);
+    assert.deepEqual(detail.drift_points, [1]);
+  });
+
+  it('groups a task: its rollouts in order, messages without token fields', async () => {
+    const group = await taskGroup(index, 2);
+    assert.deepEqual(group.map((item) => item.id), ['o4', 'f0']);
+    assert.deepEqual(Object.keys(group[0]!.messages[1]!).sort(), ['content', 'role']);
+  });
+
+  it('follows the files: complete new lines are indexed and bump the version; a cut last line waits', async () => {
+    const follower = await RunIndex.build(files);
+    const version = follower.version;
+    const line = JSON.stringify(syntheticRow({ task: 3, rollout: 0, reward: 1 }));
+    appendFileSync(files.output, line.slice(0, 40));
+    await follower.refresh();
+    assert.equal(follower.version, version);
+    assert.equal(runSummary(follower).rollouts, 5);
+    appendFileSync(files.output, `${line.slice(40)}\n`);
+    appendFileSync(files.failures, toLines([syntheticRow({ task: 3, rollout: 1, failure: 'timeout' })]));
+    await follower.refresh();
+    assert.equal(follower.version, version + 1);
+    assert.deepEqual([runSummary(follower).rollouts, runSummary(follower).failures], [6, 2]);
+    assert.equal((await new RolloutLister(follower).page(query('task=3'))).total, 2);
+  });
+
+  it('starts over when a file is rewritten shorter (a fresh collect into the same output)', async () => {
+    const follower = await RunIndex.build(files);
+    writeFileSync(files.output, toLines([syntheticRow({ task: 0, rollout: 0, reward: 1 })]));
+    await follower.refresh();
+    assert.equal(runSummary(follower).rollouts, 1);
+  });
+
+  it('skips and counts lines that are not rows, naming the first', async () => {
+    const other = join(directory, 'bad.jsonl');
+    writeFileSync(other, `${JSON.stringify(syntheticRow({ task: 0, rollout: 0 }))}\n{"not": "a row"}\nnot json\n`);
+    const bad = await RunIndex.build({ id: 'bad', output: other, failures: join(directory, 'bad_failures.jsonl') });
+    assert.equal(runSummary(bad).rollouts, 1);
+    assert.equal(bad.skipped.count, 2);
+    assert.match(bad.skipped.first!, /bad\.jsonl:2/);
+  });
+});
