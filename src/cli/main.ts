@@ -6,6 +6,7 @@ import { LineTooLongError } from '../util/json-lines.js';
 import { aggregateCommand } from './aggregate-command.js';
 import { collectCommand } from './collect-command.js';
 import { environmentsCommand } from './environments-command.js';
+import { healthCommand } from './health-command.js';
 import { packageVersion } from './package-version.js';
 import { profileCommand } from './profile-command.js';
 import { renderCommand } from './render-command.js';
@@ -20,6 +21,7 @@ export function createProgram(): Command {
     .addCommand(collectCommand())
     .addCommand(aggregateCommand())
     .addCommand(profileCommand())
+    .addCommand(healthCommand())
     .addCommand(environmentsCommand())
     .addCommand(renderCommand())
     .addCommand(serveCommand());

@@ -1,0 +1,35 @@
+import { Command } from 'commander';
+import { checkRunHealth } from '../collect/health/check-run-health.js';
+import { healthDecoder } from '../collect/health/health-decoder.js';
+import { assertHealthy, parseMaxUnhealthy } from '../collect/health/health-gate.js';
+import { healthRuns } from '../collect/health/health-runs.js';
+import type { HealthSummary } from '../collect/health/health-summary.js';
+import { healthCheckList, healthTable } from '../collect/health/health-table.js';
+
+interface HealthFlags {
+  tokenizer?: string;
+  maxUnhealthy: string;
+  json?: boolean;
+}
+
+/** `gymnast health RUN`: a verdict per rollout and a summary per run; exits 1 past `--max-unhealthy`, so a pipeline can gate on it. */
+export function healthCommand(): Command {
+  return new Command('health')
+    .description('check rollouts for duplicated or missing keys, empty or runaway generations, token counts, token ids that do not decode to the text, bad logprobs and tasks that always fail; writes <stem>_health.json (summary) and <stem>_health.jsonl (flagged rollouts)')
+    .argument('<run>', 'a rollout file (its _failures.jsonl and _materialized_inputs.jsonl beside it are read too) or a folder of them')
+    .option('--tokenizer <dir>', "the model's tokenizer.json + tokenizer_config.json, for the decode check (default: the embedded model's, when the run used it)")
+    .option('--max-unhealthy <n|fraction>', 'unhealthy rollouts allowed before exiting 1: a count, or a fraction of the rollouts such as 0.01', '0')
+    .option('--json', 'print the summaries as JSON instead of a table')
+    .addHelpText('after', `\nChecks:\n${healthCheckList()}\n`)
+    .action(async (run: string, flags: HealthFlags) => {
+      const max = parseMaxUnhealthy(flags.maxUnhealthy);
+      const summaries: HealthSummary[] = [];
+      for (const output of healthRuns(run)) {
+        const summary = await checkRunHealth(output, await healthDecoder(output, flags.tokenizer));
+        summaries.push(summary);
+        if (!flags.json) process.stdout.write(healthTable(summary));
+      }
+      if (flags.json) process.stdout.write(`${JSON.stringify(summaries.length === 1 ? summaries[0] : summaries, null, 2)}\n`);
+      assertHealthy(summaries, max);
+    });
+}

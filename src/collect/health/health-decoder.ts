@@ -1,0 +1,34 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { RunIdentity } from '../run-identity.js';
+import { collectPaths } from '../collect-paths.js';
+import { embeddedModelDirectory } from '../../policy/embedded/embedded-policy.js';
+import { loadHfTokenizer } from '../../tokens/hf-tokenizer.js';
+import type { TokenDecoder } from '../../metrics/health/rollout-health.js';
+
+/** The tokenizer for a run's decode check, or why there is none. */
+export type HealthDecoder = { decoder: TokenDecoder; skippedReason?: undefined } | { decoder?: undefined; skippedReason: string };
+
+/**
+ * `--tokenizer DIR` when given; else the embedded model's own tokenizer when the run's `<stem>_run.json`
+ * says the policy was the embedded model; else none (a server's tokenizer is not known from the rows).
+ */
+export async function healthDecoder(output: string, tokenizerDirectory?: string): Promise<HealthDecoder> {
+  if (tokenizerDirectory !== undefined) return { decoder: await loadHfTokenizer(tokenizerDirectory) };
+  const policy = runPolicy(output);
+  if (policy === 'embedded') return { decoder: await loadHfTokenizer(embeddedModelDirectory) };
+  const which = policy === undefined ? 'the run does not say which model sampled it' : `the run's policy is ${policy}`;
+  return { skippedReason: `no tokenizer: ${which}; pass --tokenizer DIR to check that token ids decode to the text` };
+}
+
+/** The policy recorded in `<stem>_run.json`, if the file is there and says. */
+function runPolicy(output: string): string | undefined {
+  const path = collectPaths(output).run;
+  if (!existsSync(path)) return undefined;
+  try {
+    const policy = RunIdentity.parse(JSON.parse(readFileSync(path, 'utf8'))).config.policy;
+    return typeof policy === 'string' ? policy : undefined;
+  } catch {
+    // A run file that cannot be read only costs the decode check, which says so.
+    return undefined;
+  }
+}

@@ -1,0 +1,26 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError } from '../../core/errors/config-error.js';
+
+/** Files beside rollouts in a run folder that are not rollouts: gymnast's, NeMo Gym's and health's own outputs. */
+const NOT_ROLLOUTS = /_(failures|materialized_inputs|reward_profiling|health)\.jsonl$/;
+
+/**
+ * The rollout files RUN names: the file itself, or every rollout file in the folder (each checked as
+ * its own run, since task indices restart in every run). A folder without one is an error.
+ */
+export function healthRuns(run: string): string[] {
+  let directory: boolean;
+  try {
+    directory = statSync(run).isDirectory();
+  } catch {
+    throw new ConfigError(`cannot read ${run}: no such file or folder`);
+  }
+  if (!directory) return [run];
+  const files = readdirSync(run)
+    .filter((name) => name.endsWith('.jsonl') && !NOT_ROLLOUTS.test(name))
+    .sort()
+    .map((name) => join(run, name));
+  if (files.length === 0) throw new ConfigError(`${run}: no rollout files (*.jsonl) in this folder`);
+  return files;
+}

@@ -1,0 +1,150 @@
+import type { Message } from '../../core/message.js';
+import type { ResultRow } from '../../core/result-row.js';
+import { healthFinding, type HealthFinding } from './health-check.js';
+
+/** What the decode check needs of a tokenizer (an `HfTokenizer` is one); kept narrow so metrics stays free of tokens. */
+export interface TokenDecoder {
+  decode(ids: readonly number[]): string;
+}
+
+type RolloutCheck = (row: ResultRow, decoder: TokenDecoder | undefined) => HealthFinding[];
+
+/**
+ * The findings of one successful rollout, from the row alone (keys and tasks are checked across rows
+ * by `RunKeysHealth`). Without a `decoder` the decode check is skipped; the caller says so once.
+ */
+export function rolloutFindings(row: ResultRow, decoder?: TokenDecoder): HealthFinding[] {
+  return ROLLOUT_CHECKS.flatMap((check) => check(row, decoder));
+}
+
+/**
+ * The sampled assistant messages, each with its turn: the last one per turn, since assistant messages
+ * before them came with the prompt (a few-shot history) and were never sampled.
+ */
+function sampled(row: ResultRow): { message: Message; turn: number }[] {
+  const assistants = (row.messages ?? []).filter((message) => message.role === 'assistant');
+  const prompted = row.turns === undefined ? 0 : Math.max(0, assistants.length - row.turns.length);
+  return assistants.slice(prompted).map((message, turn) => ({ message, turn }));
+}
+
+/** True when the row has gymnast's token record; rows from agent servers have only `response`. */
+const hasTokens = (row: ResultRow) => row.messages !== undefined && row.has_training_tokens !== false && row.messages.some((message) => message.token_ids !== undefined);
+
+const noTokenRecord: RolloutCheck = (row) =>
+  hasTokens(row) ? [] : [healthFinding('no-token-record', 'no token ids recorded: the token and logprob checks cannot run on this rollout')];
+
+const noAssistantTurn: RolloutCheck = (row) => {
+  const answered = row.messages !== undefined ? sampled(row).length > 0 : (row.response.output ?? []).some(isModelOutput);
+  return answered ? [] : [healthFinding('no-assistant-turn', 'no assistant turn: the model never answered')];
+};
+
+/** A Responses-API output item the model produced (a message, a tool call or reasoning). */
+function isModelOutput(item: unknown): boolean {
+  if (typeof item !== 'object' || item === null) return false;
+  const { role, type } = item as { role?: unknown; type?: unknown };
+  return role === 'assistant' || type === 'function_call' || type === 'reasoning';
+}
+
+const emptyGeneration: RolloutCheck = (row) => {
+  const empty = new Set<number>();
+  for (const { message, turn } of sampled(row)) if (message.token_ids?.length === 0) empty.add(turn);
+  for (const [turn, record] of (row.turns ?? []).entries()) if (record.generated_tokens === 0) empty.add(turn);
+  if (empty.size === 0) return [];
+  return [healthFinding('empty-generation', `turn ${[...empty].sort((a, b) => a - b).join(', ')}: the model generated no tokens`)];
+};
+
+/**
+ * The sequence is the messages' token ids laid end to end (NeMo RL's flat message invariant), so the
+ * last turn's prompt + generated + observation tokens is their sum, and each assistant message holds
+ * exactly its turn's generated tokens.
+ */
+const tokenCounts: RolloutCheck = (row) => {
+  const turns = row.turns ?? [];
+  const messages = row.messages ?? [];
+  if (!hasTokens(row) || turns.length === 0) return [];
+  const problems: string[] = [];
+  const onSequence = messages.reduce((sum, message) => sum + (message.token_ids?.length ?? 0), 0);
+  const last = turns.at(-1)!;
+  const counted = last.prompt_tokens + last.generated_tokens + last.env_tokens;
+  if (onSequence !== counted) problems.push(`the messages hold ${onSequence} token ids, the last turn counts ${counted} (prompt ${last.prompt_tokens} + generated ${last.generated_tokens} + observation ${last.env_tokens})`);
+  for (const { message, turn } of sampled(row)) {
+    const generated = turns[turn]?.generated_tokens;
+    const ids = message.token_ids?.length;
+    if (generated !== undefined && ids !== undefined && ids !== generated) problems.push(`turn ${turn}: the assistant message holds ${ids} token ids, the turn generated ${generated}`);
+  }
+  const answers = sampled(row).length;
+  if (answers < turns.length) problems.push(`${answers} assistant messages for ${turns.length} turns`);
+  return problems.map((problem) => healthFinding('token-count-mismatch', problem));
+};
+
+/** NeMo Gym sums usage over the model calls: input over each turn's prompt, output over its generation. */
+const usageCounts: RolloutCheck = (row) => {
+  const usage = row.response.usage;
+  const turns = row.turns ?? [];
+  if (!usage || turns.length === 0) return [];
+  const input = turns.reduce((sum, turn) => sum + turn.prompt_tokens, 0);
+  const output = turns.reduce((sum, turn) => sum + turn.generated_tokens, 0);
+  const problems: string[] = [];
+  if (usage.input_tokens !== undefined && usage.input_tokens !== input) problems.push(`usage.input_tokens is ${usage.input_tokens}, the turns' prompts add up to ${input}`);
+  if (usage.output_tokens !== undefined && usage.output_tokens !== output) problems.push(`usage.output_tokens is ${usage.output_tokens}, the turns generated ${output}`);
+  if (usage.total_tokens !== undefined && usage.input_tokens !== undefined && usage.output_tokens !== undefined && usage.total_tokens !== usage.input_tokens + usage.output_tokens) {
+    problems.push(`usage.total_tokens is ${usage.total_tokens}, not input + output (${usage.input_tokens + usage.output_tokens})`);
+  }
+  return problems.map((problem) => healthFinding('usage-mismatch', problem));
+};
+
+/**
+ * The sampled ids must decode to the text recorded for the turn. Templates wrap the text (an end of
+ * turn token, `<think>` around reasoning), so the decoded text must contain it rather than equal it.
+ */
+const decodesToText: RolloutCheck = (row, decoder) => {
+  if (!decoder) return [];
+  const findings: HealthFinding[] = [];
+  for (const { message, turn } of sampled(row)) {
+    if (!message.token_ids || message.token_ids.length === 0) continue;
+    const decoded = decoder.decode(message.token_ids);
+    for (const text of [message.content, message.reasoning_content ?? '']) {
+      if (text.trim() === '' || decoded.includes(text.trim())) continue;
+      findings.push(healthFinding('token-text-mismatch', `turn ${turn}: the token ids decode to ${JSON.stringify(clip(decoded))}, the message says ${JSON.stringify(clip(text))}`));
+      break;
+    }
+  }
+  return findings;
+};
+
+const logprobs: RolloutCheck = (row) => {
+  if (!hasTokens(row)) return [];
+  const findings: HealthFinding[] = [];
+  for (const { message, turn } of sampled(row)) {
+    const ids = message.token_ids ?? [];
+    const values = message.generation_logprobs;
+    if (ids.length === 0) continue;
+    if (values === undefined) {
+      findings.push(healthFinding('logprobs-missing', `turn ${turn}: ${ids.length} sampled tokens without generation_logprobs`));
+      continue;
+    }
+    if (values.length !== ids.length) findings.push(healthFinding('logprobs-length', `turn ${turn}: ${values.length} logprobs for ${ids.length} token ids`));
+    const nonFinite = values.findIndex((value) => !Number.isFinite(value));
+    if (nonFinite !== -1) findings.push(healthFinding('logprobs-non-finite', `turn ${turn}: generation_logprobs[${nonFinite}] is ${values[nonFinite]}`));
+    const positive = values.findIndex((value) => value > 0);
+    if (positive !== -1) findings.push(healthFinding('logprobs-positive', `turn ${turn}: generation_logprobs[${positive}] is ${values[positive]}, above 0`));
+  }
+  return findings;
+};
+
+const runaway: RolloutCheck = (row) => {
+  const cut = (row.turns ?? []).flatMap((turn, index) => (turn.finish_reason.unified === 'length' ? [index] : []));
+  if (cut.length === 0 && row.termination?.kind !== 'max-tokens') return [];
+  const limit = row.sampling?.max_tokens === undefined ? 'max_tokens' : `max_tokens (${row.sampling.max_tokens})`;
+  const where = cut.length > 0 ? `turn ${cut.join(', ')}` : 'the episode (termination max-tokens)';
+  return [healthFinding('runaway-generation', `${where}: the generation filled ${limit}`)];
+};
+
+const drift: RolloutCheck = (row) =>
+  (row.token_drift_count ?? 0) > 0 ? [healthFinding('token-drift', `${row.token_drift_count} turn(s) where the template would have rendered the history differently`)] : [];
+
+const ROLLOUT_CHECKS: readonly RolloutCheck[] = [noTokenRecord, noAssistantTurn, emptyGeneration, tokenCounts, usageCounts, decodesToText, logprobs, runaway, drift];
+
+function clip(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}
