@@ -1,0 +1,59 @@
+import { EMBEDDED_MODEL_NAME } from '../openai-compatible/embedded-model-server.js';
+import { parseRolloutQuery } from '../../viewer/rollout-query.js';
+import { RolloutLister, rolloutDetail, taskGroup, type TokenDecoder } from '../../viewer/rollout-views.js';
+import type { RunIndex } from '../../viewer/run-index.js';
+import { runOverview, runSummary } from '../../viewer/run-overview.js';
+import type { ViewedRun } from './run-files.js';
+
+/** One run as the API serves it: its index, its lister (whose cache pages cheaply), and how to decode its tokens. */
+export interface ServedRun {
+  run: ViewedRun;
+  index: RunIndex;
+  lister: RolloutLister;
+  decoder: () => Promise<TokenDecoder | undefined>;
+}
+
+export interface ApiReply {
+  status: number;
+  body: unknown;
+}
+
+const notFound = (message: string): ApiReply => ({ status: 404, body: { error: { message } } });
+const ok = (body: unknown): ApiReply => ({ status: 200, body });
+
+/**
+ * The viewer's JSON API by path segments after `/api/`: `runs`, `runs/:run/overview`,
+ * `runs/:run/rollouts`, `runs/:run/rollouts/:id`, `runs/:run/groups/:task`. A bad query parameter
+ * throws a `BadQueryError` (the server answers 400 naming it).
+ */
+export async function answerApi(runs: ReadonlyMap<string, ServedRun>, segments: readonly string[], search: URLSearchParams): Promise<ApiReply> {
+  if (segments[0] !== 'runs') return notFound(`no API route /api/${segments.join('/')}`);
+  if (segments.length === 1) return ok({ runs: [...runs.values()].map((served) => runSummary(served.index)) });
+  const served = runs.get(segments[1]!);
+  if (!served) return notFound(`no run ${segments[1]}: the runs are ${[...runs.keys()].join(', ')}`);
+  await served.index.refresh();
+  const [, , what, key, ...rest] = segments;
+  if (rest.length > 0) return notFound(`no API route /api/${segments.join('/')}`);
+  if (what === 'overview' && key === undefined) return ok(runOverview(served.index, modelOf(served.run)));
+  if (what === 'rollouts' && key === undefined) return ok(await served.lister.page(parseRolloutQuery(search)));
+  if (what === 'rollouts' && key !== undefined) return rollout(served, key);
+  if (what === 'groups' && key !== undefined) return group(served, key);
+  return notFound(`no API route /api/${segments.join('/')}`);
+}
+
+async function rollout(served: ServedRun, id: string): Promise<ApiReply> {
+  const at = served.index.columns.find(id);
+  if (at === undefined) return notFound(`no rollout ${id} in run ${served.run.id}`);
+  return ok(await rolloutDetail(served.index, at, await served.decoder()));
+}
+
+async function group(served: ServedRun, task: string): Promise<ApiReply> {
+  const items = /^\d{1,10}$/.test(task) ? await taskGroup(served.index, Number(task)) : [];
+  if (items.length === 0) return notFound(`no task ${task} in run ${served.run.id}`);
+  return ok({ task: Number(task), items });
+}
+
+/** What served the run, as `gymnast collect` recorded it: the embedded model by its served name. */
+function modelOf(run: ViewedRun): string | null {
+  return run.policy === 'embedded' ? EMBEDDED_MODEL_NAME : run.policy;
+}

@@ -1,0 +1,103 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { embeddedModelDirectory } from '../../policy/embedded/embedded-policy.js';
+import { loadHfTokenizer } from '../../tokens/hf-tokenizer.js';
+import { BadQueryError } from '../../viewer/rollout-query.js';
+import { RolloutLister, type TokenDecoder } from '../../viewer/rollout-views.js';
+import { RunIndex } from '../../viewer/run-index.js';
+import { HttpServerCore, sendJson, type ListenOptions } from '../http/http-server-core.js';
+import { answerApi, type ServedRun } from './viewer-api.js';
+import type { ViewedRun } from './run-files.js';
+import { staticFile } from './static-files.js';
+
+/** The browser front-end, shipped in the package (not `.pathname`: it keeps a space as `%20`). */
+export const viewerAssetsDirectory = fileURLToPath(new URL('../../../assets/viewer/', import.meta.url));
+
+export interface ViewerServerOptions extends ListenOptions {
+  runs: readonly ViewedRun[];
+  /** Where the front-end files are (default: the package's `assets/viewer/`). */
+  assetsDirectory?: string;
+  /** Decodes every run's tokens (`--tokenizer DIR`); without it, runs of the embedded model use its tokenizer and others show ids only. */
+  tokenizer?: TokenDecoder;
+  /** How often the files are checked for new lines (default 500 ms). */
+  followIntervalMs?: number;
+  /** How long one rollouts request may scan lines for a text search (default 2 s). */
+  searchBudgetMs?: number;
+}
+
+/**
+ * `gymnast view`: the viewer's JSON API under `/api/` and the front-end files everywhere else, on the
+ * shared hardened core (loopback by default, contained errors). Not a `JsonServer`: that one answers
+ * JSON only, and the front-end is HTML, scripts and styles.
+ */
+export class ViewerServer {
+  readonly #core: HttpServerCore;
+  readonly #runs: ReadonlyMap<string, ServedRun>;
+  readonly #assets: string;
+
+  private constructor(runs: ReadonlyMap<string, ServedRun>, options: ViewerServerOptions) {
+    this.#runs = runs;
+    this.#assets = options.assetsDirectory ?? viewerAssetsDirectory;
+    this.#core = new HttpServerCore((request, response) => this.#serve(request, response), options);
+  }
+
+  /** Indexes every run (one streaming pass each), then follows their files; call `start()` to listen. */
+  static async open(options: ViewerServerOptions): Promise<ViewerServer> {
+    const runs = new Map<string, ServedRun>();
+    const embedded = lazy(() => loadHfTokenizer(embeddedModelDirectory));
+    for (const run of options.runs) {
+      const index = await RunIndex.build(run);
+      index.follow(options.followIntervalMs);
+      const decoder = options.tokenizer ? async () => options.tokenizer : run.policy === 'embedded' ? embedded : async () => undefined;
+      runs.set(run.id, { run, index, lister: new RolloutLister(index, { ...(options.searchBudgetMs === undefined ? {} : { searchBudgetMs: options.searchBudgetMs }) }), decoder });
+    }
+    return new ViewerServer(runs, options);
+  }
+
+  start(): Promise<string> {
+    return this.#core.start();
+  }
+
+  get url(): string {
+    return this.#core.url;
+  }
+
+  async close(): Promise<void> {
+    for (const served of this.#runs.values()) served.index.close();
+    await this.#core.close();
+  }
+
+  async #serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const raw = request.url ?? '/';
+    const url = new URL(raw, 'http://localhost');
+    if (request.method !== 'GET' && request.method !== 'HEAD') return sendJson(response, 405, { error: { message: `the viewer only answers GET, not ${request.method}` } }, { allow: 'GET, HEAD' });
+    if (url.pathname.startsWith('/api/')) return this.#api(response, url);
+    // The raw path, not the URL's: `new URL` folds `/a/../b` into `/b`, and a climbing path is refused, not reinterpreted.
+    const answer = await staticFile(this.#assets, raw.split('?')[0]!);
+    if (answer.status !== 200) return sendJson(response, answer.status, { error: { message: answer.message } });
+    response.writeHead(200, { 'content-type': answer.contentType, 'content-length': answer.body.length, 'cache-control': 'no-cache' });
+    response.end(request.method === 'HEAD' ? undefined : answer.body);
+  }
+
+  async #api(response: ServerResponse, url: URL): Promise<void> {
+    let segments: string[];
+    try {
+      segments = url.pathname.slice('/api/'.length).split('/').filter((segment) => segment !== '').map(decodeURIComponent);
+    } catch {
+      return sendJson(response, 400, { error: { message: `bad path ${url.pathname}` } });
+    }
+    try {
+      const reply = await answerApi(this.#runs, segments, url.searchParams);
+      sendJson(response, reply.status, reply.body);
+    } catch (error) {
+      if (!(error instanceof BadQueryError)) throw error;
+      sendJson(response, 400, { error: { message: error.message, parameter: error.parameter } });
+    }
+  }
+}
+
+/** Calls `load` once, on first use. */
+function lazy<T>(load: () => Promise<T>): () => Promise<T> {
+  let loaded: Promise<T> | undefined;
+  return () => (loaded ??= load());
+}

@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { findRuns } from '../../src/servers/viewer/run-files.js';
+import { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
+import type { RolloutDetail, RolloutPage, RolloutSummary } from '../../src/viewer/rollout-views.js';
+import type { RunOverview, RunSummary } from '../../src/viewer/run-overview.js';
+
+type ErrorBody = { error: { message: string } };
+type Group = { task: number; items: (RolloutSummary & { messages: Record<string, unknown>[] })[] };
+
+const gymnast = new URL('../../bin/gymnast.js', import.meta.url).pathname;
+const examples = new URL('../../examples/arithmetic.jsonl', import.meta.url).pathname;
+
+/** GET with the path sent exactly as written (fetch would fold `..` away before sending). */
+function rawGet(base: string, path: string): Promise<{ status: number; type: string; body: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    request({ host: hostname, port, path }, (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode!, type: String(response.headers['content-type']), body }));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+describe('gymnast view: the viewer API over a real run of the embedded model', () => {
+  let directory: string;
+  let assets: string;
+  let server: ViewerServer;
+  const get = async <T = ErrorBody>(path: string) => {
+    const response = await fetch(`${server.url}${path}`);
+    return { status: response.status, body: (await response.json()) as T };
+  };
+
+  before(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'gymnast-view-'));
+    await promisify(execFile)(process.execPath, [gymnast, 'collect', '--input', examples, '--num-repeats', '2', '--output', join(directory, 'run', 'out.jsonl')]);
+    assets = join(directory, 'assets');
+    mkdirSync(join(assets, 'pages'), { recursive: true });
+    writeFileSync(join(assets, 'index.html'), '<!doctype html><title>view</title>');
+    writeFileSync(join(assets, 'app.js'), 'export {};');
+    writeFileSync(join(assets, 'pages', 'runs.js'), 'export {};');
+    writeFileSync(join(directory, 'secret.txt'), 'do not serve');
+    server = await ViewerServer.open({ runs: await findRuns(join(directory, 'run')), assetsDirectory: assets });
+    await server.start();
+  });
+  after(async () => {
+    await server?.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('listens on loopback and lists the run', async () => {
+    assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    const { body } = await get<{ runs: RunSummary[] }>('/api/runs');
+    assert.deepEqual(body.runs.map(({ version: _, ...run }) => run), [{ id: 'out', file: join(directory, 'run', 'out.jsonl'), agents: ['arithmetic'], rollouts: 32, failures: 0, mean_reward: body.runs[0]!.mean_reward }]);
+  });
+
+  it('gives an overview: counts, the model, pass@1 and pass@2, histograms, terminations', async () => {
+    const { status, body } = await get<RunOverview>('/api/runs/out/overview');
+    assert.equal(status, 200);
+    assert.deepEqual(body.counts, { rollouts: 32, failures: 0, tasks: 16 });
+    assert.equal(body.model, 'gymnast-tiny-arith');
+    assert.deepEqual(body.pass_at_k.map((entry) => entry.k), [1, 2]);
+    assert.ok(body.pass_at_k[1]!.value >= body.pass_at_k[0]!.value);
+    assert.equal(body.reward_histogram.reduce((sum, bin) => sum + bin.count, 0), 32);
+    assert.equal(Object.values(body.terminations).reduce((a, b) => a + b, 0), 32);
+    assert.deepEqual(body.drift, { rollouts: 0, total: 0 });
+    assert.equal(typeof body.version, 'number');
+  });
+
+  it('pages sorted, filtered rollouts', async () => {
+    const { body } = await get<RolloutPage>('/api/runs/out/rollouts?limit=5&offset=0&sort=-tokens');
+    assert.equal(body.total, 32);
+    assert.equal(body.items.length, 5);
+    const tokens = body.items.map((item) => item.tokens);
+    assert.deepEqual(tokens, [...tokens].sort((a, b) => b - a));
+    assert.deepEqual(Object.keys(body.items[0]!).sort(), ['agent', 'drift', 'duration_ms', 'failure_class', 'id', 'reward', 'rollout', 'task', 'termination', 'tokens', 'turns']);
+    assert.equal((await get<RolloutPage>('/api/runs/out/rollouts?task=3')).body.total, 2);
+    assert.equal((await get<RolloutPage>('/api/runs/out/rollouts?q=what%20is%2050%2B37')).body.total, 2);
+  });
+
+  it('shows one rollout: the row, every token decoded by the embedded tokenizer, the loss mask', async () => {
+    const { status, body } = await get<RolloutDetail>('/api/runs/out/rollouts/o0');
+    assert.equal(status, 200);
+    assert.equal(body.summary.id, 'o0');
+    assert.equal(body.row._ng_task_index, 0);
+    const messages = body.row.messages ?? [];
+    assert.deepEqual(body.tokens.map((token) => token.id), messages.flatMap((message) => message.token_ids ?? []));
+    const sampled = body.tokens.filter((token) => token.trained);
+    assert.ok(sampled.length > 0 && sampled.every((token) => token.role === 'assistant' && typeof token.logprob === 'number'));
+    assert.equal(body.tokens.filter((token) => !token.trained).every((token) => token.logprob === null), true);
+    assert.ok(body.tokens.every((token) => typeof token.text === 'string'));
+    assert.deepEqual(body.drift_points, []);
+  });
+
+  it('groups a task for the side-by-side view, messages without token fields', async () => {
+    const { body } = await get<Group>('/api/runs/out/groups/5');
+    assert.equal(body.task, 5);
+    assert.deepEqual(body.items.map((item) => item.rollout), [0, 1]);
+    assert.ok(body.items[0]!.messages.every((message) => !('token_ids' in message) && !('generation_logprobs' in message)));
+  });
+
+  it('answers 404 for an unknown run, rollout or task, and 400 naming a bad query parameter', async () => {
+    for (const path of ['/api/runs/nope/overview', '/api/runs/out/rollouts/o999', '/api/runs/out/rollouts/x1', '/api/runs/out/groups/99', '/api/nothing']) {
+      const { status, body } = await get(path);
+      assert.equal(status, 404, path);
+      assert.equal(typeof body.error.message, 'string');
+    }
+    const bad = await get('/api/runs/out/rollouts?limit=-3');
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.error.message, /limit/);
+    assert.match((await get('/api/runs/out/rollouts?sort=size')).body.error.message, /sort/);
+  });
+
+  it('serves the front-end: index.html at /, files by name or under /static/, with their content types', async () => {
+    const index = await rawGet(server.url, '/');
+    assert.deepEqual([index.status, index.type], [200, 'text/html; charset=utf-8']);
+    assert.match(index.body, /<title>view/);
+    assert.equal((await rawGet(server.url, '/app.js')).type, 'text/javascript; charset=utf-8');
+    assert.equal((await rawGet(server.url, '/static/app.js')).status, 200);
+    assert.equal((await rawGet(server.url, '/pages/runs.js')).status, 200);
+    assert.equal((await rawGet(server.url, '/missing.css')).status, 404);
+  });
+
+  it('refuses paths that climb out of the assets folder', async () => {
+    for (const path of ['/../secret.txt', '/static/../../secret.txt', '/..%2Fsecret.txt', '/static/%2e%2e/secret.txt', '/pages/..%5C..%5Csecret.txt']) {
+      const answer = await rawGet(server.url, path);
+      assert.equal(answer.status, 400, path);
+      assert.doesNotMatch(answer.body, /do not serve/);
+    }
+  });
+
+  it('follows the run: a new line bumps the version and the count', async () => {
+    const before = (await get<RunOverview>('/api/runs/out/overview')).body;
+    const row = (await get<RolloutDetail>('/api/runs/out/rollouts/o0')).body.row;
+    writeFileSync(join(directory, 'run', 'out.jsonl'), `${JSON.stringify({ ...row, _ng_task_index: 100 })}\n`, { flag: 'a' });
+    const after = (await get<RunOverview>('/api/runs/out/overview')).body;
+    assert.equal(after.counts.rollouts, before.counts.rollouts + 1);
+    assert.ok(after.version > before.version);
+  });
+});
+
+describe('which paths are runs', () => {
+  let directory: string;
+  before(() => (directory = mkdtempSync(join(tmpdir(), 'gymnast-view-runs-'))));
+  after(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('names a missing path, a file that is not a run, and a folder without runs', async () => {
+    await assert.rejects(findRuns(join(directory, 'nope.jsonl')), /cannot view .*nope\.jsonl: no such file/);
+    writeFileSync(join(directory, 'data.jsonl'), '{"question": "2+2"}\n');
+    await assert.rejects(findRuns(join(directory, 'data.jsonl')), /data\.jsonl is not a run: .*data\.jsonl:1/);
+    await assert.rejects(findRuns(directory), /holds no run/);
+  });
+});
