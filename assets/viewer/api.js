@@ -1,0 +1,32 @@
+// The viewer's JSON API (served by `gymnast view`). Errors come back as {error: {message}}.
+
+export class ApiError extends Error {
+  constructor(message, status) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+  }
+}
+
+async function getJson(path, signal) {
+  const response = await fetch(path, { signal, headers: { accept: 'application/json' } });
+  let body;
+  try {
+    body = await response.json();
+  } catch {
+    throw new ApiError(`GET ${path}: ${response.status} ${response.statusText}, not JSON`, response.status);
+  }
+  if (!response.ok) throw new ApiError(body?.error?.message ?? `GET ${path}: ${response.status} ${response.statusText}`, response.status);
+  return body;
+}
+
+const run = (id) => `/api/runs/${encodeURIComponent(id)}`;
+
+export const api = {
+  runs: (signal) => getJson('/api/runs', signal),
+  overview: (id, signal) => getJson(`${run(id)}/overview`, signal),
+  /** query: URLSearchParams or a plain object of the list filters (offset, limit, sort, termination, …). */
+  rollouts: (id, query, signal) => getJson(`${run(id)}/rollouts?${new URLSearchParams(query)}`, signal),
+  rollout: (id, rolloutId, signal) => getJson(`${run(id)}/rollouts/${encodeURIComponent(rolloutId)}`, signal),
+  group: (id, task, signal) => getJson(`${run(id)}/groups/${encodeURIComponent(task)}`, signal),
+};

@@ -1,0 +1,104 @@
+// Inline SVG charts: histograms, curves and category bars. Each chart has a text alternative
+// (aria-label plus a <title> per mark) so the numbers are readable without the picture.
+
+import { h, s } from './dom.js';
+
+const W = 320;
+const H = 160;
+const PAD = { left: 36, right: 10, top: 10, bottom: 28 };
+
+function tickLabel(value) {
+  if (!Number.isFinite(value)) return '';
+  if (Math.abs(value) >= 1000) return `${Math.round(value / 100) / 10}k`;
+  return String(Math.round(value * 100) / 100);
+}
+
+function frame(label, ...children) {
+  return s('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', 'aria-label': label }, s('title', {}, label), ...children);
+}
+
+function axes(yMax, xTicks) {
+  const x0 = PAD.left;
+  const y0 = H - PAD.bottom;
+  return [
+    s('line', { x1: x0, y1: PAD.top, x2: x0, y2: y0, class: 'axis' }),
+    s('line', { x1: x0, y1: y0, x2: W - PAD.right, y2: y0, class: 'axis' }),
+    s('text', { x: x0 - 4, y: PAD.top + 4, class: 'tick', 'text-anchor': 'end' }, tickLabel(yMax)),
+    s('text', { x: x0 - 4, y: y0, class: 'tick', 'text-anchor': 'end' }, '0'),
+    ...xTicks.map(({ x, text }) => s('text', { x, y: y0 + 14, class: 'tick', 'text-anchor': 'middle' }, text)),
+  ];
+}
+
+/** bins: [{lo, hi, count}] → a bar chart. */
+export function histogram(bins, { label }) {
+  if (!bins || bins.length === 0) return h('p', { class: 'empty' }, `${label}: no data`);
+  const max = Math.max(1, ...bins.map((bin) => bin.count));
+  const plotW = W - PAD.left - PAD.right;
+  const plotH = H - PAD.top - PAD.bottom;
+  const barW = plotW / bins.length;
+  const bars = bins.map((bin, i) => {
+    const height = (bin.count / max) * plotH;
+    return s(
+      'rect',
+      { x: PAD.left + i * barW + 1, y: H - PAD.bottom - height, width: Math.max(1, barW - 2), height, class: 'bar' },
+      s('title', {}, `${tickLabel(bin.lo)} to ${tickLabel(bin.hi)}: ${bin.count}`),
+    );
+  });
+  const first = bins[0];
+  const last = bins[bins.length - 1];
+  const ticks = [
+    { x: PAD.left, text: tickLabel(first.lo) },
+    { x: W - PAD.right, text: tickLabel(last.hi) },
+  ];
+  if (bins.length > 2) ticks.push({ x: PAD.left + plotW / 2, text: tickLabel((first.lo + last.hi) / 2) });
+  const summary = `${label}: ${bins.map((bin) => `${tickLabel(bin.lo)}–${tickLabel(bin.hi)}: ${bin.count}`).join(', ')}`;
+  return frame(summary, ...axes(max, ticks), ...bars);
+}
+
+/**
+ * series: [{name, points: [{x, y}]}] with y in [0, 1] → a line chart (pass@k over k), one line per
+ * series, each in its own colour class.
+ */
+export function curves(series, { label, xName = 'k' }) {
+  const points = series.flatMap((one) => one.points);
+  if (points.length === 0) return h('p', { class: 'empty' }, `${label}: no data`);
+  const xMin = Math.min(...points.map((p) => p.x));
+  const xMax = Math.max(...points.map((p) => p.x));
+  const plotW = W - PAD.left - PAD.right;
+  const plotH = H - PAD.top - PAD.bottom;
+  const x = (value) => PAD.left + (xMax === xMin ? plotW / 2 : ((value - xMin) / (xMax - xMin)) * plotW);
+  const y = (value) => H - PAD.bottom - value * plotH;
+  const marks = series.map((one, index) =>
+    s(
+      'g',
+      { class: `series series-${index % 6}` },
+      s('polyline', { points: one.points.map((p) => `${x(p.x)},${y(p.y)}`).join(' '), class: 'line' }),
+      ...one.points.map((p) => s('circle', { cx: x(p.x), cy: y(p.y), r: 3, class: 'dot' }, s('title', {}, `${one.name ? `${one.name}: ` : ''}${xName}=${p.x}: ${p.y.toFixed(3)}`))),
+    ),
+  );
+  const xs = [...new Set(points.map((p) => p.x))].sort((a, b) => a - b);
+  const shown = xs.length <= 8 ? xs : [...new Set([xMin, xs[Math.floor(xs.length / 2)], xMax])];
+  const ticks = shown.map((value) => ({ x: x(value), text: xs.length <= 8 && value !== xMin ? String(value) : `${xName}=${value}` }));
+  const summary = `${label}: ${series.map((one) => `${one.name ? `${one.name} ` : ''}${one.points.map((p) => `${xName}=${p.x} ${p.y.toFixed(3)}`).join(', ')}`).join('; ')}`;
+  return frame(summary, s('line', { x1: PAD.left, y1: y(0.5), x2: W - PAD.right, y2: y(0.5), class: 'grid' }), ...axes(1, ticks), ...marks);
+}
+
+/** counts: {name: count} → horizontal bars as an HTML list; link(name) gives each label's href. */
+export function categoryBars(counts, { label, link }) {
+  const entries = Object.entries(counts ?? {}).sort((a, b) => b[1] - a[1]);
+  if (entries.length === 0) return h('p', { class: 'empty' }, 'none');
+  const max = Math.max(1, ...entries.map(([, n]) => n));
+  return h(
+    'ul',
+    { class: 'category-bars', 'aria-label': label },
+    entries.map(([name, n]) =>
+      h(
+        'li',
+        {},
+        link ? h('a', { href: link(name), class: 'name' }, name) : h('span', { class: 'name' }, name),
+        h('span', { class: 'track' }, h('span', { class: 'fill', style: { width: `${(n / max) * 100}%` } })),
+        h('span', { class: 'n' }, String(n)),
+      ),
+    ),
+  );
+}

@@ -1,0 +1,31 @@
+// Number and link formatting shared by the pages.
+
+export const dash = '—';
+
+export function reward(value) {
+  return value === null || value === undefined ? dash : String(Number(Number(value).toFixed(3)));
+}
+
+export function count(value) {
+  return value === null || value === undefined ? dash : Number(value).toLocaleString('en-US');
+}
+
+export function percent(value) {
+  return value === null || value === undefined ? dash : `${(value * 100).toFixed(1)}%`;
+}
+
+export function duration(ms) {
+  if (ms === null || ms === undefined) return dash;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(2)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+const enc = encodeURIComponent;
+export const href = {
+  runs: () => '#/',
+  run: (run) => `#/run/${enc(run)}`,
+  rollouts: (run, query) => `#/run/${enc(run)}/rollouts${query && Object.keys(query).length > 0 ? `?${new URLSearchParams(query)}` : ''}`,
+  rollout: (run, id) => `#/run/${enc(run)}/rollout/${enc(id)}`,
+  group: (run, task) => `#/run/${enc(run)}/group/${enc(task)}`,
+};

@@ -1,0 +1,61 @@
+// #/run/:run — one run at a glance: counts, pass@k, distributions, terminations, failures, drift.
+
+import { api } from '../api.js';
+import { categoryBars, curves, histogram } from '../charts.js';
+import { errorBox, h, replace } from '../dom.js';
+import * as fmt from '../format.js';
+
+export function mount(root, { run }) {
+  let generation = 0;
+
+  async function load() {
+    const mine = ++generation;
+    try {
+      const overview = await api.overview(run);
+      if (mine === generation) replace(root, view(overview));
+    } catch (error) {
+      if (mine === generation) replace(root, h('h1', {}, run), errorBox(error));
+    }
+  }
+
+  replace(root, h('h1', {}, run), h('p', { class: 'loading' }, 'Loading…'));
+  load();
+  return { refresh: load, dispose: () => void ++generation };
+}
+
+function view(o) {
+  const link = (query) => fmt.href.rollouts(o.id, query);
+  return [
+    h('h1', {}, o.id),
+    h('p', { class: 'path' }, o.file),
+    h(
+      'dl',
+      { class: 'tiles' },
+      tile('rollouts', h('a', { href: link() }, fmt.count(o.counts.rollouts))),
+      tile('failures', fmt.count(o.counts.failures)),
+      tile('tasks', fmt.count(o.counts.tasks)),
+      tile('mean reward', fmt.reward(o.mean_reward)),
+      tile('token drift', o.drift.rollouts > 0 ? h('a', { href: link({ drift: '1' }) }, `${fmt.count(o.drift.rollouts)} rollouts`) : '0 rollouts', `${fmt.count(o.drift.total)} drift points`),
+      tile('agents', o.agents.join(', ') || fmt.dash),
+      tile('model', o.model ?? fmt.dash),
+    ),
+    h(
+      'div',
+      { class: 'grid' },
+      panel('pass@k', curves([{ name: '', points: o.pass_at_k.map(({ k, value }) => ({ x: k, y: value })) }], { label: 'pass@k' })),
+      panel('Reward', histogram(o.reward_histogram, { label: 'reward histogram' })),
+      panel('Turns', histogram(o.turns_histogram, { label: 'turns per rollout' })),
+      panel('Tokens', histogram(o.tokens_histogram, { label: 'tokens per rollout' })),
+      panel('Terminations', categoryBars(o.terminations, { label: 'termination kinds', link: (kind) => link({ termination: kind }) })),
+      panel('Failure classes', categoryBars(o.failure_classes, { label: 'failure classes', link: (cls) => link({ failure: cls }) })),
+    ),
+  ];
+}
+
+function tile(name, value, note) {
+  return h('div', { class: 'tile' }, h('dt', {}, name), h('dd', {}, value, note ? h('small', {}, note) : null));
+}
+
+function panel(title, body) {
+  return h('section', { class: 'card' }, h('h2', {}, title), body);
+}
