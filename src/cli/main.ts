@@ -11,6 +11,7 @@ import { packageVersion } from './package-version.js';
 import { profileCommand } from './profile-command.js';
 import { renderCommand } from './render-command.js';
 import { serveCommand } from './serve-command.js';
+import { viewCommand } from './view-command.js';
 
 export function createProgram(): Command {
   return new Command('gymnast')
@@ -24,7 +25,8 @@ export function createProgram(): Command {
     .addCommand(healthCommand())
     .addCommand(environmentsCommand())
     .addCommand(renderCommand())
-    .addCommand(serveCommand());
+    .addCommand(serveCommand())
+    .addCommand(viewCommand());
 }
 
 /** Runs the CLI and returns the process exit code; errors are printed, never thrown. */

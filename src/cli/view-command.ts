@@ -1,0 +1,35 @@
+import { Command } from 'commander';
+import { loadHfTokenizer } from '../tokens/hf-tokenizer.js';
+import { findRuns } from '../servers/viewer/run-files.js';
+import { ViewerServer } from '../servers/viewer/viewer-server.js';
+import { parsePort } from './flag-parsers.js';
+import { openBrowser } from './open-browser.js';
+import { untilSignalled } from './until-signalled.js';
+
+interface ViewOptions {
+  host: string;
+  port: number;
+  open: boolean;
+  tokenizer?: string;
+}
+
+export function viewCommand(): Command {
+  return new Command('view')
+    .argument('<run>', 'an output file of gymnast collect (its _failures.jsonl beside it), or a folder of them')
+    .description('browse a run in the browser: overview, filtered rollouts, tokens with logprobs and the loss mask, GRPO groups side by side; follows a run still being collected')
+    .option('--host <host>', 'interface to bind; loopback unless you mean to expose it', '127.0.0.1')
+    .option('--port <port>', 'port (0 picks a free one)', parsePort, 0)
+    .option('--no-open', 'print the URL without opening a browser')
+    .option('--tokenizer <dir>', 'a folder with tokenizer.json to show each token as text (default: the embedded model’s, for runs that used it)')
+    .action(async (run: string, options: ViewOptions) => {
+      const runs = await findRuns(run);
+      const tokenizer = options.tokenizer === undefined ? undefined : await loadHfTokenizer(options.tokenizer);
+      const started = performance.now();
+      const server = await ViewerServer.open({ runs, host: options.host, port: options.port, ...(tokenizer ? { tokenizer } : {}) });
+      const url = await server.start();
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      process.stdout.write(`viewing ${runs.length === 1 ? runs[0]!.output : `${runs.length} runs in ${run}`} at ${url} (indexed in ${seconds} s); Ctrl-C stops\n`);
+      if (options.open) openBrowser(url, (reason) => process.stderr.write(`gymnast: could not open a browser (${reason}); open ${url} yourself\n`));
+      await untilSignalled(server);
+    });
+}
