@@ -7,12 +7,13 @@ import { engineOverhead, scheduleCost } from './engine-bench.js';
 import { httpClientThroughput } from './http-bench.js';
 import { ledgerThroughput } from './ledger-bench.js';
 import { resourcesOverhead } from './resources-bench.js';
+import { viewerScaling } from './viewer-bench.js';
 
 /**
  * `npm run bench`: every benchmark prints a ratio against a baseline measured in the same run, so the
  * numbers mean something on a noisy 2-core machine. Later capabilities add their suites here.
  */
-const suites: (() => Promise<BenchResult | BenchResult[]>)[] = [scheduleCost, engineOverhead, ledgerThroughput, httpClientThroughput, embeddedDecodeSpeed, embeddedEpisodeThroughput, collectOverhead, collectMemory, aggregateScaling, resourcesOverhead];
+const suites: (() => Promise<BenchResult | BenchResult[]>)[] = [scheduleCost, engineOverhead, ledgerThroughput, httpClientThroughput, embeddedDecodeSpeed, embeddedEpisodeThroughput, collectOverhead, collectMemory, aggregateScaling, resourcesOverhead, viewerScaling];
 
 for (const suite of suites) {
   for (const result of [await suite()].flat()) {
