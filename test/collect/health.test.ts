@@ -1,0 +1,204 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { checkRunHealth } from '../../src/collect/health/check-run-health.js';
+import { healthDecoder } from '../../src/collect/health/health-decoder.js';
+import type { HealthSummary, HealthVerdictLine } from '../../src/collect/health/health-summary.js';
+import { healthSummaryLine } from '../../src/collect/health/health-summary.js';
+import { assistant, bin, collectArithmetic, corruptedCopy, editRow, lines, singleTurnLine, type EditableRow } from '../support/health-run.js';
+
+const run = promisify(execFile);
+
+/** Checks a run as `gymnast health` does (the embedded tokenizer when the run used it). */
+async function health(output: string): Promise<{ summary: HealthSummary; verdicts: HealthVerdictLine[] }> {
+  const summary = await checkRunHealth(output, await healthDecoder(output));
+  const verdicts = lines(summary.files.verdicts).map((text) => JSON.parse(text) as HealthVerdictLine);
+  return { summary, verdicts };
+}
+
+/** Every finding as `check @ file:line` (the file named by its suffix), in report order. */
+const found = (verdicts: readonly HealthVerdictLine[], output: string) =>
+  verdicts.flatMap((verdict) => verdict.findings.map((finding) => `${finding.check} @ ${verdict.where.replace(output.slice(0, -'.jsonl'.length), 'out')}`));
+
+const planLineOf = (output: string, task: number, rollout: number) =>
+  lines(output.replace(/\.jsonl$/, '_materialized_inputs.jsonl')).findIndex((text) => {
+    const planned = JSON.parse(text) as { _ng_task_index: number; _ng_rollout_index: number };
+    return planned._ng_task_index === task && planned._ng_rollout_index === rollout;
+  }) + 1;
+
+describe('rollout health', () => {
+  let clean: string;
+  before(async () => {
+    clean = await collectArithmetic();
+  });
+
+  it('finds nothing wrong with a clean embedded-model run, the decode check included', async () => {
+    const { summary, verdicts } = await health(clean);
+    assert.deepEqual(verdicts, []);
+    assert.deepEqual(summary.rollouts, { total: 32, healthy: 32, warning: 0, unhealthy: 0, failed: 0 });
+    assert.deepEqual(summary.tasks, { total: 16, healthy: 16, warning: 0, unhealthy: 0 });
+    assert.deepEqual(summary.skipped, []);
+    assert.deepEqual(JSON.parse(readFileSync(summary.files.summary, 'utf8')), summary);
+    assert.match(healthSummaryLine(summary), /^health: 32 rollouts: 32 healthy, 0 warning, 0 unhealthy, 0 failed; report in .*out_health\.json$/);
+  });
+
+  const cases: { name: string; corrupt: (output: string) => string; expected: (output: string) => string[] }[] = [
+    {
+      name: 'a line written twice is a duplicate-rollout naming both places',
+      corrupt: (output) => corruptedCopy(output, (rows) => [...rows, rows[2]!]),
+      expected: () => ['duplicate-rollout @ out.jsonl:33'],
+    },
+    {
+      name: 'a deleted line is a missing-rollout at its planned row',
+      corrupt: (output) => corruptedCopy(output, (rows) => rows.filter((_, index) => index !== 4)),
+      expected: (output) => {
+        const row = JSON.parse(lines(output)[4]!) as EditableRow;
+        return [`missing-rollout @ out_materialized_inputs.jsonl:${planLineOf(output, row._ng_task_index, row._ng_rollout_index)}`];
+      },
+    },
+    {
+      name: 'a flipped token id no longer decodes to the text',
+      corrupt: (output) => corruptedCopy(output, editRow(2, (row) => (assistant(row).token_ids[0] = assistant(row).token_ids[0] === 12 ? 13 : 12))),
+      expected: () => ['token-text-mismatch @ out.jsonl:2'],
+    },
+    {
+      name: 'a positive logprob',
+      corrupt: (output) => corruptedCopy(output, editRow(3, (row) => (assistant(row).generation_logprobs![0] = 0.5))),
+      expected: () => ['logprobs-positive @ out.jsonl:3'],
+    },
+    {
+      name: "a NaN logprob (as Python's json writes it)",
+      corrupt: (output) => corruptedCopy(output, (rows) => rows.map((text, index) => (index === 3 ? text.replace(/"generation_logprobs":\[[^,\]]+/, '"generation_logprobs":[NaN') : text))),
+      expected: () => ['logprobs-non-finite @ out.jsonl:4'],
+    },
+    {
+      name: 'logprobs dropped',
+      corrupt: (output) => corruptedCopy(output, editRow(5, (row) => delete assistant(row).generation_logprobs)),
+      expected: () => ['logprobs-missing @ out.jsonl:5'],
+    },
+    {
+      name: 'one logprob too few',
+      corrupt: (output) => corruptedCopy(output, editRow(5, (row) => assistant(row).generation_logprobs!.pop())),
+      expected: () => ['logprobs-length @ out.jsonl:5'],
+    },
+    {
+      name: 'an empty generation (every count consistent with it)',
+      corrupt: (output) => {
+        const line = singleTurnLine(output);
+        return corruptedCopy(output, editRow(line, (row) => {
+          const removed = assistant(row).token_ids.length;
+          Object.assign(assistant(row), { content: '', token_ids: [], generation_logprobs: [] });
+          row.turns[0]!.generated_tokens = 0;
+          row.response.usage.output_tokens -= removed;
+          row.response.usage.total_tokens -= removed;
+        }));
+      },
+      expected: (output) => [`empty-generation @ out.jsonl:${singleTurnLine(output)}`],
+    },
+    {
+      name: 'an observation count that disagrees with the messages',
+      corrupt: (output) => corruptedCopy(output, editRow(singleTurnLine(output), (row) => (row.turns[0]!.env_tokens += 1))),
+      expected: (output) => [`token-count-mismatch @ out.jsonl:${singleTurnLine(output)}`],
+    },
+    {
+      name: 'usage that disagrees with the turns',
+      corrupt: (output) => corruptedCopy(output, editRow(6, (row) => {
+        row.response.usage.input_tokens += 1;
+        row.response.usage.total_tokens += 1;
+      })),
+      expected: () => ['usage-mismatch @ out.jsonl:6'],
+    },
+    {
+      name: 'no assistant turn',
+      corrupt: (output) => corruptedCopy(output, editRow(singleTurnLine(output), (row) => {
+        row.messages = row.messages.filter((message) => message.role !== 'assistant');
+        row.turns = [];
+      })),
+      expected: (output) => [`no-assistant-turn @ out.jsonl:${singleTurnLine(output)}`],
+    },
+    {
+      name: 'a generation cut at max_tokens (a warning)',
+      corrupt: (output) => corruptedCopy(output, editRow(7, (row) => (row.turns[0]!.finish_reason = { unified: 'length', raw: 'length' }))),
+      expected: () => ['runaway-generation @ out.jsonl:7'],
+    },
+    {
+      name: 'token drift (a warning)',
+      corrupt: (output) => corruptedCopy(output, editRow(8, (row) => (row.token_drift_count = 1))),
+      expected: () => ['token-drift @ out.jsonl:8'],
+    },
+    {
+      name: 'a line that is not JSON',
+      corrupt: (output) => corruptedCopy(output, (rows) => [...rows.slice(0, 9), '{"cut off', ...rows.slice(9)]),
+      expected: () => ['row-unreadable @ out.jsonl:10'],
+    },
+    {
+      name: 'a task whose repeats all fail',
+      corrupt: (output) => {
+        const isTask3 = (text: string) => (JSON.parse(text) as EditableRow)._ng_task_index === 3;
+        const failed = lines(output).filter(isTask3).map((text) => {
+          const { _ng_task_index, _ng_rollout_index, responses_create_params, agent_ref } = JSON.parse(text) as EditableRow;
+          return JSON.stringify({ responses_create_params, agent_ref, _ng_task_index, _ng_rollout_index, schema_version: 2, duration_ms: 3, _ng_failure_class: 'env-error' });
+        });
+        return corruptedCopy(output, (rows) => rows.filter((text) => !isTask3(text)), (rows) => [...rows, ...failed]);
+      },
+      expected: () => ['task-all-failed @ out_failures.jsonl:1'],
+    },
+    {
+      name: 'a task whose repeats all score 0 (a warning, apart from failing)',
+      corrupt: (output) => corruptedCopy(output, (rows) => rows.map((text) => (JSON.parse(text) as EditableRow)._ng_task_index === 5 ? text.replace(/"reward":1}$/, '"reward":0}') : text)),
+      expected: (output) => [`task-all-zero-reward @ out.jsonl:${lines(output).findIndex((text) => (JSON.parse(text) as EditableRow)._ng_task_index === 5) + 1}`],
+    },
+  ];
+
+  for (const { name, corrupt, expected } of cases) {
+    it(`flags ${name}`, async () => {
+      const copy = corrupt(clean);
+      const { verdicts } = await health(copy);
+      assert.deepEqual(found(verdicts, copy), expected(clean));
+    });
+  }
+
+  it('counts each key once by its worst finding, failures by class', async () => {
+    const isTask3 = (text: string) => (JSON.parse(text) as EditableRow)._ng_task_index === 3;
+    const failures = lines(clean).filter(isTask3).map((text) => JSON.stringify({ ...(JSON.parse(text) as EditableRow), reward: undefined, _ng_failure_class: 'timeout' }));
+    const copy = corruptedCopy(clean, (rows) => [...rows.filter((text) => !isTask3(text)), rows[0]!], () => failures);
+    const { summary } = await health(copy);
+    assert.deepEqual(summary.rollouts, { total: 32, healthy: 29, warning: 0, unhealthy: 3, failed: 0 });
+    assert.deepEqual(summary.tasks, { total: 16, healthy: 14, warning: 0, unhealthy: 2 });
+    assert.deepEqual(summary.failures, { rows: 2, by_class: { timeout: 2 } });
+    assert.deepEqual(Object.keys(summary.checks), ['duplicate-rollout', 'task-all-failed']);
+  });
+
+  it('skips the decode check with a note when no tokenizer is known', async () => {
+    const copy = corruptedCopy(clean, (rows) => rows);
+    writeFileSync(copy.replace(/\.jsonl$/, '_run.json'), JSON.stringify({ plan_sha256: 'x', rollouts: 32, config: { policy: 'vllm-completions' } }));
+    const { summary } = await health(copy);
+    assert.deepEqual(summary.skipped.map((skipped) => skipped.check), ['token-text-mismatch']);
+    assert.match(summary.skipped[0]!.reason, /the run's policy is vllm-completions; pass --tokenizer DIR/);
+  });
+
+  it('streams a large run: 20,000 rows in a few seconds, memory not growing with the file', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'gymnast-health-large-'));
+    const output = join(directory, 'out.jsonl');
+    const rows = lines(clean).map((text) => JSON.parse(text) as EditableRow);
+    const plan = lines(clean.replace(/\.jsonl$/, '_materialized_inputs.jsonl')).map((text) => JSON.parse(text) as EditableRow);
+    const many = (source: EditableRow[]) =>
+      Array.from({ length: 20_000 }, (_, i) => JSON.stringify({ ...source[i % source.length], _ng_task_index: Math.floor(i / 2), _ng_rollout_index: i % 2 })).join('\n') + '\n';
+    writeFileSync(output, many(rows));
+    writeFileSync(join(directory, 'out_materialized_inputs.jsonl'), many(plan));
+    copyFileSync(clean.replace(/\.jsonl$/, '_run.json'), join(directory, 'out_run.json'));
+    const started = performance.now();
+    const { summary } = await health(output);
+    const seconds = (performance.now() - started) / 1000;
+    assert.deepEqual(summary.rollouts, { total: 20_000, healthy: 20_000, warning: 0, unhealthy: 0, failed: 0 });
+    assert.ok(seconds < 5, `took ${seconds.toFixed(2)} s`);
+    // The rows take 46 MiB as text and several times that parsed: with a 24 MiB heap, holding them would run out.
+    const { stdout } = await run(process.execPath, ['--max-old-space-size=24', bin, 'health', output]);
+    assert.match(stdout, /20000 rollouts: 20000 healthy/);
+    assert.ok(statSync(output).size > 40 * 2 ** 20);
+  });
+});
