@@ -10,6 +10,11 @@ export function count(value) {
   return value === null || value === undefined ? dash : Number(value).toLocaleString('en-US');
 }
 
+/** plural(1, 'rollout') → '1 rollout', plural(3, 'rollout') → '3 rollouts'. */
+export function plural(n, word) {
+  return `${count(n)} ${n === 1 ? word : `${word}s`}`;
+}
+
 export function percent(value) {
   return value === null || value === undefined ? dash : `${(value * 100).toFixed(1)}%`;
 }

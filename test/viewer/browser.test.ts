@@ -1,69 +1,104 @@
-// The viewer in a real headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core):
-// every page loads without console or page errors, the table's filters and sort reach the server
-// and the rows shown match, the token view colours trained tokens by logprob and greys the rest,
-// row text is shown as text, live refresh follows the run's version and stops while hidden.
-// Screenshots of the overview and the token view go to a temp dir (printed as a diagnostic).
+// gymnast view in a real headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core),
+// served by the real ViewerServer over runs made by `gymnast collect`: every page loads without
+// console or page errors, the table's filters and sort reach the server and the rows shown match,
+// the token view colours trained tokens by logprob and greys the rest, drift is marked, the page
+// follows a run that grows and stops polling while the tab is hidden. Screenshots of the overview
+// and the token view go to a temp dir (printed as diagnostics; GYMNAST_VIEWER_SHOTS picks the dir).
 
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, stat } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { startStubViewer, stubItems, type StubViewer } from './stub-viewer-api.js';
+import { findRuns } from '../../src/servers/viewer/run-files.js';
+import { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+const collect = (...args: string[]) => promisify(execFile)(process.execPath, ['bin/gymnast.js', 'collect', '--input', 'examples/arithmetic.jsonl', '--num-repeats', '2', ...args], { cwd: ROOT });
+
+interface Overview {
+  counts: { rollouts: number };
+  terminations: Record<string, number>;
+}
 
 describe('gymnast view in a headless browser', { skip, timeout: 60_000 }, () => {
-  let viewer: StubViewer;
+  let dir: string;
+  let server: ViewerServer;
   let browser: Browser;
   let page: Page;
   let shots: string;
   const problems: string[] = [];
+  const requests: string[] = [];
 
   before(async () => {
-    viewer = await startStubViewer();
-    shots = process.env.GYMNAST_VIEWER_SHOTS ?? (await mkdtemp(join(tmpdir(), 'gymnast-viewer-')));
+    dir = await mkdtemp(join(tmpdir(), 'gymnast-view-'));
+    const runs = join(dir, 'runs');
+    // r: the quick start's run (every answer right); hot: sampled hot and cut short, so rewards and terminations vary.
+    await Promise.all([collect('--output', join(runs, 'r.jsonl')), collect('--output', join(runs, 'hot.jsonl'), '--temperature', '3', '--seed', '7', '--max-tokens', '3')]);
+    // The embedded model never drifts; give hot's first row the drift a server-rendered prompt would record.
+    const [first, ...rest] = (await readFile(join(runs, 'hot.jsonl'), 'utf8')).split('\n');
+    const row = JSON.parse(first!);
+    row.turns[0].token_drift = { source: 'server', at: 4, ledger: '<a>', template: '<b>' };
+    row.token_drift_count = 1;
+    await writeFile(join(runs, 'hot.jsonl'), [JSON.stringify(row), ...rest].join('\n'));
+
+    server = await ViewerServer.open({ runs: await findRuns(runs), followIntervalMs: 200 });
+    await server.start();
+    shots = process.env.GYMNAST_VIEWER_SHOTS ?? join(dir, 'shots');
+    await mkdir(shots, { recursive: true });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('console', (message) => {
       if (message.type() === 'error') problems.push(`console: ${message.text()}`);
     });
     page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname.startsWith('/api/')) requests.push(url.pathname + url.search);
+    });
   });
   after(async () => {
     await browser?.close();
-    await viewer?.close();
+    await server?.close();
+    if (dir && !process.env.GYMNAST_VIEWER_SHOTS) await rm(dir, { recursive: true, force: true });
   });
 
   const open = async (hash: string) => {
-    await page.goto(`${viewer.url}/${hash}`);
+    await page.goto(`${server.url}/${hash}`);
     await page.waitForLoadState('networkidle');
   };
+  const api = async <T>(path: string) => (await (await fetch(`${server.url}${path}`)).json()) as T;
   const noProblems = () => assert.deepEqual(problems.splice(0), []);
   // Browser-side code is given as strings: the project compiles without the DOM library.
-  const rows = (n: number) => page.waitForFunction(`document.querySelectorAll('table.rollouts tbody tr').length === ${n}`);
+  const rows = (n: number) => page.waitForFunction(`document.querySelectorAll('table.rollouts tbody tr a.row-link').length === ${n}`);
   const column = (name: string) => page.$$eval(`table.rollouts tbody td.${name}`, (cells) => cells.map((cell) => cell.textContent ?? ''));
 
   it('lists the runs and compares their pass@k side by side', async () => {
     await open('#/');
     await page.locator('.compare .cards').waitFor();
-    assert.deepEqual(await page.$$eval('table.data tbody th a', (links) => links.map((a) => a.textContent)), ['demo', 'other']);
+    assert.deepEqual(await page.$$eval('table.data tbody th a', (links) => links.map((a) => a.textContent)), ['hot', 'r']);
     assert.equal(await page.locator('.compare .series').count(), 2);
     assert.equal(await page.locator('.compare .cards .card').count(), 2);
     noProblems();
   });
 
   it('shows a run overview with its charts', async (t) => {
-    await open('#/run/demo');
+    await open('#/run/hot');
     await page.locator('.tiles').waitFor();
     const tiles = await page.$$eval('.tiles dt', (dts) => dts.map((dt) => dt.textContent));
     assert.deepEqual(tiles.slice(0, 5), ['rollouts', 'failures', 'tasks', 'mean reward', 'token drift']);
+    assert.equal(await page.locator('.tiles dd').first().textContent(), '32');
     assert.equal(await page.locator('svg.chart').count(), 4, 'pass@k and three histograms');
-    assert.equal(await page.locator('svg.chart .dot').count(), 4, 'pass@k at k = 1..4');
-    assert.ok((await page.locator('.category-bars li').count()) >= 4, 'terminations and failure classes');
+    assert.equal(await page.locator('svg.chart .dot').count(), 2, 'pass@k at k = 1, 2');
+    assert.ok((await page.locator('.category-bars li').count()) >= 2, 'two termination kinds');
     const file = join(shots, 'overview.png');
     await page.screenshot({ path: file, fullPage: true });
     assert.ok((await stat(file)).size > 20_000);
@@ -72,62 +107,77 @@ describe('gymnast view in a headless browser', { skip, timeout: 60_000 }, () => 
   });
 
   it('filters the table by termination and reward, and sorts it', async () => {
-    await open('#/run/demo/rollouts');
-    await page.locator('table.rollouts tbody tr').first().waitFor();
-    assert.equal(await page.locator('table.rollouts tbody tr').count(), 24);
+    const overview = await api<Overview>('/api/runs/hot/overview');
+    const [kind, count] = Object.entries(overview.terminations).sort((a, b) => a[1] - b[1])[0]!;
+    await open('#/run/hot/rollouts');
+    await rows(32);
 
-    await page.selectOption('#f-termination', 'max-turns');
-    await rows(6);
-    assert.deepEqual(new Set(await column('termination')), new Set(['max-turns']));
-    assert.match(page.url(), /termination=max-turns/, 'the filter is kept in the address');
-
-    await page.fill('#f-min-reward', '0.5');
-    const expected = stubItems('demo').filter((item) => item.termination === 'max-turns' && item.reward! >= 0.5).length;
-    await rows(expected);
-    for (const reward of await column('reward')) assert.ok(Number(reward) >= 0.5, reward);
+    await page.selectOption('#f-termination', kind);
+    await rows(count);
+    assert.deepEqual(new Set(await column('termination')), new Set([kind]));
+    assert.match(page.url(), new RegExp(`termination=${kind}`), 'the filter is kept in the address');
 
     await page.click('button:has-text("Clear")');
-    await rows(24);
+    await rows(32);
+    await page.fill('#f-min-reward', '0.5');
+    const { total } = await api<{ total: number }>('/api/runs/hot/rollouts?min_reward=0.5');
+    assert.ok(total > 0 && total < 32);
+    await rows(total);
+    assert.deepEqual(new Set(await column('reward')), new Set(['1']));
+
+    await page.click('button:has-text("Clear")');
+    await rows(32);
     await page.click('button.sort[data-sort="reward"]');
+    await page.waitForFunction(`document.querySelector('th[aria-sort="ascending"]') !== null && document.querySelector('table.rollouts tbody td.reward')?.textContent === '0'`);
     await page.click('button.sort[data-sort="reward"]');
     await page.waitForFunction(`document.querySelector('th[aria-sort="descending"]') !== null && document.querySelector('table.rollouts tbody td.reward')?.textContent === '1'`);
-    const rewards = (await column('reward')).filter((r) => r !== '—').map(Number);
+    const rewards = (await column('reward')).map(Number);
     assert.deepEqual(rewards, [...rewards].sort((a, b) => b - a));
-    assert.ok(viewer.requests.some((path) => path.includes('sort=-reward')));
+    assert.ok(requests.some((path) => path.includes('sort=-reward')));
 
-    await page.fill('#f-q', 'what is 3+');
-    await rows(4);
+    await page.check('#f-drift');
+    await rows(1);
+    noProblems();
+  });
+
+  it('searches the text of the rollouts', async () => {
+    await open('#/run/r/rollouts');
+    await rows(32);
+    await page.fill('#f-q', 'what is 50+37');
+    await rows(2);
     noProblems();
   });
 
   it('is usable from the keyboard: arrows move between rows, Enter opens one', async () => {
-    await open('#/run/demo/rollouts?sort=task');
+    await open('#/run/r/rollouts?sort=task');
+    const second = await page.locator('a.row-link').nth(1).textContent();
     await page.locator('a.row-link').first().focus();
     await page.keyboard.press('ArrowDown');
-    assert.equal(await page.evaluate('document.activeElement?.textContent'), '0-1');
+    assert.equal(await page.evaluate('document.activeElement?.textContent'), second);
     await page.keyboard.press('Enter');
-    await page.locator('h1', { hasText: 'Rollout 0-1' }).waitFor();
+    await page.locator('h1', { hasText: `Rollout ${second}` }).waitFor();
+    await page.locator('.token-view').waitFor();
     noProblems();
   });
 
-  it('shows a rollout: conversation, turns, and tokens coloured by logprob with the loss mask', async (t) => {
-    await open('#/run/demo/rollout/1-1');
+  it('shows a rollout: conversation, turns, and tokens coloured by logprob with the loss mask and drift', async (t) => {
+    const { items } = await api<{ items: { id: string }[] }>('/api/runs/hot/rollouts?drift=1');
+    await open(`#/run/hot/rollout/${items[0]!.id}`);
     await page.locator('.token-view').waitFor();
-    assert.equal(await page.locator('.msg').count(), 5);
-    assert.equal(await page.locator('.tool-call code').first().textContent(), 'calculator');
-    assert.equal(await page.locator('.msg b').count(), 0, 'markup in a message is text');
-    assert.match((await page.locator('.msg.role-system pre').textContent()) ?? '', /<b>not bold<\/b>/);
-    assert.equal(await page.locator('.tokens script').count(), 0, 'a token that reads <script> is text');
+    assert.ok((await page.locator('.msg').count()) >= 2);
+    assert.ok((await page.locator('.msg.role-assistant').count()) >= 1);
 
-    const trained = await page.$$eval('.tokens .tok.trained', (spans) => spans.map((span) => ({ bg: span.getAttribute('style') ?? '', title: span.getAttribute('title') ?? '' })));
-    const context = await page.$$eval('.tokens .tok.context', (spans) => spans.map((span) => ({ bg: span.getAttribute('style') ?? '', title: span.getAttribute('title') ?? '' })));
-    assert.equal(trained.length, 5);
-    assert.equal(context.length, 6);
-    assert.ok(trained.every((one) => /background-color/.test(one.bg) && /logprob -?\d/.test(one.title) && /trained/.test(one.title)));
-    assert.equal(new Set(trained.map((one) => one.bg)).size, 5, 'five logprobs, five colours');
-    assert.ok(context.every((one) => one.bg === '' && /not trained/.test(one.title)));
-    assert.equal(await page.locator('.tokens .tok.drift').count(), 1);
-    assert.equal(await page.locator('.tokens .tok', { hasText: '⟨3⟩' }).count(), 1, 'a token without text shows its id');
+    const spans = (kind: string) => page.$$eval(`.tokens .tok.${kind}`, (all) => all.map((span) => ({ style: span.getAttribute('style') ?? '', title: span.getAttribute('title') ?? '', text: span.textContent ?? '' })));
+    const trained = await spans('trained');
+    const context = await spans('context');
+    assert.ok(trained.length > 0 && context.length > 0);
+    assert.ok(trained.every((one) => /background-color/.test(one.style) && /logprob -?\d/.test(one.title) && / trained/.test(one.title)), 'trained tokens are coloured by logprob');
+    assert.ok(context.every((one) => one.style === '' && /not trained/.test(one.title)), 'prompt and observation tokens are not');
+    assert.equal(context.map((one) => one.text).join('').slice(0, 40).includes('what is'), true, 'tokens are decoded to text');
+    const drift = await spans('drift');
+    assert.equal(drift.length, 1);
+    assert.match(drift[0]!.title, /^#4 .*token drift in turn 0: the sequence has "<a>", the server "<b>"/);
+    assert.match((await page.locator('td.warn').first().textContent()) ?? '', /server, at token 4/);
 
     const file = join(shots, 'tokens.png');
     await page.locator('section.block', { has: page.locator('.token-view') }).screenshot({ path: file });
@@ -138,26 +188,26 @@ describe('gymnast view in a headless browser', { skip, timeout: 60_000 }, () => 
   });
 
   it('shows the rollouts of one task side by side', async () => {
-    await open('#/run/demo/group/2');
+    await open('#/run/hot/group/0');
     await page.locator('.side-by-side .column').first().waitFor();
-    assert.equal(await page.locator('.side-by-side .column').count(), 4);
+    assert.equal(await page.locator('.side-by-side .column').count(), 2);
     noProblems();
   });
 
-  it('refreshes the overview when the run grows, and stops polling while the tab is hidden', async () => {
-    await open('#/run/demo');
-    const overviews = () => viewer.requests.filter((path) => path === '/api/runs/demo/overview').length;
-    const before = overviews();
-    viewer.bump('demo');
-    const deadline = Date.now() + 5000;
-    while (overviews() === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.ok(overviews() > before, 'a new version refreshes the overview');
+  it('follows a run as it grows, and stops polling while the tab is hidden', async () => {
+    await open('#/run/r');
+    await page.locator('.tiles').waitFor();
+    assert.equal(await page.locator('.tiles dd').first().textContent(), '32');
+    // One more rollout lands in the file, as collect appends them.
+    const first = JSON.parse((await readFile(join(dir, 'runs', 'r.jsonl'), 'utf8')).split('\n')[0]!);
+    await appendFile(join(dir, 'runs', 'r.jsonl'), `${JSON.stringify({ ...first, _ng_rollout_index: 2 })}\n`);
+    await page.waitForFunction(`document.querySelector('.tiles dd')?.textContent === '33'`, undefined, { timeout: 6000 });
 
     await page.evaluate(`Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
       document.dispatchEvent(new Event('visibilitychange'))`);
-    const polls = viewer.requests.length;
-    await new Promise((resolve) => setTimeout(resolve, 2600));
-    assert.equal(viewer.requests.length, polls, 'no requests while hidden');
+    const polls = requests.length;
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    assert.equal(requests.length, polls, 'no requests while hidden');
     noProblems();
   });
 
@@ -165,6 +215,6 @@ describe('gymnast view in a headless browser', { skip, timeout: 60_000 }, () => 
     await open('#/run/nope');
     assert.match((await page.locator('[role="alert"]').textContent()) ?? '', /no run nope/);
     const failed = problems.splice(0);
-    assert.ok(failed.every((p) => /404/.test(p)), failed.join('\n'));
+    assert.ok(failed.every((problem) => /404/.test(problem)), failed.join('\n'));
   });
 });

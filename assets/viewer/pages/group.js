@@ -41,7 +41,7 @@ function view(run, group) {
             'header',
             {},
             h('a', { href: fmt.href.rollout(run, item.id) }, `rollout ${item.rollout}`),
-            h('span', { class: 'pill', style: { '--p': String(Math.max(0, Math.min(1, item.reward ?? 0))) } }, `reward ${fmt.reward(item.reward)}`),
+            item.reward === null || item.reward === undefined ? h('span', { class: 'pill none' }, 'no reward') : h('span', { class: 'pill', style: { '--p': String(Math.max(0, Math.min(1, item.reward))) } }, `reward ${fmt.reward(item.reward)}`),
             h('span', { class: 'meta' }, `${item.termination}${item.failure_class ? ` · ${item.failure_class}` : ''} · ${fmt.count(item.turns)} turns · ${fmt.count(item.tokens)} tokens`),
           ),
           conversation(item.messages),

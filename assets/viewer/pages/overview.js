@@ -35,7 +35,7 @@ function view(o) {
       tile('failures', fmt.count(o.counts.failures)),
       tile('tasks', fmt.count(o.counts.tasks)),
       tile('mean reward', fmt.reward(o.mean_reward)),
-      tile('token drift', o.drift.rollouts > 0 ? h('a', { href: link({ drift: '1' }) }, `${fmt.count(o.drift.rollouts)} rollouts`) : '0 rollouts', `${fmt.count(o.drift.total)} drift points`),
+      tile('token drift', o.drift.rollouts > 0 ? h('a', { href: link({ drift: '1' }) }, fmt.plural(o.drift.rollouts, 'rollout')) : '0 rollouts', fmt.plural(o.drift.total, 'drift point')),
       tile('agents', o.agents.join(', ') || fmt.dash),
       tile('model', o.model ?? fmt.dash),
     ),

@@ -5,7 +5,7 @@ import { api } from '../api.js';
 import { conversation } from '../conversation.js';
 import { errorBox, h, replace } from '../dom.js';
 import * as fmt from '../format.js';
-import { tokenView } from '../tokens.js';
+import { driftMarks, tokenView } from '../tokens.js';
 
 export function mount(root, { run, id }) {
   let live = true;
@@ -37,7 +37,7 @@ function view(run, { summary, row, tokens, drift_points: drift }) {
     row.reward_components && Object.keys(row.reward_components).length > 0 ? section('Reward components', components(row.reward_components)) : null,
     Array.isArray(row.turns) && row.turns.length > 0 ? section('Turns', turnsTable(row.turns)) : null,
     section('Conversation', conversation(row.messages)),
-    section('Tokens', tokenView(tokens, drift)),
+    section('Tokens', tokenView(tokens, driftMarks(row.turns, tokens, drift))),
     h('details', { class: 'raw' }, h('summary', {}, 'The row as JSON'), h('pre', {}, JSON.stringify(row, null, 2))),
   ];
 }
@@ -67,14 +67,14 @@ function turnDuration(turn) {
 }
 
 function turnsTable(turns) {
-  const head = ['turn', 'prompt tokens', 'generated', 'observation', 'finish', 'generation', 'environment', 'total', 'reward', 'drift'];
+  const head = ['turn', 'prompt tokens', 'generated', 'observation', 'finish', 'generation', 'environment', 'total', 'reward', 'token drift'];
   return h(
     'div',
     { class: 'scroll' },
     h(
       'table',
       { class: 'data' },
-      h('thead', {}, h('tr', {}, head.map((name, i) => h('th', { scope: 'col', class: i === 0 || i === 4 ? null : 'num' }, name)))),
+      h('thead', {}, h('tr', {}, head.map((name, i) => h('th', { scope: 'col', class: i === 0 || i === 4 || i === 9 ? null : 'num' }, name)))),
       h(
         'tbody',
         {},
@@ -91,10 +91,16 @@ function turnsTable(turns) {
             h('td', { class: 'num' }, fmt.duration(turn.timing?.env_ms)),
             h('td', { class: 'num' }, fmt.duration(turnDuration(turn))),
             h('td', { class: 'num' }, turn.reward === undefined ? fmt.dash : fmt.reward(turn.reward)),
-            h('td', { class: 'num' }, turn.drift ? (typeof turn.drift === 'object' ? JSON.stringify(turn.drift) : String(turn.drift)) : ''),
+            h('td', { class: turn.token_drift ? 'warn' : null }, driftText(turn.token_drift)),
           ),
         ),
       ),
     ),
   );
+}
+
+function driftText(drift) {
+  if (!drift) return '';
+  const unit = drift.source === 'server' ? 'token' : 'character';
+  return `${drift.source}, at ${unit} ${drift.at}: ${JSON.stringify(drift.ledger)} vs ${JSON.stringify(drift.template)}`;
 }

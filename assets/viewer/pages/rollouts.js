@@ -116,6 +116,9 @@ export function mount(root, { run, query }) {
       replace(errors);
       drawBody(page.items);
       drawPager(page.total, page.offset, page.items.length);
+      if (page.partial) {
+        summary.append(' ', h('span', { class: 'note' }, '(the search has not read every rollout yet) '), h('button', { type: 'button', onclick: load }, 'Search further'));
+      }
     } catch (error) {
       if (mine === generation) replace(errors, errorBox(error));
     }
