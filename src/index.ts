@@ -179,3 +179,8 @@ export { aggregateRows, type AggregateRowsOptions } from './collect/aggregate-ro
 export { loadServerConfig, parseServerConfig, SERVER_TYPES, DATASET_TYPES, type GymConfig, type ServerInstance } from './servers/config/server-config.js';
 export { startConfigRun, type ConfigRun, type ConfigRunOptions } from './servers/config/config-run.js';
 export { splitDatasets, collatedRows, collateDataset, type SplitDataset, type DatasetSplit } from './servers/config/split-datasets.js';
+export { ViewerServer, viewerAssetsDirectory, type ViewerServerOptions } from './servers/viewer/viewer-server.js';
+export { findRuns, type ViewedRun } from './servers/viewer/run-files.js';
+export { RunIndex, type RunFiles } from './viewer/run-index.js';
+export { RolloutLister, rolloutDetail, taskGroup, type RolloutSummary, type RolloutPage, type RolloutDetail, type TokenView } from './viewer/rollout-views.js';
+export { runOverview, runSummary, type RunOverview, type RunSummary } from './viewer/run-overview.js';
