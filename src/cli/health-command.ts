@@ -1,10 +1,9 @@
 import { Command } from 'commander';
-import { checkRunHealth } from '../collect/health/check-run-health.js';
-import { healthDecoder } from '../collect/health/health-decoder.js';
 import { assertHealthy, parseMaxUnhealthy } from '../collect/health/health-gate.js';
 import { healthRuns } from '../collect/health/health-runs.js';
 import type { HealthSummary } from '../collect/health/health-summary.js';
 import { healthCheckList, healthTable } from '../collect/health/health-table.js';
+import { runHealth } from '../collect/health/run-health.js';
 
 interface HealthFlags {
   tokenizer?: string;
@@ -25,7 +24,7 @@ export function healthCommand(): Command {
       const max = parseMaxUnhealthy(flags.maxUnhealthy);
       const summaries: HealthSummary[] = [];
       for (const output of healthRuns(run)) {
-        const summary = await checkRunHealth(output, await healthDecoder(output, flags.tokenizer));
+        const summary = await runHealth(output, flags.tokenizer === undefined ? {} : { tokenizer: flags.tokenizer });
         summaries.push(summary);
         if (!flags.json) process.stdout.write(healthTable(summary));
       }

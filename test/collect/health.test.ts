@@ -173,6 +173,15 @@ describe('rollout health', () => {
     assert.deepEqual(Object.keys(summary.checks), ['duplicate-rollout', 'task-all-failed']);
   });
 
+  it("reads NeMo Gym's own rows: no token record is a warning, the key checks still run", async () => {
+    const fixture = (name: string) => new URL(`../fixtures/nemo-gym/blackjack/${name}`, import.meta.url).pathname;
+    const directory = mkdtempSync(join(tmpdir(), 'gymnast-health-nemo-'));
+    for (const name of ['example_rollouts.jsonl', 'example_rollouts_materialized_inputs.jsonl']) copyFileSync(fixture(name), join(directory, name));
+    const { summary } = await health(join(directory, 'example_rollouts.jsonl'));
+    assert.deepEqual(summary.rollouts, { total: 5, healthy: 0, warning: 5, unhealthy: 0, failed: 0 });
+    assert.deepEqual(Object.keys(summary.checks), ['no-token-record']);
+  });
+
   it('skips the decode check with a note when no tokenizer is known', async () => {
     const copy = corruptedCopy(clean, (rows) => rows);
     writeFileSync(copy.replace(/\.jsonl$/, '_run.json'), JSON.stringify({ plan_sha256: 'x', rollouts: 32, config: { policy: 'vllm-completions' } }));
@@ -195,9 +204,9 @@ describe('rollout health', () => {
     const { summary } = await health(output);
     const seconds = (performance.now() - started) / 1000;
     assert.deepEqual(summary.rollouts, { total: 20_000, healthy: 20_000, warning: 0, unhealthy: 0, failed: 0 });
-    assert.ok(seconds < 5, `took ${seconds.toFixed(2)} s`);
-    // The rows take 46 MiB as text and several times that parsed: with a 24 MiB heap, holding them would run out.
-    const { stdout } = await run(process.execPath, ['--max-old-space-size=24', bin, 'health', output]);
+    assert.ok(seconds < 8, `took ${seconds.toFixed(2)} s`);
+    // The rows take 46 MiB as text and several times that parsed: with a 32 MiB heap, holding them would run out (it takes about 2 s and less than 24 MiB alone; the margins are for a loaded machine).
+    const { stdout } = await run(process.execPath, ['--max-old-space-size=32', bin, 'health', output]);
     assert.match(stdout, /20000 rollouts: 20000 healthy/);
     assert.ok(statSync(output).size > 40 * 2 ** 20);
   });
