@@ -1,12 +1,11 @@
 import { Command } from 'commander';
 import { aggregateFiles, writeAggregate, writeAggregateFile } from '../collect/aggregate-output.js';
+import { isRolloutsFile } from '../collect/collect-paths.js';
 import { filesBeside } from '../collect/result-files.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { expandGlob } from '../util/expand-glob.js';
 
 /** Files beside rollouts that a glob like `results/*.jsonl` also matches: gymnast's and NeMo Gym's other outputs. */
-const NOT_ROLLOUTS = /_(failures|materialized_inputs|reward_profiling)\.jsonl$/;
-
 interface AggregateFlags {
   input: string;
   output?: string;
@@ -21,7 +20,7 @@ export function aggregateCommand(): Command {
     .option('-o, --output <file>', 'write the aggregate metrics JSON here (default: print it)')
     .option('--answer-key <field>', 'the field holding each rollout\'s extracted answer, for majority@k and no_answer (default: extracted_answer, when rows have it)')
     .action(async (flags: AggregateFlags) => {
-      const results = expandGlob(flags.input).filter((file) => !NOT_ROLLOUTS.test(file));
+      const results = expandGlob(flags.input).filter(isRolloutsFile);
       if (results.length === 0) throw new ConfigError(`no rollout files match ${flags.input}`);
       const aggregates = await aggregateFiles({ results, ...filesBeside(results), ...(flags.answerKey === undefined ? {} : { answerKey: flags.answerKey }) });
       if (flags.output === undefined) await writeAggregate(process.stdout, aggregates);

@@ -14,3 +14,14 @@ export function collectPaths(output: string) {
     lock: `${stem}_run.lock`,
   };
 }
+
+/**
+ * JSONL files that sit beside rollouts in a run folder but are not rollouts: gymnast's and NeMo Gym's
+ * sidecars, NeMo Gym's reward profile, and the health report's verdicts. Every reader that globs a
+ * folder for runs skips them.
+ */
+const NOT_ROLLOUTS = /_(failures|materialized_inputs|reward_profiling|health)\.jsonl$/;
+
+export function isRolloutsFile(path: string): boolean {
+  return path.endsWith('.jsonl') && !NOT_ROLLOUTS.test(path);
+}

@@ -1,9 +1,8 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../../core/errors/config-error.js';
+import { isRolloutsFile } from '../collect-paths.js';
 
-/** Files beside rollouts in a run folder that are not rollouts: gymnast's, NeMo Gym's and health's own outputs. */
-const NOT_ROLLOUTS = /_(failures|materialized_inputs|reward_profiling|health)\.jsonl$/;
 
 /**
  * The rollout files RUN names: the file itself, or every rollout file in the folder (each checked as
@@ -18,7 +17,7 @@ export function healthRuns(run: string): string[] {
   }
   if (!directory) return [run];
   const files = readdirSync(run)
-    .filter((name) => name.endsWith('.jsonl') && !NOT_ROLLOUTS.test(name))
+    .filter(isRolloutsFile)
     .sort()
     .map((name) => join(run, name));
   if (files.length === 0) throw new ConfigError(`${run}: no rollout files (*.jsonl) in this folder`);

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { ConfigError } from '../../core/errors/config-error.js';
 import { readRow } from '../../core/row-reader.js';
-import { collectPaths } from '../../collect/collect-paths.js';
+import { collectPaths, isRolloutsFile } from '../../collect/collect-paths.js';
 import { RunIdentity } from '../../collect/run-identity.js';
 import { readJsonLines } from '../../util/json-lines.js';
 import type { RunFiles } from '../../viewer/run-index.js';
@@ -11,8 +11,6 @@ import type { RunFiles } from '../../viewer/run-index.js';
 export interface ViewedRun extends RunFiles {
   policy: string | null;
 }
-
-const SIDECARS = ['_failures.jsonl', '_materialized_inputs.jsonl'];
 
 /**
  * The runs at `path`: an output file of `gymnast collect` (its failure sidecar beside it), or a folder
@@ -26,7 +24,7 @@ export async function findRuns(path: string): Promise<ViewedRun[]> {
     return [viewedRun(path)];
   }
   const runs: ViewedRun[] = [];
-  const names = readdirSync(path).filter((name) => name.endsWith('.jsonl') && !SIDECARS.some((suffix) => name.endsWith(suffix)));
+  const names = readdirSync(path).filter(isRolloutsFile);
   for (const name of names.sort()) if (!(await notARun(join(path, name)))) runs.push(viewedRun(join(path, name)));
   if (runs.length === 0) throw new ConfigError(`${path} holds no run: no output file of gymnast collect (rows with _ng_task_index) in it`);
   return runs;
@@ -39,7 +37,7 @@ function viewedRun(output: string): ViewedRun {
 
 /** Why a file is not a run's output, or undefined when it is: its first row must read as one; an empty file needs the run's `_run.json`. */
 async function notARun(file: string): Promise<string | undefined> {
-  if (SIDECARS.some((suffix) => file.endsWith(suffix))) return `it is a sidecar of gymnast collect; view the output file beside it`;
+  if (file.endsWith('.jsonl') && !isRolloutsFile(file)) return `it is written beside a run's rollouts (a sidecar or report); view the output file beside it`;
   for await (const { line, text } of readJsonLines(file)) {
     try {
       readRow(JSON.parse(text), `${file}:${line}`);
