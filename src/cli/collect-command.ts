@@ -13,6 +13,8 @@ import { ConfigError } from '../core/errors/config-error.js';
 import { SamplingParams } from '../core/sampling-params.js';
 import { showValue } from '../core/schema-issues.js';
 import { createPolicy, policyKinds } from '../policy/index.js';
+import { healthSummaryLine } from '../collect/health/health-summary.js';
+import { runHealth } from '../collect/health/run-health.js';
 import { makeOutputFolder } from '../collect/output-paths.js';
 import { startConfigRun } from '../servers/config/config-run.js';
 import { DATASET_TYPES, loadServerConfig } from '../servers/config/server-config.js';
@@ -198,6 +200,9 @@ async function runCollect(flags: CollectFlags): Promise<void> {
   process.stdout.write(`${summary.rollouts} rollouts in ${summary.paths.output}, ${summary.failures} failures in ${summary.paths.failures}, metrics in ${summary.paths.aggregate}\n`);
   // An interrupted run must not look finished to a script that trains on its output next.
   if (stopAdmitting.aborted) throw new AbortedError(`interrupted before every rollout ran: the files hold what finished; the same command with --resume continues`);
+  // The run's health in one line, once every rollout ran (the verdicts and summary are written beside it); `gymnast health` gates on it.
+  const health = await runHealth(summary.paths.output, flags.tokenizer === undefined ? {} : { tokenizer: flags.tokenizer });
+  process.stderr.write(`[collect] ${healthSummaryLine(health)}\n`);
   if (flags.failOnError !== undefined) {
     const limit = flags.failOnError < 1 ? flags.failOnError * (summary.rollouts + summary.failures) : flags.failOnError;
     if (summary.failures > limit) throw new ConfigError(`${summary.failures} rollouts failed, more than --fail-on-error ${flags.failOnError} allows`);
