@@ -1,3 +1,4 @@
+import type { TokenDecoder } from '../core/token-decoder.js';
 import type { Message } from '../core/message.js';
 import { readFullRow, type ReadFullRow } from '../core/row-reader.js';
 import type { TurnRecord } from '../core/turn-record.js';
@@ -37,11 +38,6 @@ export interface TokenView {
   trained: boolean;
   message: number;
   role: Message['role'];
-}
-
-/** What the viewer needs of a tokenizer (structurally a `Tokenizer` of src/tokens). */
-export interface TokenDecoder {
-  decode(ids: readonly number[]): string;
 }
 
 export interface RolloutDetail {

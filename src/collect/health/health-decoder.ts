@@ -3,7 +3,7 @@ import { RunIdentity } from '../run-identity.js';
 import { collectPaths } from '../collect-paths.js';
 import { embeddedModelDirectory } from '../../policy/embedded/embedded-policy.js';
 import { loadHfTokenizer } from '../../tokens/hf-tokenizer.js';
-import type { TokenDecoder } from '../../metrics/health/rollout-health.js';
+import type { TokenDecoder } from '../../core/token-decoder.js';
 
 /** The tokenizer for a run's decode check, or why there is none. */
 export type HealthDecoder = { decoder: TokenDecoder; skippedReason?: undefined } | { decoder?: undefined; skippedReason: string };

@@ -15,6 +15,7 @@ import type { ServerStartError } from './server-start-error.js';
 import type { TemplateError } from './template-error.js';
 import type { TokenAlignmentError } from './token-alignment-error.js';
 import type { TransportError } from './transport-error.js';
+import type { UnhealthyRunError } from './unhealthy-run-error.js';
 import type { WriteFailedError } from './write-failed-error.js';
 
 /** Every stable `kind` gymnast throws, with the class that carries it. */
@@ -35,6 +36,7 @@ export interface ErrorKinds {
   timeout: RequestTimeoutError;
   'token-alignment': TokenAlignmentError;
   transport: TransportError;
+  unhealthy: UnhealthyRunError;
   'write-failed': WriteFailedError;
 }
 export type ErrorKind = keyof ErrorKinds;

@@ -1,11 +1,8 @@
+import type { TokenDecoder } from '../../core/token-decoder.js';
 import type { Message } from '../../core/message.js';
 import type { ResultRow } from '../../core/result-row.js';
 import { healthFinding, type HealthFinding } from './health-check.js';
 
-/** What the decode check needs of a tokenizer (an `HfTokenizer` is one); kept narrow so metrics stays free of tokens. */
-export interface TokenDecoder {
-  decode(ids: readonly number[]): string;
-}
 
 type RolloutCheck = (row: ResultRow, decoder: TokenDecoder | undefined) => HealthFinding[];
 
