@@ -22,6 +22,7 @@ export function collectPaths(output: string) {
  */
 const NOT_ROLLOUTS = /_(failures|materialized_inputs|reward_profiling|health)\.jsonl$/;
 
+/** Whether a path can hold rollouts (a folder's listing also wants `.jsonl`; a path given by hand is taken as it is). */
 export function isRolloutsFile(path: string): boolean {
-  return path.endsWith('.jsonl') && !NOT_ROLLOUTS.test(path);
+  return !NOT_ROLLOUTS.test(path);
 }

@@ -17,7 +17,7 @@ export function healthRuns(run: string): string[] {
   }
   if (!directory) return [run];
   const files = readdirSync(run)
-    .filter(isRolloutsFile)
+    .filter((name) => name.endsWith('.jsonl') && isRolloutsFile(name))
     .sort()
     .map((name) => join(run, name));
   if (files.length === 0) throw new ConfigError(`${run}: no rollout files (*.jsonl) in this folder`);

@@ -24,7 +24,7 @@ export async function findRuns(path: string): Promise<ViewedRun[]> {
     return [viewedRun(path)];
   }
   const runs: ViewedRun[] = [];
-  const names = readdirSync(path).filter(isRolloutsFile);
+  const names = readdirSync(path).filter((name) => name.endsWith('.jsonl') && isRolloutsFile(name));
   for (const name of names.sort()) if (!(await notARun(join(path, name)))) runs.push(viewedRun(join(path, name)));
   if (runs.length === 0) throw new ConfigError(`${path} holds no run: no output file of gymnast collect (rows with _ng_task_index) in it`);
   return runs;
