@@ -15,8 +15,9 @@ const RETURN = 0x0d;
  * The complete lines of `path` from byte `from` to its current end, each with its byte offset, and the
  * offset the next scan starts at. A last line without its `\n` is left for the next scan: a writer may
  * be halfway through it. Blank lines are skipped; a UTF-8 byte order mark at the file's start is too.
+ * `onChunk` hears the offset reached after each chunk's lines, so a reader can show what it has so far.
  */
-export async function scanLines(path: string, from: number, onLine: (line: ScannedLine) => void): Promise<number> {
+export async function scanLines(path: string, from: number, onLine: (line: ScannedLine) => void, onChunk?: (consumed: number) => void): Promise<number> {
   const file = await open(path, 'r');
   try {
     let position = from;
@@ -39,6 +40,7 @@ export async function scanLines(path: string, from: number, onLine: (line: Scann
       // The unfinished tail is copied: `buffer` is reused by the next read.
       carry = start < chunk.length ? Buffer.from(chunk.subarray(start)) : undefined;
       carryStart = consumed;
+      onChunk?.(consumed);
     }
     return consumed;
   } finally {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
 import type { RolloutColumns } from './rollout-columns.js';
+import type { RunHealth } from './run-health.js';
 
 const SORT_KEYS = ['reward', 'tokens', 'turns', 'task', 'duration'] as const;
 const SORTS = SORT_KEYS.flatMap((key) => [key, `-${key}`] as const);
@@ -20,6 +21,8 @@ export const RolloutQuery = z.object({
   failure: z.string().min(1).optional(),
   /** `1`: only rollouts with token drift; `0`: only those without. */
   drift: z.enum(['0', '1']).optional(),
+  /** The health report's verdict; with no report, nothing matches (nothing is known healthy). */
+  health: z.enum(['healthy', 'warning', 'unhealthy']).optional(),
   min_reward: number.optional(),
   max_reward: number.optional(),
   /** Text to find in a rollout's line (its messages, mostly). */
@@ -48,8 +51,8 @@ export function parseRolloutQuery(search: URLSearchParams): RolloutQuery {
 }
 
 /** The positions that pass every filter of `query` but the text search, in index order. */
-export function filterRollouts(columns: RolloutColumns, query: RolloutQuery): Uint32Array {
-  const keep = compileFilters(columns, query);
+export function filterRollouts(columns: RolloutColumns, query: RolloutQuery, health: RunHealth | null = null): Uint32Array {
+  const keep = compileFilters(columns, query, health);
   const positions = new Uint32Array(columns.length);
   let kept = 0;
   for (let at = 0; at < columns.length; at++) if (keep.every((test) => test(at))) positions[kept++] = at;
@@ -58,7 +61,7 @@ export function filterRollouts(columns: RolloutColumns, query: RolloutQuery): Ui
 
 type Test = (at: number) => boolean;
 
-function compileFilters(columns: RolloutColumns, query: RolloutQuery): Test[] {
+function compileFilters(columns: RolloutColumns, query: RolloutQuery, health: RunHealth | null): Test[] {
   const tests: Test[] = [];
   const never: Test = () => false;
   if (query.termination !== undefined) tests.push(equalsName(columns.termination.values, columns.terminations.find(query.termination)) ?? never);
@@ -71,6 +74,7 @@ function compileFilters(columns: RolloutColumns, query: RolloutQuery): Test[] {
   // NaN (a failure) fails both comparisons: a reward bound keeps successes only.
   if (query.min_reward !== undefined) tests.push((at) => columns.reward.values[at]! >= query.min_reward!);
   if (query.max_reward !== undefined) tests.push((at) => columns.reward.values[at]! <= query.max_reward!);
+  if (query.health !== undefined) tests.push(health ? (at) => health.of(columns.task.values[at]!, columns.rollout.values[at]!).verdict === query.health : never);
   return tests;
 }
 

@@ -3,6 +3,7 @@ import type { Message } from '../core/message.js';
 import { readFullRow, type ReadFullRow } from '../core/row-reader.js';
 import type { TurnRecord } from '../core/turn-record.js';
 import { filterRollouts, sortRollouts, type RolloutQuery } from './rollout-query.js';
+import type { RolloutHealth, RolloutHealthVerdict } from './run-health.js';
 import type { RunIndex } from './run-index.js';
 import { RunSearch } from './run-search.js';
 
@@ -19,6 +20,8 @@ export interface RolloutSummary {
   tokens: number;
   drift: number;
   duration_ms: number | null;
+  /** The health report's verdict; null when the run has no report (`gymnast health` has not run on it). */
+  health: RolloutHealthVerdict | null;
 }
 
 /** A page of rollouts; `partial` when a text search ran out of time before testing every line (ask again to go on). */
@@ -45,7 +48,10 @@ export interface RolloutDetail {
   row: ReadFullRow['row'];
   tokens: TokenView[];
   drift_points: number[];
+  /** The verdict and what the checks found; null when the run has no health report. */
+  health: RolloutHealth | null;
 }
+
 
 export function rolloutSummary(index: RunIndex, at: number): RolloutSummary {
   const columns = index.columns;
@@ -63,7 +69,12 @@ export function rolloutSummary(index: RunIndex, at: number): RolloutSummary {
     tokens: columns.tokens.values[at]!,
     drift: columns.drift.values[at]!,
     duration_ms: Number.isNaN(duration) ? null : duration,
+    health: rolloutHealth(index, at)?.verdict ?? null,
   };
+}
+
+function rolloutHealth(index: RunIndex, at: number): RolloutHealth | null {
+  return index.health?.of(index.columns.task.values[at]!, index.columns.rollout.values[at]!) ?? null;
 }
 
 /**
@@ -100,7 +111,7 @@ export class RolloutLister {
     const version = this.#index.version;
     if (this.#cached?.key !== key || this.#cached.version !== version) {
       const columns = this.#index.columns;
-      this.#cached = { key, version, positions: sortRollouts(columns, filterRollouts(columns, query), query.sort) };
+      this.#cached = { key, version, positions: sortRollouts(columns, filterRollouts(columns, query, this.#index.health), query.sort) };
     }
     return this.#cached.positions;
   }
@@ -109,7 +120,8 @@ export class RolloutLister {
 /** A whole rollout: its row as `readFullRow` reads it, its token sequence, and the turns that drifted. */
 export async function rolloutDetail(index: RunIndex, at: number, decoder?: TokenDecoder): Promise<RolloutDetail> {
   const read = readFullRow(JSON.parse(await index.lineOf(at)), index.whereOf(at));
-  return { summary: rolloutSummary(index, at), row: read.row, tokens: tokenViews(read.row.messages ?? [], decoder), drift_points: driftPoints(read.row.turns ?? []) };
+  const tokens = tokenViews(read.row.messages ?? [], decoder);
+  return { summary: rolloutSummary(index, at), row: read.row, tokens, drift_points: driftPoints(read.row.turns ?? []), health: rolloutHealth(index, at) };
 }
 
 /** Every token in message order; logprobs where the sampler gave them. */

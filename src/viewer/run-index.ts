@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { readRow } from '../core/row-reader.js';
+import { healthPaths } from '../collect/health/check-run-health.js';
 import { readLineAt, scanLines, type ScannedLine } from './line-scanner.js';
 import { RolloutColumns, RUN_FILE_KINDS, type RunFileKind } from './rollout-columns.js';
 import { rolloutFacts } from './rollout-facts.js';
+import { healthFilesStamp, RunHealth, type HealthFiles } from './run-health.js';
 
 /** A run's files: its output file and the failure sidecar beside it (which may not exist yet). */
 export interface RunFiles {
@@ -19,10 +21,18 @@ export interface SkippedLines {
   first: string | null;
 }
 
+/** How far the first pass over a run's files got: `done` once it read them to their end. */
+export interface IndexingProgress {
+  done: boolean;
+  bytes_read: number;
+  bytes_total: number;
+}
+
 /**
  * The index of one run, built by streaming its files once and then following them as a `collect`
- * appends to them: only complete lines are indexed, and `version` goes up whenever anything changes.
- * Rows are never held: a row is read again from its byte offset when asked for.
+ * appends to them: only complete lines are indexed, and `version` goes up whenever anything changes
+ * (after every chunk read, so a big run is served while it is indexed). Rows are never held: a row is
+ * read again from its byte offset when asked for. The health report beside the run is read with it.
  */
 export class RunIndex {
   readonly files: RunFiles;
@@ -32,14 +42,23 @@ export class RunIndex {
   /** `responses_create_params.model` of the first row that names one. */
   model: string | null = null;
   skipped: SkippedLines = { count: 0, first: null };
+  /** `<stem>_health.jsonl` and `.json` as last read; null when `gymnast health` has not checked the run. */
+  health: RunHealth | null = null;
+  readonly indexing: IndexingProgress = { done: false, bytes_read: 0, bytes_total: 0 };
+  readonly #healthFiles: HealthFiles;
+  #healthStamp = '- -';
   /** Bytes indexed and lines seen so far, by file. */
   readonly #consumed = new Map<RunFileKind, number>();
   readonly #lines = new Map<RunFileKind, number>();
   #refreshing: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
+  #ticking = false;
+  /** How many rollouts the current `version` covers. */
+  #published = 0;
 
   constructor(files: RunFiles) {
     this.files = files;
+    this.#healthFiles = healthPaths(files.output);
   }
 
   /** An index of the run's files as they are now. */
@@ -55,13 +74,22 @@ export class RunIndex {
 
   /** Indexes what was appended since the last refresh; calls queue up, so lines are never read twice. */
   refresh(): Promise<void> {
-    this.#refreshing = this.#refreshing.then(() => this.#refreshFiles());
+    // After a failed refresh too: a rejected chain would otherwise fail every later call unrun.
+    const next = () => this.#refreshFiles();
+    this.#refreshing = this.#refreshing.then(next, next);
     return this.#refreshing;
   }
 
   /** Refreshes every `intervalMs` until `close()`; a failed refresh is retried at the next tick. */
   follow(intervalMs = 500): void {
-    this.#timer ??= setInterval(() => void this.refresh().catch(() => undefined), intervalMs);
+    // A tick during a long pass (the first one over a big run) is skipped rather than queued behind it.
+    this.#timer ??= setInterval(() => {
+      if (this.#ticking) return;
+      this.#ticking = true;
+      void this.refresh()
+        .catch(() => undefined)
+        .finally(() => (this.#ticking = false));
+    }, intervalMs);
     this.#timer.unref();
   }
 
@@ -83,9 +111,21 @@ export class RunIndex {
 
   async #refreshFiles(): Promise<void> {
     if (await this.#shrunk()) this.#reset();
-    let changed = false;
-    for (const kind of RUN_FILE_KINDS) changed = (await this.#indexGrowth(kind)) || changed;
-    if (changed) this.version += 1;
+    const sizes = await Promise.all(RUN_FILE_KINDS.map((kind) => sizeOf(this.pathOf(kind))));
+    this.indexing.bytes_total = sizes.reduce((a, b) => a + b, 0);
+    for (const kind of RUN_FILE_KINDS) await this.#indexGrowth(kind);
+    this.#publish();
+    this.indexing.done = true;
+    if (await this.#refreshHealth()) this.version += 1;
+  }
+
+  /** Reads the health report again when its files changed (`gymnast health` ran, or `collect` ended). */
+  async #refreshHealth(): Promise<boolean> {
+    const stamp = await healthFilesStamp(this.#healthFiles);
+    if (stamp === this.#healthStamp) return false;
+    this.health = await RunHealth.read(this.#healthFiles);
+    this.#healthStamp = stamp;
+    return true;
   }
 
   /** A file shorter than what was indexed was rewritten (a fresh `collect` over the same output): start over. */
@@ -103,19 +143,40 @@ export class RunIndex {
     this.#lines.clear();
     this.skipped = { count: 0, first: null };
     this.model = null;
+    this.indexing.bytes_read = 0;
+    this.#published = 0;
     this.version += 1;
   }
 
-  async #indexGrowth(kind: RunFileKind): Promise<boolean> {
+  async #indexGrowth(kind: RunFileKind): Promise<void> {
     const path = this.pathOf(kind);
     const from = this.#consumed.get(kind) ?? 0;
-    if ((await sizeOf(path)) <= from) return false;
-    const before = this.columns.length;
+    if ((await sizeOf(path)) <= from) return;
     let line = this.#lines.get(kind) ?? 0;
-    const consumed = await scanLines(path, from, (scanned) => this.#add(kind, scanned, (line += 1)));
+    const consumed = await scanLines(
+      path,
+      from,
+      (scanned) => this.#add(kind, scanned, (line += 1)),
+      (reached) => {
+        this.#consume(kind, reached);
+        // During the first pass, requests between chunks are served the rollouts so far.
+        if (!this.indexing.done) this.#publish();
+      },
+    );
     this.#lines.set(kind, line);
-    this.#consumed.set(kind, consumed);
-    return this.columns.length > before;
+    this.#consume(kind, consumed);
+  }
+
+  /** A new version for rollouts indexed since the last one: it drops the listers' cached orders. */
+  #publish(): void {
+    if (this.columns.length === this.#published) return;
+    this.#published = this.columns.length;
+    this.version += 1;
+  }
+
+  #consume(kind: RunFileKind, reached: number): void {
+    this.indexing.bytes_read += reached - (this.#consumed.get(kind) ?? 0);
+    this.#consumed.set(kind, reached);
   }
 
   #add(kind: RunFileKind, scanned: ScannedLine, line: number): void {

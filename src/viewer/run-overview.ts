@@ -2,7 +2,8 @@ import { PassAtKAccumulator } from '../metrics/pass-at-k.js';
 import type { HistogramBin } from './histogram.js';
 import { histogram } from './histogram.js';
 import type { RolloutColumns } from './rollout-columns.js';
-import type { RunIndex } from './run-index.js';
+import type { HealthOverview } from './run-health.js';
+import type { IndexingProgress, RunIndex } from './run-index.js';
 
 /** `GET /api/runs` entry. */
 export interface RunSummary {
@@ -13,6 +14,8 @@ export interface RunSummary {
   failures: number;
   mean_reward: number | null;
   version: number;
+  /** The first pass over the files: until `done`, every count is of the rollouts indexed so far. */
+  indexing: IndexingProgress;
 }
 
 /** `GET /api/runs/:run/overview`. */
@@ -33,6 +36,8 @@ export interface RunOverview {
   version: number;
   /** Lines that are not rows, skipped: their count and the first one's error. */
   skipped_lines: { count: number; first: string | null };
+  /** `<stem>_health.json`'s rollout verdicts and findings per check; null when `gymnast health` has not checked the run. */
+  health: HealthOverview | null;
 }
 
 export function runSummary(index: RunIndex): RunSummary {
@@ -45,6 +50,7 @@ export function runSummary(index: RunIndex): RunSummary {
     failures: columns.count('failures'),
     mean_reward: meanReward(columns),
     version: index.version,
+    indexing: { ...index.indexing },
   };
 }
 
@@ -65,6 +71,7 @@ export function runOverview(index: RunIndex, fallbackModel: string | null = null
     tokens_histogram: histogram(columns.tokens.values, all),
     drift: { rollouts: all.filter((at) => columns.drift.values[at]! > 0).length, total: all.reduce((sum, at) => sum + columns.drift.values[at]!, 0) },
     skipped_lines: { ...index.skipped },
+    health: index.health?.overview ?? null,
   };
 }
 

@@ -59,8 +59,10 @@ describe('gymnast view: the viewer API over a real run of the embedded model', (
 
   it('listens on loopback and lists the run', async () => {
     assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    await server.indexed();
     const { body } = await get<{ runs: RunSummary[] }>('/api/runs');
-    assert.deepEqual(body.runs.map(({ version: _, ...run }) => run), [{ id: 'out', file: join(directory, 'run', 'out.jsonl'), agents: ['arithmetic'], rollouts: 32, failures: 0, mean_reward: body.runs[0]!.mean_reward }]);
+    assert.deepEqual(body.runs.map(({ version: _, indexing: __, ...run }) => run), [{ id: 'out', file: join(directory, 'run', 'out.jsonl'), agents: ['arithmetic'], rollouts: 32, failures: 0, mean_reward: body.runs[0]!.mean_reward }]);
+    assert.equal(body.runs[0]!.indexing.done, true);
   });
 
   it('gives an overview: counts, the model, pass@1 and pass@2, histograms, terminations', async () => {
@@ -82,7 +84,7 @@ describe('gymnast view: the viewer API over a real run of the embedded model', (
     assert.equal(body.items.length, 5);
     const tokens = body.items.map((item) => item.tokens);
     assert.deepEqual(tokens, [...tokens].sort((a, b) => b - a));
-    assert.deepEqual(Object.keys(body.items[0]!).sort(), ['agent', 'drift', 'duration_ms', 'failure_class', 'id', 'reward', 'rollout', 'task', 'termination', 'tokens', 'turns']);
+    assert.deepEqual(Object.keys(body.items[0]!).sort(), ['agent', 'drift', 'duration_ms', 'failure_class', 'health', 'id', 'reward', 'rollout', 'task', 'termination', 'tokens', 'turns']);
     assert.equal((await get<RolloutPage>('/api/runs/out/rollouts?task=3')).body.total, 2);
     assert.equal((await get<RolloutPage>('/api/runs/out/rollouts?q=what%20is%2050%2B37')).body.total, 2);
   });

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
 import { parseRolloutQuery } from '../../src/viewer/rollout-query.js';
 import { RolloutLister, rolloutDetail, taskGroup } from '../../src/viewer/rollout-views.js';
 import { RunIndex, type RunFiles } from '../../src/viewer/run-index.js';
@@ -35,7 +37,10 @@ describe('RunIndex: a run indexed once by streaming, then followed', () => {
   after(() => rmSync(directory, { recursive: true, force: true }));
 
   it('counts successes, failures, tasks and agents, and the mean reward of successes only', () => {
-    assert.deepEqual(runSummary(index), { id: 'out', file: files.output, agents: ['arithmetic', 'other'], rollouts: 5, failures: 1, mean_reward: 3 / 5, version: 1 });
+    const bytes = statSync(files.output).size + statSync(files.failures).size;
+    const { version, ...summary } = runSummary(index);
+    assert.deepEqual(summary, { id: 'out', file: files.output, agents: ['arithmetic', 'other'], rollouts: 5, failures: 1, mean_reward: 3 / 5, indexing: { done: true, bytes_read: bytes, bytes_total: bytes } });
+    assert.ok(version >= 1, 'the version goes up as chunks are indexed');
     const overview = runOverview(index);
     assert.deepEqual(overview.counts, { rollouts: 5, failures: 1, tasks: 3 });
     assert.deepEqual(overview.terminations, { 'env-done': 5, 'policy-error': 1 });
@@ -43,6 +48,13 @@ describe('RunIndex: a run indexed once by streaming, then followed', () => {
     assert.deepEqual(overview.drift, { rollouts: 1, total: 1 });
     assert.equal(overview.reward_histogram.reduce((sum, bin) => sum + bin.count, 0), 5);
     assert.deepEqual(overview.turns_histogram.map((bin) => [bin.lo, bin.count]), [[1, 3], [2, 2], [3, 1]]);
+  });
+
+  it('has no health while gymnast health has not checked the run', async () => {
+    assert.equal(index.health, null);
+    assert.equal(runOverview(index).health, null);
+    assert.equal((await rolloutDetail(index, 0)).health, null);
+    assert.equal((await new RolloutLister(index).page(query('health=healthy'))).total, 0, 'nothing is known healthy');
   });
 
   it('gives pass@k by the metrics rule over successes: the unbiased estimator on 0/1 rewards', () => {
@@ -77,7 +89,7 @@ describe('RunIndex: a run indexed once by streaming, then followed', () => {
 
   it('lists a rollout with its facts, a failure with a null reward', async () => {
     const page = await new RolloutLister(index).page(query('task=2'));
-    assert.deepEqual(page.items[1], { id: 'f0', task: 2, rollout: 1, agent: 'arithmetic', reward: null, termination: 'policy-error', failure_class: 'transport', turns: 1, tokens: 24, drift: 0, duration_ms: 11 });
+    assert.deepEqual(page.items[1], { id: 'f0', task: 2, rollout: 1, agent: 'arithmetic', reward: null, termination: 'policy-error', failure_class: 'transport', turns: 1, tokens: 24, drift: 0, duration_ms: 11, health: null });
   });
 
   it('finds text in messages, case-insensitive, quotes as written', async () => {
@@ -143,3 +155,68 @@ describe('RunIndex: a run indexed once by streaming, then followed', () => {
     assert.match(bad.skipped.first!, /bad\.jsonl:2/);
   });
 });
+
+const gymnast = new URL('../../bin/gymnast.js', import.meta.url).pathname;
+
+describe('RunIndex: the verdicts of gymnast health joined to the rollouts', () => {
+  let directory: string;
+  let files: RunFiles;
+  let index: RunIndex;
+  const health = (...args: string[]) => promisify(execFile)(process.execPath, [gymnast, 'health', files.output, '--max-unhealthy', '1', ...args]);
+  before(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'gymnast-run-health-'));
+    files = { id: 'out', output: join(directory, 'out.jsonl'), failures: join(directory, 'out_failures.jsonl') };
+    // Tasks 0 and 1 solved twice, task 2 never (a task-level warning); o1 corrupted by hand: a logprob above 0.
+    const rows = [0, 1, 2].flatMap((task) => [0, 1].map((rollout) => syntheticRow({ task, rollout, reward: task === 2 ? 0 : 1 })));
+    (rows[1]!.messages as { generation_logprobs: number[] }[])[1]!.generation_logprobs[0] = 0.5;
+    writeFileSync(files.output, toLines(rows));
+    await health();
+    index = await RunIndex.build(files);
+  });
+  after(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('lists each rollout with its verdict: the corrupted one unhealthy, the unlisted ones healthy', async () => {
+    const items = (await new RolloutLister(index).page(query(''))).items;
+    assert.deepEqual(items.map((item) => [item.id, item.health]), [['o0', 'healthy'], ['o1', 'unhealthy'], ['o2', 'healthy'], ['o3', 'healthy'], ['o4', 'healthy'], ['o5', 'healthy']]);
+  });
+
+  it('filters by verdict', async () => {
+    const lister = new RolloutLister(index);
+    assert.deepEqual((await lister.page(query('health=unhealthy'))).items.map((item) => item.id), ['o1']);
+    assert.equal((await lister.page(query('health=healthy'))).total, 5);
+    assert.equal((await lister.page(query('health=warning'))).total, 0, 'a task-level finding marks no rollout');
+    assert.throws(() => query('health=sick'), /bad query parameter health/);
+  });
+
+  it("gives a rollout's findings with its detail", async () => {
+    const detail = await rolloutDetail(index, index.columns.find('o1')!);
+    assert.equal(detail.health?.verdict, 'unhealthy');
+    assert.deepEqual(detail.health?.findings.map((finding) => [finding.check, finding.severity]), [['logprobs-positive', 'error']]);
+    assert.match(detail.health!.findings[0]!.message, /0\.5, above 0/);
+    assert.deepEqual((await rolloutDetail(index, 0)).health, { verdict: 'healthy', findings: [] });
+  });
+
+  it('keeps task-level findings for the task, and the summary for the overview', () => {
+    assert.deepEqual(index.health?.taskFindings(2).map((finding) => finding.check), ['task-all-zero-reward']);
+    assert.deepEqual(index.health?.taskFindings(0), []);
+    const summary = JSON.parse(readFileSync(join(directory, 'out_health.json'), 'utf8'));
+    assert.deepEqual(runOverview(index).health, { ...pick(summary.rollouts, 'healthy', 'warning', 'unhealthy'), checks: { 'logprobs-positive': 1, 'task-all-zero-reward': 1 } });
+  });
+
+  it('reads the report again when gymnast health writes it again, with a new version', async () => {
+    const version = index.version;
+    await index.refresh();
+    assert.equal(index.version, version, 'unchanged files: same version');
+    const rows = readFileSync(files.output, 'utf8').split('\n');
+    rows[1] = JSON.stringify(syntheticRow({ task: 0, rollout: 1, reward: 1 }));
+    writeFileSync(files.output, rows.join('\n'));
+    await health();
+    await index.refresh();
+    assert.ok(index.version > version);
+    assert.equal((await new RolloutLister(index).page(query('health=unhealthy'))).total, 0);
+  });
+});
+
+function pick(record: Record<string, number>, ...names: string[]): Record<string, number> {
+  return Object.fromEntries(names.map((name) => [name, record[name]!]));
+}

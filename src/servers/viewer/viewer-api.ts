@@ -32,7 +32,8 @@ export async function answerApi(runs: ReadonlyMap<string, ServedRun>, segments: 
   if (segments.length === 1) return ok({ runs: [...runs.values()].map((served) => runSummary(served.index)) });
   const served = runs.get(segments[1]!);
   if (!served) return notFound(`no run ${segments[1]}: the runs are ${[...runs.keys()].join(', ')}`);
-  await served.index.refresh();
+  // While the first pass runs, answer with what is indexed so far rather than wait for all of it.
+  if (served.index.indexing.done) await served.index.refresh();
   const [, , what, key, ...rest] = segments;
   if (rest.length > 0) return notFound(`no API route /api/${segments.join('/')}`);
   if (what === 'overview' && key === undefined) return ok(runOverview(served.index, modelOf(served.run)));
@@ -51,7 +52,8 @@ async function rollout(served: ServedRun, id: string): Promise<ApiReply> {
 async function group(served: ServedRun, task: string): Promise<ApiReply> {
   const items = /^\d{1,10}$/.test(task) ? await taskGroup(served.index, Number(task)) : [];
   if (items.length === 0) return notFound(`no task ${task} in run ${served.run.id}`);
-  return ok({ task: Number(task), items });
+  // Findings about the whole task (every repeat failed or scored 0) are shown here, on no single rollout.
+  return ok({ task: Number(task), items, task_findings: served.index.health?.taskFindings(Number(task)) ?? null });
 }
 
 /** What served the run, as `gymnast collect` recorded it: the embedded model by its served name. */

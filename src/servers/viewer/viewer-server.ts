@@ -42,17 +42,28 @@ export class ViewerServer {
     this.#core = new HttpServerCore((request, response) => this.#serve(request, response), options);
   }
 
-  /** Indexes every run (one streaming pass each), then follows their files; call `start()` to listen. */
+  /**
+   * Starts indexing every run (one streaming pass each, then following their files) without waiting
+   * for it: `start()` listens at once and the API serves each index as it grows, with its progress
+   * (`indexing`), so a 1 GB run shows something in a moment rather than after its whole pass.
+   */
   static async open(options: ViewerServerOptions): Promise<ViewerServer> {
     const runs = new Map<string, ServedRun>();
     const embedded = lazy(() => loadHfTokenizer(embeddedModelDirectory));
     for (const run of options.runs) {
-      const index = await RunIndex.build(run);
+      const index = new RunIndex(run);
+      // A failed first pass is retried by the follow timer, as any failed refresh is.
+      void index.refresh().catch(() => undefined);
       index.follow(options.followIntervalMs);
       const decoder = options.tokenizer ? async () => options.tokenizer : run.policy === 'embedded' ? embedded : async () => undefined;
       runs.set(run.id, { run, index, lister: new RolloutLister(index, { ...(options.searchBudgetMs === undefined ? {} : { searchBudgetMs: options.searchBudgetMs }) }), decoder });
     }
     return new ViewerServer(runs, options);
+  }
+
+  /** Resolves once every run's first pass is done (what a caller that wants whole counts waits for). */
+  async indexed(): Promise<void> {
+    await Promise.all([...this.#runs.values()].map((served) => served.index.refresh()));
   }
 
   start(): Promise<string> {
