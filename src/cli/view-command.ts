@@ -24,11 +24,10 @@ export function viewCommand(): Command {
     .action(async (run: string, options: ViewOptions) => {
       const runs = await findRuns(run);
       const tokenizer = options.tokenizer === undefined ? undefined : await loadHfTokenizer(options.tokenizer);
-      const started = performance.now();
       const server = await ViewerServer.open({ runs, host: options.host, port: options.port, ...(tokenizer ? { tokenizer } : {}) });
       const url = await server.start();
-      const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      process.stdout.write(`viewing ${runs.length === 1 ? runs[0]!.output : `${runs.length} runs in ${run}`} at ${url} (indexed in ${seconds} s); Ctrl-C stops\n`);
+      // The pages fill in as the runs are indexed: a big run shows its first rollouts at once.
+      process.stdout.write(`viewing ${runs.length === 1 ? runs[0]!.output : `${runs.length} runs in ${run}`} at ${url} (indexing as you look); Ctrl-C stops\n`);
       if (options.open) openBrowser(url, (reason) => process.stderr.write(`gymnast: could not open a browser (${reason}); open ${url} yourself\n`));
       await untilSignalled(server);
     });

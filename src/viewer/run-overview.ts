@@ -34,6 +34,7 @@ export interface RunOverview {
   tokens_histogram: HistogramBin[];
   drift: { rollouts: number; total: number };
   version: number;
+  indexing: IndexingProgress;
   /** Lines that are not rows, skipped: their count and the first one's error. */
   skipped_lines: { count: number; first: string | null };
   /** `<stem>_health.json`'s rollout verdicts and findings per check; null when `gymnast health` has not checked the run. */

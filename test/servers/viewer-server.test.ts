@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,9 +10,10 @@ import { findRuns } from '../../src/servers/viewer/run-files.js';
 import { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
 import type { RolloutDetail, RolloutPage, RolloutSummary } from '../../src/viewer/rollout-views.js';
 import type { RunOverview, RunSummary } from '../../src/viewer/run-overview.js';
+import { syntheticRow, toLines } from '../support/synthetic-rows.js';
 
 type ErrorBody = { error: { message: string } };
-type Group = { task: number; items: (RolloutSummary & { messages: Record<string, unknown>[] })[] };
+type Group = { task: number; items: (RolloutSummary & { messages: Record<string, unknown>[] })[]; task_findings: { check: string }[] | null };
 
 const gymnast = new URL('../../bin/gymnast.js', import.meta.url).pathname;
 const examples = new URL('../../examples/arithmetic.jsonl', import.meta.url).pathname;
@@ -147,6 +148,86 @@ describe('gymnast view: the viewer API over a real run of the embedded model', (
     const after = (await get<RunOverview>('/api/runs/out/overview')).body;
     assert.equal(after.counts.rollouts, before.counts.rollouts + 1);
     assert.ok(after.version > before.version);
+  });
+});
+
+describe('gymnast view: the verdicts of gymnast health beside a run', () => {
+  let directory: string;
+  let server: ViewerServer;
+  const get = async <T>(path: string) => (await (await fetch(`${server.url}${path}`)).json()) as T;
+
+  before(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'gymnast-view-health-'));
+    const output = join(directory, 'out.jsonl');
+    await promisify(execFile)(process.execPath, [gymnast, 'collect', '--input', examples, '--num-repeats', '2', '--output', output]);
+    // One row corrupted by hand (its first logprob above 0), then checked again as a user would.
+    const lines = readFileSync(output, 'utf8').split('\n');
+    const row = JSON.parse(lines[3]!);
+    row.messages.find((message: { generation_logprobs?: number[] }) => message.generation_logprobs).generation_logprobs[0] = 0.25;
+    lines[3] = JSON.stringify(row);
+    writeFileSync(output, lines.join('\n'));
+    await promisify(execFile)(process.execPath, [gymnast, 'health', output, '--max-unhealthy', '1']);
+    // The same run without a report.
+    mkdirSync(join(directory, 'bare'));
+    copyFileSync(output, join(directory, 'bare', 'bare.jsonl'));
+    server = await ViewerServer.open({ runs: [...(await findRuns(output)), ...(await findRuns(join(directory, 'bare')))] });
+    await server.start();
+    await server.indexed();
+  });
+  after(async () => {
+    await server?.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('marks the corrupted rollout unhealthy in the list, and filters by verdict', async () => {
+    const all = await get<RolloutPage>('/api/runs/out/rollouts?limit=100');
+    assert.deepEqual(all.items.filter((item) => item.health !== 'healthy').map((item) => [item.id, item.health]), [['o3', 'unhealthy']]);
+    const unhealthy = await get<RolloutPage>('/api/runs/out/rollouts?health=unhealthy');
+    assert.deepEqual(unhealthy.items.map((item) => item.id), ['o3']);
+    assert.equal((await get<RolloutPage>('/api/runs/out/rollouts?health=healthy')).total, 31);
+  });
+
+  it("gives the rollout's findings with its detail, and the report's counts with the overview", async () => {
+    const detail = await get<RolloutDetail>('/api/runs/out/rollouts/o3');
+    assert.equal(detail.health?.verdict, 'unhealthy');
+    assert.deepEqual(detail.health?.findings.map((finding) => finding.check), ['logprobs-positive']);
+    const overview = await get<RunOverview>('/api/runs/out/overview');
+    assert.deepEqual(overview.health, { healthy: 31, warning: 0, unhealthy: 1, checks: { 'logprobs-positive': 1 } });
+    assert.deepEqual((await get<Group>('/api/runs/out/groups/0')).task_findings, []);
+  });
+
+  it('says null where there is no report', async () => {
+    assert.equal((await get<RunOverview>('/api/runs/bare/overview')).health, null);
+    assert.equal((await get<RolloutPage>('/api/runs/bare/rollouts?limit=1')).items[0]!.health, null);
+    assert.equal((await get<RolloutDetail>('/api/runs/bare/rollouts/o3')).health, null);
+    assert.equal((await get<Group>('/api/runs/bare/groups/0')).task_findings, null);
+  });
+});
+
+describe('gymnast view listens before a big run is indexed', () => {
+  let directory: string;
+  let server: ViewerServer;
+  before(() => {
+    directory = mkdtempSync(join(tmpdir(), 'gymnast-view-big-'));
+    const rows = Array.from({ length: 6000 }, (_, i) => syntheticRow({ task: Math.floor(i / 4), rollout: i % 4, reward: i % 2, tokensPerMessage: 100 }));
+    writeFileSync(join(directory, 'big.jsonl'), toLines(rows));
+  });
+  after(async () => {
+    await server?.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('answers at once with what is indexed so far and the progress, then the whole run', async () => {
+    server = await ViewerServer.open({ runs: await findRuns(join(directory, 'big.jsonl')) });
+    await server.start();
+    const early = (await (await fetch(`${server.url}/api/runs`)).json()) as { runs: RunSummary[] };
+    const { indexing } = early.runs[0]!;
+    assert.equal(indexing.done, false);
+    assert.ok(indexing.bytes_read < indexing.bytes_total && indexing.bytes_total > 5e6, JSON.stringify(indexing));
+    assert.ok(early.runs[0]!.rollouts < 6000);
+    await server.indexed();
+    const overview = (await (await fetch(`${server.url}/api/runs/big/overview`)).json()) as RunOverview;
+    assert.deepEqual([overview.indexing.done, overview.indexing.bytes_read, overview.counts.rollouts], [true, overview.indexing.bytes_total, 6000]);
   });
 });
 
