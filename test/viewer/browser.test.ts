@@ -140,6 +140,28 @@ describe('gymnast view in a headless browser', { skip, timeout: 60_000 }, () => 
     noProblems();
   });
 
+  it('shows each rollout\'s health verdict from the report collect wrote, filters by it, and lists a rollout\'s findings', async () => {
+    const counts = await Promise.all(['healthy', 'warning', 'unhealthy'].map(async (verdict) => [verdict, (await api<{ total: number }>(`/api/runs/hot/rollouts?health=${verdict}`)).total] as const));
+    assert.equal(counts.reduce((sum, [, n]) => sum + n, 0), 32, 'every rollout has a verdict');
+    const [verdict, count] = counts.filter(([, n]) => n > 0).sort((a, b) => a[1] - b[1])[0]!;
+    await open('#/run/hot/rollouts');
+    await rows(32);
+    assert.deepEqual(new Set(await page.$$eval('table.rollouts tbody td.health-cell .health', (badges) => badges.map((badge) => badge.className))), new Set(counts.filter(([, n]) => n > 0).map(([v]) => `health ${v}`)));
+    await page.selectOption('#f-health', verdict);
+    await rows(count);
+    assert.deepEqual(new Set(await column('health-cell')), new Set([verdict]));
+    assert.match(page.url(), new RegExp(`health=${verdict}`));
+
+    await open('#/run/hot');
+    assert.match((await page.locator('.tile', { hasText: 'health' }).textContent()) ?? '', new RegExp(`${count} ${verdict}`));
+    if (verdict !== 'healthy') {
+      const { items } = await api<{ items: { id: string }[] }>(`/api/runs/hot/rollouts?health=${verdict}&limit=1`);
+      await open(`#/run/hot/rollout/${items[0]!.id}`);
+      assert.ok((await page.locator('.findings li').count()) >= 1, 'the findings are listed');
+    }
+    noProblems();
+  });
+
   it('searches the text of the rollouts', async () => {
     await open('#/run/r/rollouts');
     await rows(32);

@@ -4,6 +4,7 @@ import { api } from '../api.js';
 import { conversation } from '../conversation.js';
 import { errorBox, h, replace } from '../dom.js';
 import * as fmt from '../format.js';
+import { findingsList, healthBadge, NO_REPORT } from '../health.js';
 
 export function mount(root, { run, task }) {
   let generation = 0;
@@ -30,6 +31,7 @@ function view(run, group) {
   return [
     h('h1', {}, `Task ${group.task}`),
     h('p', {}, `${items.length} rollouts, ${spread}.`),
+    group.task_findings === null ? h('p', { class: 'note' }, NO_REPORT) : group.task_findings.length > 0 ? h('section', { class: 'block' }, h('h2', {}, 'Task health findings'), findingsList(group.task_findings)) : null,
     h(
       'div',
       { class: 'side-by-side' },
@@ -42,6 +44,7 @@ function view(run, group) {
             {},
             h('a', { href: fmt.href.rollout(run, item.id) }, `rollout ${item.rollout}`),
             item.reward === null || item.reward === undefined ? h('span', { class: 'pill none' }, 'no reward') : h('span', { class: 'pill', style: { '--p': String(Math.max(0, Math.min(1, item.reward))) } }, `reward ${fmt.reward(item.reward)}`),
+            healthBadge(item.health),
             h('span', { class: 'meta' }, `${item.termination}${item.failure_class ? ` · ${item.failure_class}` : ''} · ${fmt.count(item.turns)} turns · ${fmt.count(item.tokens)} tokens`),
           ),
           conversation(item.messages),

@@ -4,6 +4,7 @@ import { api } from '../api.js';
 import { categoryBars, curves, histogram } from '../charts.js';
 import { errorBox, h, replace } from '../dom.js';
 import * as fmt from '../format.js';
+import { indexingNote, NO_REPORT, VERDICTS } from '../health.js';
 
 export function mount(root, { run }) {
   let generation = 0;
@@ -28,6 +29,7 @@ function view(o) {
   return [
     h('h1', {}, o.id),
     h('p', { class: 'path' }, o.file),
+    indexingNote(o.indexing),
     h(
       'dl',
       { class: 'tiles' },
@@ -36,6 +38,7 @@ function view(o) {
       tile('tasks', fmt.count(o.counts.tasks)),
       tile('mean reward', fmt.reward(o.mean_reward)),
       tile('token drift', o.drift.rollouts > 0 ? h('a', { href: link({ drift: '1' }) }, fmt.plural(o.drift.rollouts, 'rollout')) : '0 rollouts', fmt.plural(o.drift.total, 'drift point')),
+      healthTile(o.health, link),
       tile('agents', o.agents.join(', ') || fmt.dash),
       tile('model', o.model ?? fmt.dash),
     ),
@@ -48,8 +51,16 @@ function view(o) {
       panel('Tokens', histogram(o.tokens_histogram, { label: 'tokens per rollout' })),
       panel('Terminations', categoryBars(o.terminations, { label: 'termination kinds', link: (kind) => link({ termination: kind }) })),
       panel('Failure classes', categoryBars(o.failure_classes, { label: 'failure classes', link: (cls) => link({ failure: cls }) })),
+      o.health ? panel('Health checks', categoryBars(o.health.checks, { label: 'findings per health check' })) : null,
     ),
   ];
+}
+
+/** The report's rollout verdicts, each linking to its rollouts; its counts include task-level findings. */
+function healthTile(health, link) {
+  if (!health) return tile('health', h('span', { class: 'health none' }, NO_REPORT));
+  const parts = VERDICTS.flatMap((verdict, i) => [i > 0 ? ' · ' : null, h('a', { href: link({ health: verdict }), class: `health ${verdict}` }, `${fmt.count(health[verdict])} ${verdict}`)]);
+  return tile('health', h('span', {}, parts), 'rollouts, as gymnast health counted them (a task-level finding counts against its rollouts)');
 }
 
 function tile(name, value, note) {

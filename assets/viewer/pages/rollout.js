@@ -5,6 +5,7 @@ import { api } from '../api.js';
 import { conversation } from '../conversation.js';
 import { errorBox, h, replace } from '../dom.js';
 import * as fmt from '../format.js';
+import { findingsList, healthBadge, NO_REPORT } from '../health.js';
 import { driftMarks, tokenView } from '../tokens.js';
 
 export function mount(root, { run, id }) {
@@ -17,7 +18,7 @@ export function mount(root, { run, id }) {
   return { dispose: () => void (live = false) };
 }
 
-function view(run, { summary, row, tokens, drift_points: drift }) {
+function view(run, { summary, row, tokens, drift_points: drift, health }) {
   return [
     h('h1', {}, `Rollout ${summary.id}`),
     h('p', {}, h('a', { href: fmt.href.group(run, String(summary.task)) }, `All rollouts of task ${summary.task}`)),
@@ -33,7 +34,9 @@ function view(run, { summary, row, tokens, drift_points: drift }) {
       tile('tokens', fmt.count(summary.tokens)),
       tile('drift points', String(summary.drift)),
       tile('duration', fmt.duration(summary.duration_ms)),
+      tile('health', healthBadge(health?.verdict ?? null), health ? null : NO_REPORT),
     ),
+    health && health.findings.length > 0 ? section('Health findings', findingsList(health.findings)) : null,
     row.reward_components && Object.keys(row.reward_components).length > 0 ? section('Reward components', components(row.reward_components)) : null,
     Array.isArray(row.turns) && row.turns.length > 0 ? section('Turns', turnsTable(row.turns)) : null,
     section('Conversation', conversation(row.messages)),

@@ -5,9 +5,10 @@
 import { api } from '../api.js';
 import { errorBox, h, replace } from '../dom.js';
 import * as fmt from '../format.js';
+import { healthBadge, indexingNote, NO_REPORT, VERDICTS } from '../health.js';
 
 const LIMIT = 50;
-const FILTERS = ['termination', 'agent', 'task', 'failure', 'drift', 'min_reward', 'max_reward', 'q'];
+const FILTERS = ['termination', 'agent', 'task', 'failure', 'health', 'drift', 'min_reward', 'max_reward', 'q'];
 const COLUMNS = [
   { key: 'id', label: 'rollout' },
   { key: 'task', label: 'task', sort: 'task' },
@@ -15,6 +16,7 @@ const COLUMNS = [
   { key: 'reward', label: 'reward', sort: 'reward', num: true },
   { key: 'termination', label: 'termination' },
   { key: 'failure_class', label: 'failure' },
+  { key: 'health', label: 'health' },
   { key: 'turns', label: 'turns', sort: 'turns', num: true },
   { key: 'tokens', label: 'tokens', sort: 'tokens', num: true },
   { key: 'drift', label: 'drift', num: true },
@@ -32,6 +34,7 @@ export function mount(root, { run, query }) {
     termination: h('select', { id: 'f-termination', name: 'termination' }),
     agent: h('select', { id: 'f-agent', name: 'agent' }),
     failure: h('select', { id: 'f-failure', name: 'failure' }),
+    health: h('select', { id: 'f-health', name: 'health' }),
   };
   const inputs = {
     task: h('input', { id: 'f-task', name: 'task', type: 'text', inputmode: 'numeric', size: 6, value: state.task }),
@@ -45,6 +48,7 @@ export function mount(root, { run, query }) {
   const pager = h('nav', { class: 'pager', 'aria-label': 'Pages' });
   const summary = h('p', { class: 'summary', role: 'status', 'aria-live': 'polite' });
   const errors = h('div');
+  const progress = h('div');
 
   const form = h(
     'form',
@@ -52,6 +56,7 @@ export function mount(root, { run, query }) {
     field('termination', selects.termination),
     field('agent', selects.agent),
     field('failure', selects.failure),
+    field('health', selects.health),
     field('task', inputs.task),
     field('reward ≥', inputs.min_reward),
     field('reward ≤', inputs.max_reward),
@@ -68,7 +73,7 @@ export function mount(root, { run, query }) {
   }
   drift.addEventListener('change', () => set('drift', drift.checked ? '1' : ''));
 
-  replace(root, h('h1', {}, `${run}: rollouts`), form, errors, summary, h('div', { class: 'scroll' }, h('table', { class: 'data rollouts' }, head, body)), pager);
+  replace(root, h('h1', {}, `${run}: rollouts`), form, progress, errors, summary, h('div', { class: 'scroll' }, h('table', { class: 'data rollouts' }, head, body)), pager);
   drawHead();
 
   function set(name, value) {
@@ -101,6 +106,11 @@ export function mount(root, { run, query }) {
       fill(selects.termination, Object.keys(overview.terminations), state.termination);
       fill(selects.agent, overview.agents, state.agent);
       fill(selects.failure, Object.keys(overview.failure_classes), state.failure);
+      fill(selects.health, VERDICTS, state.health, false);
+      // Without a report nothing is known healthy: the filter would match nothing, so it is off and says why.
+      selects.health.disabled = overview.health === null && state.health === '';
+      selects.health.title = overview.health === null ? NO_REPORT : '';
+      replace(progress, indexingNote(overview.indexing));
     } catch {
       for (const name of Object.keys(selects)) fill(selects[name], [], state[name]);
     }
@@ -172,6 +182,7 @@ export function mount(root, { run, query }) {
           h('td', { class: 'num reward' }, rewardCell(item.reward)),
           h('td', { class: 'termination' }, item.termination),
           h('td', {}, item.failure_class ?? ''),
+          h('td', { class: 'health-cell' }, healthBadge(item.health)),
           h('td', { class: 'num' }, fmt.count(item.turns)),
           h('td', { class: 'num' }, fmt.count(item.tokens)),
           h('td', { class: item.drift > 0 ? 'num warn' : 'num' }, item.drift > 0 ? String(item.drift) : ''),
@@ -215,8 +226,9 @@ function field(label, control, extra) {
   return h('label', { class: extra ? `field ${extra}` : 'field', for: control.id }, h('span', {}, label), control);
 }
 
-function fill(select, values, selected) {
-  const all = [...new Set([...values, ...(selected ? [selected] : [])])].sort();
+function fill(select, values, selected, sorted = true) {
+  const unique = [...new Set([...values, ...(selected ? [selected] : [])])];
+  const all = sorted ? unique.sort() : unique;
   replace(select, h('option', { value: '' }, 'any'), all.map((value) => h('option', { value, selected: value === selected }, value)));
   select.value = selected;
 }

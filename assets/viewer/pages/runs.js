@@ -52,7 +52,7 @@ function runsTable(runs) {
           h('th', { scope: 'row' }, h('a', { href: fmt.href.run(run.id) }, run.id)),
           h('td', { class: 'path' }, run.file),
           h('td', {}, run.agents.join(', ')),
-          h('td', { class: 'num' }, h('a', { href: fmt.href.rollouts(run.id) }, fmt.count(run.rollouts))),
+          h('td', { class: 'num' }, h('a', { href: fmt.href.rollouts(run.id) }, fmt.count(run.rollouts)), indexing(run.indexing)),
           h('td', { class: 'num' }, fmt.count(run.failures)),
           h('td', { class: 'num' }, fmt.reward(run.mean_reward)),
         ),
@@ -92,4 +92,11 @@ function card(overview) {
 
 function fact(name, value) {
   return h('div', {}, h('dt', {}, name), h('dd', {}, value));
+}
+
+/** ` (indexing 40%)` while the run's first pass is going: the count is of the rollouts read so far. */
+function indexing(progress) {
+  if (!progress || progress.done) return null;
+  const share = progress.bytes_total > 0 ? progress.bytes_read / progress.bytes_total : 0;
+  return h('small', { class: 'indexing-share' }, ` indexing ${fmt.percent(share)}`);
 }

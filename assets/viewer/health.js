@@ -1,0 +1,38 @@
+// Health verdicts (from `gymnast health`, read beside the run) and the first pass's progress, as the
+// pages show them. Every finding's text goes through textContent (h), never parsed as markup.
+
+import { h } from './dom.js';
+import * as fmt from './format.js';
+
+export const VERDICTS = ['healthy', 'warning', 'unhealthy'];
+export const NO_REPORT = 'no health report (run gymnast health)';
+
+/** A verdict as a badge; a run with no report (null) gets a muted dash that says why on hover. */
+export function healthBadge(verdict) {
+  if (verdict === null || verdict === undefined) return h('span', { class: 'health none', title: NO_REPORT }, fmt.dash);
+  return h('span', { class: `health ${verdict}` }, verdict);
+}
+
+/** Findings as a list: the check's id, its severity, what it found. */
+export function findingsList(findings) {
+  if (findings.length === 0) return h('p', { class: 'empty' }, 'No findings.');
+  return h(
+    'ul',
+    { class: 'findings' },
+    findings.map((finding) => h('li', { class: finding.severity === 'error' ? 'error' : 'warning' }, h('code', {}, finding.check), ` (${finding.severity}): `, finding.message)),
+  );
+}
+
+/** While a run's first pass is going: how much of it is read, as a status line and a progress bar. */
+export function indexingNote(indexing) {
+  if (!indexing || indexing.done) return null;
+  const share = indexing.bytes_total > 0 ? indexing.bytes_read / indexing.bytes_total : 0;
+  return h(
+    'p',
+    { class: 'indexing', role: 'status' },
+    h('progress', { max: '1', value: String(share) }),
+    ` indexing: ${fmt.percent(share)} of ${megabytes(indexing.bytes_total)} read; counts so far, the page follows.`,
+  );
+}
+
+const megabytes = (bytes) => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0)} MB`;
