@@ -111,12 +111,13 @@ export class RunIndex {
 
   async #refreshFiles(): Promise<void> {
     if (await this.#shrunk()) this.#reset();
+    // The report first: a big run's rollouts show their verdicts while the first pass goes on.
+    if (await this.#refreshHealth()) this.version += 1;
     const sizes = await Promise.all(RUN_FILE_KINDS.map((kind) => sizeOf(this.pathOf(kind))));
     this.indexing.bytes_total = sizes.reduce((a, b) => a + b, 0);
     for (const kind of RUN_FILE_KINDS) await this.#indexGrowth(kind);
     this.#publish();
     this.indexing.done = true;
-    if (await this.#refreshHealth()) this.version += 1;
   }
 
   /** Reads the health report again when its files changed (`gymnast health` ran, or `collect` ended). */
