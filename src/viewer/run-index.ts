@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { readRow } from '../core/row-reader.js';
-import { healthPaths } from '../collect/health/check-run-health.js';
+import { healthPaths } from '../metrics/health/health-paths.js';
 import { readLineAt, scanLines, type ScannedLine } from './line-scanner.js';
 import { RolloutColumns, RUN_FILE_KINDS, type RunFileKind } from './rollout-columns.js';
 import { rolloutFacts } from './rollout-facts.js';

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { basename, dirname, extname, join } from 'node:path';
 import { readMaterializedRow } from '../../core/row-reader.js';
 import { healthFinding } from '../../metrics/health/health-check.js';
 import type { TokenDecoder } from '../../core/token-decoder.js';
+import { healthPaths } from '../../metrics/health/health-paths.js';
 import { rolloutFindings } from '../../metrics/health/rollout-health.js';
 import { RunKeysHealth } from '../../metrics/health/run-keys-health.js';
 import { readJsonLines } from '../../util/json-lines.js';
@@ -17,12 +17,6 @@ export interface RunHealthOptions {
   decoder?: TokenDecoder;
   skippedReason?: string;
   signal?: AbortSignal;
-}
-
-/** `<stem>_health.json` and `<stem>_health.jsonl` beside a rollout file. */
-export function healthPaths(output: string): { summary: string; verdicts: string } {
-  const stem = join(dirname(output), basename(output, extname(output)));
-  return { summary: `${stem}_health.json`, verdicts: `${stem}_health.jsonl` };
 }
 
 /**
