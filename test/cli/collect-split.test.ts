@@ -1,27 +1,14 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { gymnast } from '../support/run-cli.js';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 
-const run = promisify(execFile);
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const bin = join(root, 'bin/gymnast.js');
 const config = join(root, 'examples/nemo-gym-config.yaml');
 const rows = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
-
-async function gymnast(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { timeout: 60_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 describe('gymnast collect --config X.yaml --split (NeMo Gym end-to-end mode)', () => {
   it("starts the config's servers, collects each dataset of the split through its agent's /run, one output per dataset, and stops them", async () => {

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
+import { gymnast } from '../support/run-cli.js';
 
-const run = promisify(execFile);
 const bin = new URL('../../bin/gymnast.js', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'gymnast-serve-config-'));
 
@@ -27,17 +26,6 @@ const alive = (pid: number) => {
     return false;
   }
 };
-
-/** Runs the CLI to its end; its exit code and output. */
-async function gymnast(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { timeout: 60_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 describe('gymnast serve --config', () => {
   it('starts every server, prints where, serves the head server, and Ctrl-C stops them all, the spawned process included', async () => {
