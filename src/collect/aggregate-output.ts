@@ -3,7 +3,7 @@ import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ConfigError } from '../core/errors/config-error.js';
 import type { ResultRowHead } from '../core/row-reader.js';
-import { readMaterializedRow, readRow } from '../core/row-reader.js';
+import { hasRolloutKeys, readMaterializedRow, readRow } from '../core/row-reader.js';
 import { Float64List } from '../metrics/float64-list.js';
 import { AggregateAccumulator, type AgentAggregate, type AnswerKey, type GroupLevelMetrics } from '../metrics/index.js';
 import { ChunkedWriter, JsonRowReader, jsonRows, RolloutKeyIndex, type JsonRow } from './result-files.js';
@@ -201,10 +201,13 @@ async function readPlan(files: readonly string[], signal: AbortSignal | undefine
 
 /**
  * Successes from the result files, failures from anywhere; a key with two results is an error naming
- * both places. `check` sees every success first (a profile aligns it with the plan).
+ * both places, except between rows without keys of their own (older NeMo Gym files, read as 0:0 as
+ * NeMo Gym reads them) when aggregating. `check` sees every success first (a profile aligns it with
+ * the plan, so every row must name its key).
  */
 async function readOutcomes(sources: Pick<AggregateSources, 'results' | 'failures'>, agents: AgentAccumulators, signal: AbortSignal | undefined, check?: (row: ResultRowHead, at: JsonRow) => void): Promise<void> {
   const results = new RolloutKeyIndex();
+  const unkeyed = new Float64List(0);
   for (const file of sources.results) {
     for await (const at of jsonRows(file, signal)) {
       const read = readRow(at.value, at.where);
@@ -214,11 +217,13 @@ async function readOutcomes(sources: Pick<AggregateSources, 'results' | 'failure
         continue;
       }
       check?.(read.row, at);
-      results.add(read.row._ng_task_index, read.row._ng_rollout_index, at);
-      agent.addResult(read.row);
+      const keyed = check !== undefined || hasRolloutKeys(at.value);
+      const position = results.add(read.row._ng_task_index, read.row._ng_rollout_index, at);
+      if (!keyed) unkeyed.set(position, 1);
+      agent.addResult(read.row, { keyed });
     }
   }
-  results.assertUnique('rollout');
+  results.assertUnique('rollout', (position) => unkeyed.get(position) === 1);
   for (const file of sources.failures ?? []) {
     for await (const at of jsonRows(file, signal)) {
       const read = readRow(at.value, at.where);

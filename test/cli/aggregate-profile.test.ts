@@ -51,6 +51,16 @@ describe('gymnast aggregate', () => {
     assert.equal((JSON.parse(stdout) as Aggregate[])[0]!.rollout_metrics.num_failures, 1);
   });
 
+  it('reads older NeMo Gym rollout files without _ng_* indices as NeMo Gym does: a missing index is 0', async () => {
+    const rollouts = fixture('example_single_tool_call/example_rollouts.jsonl');
+    assert.ok(lines(rollouts).every((line) => !line.includes('"_ng_')));
+    const { stdout } = await gymnast('aggregate', '--input', rollouts);
+    const [aggregate] = JSON.parse(stdout) as (Aggregate & { group_level_metrics: { _ng_task_index: number; rollout_infos: { rollout_id: string }[] }[] })[];
+    assert.equal(aggregate!.agent_metrics['mean/reward'], 1);
+    assert.deepEqual(aggregate!.group_level_metrics.map((group) => [group._ng_task_index, group.num_rollouts]), [[0, 5]]);
+    assert.deepEqual(aggregate!.group_level_metrics[0]!.rollout_infos.map((info) => info.rollout_id), ['0:0', '0:0', '0:0', '0:0', '0:0']);
+  });
+
   it('refuses a rollout that appears in two shards, naming both places', async () => {
     const dir = shards();
     copyFileSync(join(dir, 'shard-a.jsonl'), join(dir, 'shard-c.jsonl'));
