@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import { openAiErrorBody } from './openai-error-body.js';
 
 /**
  * Whether an `Authorization` header carries the server's bearer token (always, when the server has
@@ -12,4 +13,4 @@ export function hasBearerToken(header: string | undefined, apiKey: string | unde
 }
 
 /** The 401 every gymnast server answers a request without its token. */
-export const UNAUTHORIZED = { status: 401, body: { error: { message: 'missing or wrong bearer token', code: 401 } }, headers: { 'www-authenticate': 'Bearer' } } as const;
+export const UNAUTHORIZED = { status: 401, body: openAiErrorBody('missing or wrong bearer token', { type: 'authentication_error', code: 'invalid_api_key' }), headers: { 'www-authenticate': 'Bearer' } } as const;

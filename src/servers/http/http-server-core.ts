@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { AbortedError } from '../../core/errors/aborted-error.js';
 import { deadlineSignal } from '../../util/deadline-signal.js';
+import { openAiErrorBody } from './openai-error-body.js';
 import { RequestRejectedError } from './request-rejected-error.js';
 
 /**
@@ -102,7 +103,7 @@ function abandon(response: ServerResponse, error: unknown): void {
 }
 
 /** The message only: a stack would show the server's insides to any client. */
-const internalError = (error: unknown) => ({ error: { message: error instanceof Error ? error.message : String(error), code: 500 } });
+const internalError = (error: unknown) => openAiErrorBody(error instanceof Error ? error.message : String(error), { type: 'server_error' });
 
 /** Sends a JSON answer, unless one was already sent or the connection is gone. */
 export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string | string[]> = {}): void {

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { hasBearerToken, UNAUTHORIZED } from './bearer-token.js';
 import { DEFAULT_MAX_BODY_BYTES, HttpServerCore, sendJson, type ListenOptions } from './http-server-core.js';
+import { openAiErrorBody } from './openai-error-body.js';
 import { readJsonBody } from './read-json-body.js';
 
 /** One request as a JSON route sees it. */
@@ -66,7 +67,7 @@ export class JsonServer {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (!hasBearerToken(request.headers.authorization, this.#options.apiKey)) return sendJson(response, UNAUTHORIZED.status, UNAUTHORIZED.body, UNAUTHORIZED.headers);
     const route = this.#options.routes[`${method} ${path}`] ?? this.#options.fallback?.(method, path);
-    if (!route) return sendJson(response, 404, { error: { message: `no route ${method} ${path}`, code: 404 } });
+    if (!route) return sendJson(response, 404, openAiErrorBody(`no route ${method} ${path}`, { type: 'not_found_error' }));
     const body = method === 'POST' ? await readJsonBody(request, this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES) : undefined;
     const reply = await route({ method, path, body, headers: request.headers, cookies: parseCookies(request.headers.cookie), signal });
     sendJson(response, reply.status, reply.body, reply.headers);

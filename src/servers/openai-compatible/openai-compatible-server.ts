@@ -6,7 +6,9 @@ import { hasBearerToken, UNAUTHORIZED } from '../http/bearer-token.js';
 import { readJsonBody } from '../http/read-json-body.js';
 import { RequestRejectedError } from '../http/request-rejected-error.js';
 import type { Generator } from './generator.js';
-import { routes, type RouteContext, type RouteResult } from './routes.js';
+import { findRoute, type RouteContext, type RouteResult } from './routes.js';
+import { openAiErrorBody } from '../http/openai-error-body.js';
+import { unixSeconds } from './response-id.js';
 
 export interface OpenAiCompatibleServerOptions {
   tokenizer: Tokenizer;
@@ -14,7 +16,13 @@ export interface OpenAiCompatibleServerOptions {
   generate: Generator;
   /** Which server to imitate where vLLM and SGLang differ (where chat puts `prompt_token_ids`). */
   flavor?: 'vllm' | 'sglang';
+  /**
+   * The served model's name. Given, a request naming another model is a 404 `model_not_found`; left
+   * out, the server lists `gymnast-test-model` and answers any name (a stand-in for whatever model its
+   * client is configured with), unless `answersAnyModel` says otherwise.
+   */
   model?: string;
+  answersAnyModel?: boolean;
   maxModelLen?: number;
   /** Request bodies over this many bytes are refused with 413 (default `DEFAULT_MAX_BODY_BYTES`). */
   maxBodyBytes?: number;
@@ -56,6 +64,8 @@ export class OpenAiCompatibleServer {
       generate: options.generate,
       flavor: options.flavor ?? 'vllm',
       model: options.model ?? 'gymnast-test-model',
+      answersAnyModel: options.answersAnyModel ?? options.model === undefined,
+      startedAt: unixSeconds(),
       maxModelLen: options.maxModelLen ?? 32_768,
     };
     this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -107,8 +117,8 @@ export class OpenAiCompatibleServer {
       ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}),
     };
     if (await this.intercept(call, request, response, signal)) return;
-    const route = routes[`${request.method} ${path}`];
-    if (!route) return sendJson(response, 404, { error: { message: `no route ${request.method} ${path}`, code: 404 } });
+    const route = findRoute(request.method, path);
+    if (!route) return sendJson(response, 404, openAiErrorBody(`no route ${request.method} ${path}`, { type: 'not_found_error' }));
     const result = await routed(() => route(this.#context, body, signal));
     call.response = result;
     this.respond(request, response, result);

@@ -8,7 +8,8 @@ import type { RouteContext } from './routes.js';
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
-  throw new RequestRejectedError(400, parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`).join('; '));
+  const first = parsed.error.issues[0]?.path.join('.');
+  throw new RequestRejectedError(400, parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`).join('; '), { param: first || undefined });
 }
 
 /** Ids outside the vocabulary would read past the model's embedding table: garbage, or NaN. */
@@ -37,6 +38,7 @@ export function checkTextFits(context: RouteContext, what: string, text: string,
   throw new RequestRejectedError(
     400,
     `This model's maximum context length is ${context.maxModelLen} tokens. However, ${what} is ${text.length} characters, at least ${fewest} tokens (a token here covers at most ${perToken} characters)${completionTokens > 0 ? `, and ${completionTokens} more were asked for the completion` : ''}. Please reduce the length of the messages or completion.`,
+    { code: 'context_length_exceeded' },
   );
 }
 
@@ -46,6 +48,7 @@ export function checkContext(context: RouteContext, promptTokens: number, maxTok
   throw new RequestRejectedError(
     400,
     `This model's maximum context length is ${context.maxModelLen} tokens. However, you requested ${promptTokens + maxTokens} tokens (${promptTokens} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`,
+    { code: 'context_length_exceeded' },
   );
 }
 

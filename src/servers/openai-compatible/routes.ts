@@ -6,15 +6,17 @@ import type { Tokenizer } from '../../tokens/tokenizer.js';
 import type { Generation, Generator } from './generator.js';
 import { RequestRejectedError } from '../http/request-rejected-error.js';
 import { checkContext, checkNotEmpty, checkTextFits, checkTokenIds, parseBody, renderMessages } from './request-checks.js';
+import { responseId, unixSeconds } from './response-id.js';
+import { checkModel, modelCard, type ServedModel } from './served-model.js';
 
-export interface RouteContext {
+export interface RouteContext extends ServedModel {
   tokenizer: Tokenizer;
   template: ChatTemplate;
   /** Which server to imitate where vLLM and SGLang differ. */
   flavor: 'vllm' | 'sglang';
-  model: string;
-  maxModelLen: number;
   generate: Generator;
+  /** When the server started (unix seconds): the model's `created`. */
+  startedAt: number;
 }
 
 export interface RouteResult {
@@ -44,8 +46,9 @@ const Sampling = {
   return_tokens_as_token_ids: z.boolean().optional(),
 };
 
-const CompletionRequest = z.object({ prompt: z.union([TokenIds, z.string()]), max_tokens: z.number().int().positive().default(16), logprobs: z.number().int().nonnegative().nullable().optional(), add_special_tokens: z.boolean().optional(), ...Sampling });
+const CompletionRequest = z.object({ model: z.string().optional(), prompt: z.union([TokenIds, z.string()]), max_tokens: z.number().int().positive().default(16), logprobs: z.number().int().nonnegative().nullable().optional(), add_special_tokens: z.boolean().optional(), ...Sampling });
 const ChatRequest = z.object({
+  model: z.string().optional(),
   messages: z.array(Message),
   tools: z.array(ChatTool).optional(),
   max_tokens: z.number().int().positive().optional(),
@@ -116,6 +119,7 @@ const tokenLabel = (context: RouteContext, id: number, asIds: boolean | undefine
 
 const completions: Route = async (context, body, signal) => {
   const request = parseBody(CompletionRequest, body);
+  checkModel(context, request.model);
   if (typeof request.prompt === 'string') checkTextFits(context, 'the prompt', request.prompt, request.max_tokens);
   else checkTokenIds(context, 'prompt', request.prompt);
   const promptIds = typeof request.prompt === 'string' ? context.tokenizer.encode(request.prompt) : request.prompt;
@@ -133,11 +137,12 @@ const completions: Route = async (context, body, signal) => {
     finish_reason: generation.finish,
     stop_reason: generation.stopReason,
   };
-  return { status: 200, body: { id: 'cmpl-test', object: 'text_completion', model: context.model, choices: [choice], usage: usage(promptIds.length, generation.tokenIds.length) } };
+  return { status: 200, body: { id: responseId('cmpl'), object: 'text_completion', created: unixSeconds(), model: context.model, choices: [choice], usage: usage(promptIds.length, generation.tokenIds.length) } };
 };
 
 const chatCompletions: Route = async (context, body, signal) => {
   const request = parseBody(ChatRequest, body);
+  checkModel(context, request.model);
   const text = renderMessages(context, request.messages, { addGenerationPrompt: true, ...(request.tools ? { tools: request.tools } : {}) });
   const askedTokens = request.max_completion_tokens ?? request.max_tokens;
   checkTextFits(context, 'the rendered conversation', text, askedTokens ?? 1);
@@ -158,7 +163,7 @@ const chatCompletions: Route = async (context, body, signal) => {
   const promptAtTop = context.flavor === 'vllm' && request.return_token_ids;
   return {
     status: 200,
-    body: { id: 'chatcmpl-test', object: 'chat.completion', model: context.model, choices: [choice], ...(promptAtTop ? { prompt_token_ids: promptIds } : {}), usage: usage(promptIds.length, generation.tokenIds.length) },
+    body: { id: responseId('chatcmpl'), object: 'chat.completion', created: unixSeconds(), model: context.model, choices: [choice], ...(promptAtTop ? { prompt_token_ids: promptIds } : {}), usage: usage(promptIds.length, generation.tokenIds.length) },
   };
 };
 
@@ -202,9 +207,25 @@ const detokenize: Route = (context, body) => {
   return { status: 200, body: context.flavor === 'sglang' ? { text } : { prompt: text } };
 };
 
-const models: Route = (context) => ({ status: 200, body: { object: 'list', data: [{ id: context.model, object: 'model', owned_by: 'gymnast', max_model_len: context.maxModelLen }] } });
+const models: Route = (context) => ({ status: 200, body: { object: 'list', data: [modelCard(context, context.startedAt)] } });
 
-export const routes: Record<string, Route> = {
+/** `GET /v1/models/{id}`: the served model's card, or a 404 `model_not_found` (never answered for another name, even by the test double). */
+function model(id: string): Route {
+  return (context) => {
+    if (id !== context.model) throw new RequestRejectedError(404, `The model \`${id}\` does not exist. This server serves \`${context.model}\`.`, { param: 'model', code: 'model_not_found' });
+    return { status: 200, body: modelCard(context, context.startedAt) };
+  };
+}
+
+/** The route for a method and path: one of `routes`, or the model card under `/v1/models/`. */
+export function findRoute(method: string | undefined, path: string): Route | undefined {
+  const exact = routes[`${method} ${path}`];
+  if (exact) return exact;
+  const prefix = '/v1/models/';
+  return method === 'GET' && path.startsWith(prefix) && path.length > prefix.length ? model(decodeURIComponent(path.slice(prefix.length))) : undefined;
+}
+
+const routes: Record<string, Route> = {
   'GET /v1/models': models,
   'GET /health': () => ({ status: 200, body: {} }),
   'POST /v1/completions': completions,

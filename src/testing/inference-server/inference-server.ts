@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../../servers/http/http-server-core.js';
+import { openAiErrorBody } from '../../servers/http/openai-error-body.js';
 import { OpenAiCompatibleServer, type IncomingCall, type OpenAiCompatibleServerOptions } from '../../servers/openai-compatible/openai-compatible-server.js';
 import type { RouteResult } from '../../servers/openai-compatible/routes.js';
 import { abortableDelay } from '../../util/abortable-delay.js';
@@ -48,7 +49,7 @@ export class InferenceServer extends OpenAiCompatibleServer {
         request.socket.destroy();
         return true;
       case 'status':
-        sendJson(response, fault.status, { error: { message: fault.message ?? `injected ${fault.status}`, code: fault.status } }, fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) });
+        sendJson(response, fault.status, openAiErrorBody(fault.message ?? `injected ${fault.status}`, { type: fault.status >= 500 ? 'server_error' : 'invalid_request_error' }), fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) });
         return true;
       case 'truncate':
         this.#truncated.add(request);
