@@ -92,8 +92,8 @@ export class AggregateAccumulator {
     const agentMetrics = describeColumns(statistics, this.#keys.order(), new Float64Array(this.#keys.length));
     const pass = this.#passAtK();
     // NeMo Gym's default key metrics are every `mean/*`; its math servers add the pass@k, mean@k and majority@k entries at the largest k.
-    const headline = [...Object.keys(agentMetrics).filter((key) => key.startsWith('mean/')), ...pass.headlineKeys()];
-    pass.metrics(agentMetrics);
+    const headline = [...Object.keys(agentMetrics).filter((key) => key.startsWith('mean/')), ...(pass?.headlineKeys() ?? [])];
+    pass?.metrics(agentMetrics);
     const source = { agent: this.#agent, keys: this.#keys, statistics, infos: this.#columns.rolloutInfoOrder(), planned: this.#planned.view().sort() };
     return {
       agent_ref: { name: this.#agent },
@@ -116,12 +116,18 @@ export class AggregateAccumulator {
     return id;
   }
 
-  /** pass@k and friends on the reward as `accuracy` (NeMo Gym's default score), fed task by task in rollout order. */
-  #passAtK(): PassAtKAccumulator {
+  /**
+   * pass@k and friends on the reward as `accuracy` (NeMo Gym's default score), fed task by task in
+   * rollout order; none when some reward is not 0 or 1. NeMo Gym computes them only in servers whose
+   * rewards are correct/incorrect (math, mcqa, string_match); for a reward like blackjack's −1/1, a
+   * "pass" percentage (the max of the first k, times 100) means nothing, and its aggregate has none.
+   */
+  #passAtK(): PassAtKAccumulator | undefined {
     const withAnswers = this.#answerKey !== undefined && (!this.#answerKey.auto || this.#answerSeen);
     const pass = new PassAtKAccumulator([ACCURACY], { withAnswers });
     const order = this.#keys.order();
     const rewards = this.#columns.statisticsOrder().find((column) => column.name === 'reward')?.values ?? new Float64List();
+    if (!isBinary(rewards, order.length)) return undefined;
     const scores = new Float64Array(order.length);
     const answers = new Float64Array(order.length);
     for (let i = 0; i < order.length; i++) {
@@ -144,4 +150,10 @@ export class AggregateAccumulator {
     }
     return failed;
   }
+}
+
+/** The first `length` values all 0 or 1 (NaN, a missing reward, is neither). */
+function isBinary(values: Float64List, length: number): boolean {
+  for (let i = 0; i < length; i++) if (values.get(i) !== 0 && values.get(i) !== 1) return false;
+  return true;
 }

@@ -9,6 +9,7 @@ import { InvalidInputError } from '../../src/collect/row-error.js';
 import { SamplingParams } from '../../src/core/index.js';
 import { ScriptedPolicy } from '../../src/testing/index.js';
 import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
+import { gymnast } from '../support/run-cli.js';
 
 const tokenizer = new CharTokenizer();
 const row = (problem: string, answer: number, extra: Record<string, unknown> = {}) =>
@@ -73,6 +74,18 @@ describe('gymnast collect', () => {
     await collect(right.options());
     const [done] = readRows(right.output);
     assert.deepEqual([done!.terminated, done!.truncated], [true, false]);
+  });
+
+  it('writes the same aggregate as `gymnast aggregate` on its file: key and agent metrics, verifier numbers and pass@k included', async () => {
+    const { output, options } = setup([row('1+2', 3), row('4+5', 9), row('2+2', 5)]);
+    const summary = await collect(options({ numRepeats: 3 }));
+    const [atCollect] = JSON.parse(readFileSync(summary.paths.aggregate, 'utf8')) as { agent_metrics: Record<string, number>; key_metrics: Record<string, number> }[];
+    const run = await gymnast('aggregate', '--input', output);
+    assert.equal(run.code, 0, run.stderr);
+    const [again] = JSON.parse(run.stdout) as (typeof atCollect)[];
+    assert.deepEqual(again!.key_metrics, atCollect!.key_metrics);
+    assert.deepEqual(again!.agent_metrics, atCollect!.agent_metrics);
+    assert.ok('mean/num_turns' in atCollect!.agent_metrics && 'pass@3/accuracy' in atCollect!.key_metrics);
   });
 
   it('writes the materialized plan and the aggregate metrics over successes only', async () => {

@@ -59,6 +59,16 @@ for (const example of ['blackjack', 'example_multi_turn_gymnasium']) {
 }
 
 describe('pass@k and friends', () => {
+  it('adds pass@k, mean@k and majority@k only when every reward is 0 or 1: blackjack (rewards -1 and 1) has exactly NeMo Gym\'s keys', () => {
+    const [expected] = JSON.parse(readFileSync(fixture('blackjack/example_rollouts_aggregate_metrics.json'), 'utf8')) as { agent_metrics: object; key_metrics: object }[];
+    const blackjack = aggregateExample('blackjack');
+    assert.deepEqual(Object.keys(blackjack.agent_metrics), Object.keys(expected!.agent_metrics));
+    assert.deepEqual(Object.keys(blackjack.key_metrics), Object.keys(expected!.key_metrics));
+    const binary = aggregateExample('example_multi_turn_gymnasium');
+    assert.equal(binary.agent_metrics['pass@1/accuracy'], 100);
+    assert.ok('pass@1[avg-of-1]/accuracy' in binary.key_metrics);
+  });
+
   it('uses the unbiased estimator for binary rewards, without overflowing on large groups', () => {
     assert.equal(unbiasedPassAtK(5, 0, 1), 0);
     assert.equal(unbiasedPassAtK(5, 2, 1), 0.4);
