@@ -5,6 +5,7 @@ import { DEFAULT_MAX_BODY_BYTES, HttpServerCore, sendJson } from '../http/http-s
 import { hasBearerToken, UNAUTHORIZED } from '../http/bearer-token.js';
 import { readJsonBody } from '../http/read-json-body.js';
 import { RequestRejectedError } from '../http/request-rejected-error.js';
+import type { ToolCallParser } from '../../environments/tool-call-parser.js';
 import type { Generator } from './generator.js';
 import { findRoute, type RouteContext, type RouteResult } from './routes.js';
 import { openAiErrorBody } from '../http/openai-error-body.js';
@@ -23,6 +24,8 @@ export interface OpenAiCompatibleServerOptions {
    */
   model?: string;
   answersAnyModel?: boolean;
+  /** Reads tool calls out of chat replies that were offered tools, as vLLM's `--tool-call-parser` (e.g. `hermesToolCallParser`); none returns the text as written. */
+  toolCallParser?: ToolCallParser;
   maxModelLen?: number;
   /** Request bodies over this many bytes are refused with 413 (default `DEFAULT_MAX_BODY_BYTES`). */
   maxBodyBytes?: number;
@@ -66,6 +69,7 @@ export class OpenAiCompatibleServer {
       model: options.model ?? 'gymnast-test-model',
       answersAnyModel: options.answersAnyModel ?? options.model === undefined,
       startedAt: unixSeconds(),
+      toolCallParser: options.toolCallParser,
       maxModelLen: options.maxModelLen ?? 32_768,
     };
     this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ChatTool } from '../../core/chat-tool.js';
-import { Message } from '../../core/message.js';
+import type { ToolCallParser } from '../../environments/tool-call-parser.js';
 import type { ChatTemplate } from '../../tokens/chat-template.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
 import type { Generation, Generator } from './generator.js';
@@ -8,6 +8,8 @@ import { RequestRejectedError } from '../http/request-rejected-error.js';
 import { checkContext, checkNotEmpty, checkTextFits, checkTokenIds, parseBody, renderMessages } from './request-checks.js';
 import { responseId, unixSeconds } from './response-id.js';
 import { checkModel, modelCard, type ServedModel } from './served-model.js';
+import { ChatRequestMessage, toMessage } from './chat-request-message.js';
+import { assistantReply } from './assistant-reply.js';
 
 export interface RouteContext extends ServedModel {
   tokenizer: Tokenizer;
@@ -17,6 +19,8 @@ export interface RouteContext extends ServedModel {
   generate: Generator;
   /** When the server started (unix seconds): the model's `created`. */
   startedAt: number;
+  /** Reads tool calls out of chat replies when the request offers tools (vLLM's `--tool-call-parser`); none returns the text as written. */
+  toolCallParser: ToolCallParser | undefined;
 }
 
 export interface RouteResult {
@@ -49,11 +53,15 @@ const Sampling = {
 const CompletionRequest = z.object({ model: z.string().optional(), prompt: z.union([TokenIds, z.string()]), max_tokens: z.number().int().positive().default(16), logprobs: z.number().int().nonnegative().nullable().optional(), add_special_tokens: z.boolean().optional(), ...Sampling });
 const ChatRequest = z.object({
   model: z.string().optional(),
-  messages: z.array(Message),
+  messages: z.array(ChatRequestMessage),
   tools: z.array(ChatTool).optional(),
+  /** 'required' and a named function are refused: nothing here can make the model call a tool. */
+  tool_choice: z.enum(['none', 'auto', 'required']).optional(),
   max_tokens: z.number().int().positive().optional(),
   max_completion_tokens: z.number().int().positive().optional(),
-  logprobs: z.boolean().optional(),
+  /** OpenAI's boolean; an integer (the legacy form) asks for logprobs with that many alternatives. */
+  logprobs: z.union([z.boolean(), z.number().int().nonnegative()]).optional(),
+  top_logprobs: z.number().int().nonnegative().optional(),
   return_prompt_token_ids: z.boolean().optional(),
   chat_template_kwargs: z.record(z.string(), z.unknown()).optional(),
   ...Sampling,
@@ -75,7 +83,7 @@ const GenerateRequest = z.object({
     })
     .default({ max_new_tokens: 128 }),
 });
-const TokenizeRequest = z.union([z.object({ prompt: z.string() }), z.object({ messages: z.array(Message), add_generation_prompt: z.boolean().default(true), tools: z.array(ChatTool).optional() })]);
+const TokenizeRequest = z.union([z.object({ prompt: z.string() }), z.object({ messages: z.array(ChatRequestMessage), add_generation_prompt: z.boolean().default(true), tools: z.array(ChatTool).optional() })]);
 const DetokenizeRequest = z.object({ tokens: TokenIds });
 
 const asList = (stop: string | string[] | undefined) => (stop === undefined ? [] : typeof stop === 'string' ? [stop] : stop);
@@ -114,12 +122,19 @@ function run(context: RouteContext, promptIds: number[], options: RunOptions, si
   );
 }
 
+/** The generator knows only the sampled token's logprob: alternatives asked for would be an empty list passed off as an answer. */
+function checkNoTopLogprobs(param: string, count: number): void {
+  if (count === 0) return;
+  throw new RequestRejectedError(400, `${param} is ${count}: this server returns only the sampled token's logprob, so ask for 0 alternatives`, { param, code: 'unsupported_parameter' });
+}
+
 const usage = (prompt: number, completion: number) => ({ prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion });
 const tokenLabel = (context: RouteContext, id: number, asIds: boolean | undefined) => (asIds ? `token_id:${id}` : context.tokenizer.decode([id]));
 
 const completions: Route = async (context, body, signal) => {
   const request = parseBody(CompletionRequest, body);
   checkModel(context, request.model);
+  checkNoTopLogprobs('logprobs', request.logprobs ?? 0);
   if (typeof request.prompt === 'string') checkTextFits(context, 'the prompt', request.prompt, request.max_tokens);
   else checkTokenIds(context, 'prompt', request.prompt);
   const promptIds = typeof request.prompt === 'string' ? context.tokenizer.encode(request.prompt) : request.prompt;
@@ -143,7 +158,11 @@ const completions: Route = async (context, body, signal) => {
 const chatCompletions: Route = async (context, body, signal) => {
   const request = parseBody(ChatRequest, body);
   checkModel(context, request.model);
-  const text = renderMessages(context, request.messages, { addGenerationPrompt: true, ...(request.tools ? { tools: request.tools } : {}) });
+  if (request.tool_choice === 'required') throw new RequestRejectedError(400, "tool_choice 'required' cannot be enforced by this server: send 'auto' or 'none'", { param: 'tool_choice', code: 'unsupported_parameter' });
+  const topLogprobs = request.top_logprobs ?? (typeof request.logprobs === 'number' ? request.logprobs : 0);
+  checkNoTopLogprobs(typeof request.top_logprobs === 'number' || typeof request.logprobs !== 'number' ? 'top_logprobs' : 'logprobs', topLogprobs);
+  const wantsLogprobs = request.logprobs === true || typeof request.logprobs === 'number';
+  const text = renderMessages(context, request.messages.map(toMessage), { addGenerationPrompt: true, ...(request.tools ? { tools: request.tools } : {}) });
   const askedTokens = request.max_completion_tokens ?? request.max_tokens;
   checkTextFits(context, 'the rendered conversation', text, askedTokens ?? 1);
   const promptIds = context.tokenizer.encode(text);
@@ -151,11 +170,12 @@ const chatCompletions: Route = async (context, body, signal) => {
   const maxTokens = askedTokens ?? Math.max(1, context.maxModelLen - promptIds.length);
   const generation = await run(context, promptIds, { maxTokens, seed: request.seed, temperature: request.temperature, topP: request.top_p, topK: request.top_k, stop: asList(request.stop), stopTokenIds: request.stop_token_ids ?? [], includeStop: request.include_stop_str_in_output ?? false, skipSpecial: request.skip_special_tokens ?? true }, signal);
   const promptOnChoice = context.flavor === 'sglang' && request.return_prompt_token_ids;
+  const reply = assistantReply(generation, context.toolCallParser, (request.tools?.length ?? 0) > 0 && request.tool_choice !== 'none');
   const choice = {
     index: 0,
-    message: { role: 'assistant', content: generation.text },
-    logprobs: request.logprobs ? { content: generation.tokenIds.map((id, j) => ({ token: tokenLabel(context, id, request.return_tokens_as_token_ids), logprob: generation.logprobs[j], bytes: null, top_logprobs: [] })) } : null,
-    finish_reason: generation.finish,
+    message: reply.message,
+    logprobs: wantsLogprobs ? { content: generation.tokenIds.map((id, j) => ({ token: tokenLabel(context, id, request.return_tokens_as_token_ids), logprob: generation.logprobs[j], bytes: null, top_logprobs: [] })) } : null,
+    finish_reason: reply.finish_reason,
     ...(context.flavor === 'sglang' ? { matched_stop: generation.stopReason } : { stop_reason: generation.stopReason }),
     ...(request.return_token_ids ? { token_ids: generation.tokenIds } : {}),
     ...(promptOnChoice ? { prompt_token_ids: promptIds } : {}),
@@ -190,7 +210,7 @@ const sglangGenerate: Route = async (context, body, signal) => {
 
 const tokenize: Route = (context, body) => {
   const request = parseBody(TokenizeRequest, body);
-  const text = 'prompt' in request ? request.prompt : renderMessages(context, request.messages, { addGenerationPrompt: request.add_generation_prompt, ...(request.tools ? { tools: request.tools } : {}) });
+  const text = 'prompt' in request ? request.prompt : renderMessages(context, request.messages.map(toMessage), { addGenerationPrompt: request.add_generation_prompt, ...(request.tools ? { tools: request.tools } : {}) });
   checkTextFits(context, 'prompt' in request ? 'the prompt' : 'the rendered conversation', text, 0);
   const tokens = context.tokenizer.encode(text);
   // As vLLM: tokenizing what the model could not read is refused, naming the limit.
