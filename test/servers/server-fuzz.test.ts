@@ -192,7 +192,7 @@ describe('the inference server under malformed and hostile requests', () => {
       ['/v1/completions', { prompt: 'hi', top_k: 2.5 }, /top_k/],
       ['/v1/completions', { prompt: 'hi', temperature: -1 }, /temperature/],
       ['/v1/completions', { prompt: 'hi', max_tokens: 0 }, /max_tokens/],
-      ['/v1/completions', { prompt: 'hi', n: 3 }, /\bn\b/],
+      ['/v1/completions', { prompt: 'hi', n: 0 }, /\bn\b/],
       ['/v1/completions', { prompt: 'hi', seed: 0.5 }, /seed/],
       ['/v1/chat/completions', { messages: [{ role: 'user', content: 'hi' }], top_p: -1 }, /top_p/],
       ['/generate', { input_ids: [1], sampling_params: { top_k: -5 } }, /top_k/],

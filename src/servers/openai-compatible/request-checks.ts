@@ -8,8 +8,12 @@ import type { RouteContext } from './routes.js';
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
-  const first = parsed.error.issues[0]?.path.join('.');
-  throw new RequestRejectedError(400, parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`).join('; '), { param: first || undefined });
+  const [first] = parsed.error.issues;
+  // Unknown fields are refused rather than ignored: a field the server does not read is a request it would not honour.
+  if (first?.code === 'unrecognized_keys') {
+    throw new RequestRejectedError(400, `unknown field${first.keys.length > 1 ? 's' : ''} ${first.keys.join(', ')}: this server does not read ${first.keys.length > 1 ? 'them' : 'it'}, so it cannot honour ${first.keys.length > 1 ? 'them' : 'it'}`, { param: [...first.path, first.keys[0]].join('.'), code: 'unknown_parameter' });
+  }
+  throw new RequestRejectedError(400, parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`).join('; '), { param: first?.path.join('.') || undefined });
 }
 
 /** Ids outside the vocabulary would read past the model's embedding table: garbage, or NaN. */

@@ -6,10 +6,13 @@ import type { Tokenizer } from '../../tokens/tokenizer.js';
 import type { Generation, Generator } from './generator.js';
 import { RequestRejectedError } from '../http/request-rejected-error.js';
 import { checkContext, checkNotEmpty, checkTextFits, checkTokenIds, parseBody, renderMessages } from './request-checks.js';
+import { renderChatPrompt } from './render-chat-prompt.js';
 import { responseId, unixSeconds } from './response-id.js';
 import { checkModel, modelCard, type ServedModel } from './served-model.js';
 import { ChatRequestMessage, toMessage } from './chat-request-message.js';
 import { assistantReply } from './assistant-reply.js';
+import { RefusedParameters, refuseUnsupported } from './unsupported-parameters.js';
+import { mixSeed } from '../../util/seeded-random.js';
 
 export interface RouteContext extends ServedModel {
   tokenizer: Tokenizer;
@@ -41,7 +44,8 @@ const Sampling = {
   temperature: Temperature.optional(),
   top_p: TopP.optional(),
   top_k: TopK.optional(),
-  n: z.number().int().min(1).max(1, 'this server returns one choice per request: send n = 1 or leave it out').optional(),
+  /** Each choice is sampled on its own, with a seed derived from `seed` (see `choiceSeed`); 128 bounds the work one request can ask for. */
+  n: z.number().int().min(1).max(128).default(1),
   stop: z.union([z.string(), z.array(z.string())]).optional(),
   stop_token_ids: TokenIds.optional(),
   include_stop_str_in_output: z.boolean().optional(),
@@ -50,9 +54,28 @@ const Sampling = {
   return_tokens_as_token_ids: z.boolean().optional(),
 };
 
-const CompletionRequest = z.object({ model: z.string().optional(), prompt: z.union([TokenIds, z.string()]), max_tokens: z.number().int().positive().default(16), logprobs: z.number().int().nonnegative().nullable().optional(), add_special_tokens: z.boolean().optional(), ...Sampling });
-const ChatRequest = z.object({
+/** Read strictly: an unknown field is a 400 naming it (see `parseBody`). `user` is accepted: it labels the caller and asks nothing of the model. */
+const CompletionRequest = z.strictObject({
   model: z.string().optional(),
+  prompt: z.union([TokenIds, z.string()]),
+  max_tokens: z.number().int().positive().default(16),
+  logprobs: z.number().int().nonnegative().nullable().optional(),
+  add_special_tokens: z.boolean().optional(),
+  /** Prepend the prompt's text to the completion's. */
+  echo: z.boolean().optional(),
+  user: z.string().optional(),
+  ...Sampling,
+  ...RefusedParameters,
+});
+const ChatRequest = z.strictObject({
+  model: z.string().optional(),
+  user: z.string().optional(),
+  /** SGLang's name for `include_stop_str_in_output`. */
+  no_stop_trim: z.boolean().optional(),
+  add_generation_prompt: z.boolean().optional(),
+  /** Render the last message open, for the model to go on writing it (vLLM's `continue_final_message`). */
+  continue_final_message: z.boolean().optional(),
+  ...RefusedParameters,
   messages: z.array(ChatRequestMessage),
   tools: z.array(ChatTool).optional(),
   /** 'required' and a named function are refused: nothing here can make the model call a tool. */
@@ -122,6 +145,21 @@ function run(context: RouteContext, promptIds: number[], options: RunOptions, si
   );
 }
 
+/**
+ * The seed of choice `index` of `n`: the first keeps the request's seed (so n = 1 is unchanged), the
+ * others get seeds derived from it, so a seeded request is reproducible and its choices differ.
+ */
+const choiceSeed = (seed: number | undefined, index: number) => (seed === undefined || index === 0 ? seed : mixSeed(seed, index));
+
+/** `n` choices, sampled one after another (the generator is one model: running them at once would not be faster). */
+async function runChoices(context: RouteContext, promptIds: number[], options: RunOptions, n: number, signal: AbortSignal): Promise<Generation[]> {
+  const generations: Generation[] = [];
+  for (let index = 0; index < n; index++) generations.push(await run(context, promptIds, { ...options, seed: choiceSeed(options.seed, index) }, signal));
+  return generations;
+}
+
+const completionTokens = (generations: readonly Generation[]) => generations.reduce((sum, generation) => sum + generation.tokenIds.length, 0);
+
 /** The generator knows only the sampled token's logprob: alternatives asked for would be an empty list passed off as an answer. */
 function checkNoTopLogprobs(param: string, count: number): void {
   if (count === 0) return;
@@ -134,14 +172,19 @@ const tokenLabel = (context: RouteContext, id: number, asIds: boolean | undefine
 const completions: Route = async (context, body, signal) => {
   const request = parseBody(CompletionRequest, body);
   checkModel(context, request.model);
+  refuseUnsupported(request);
   checkNoTopLogprobs('logprobs', request.logprobs ?? 0);
+  if (request.echo && request.logprobs !== undefined && request.logprobs !== null) {
+    throw new RequestRejectedError(400, "echo with logprobs would need the prompt's logprobs, which this server does not score", { param: 'echo', code: 'unsupported_parameter' });
+  }
   if (typeof request.prompt === 'string') checkTextFits(context, 'the prompt', request.prompt, request.max_tokens);
   else checkTokenIds(context, 'prompt', request.prompt);
   const promptIds = typeof request.prompt === 'string' ? context.tokenizer.encode(request.prompt) : request.prompt;
-  const generation = await run(context, promptIds, { maxTokens: request.max_tokens, seed: request.seed, temperature: request.temperature, topP: request.top_p, topK: request.top_k, stop: asList(request.stop), stopTokenIds: request.stop_token_ids ?? [], includeStop: request.include_stop_str_in_output ?? false, skipSpecial: request.skip_special_tokens ?? true }, signal);
-  const choice = {
-    index: 0,
-    text: generation.text,
+  const generations = await runChoices(context, promptIds, runOptions(request, request.max_tokens, request.include_stop_str_in_output), request.n, signal);
+  const echoed = request.echo ? (typeof request.prompt === 'string' ? request.prompt : context.tokenizer.decode(promptIds)) : '';
+  const choices = generations.map((generation, index) => ({
+    index,
+    text: echoed + generation.text,
     ...(request.return_token_ids ? { token_ids: generation.tokenIds, prompt_token_ids: promptIds } : {}),
     logprobs: request.logprobs === undefined || request.logprobs === null ? null : {
       tokens: generation.tokenIds.map((id) => tokenLabel(context, id, request.return_tokens_as_token_ids)),
@@ -151,39 +194,48 @@ const completions: Route = async (context, body, signal) => {
     },
     finish_reason: generation.finish,
     stop_reason: generation.stopReason,
-  };
-  return { status: 200, body: { id: responseId('cmpl'), object: 'text_completion', created: unixSeconds(), model: context.model, choices: [choice], usage: usage(promptIds.length, generation.tokenIds.length) } };
+  }));
+  return { status: 200, body: { id: responseId('cmpl'), object: 'text_completion', created: unixSeconds(), model: context.model, choices, usage: usage(promptIds.length, completionTokens(generations)) } };
 };
+
+/** The sampling options a completions or chat request asks for. */
+function runOptions(request: z.infer<typeof CompletionRequest> | z.infer<typeof ChatRequest>, maxTokens: number, includeStop: boolean | undefined): RunOptions {
+  return { maxTokens, seed: request.seed, temperature: request.temperature, topP: request.top_p, topK: request.top_k, stop: asList(request.stop), stopTokenIds: request.stop_token_ids ?? [], includeStop: includeStop ?? false, skipSpecial: request.skip_special_tokens ?? true };
+}
 
 const chatCompletions: Route = async (context, body, signal) => {
   const request = parseBody(ChatRequest, body);
   checkModel(context, request.model);
+  refuseUnsupported(request);
   if (request.tool_choice === 'required') throw new RequestRejectedError(400, "tool_choice 'required' cannot be enforced by this server: send 'auto' or 'none'", { param: 'tool_choice', code: 'unsupported_parameter' });
   const topLogprobs = request.top_logprobs ?? (typeof request.logprobs === 'number' ? request.logprobs : 0);
   checkNoTopLogprobs(typeof request.top_logprobs === 'number' || typeof request.logprobs !== 'number' ? 'top_logprobs' : 'logprobs', topLogprobs);
   const wantsLogprobs = request.logprobs === true || typeof request.logprobs === 'number';
-  const text = renderMessages(context, request.messages.map(toMessage), { addGenerationPrompt: true, ...(request.tools ? { tools: request.tools } : {}) });
+  const text = renderChatPrompt(context, request.messages.map(toMessage), request.tools, { addGenerationPrompt: request.add_generation_prompt, continueFinalMessage: request.continue_final_message });
   const askedTokens = request.max_completion_tokens ?? request.max_tokens;
   checkTextFits(context, 'the rendered conversation', text, askedTokens ?? 1);
   const promptIds = context.tokenizer.encode(text);
   // Unasked, the completion gets the rest of the context, and at least one token: a prompt that fills it is refused.
   const maxTokens = askedTokens ?? Math.max(1, context.maxModelLen - promptIds.length);
-  const generation = await run(context, promptIds, { maxTokens, seed: request.seed, temperature: request.temperature, topP: request.top_p, topK: request.top_k, stop: asList(request.stop), stopTokenIds: request.stop_token_ids ?? [], includeStop: request.include_stop_str_in_output ?? false, skipSpecial: request.skip_special_tokens ?? true }, signal);
+  const generations = await runChoices(context, promptIds, runOptions(request, maxTokens, request.include_stop_str_in_output ?? request.no_stop_trim), request.n, signal);
   const promptOnChoice = context.flavor === 'sglang' && request.return_prompt_token_ids;
-  const reply = assistantReply(generation, context.toolCallParser, (request.tools?.length ?? 0) > 0 && request.tool_choice !== 'none');
-  const choice = {
-    index: 0,
-    message: reply.message,
-    logprobs: wantsLogprobs ? { content: generation.tokenIds.map((id, j) => ({ token: tokenLabel(context, id, request.return_tokens_as_token_ids), logprob: generation.logprobs[j], bytes: null, top_logprobs: [] })) } : null,
-    finish_reason: reply.finish_reason,
-    ...(context.flavor === 'sglang' ? { matched_stop: generation.stopReason } : { stop_reason: generation.stopReason }),
-    ...(request.return_token_ids ? { token_ids: generation.tokenIds } : {}),
-    ...(promptOnChoice ? { prompt_token_ids: promptIds } : {}),
-  };
+  const parseTools = (request.tools?.length ?? 0) > 0 && request.tool_choice !== 'none';
+  const choices = generations.map((generation, index) => {
+    const reply = assistantReply(generation, context.toolCallParser, parseTools);
+    return {
+      index,
+      message: reply.message,
+      logprobs: wantsLogprobs ? { content: generation.tokenIds.map((id, j) => ({ token: tokenLabel(context, id, request.return_tokens_as_token_ids), logprob: generation.logprobs[j], bytes: null, top_logprobs: [] })) } : null,
+      finish_reason: reply.finish_reason,
+      ...(context.flavor === 'sglang' ? { matched_stop: generation.stopReason } : { stop_reason: generation.stopReason }),
+      ...(request.return_token_ids ? { token_ids: generation.tokenIds } : {}),
+      ...(promptOnChoice ? { prompt_token_ids: promptIds } : {}),
+    };
+  });
   const promptAtTop = context.flavor === 'vllm' && request.return_token_ids;
   return {
     status: 200,
-    body: { id: responseId('chatcmpl'), object: 'chat.completion', created: unixSeconds(), model: context.model, choices: [choice], ...(promptAtTop ? { prompt_token_ids: promptIds } : {}), usage: usage(promptIds.length, generation.tokenIds.length) },
+    body: { id: responseId('chatcmpl'), object: 'chat.completion', created: unixSeconds(), model: context.model, choices, ...(promptAtTop ? { prompt_token_ids: promptIds } : {}), usage: usage(promptIds.length, completionTokens(generations)) },
   };
 };
 
