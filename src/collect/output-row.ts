@@ -6,6 +6,7 @@ import type { Message } from '../core/message.js';
 import type { TerminationKind } from '../core/termination.js';
 import { messagesToResponsesItems } from '../core/responses-items.js';
 import type { RolloutOutcome } from './sink.js';
+import { withTrainingTokens } from './training-tokens.js';
 
 export interface EpisodeOutcomeOptions {
   /**
@@ -18,7 +19,7 @@ export interface EpisodeOutcomeOptions {
 
 /**
  * A finished episode as a NeMo Gym row: the materialized input, a Responses-style `response` (output
- * items and usage), `reward`, `terminated`/`truncated`, the stamped keys, and gymnast's exact record
+ * items, each model call's tokens on its last item in NeMo Gym's training shape, and usage), `reward`, `terminated`/`truncated`, the stamped keys, and gymnast's exact record
  * (`messages` with token ids and logprobs, `termination`, `turns`). A failure has no reward and goes
  * to the sidecar with its class and error.
  */
@@ -34,7 +35,7 @@ export function episodeOutcome(row: MaterializedRow, record: EpisodeRecord, open
     schema_version: ROW_SCHEMA_VERSION,
     duration_ms: record.timing.duration_ms,
     response: {
-      output: responseOutput(record.messages, prompted),
+      output: withTrainingTokens(responseOutput(record.messages, prompted), record.messages, prompted),
       // NeMo Gym's rows carry OpenAI's ResponseUsage whole, its `*_details` included (as /verify is sent it).
       usage: { input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: outputTokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + outputTokens },
     },

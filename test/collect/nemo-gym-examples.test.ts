@@ -463,7 +463,8 @@ describe('gymnast collect on each NeMo Gym example: its example.jsonl end to end
         for (const row of ours) assert.deepEqual(Object.keys(row.response).sort(), ['output', 'usage']);
         const kinds = (rows: Row[]) => new Set(rows.flatMap((row) => (row.response.output as Row[]).map(itemKind)));
         assert.deepEqual([...kinds(ours)].sort(), [...kinds(theirs)].sort());
-        const itemShapes = (rows: Row[]) => new Map(rows.flatMap((row) => (row.response.output as Row[]).map((item) => [itemKind(item), shapeOf(withoutNulls(item))])));
+        // NeMo Gym's examples were collected without token ids; gymnast's model items are its `…ForTraining` variants, those plus three fields.
+        const itemShapes = (rows: Row[]) => new Map(rows.flatMap((row) => (row.response.output as Row[]).map((item) => [itemKind(item), shapeOf(withoutNulls(withoutTrainingTokens(item)))])));
         for (const [kind, shape] of itemShapes(theirs)) assert.deepEqual(itemShapes(ours).get(kind), shape, `output item ${kind}`);
         for (const row of ours) assert.deepEqual(shapeOf(row.response.usage), shapeOf(theirs[0]!.response.usage), 'usage');
 
@@ -481,6 +482,12 @@ describe('gymnast collect on each NeMo Gym example: its example.jsonl end to end
     }
   });
 });
+
+/** An output item without NeMo Gym's training fields. */
+function withoutTrainingTokens(item: Row): Row {
+  const { prompt_token_ids: _prompt, generation_token_ids: _generation, generation_log_probs: _logprobs, ...rest } = item;
+  return rest;
+}
 
 /** A value without its null fields, at any depth (NeMo Gym's items carry OpenAI's unset fields as null; gymnast leaves them out). */
 function withoutNulls(value: unknown): unknown {
