@@ -22,11 +22,11 @@ export function checkTokenIds(context: RouteContext, field: string, ids: readonl
   const bad = ids.findIndex((id) => id < 0 || (vocabSize !== undefined && id >= vocabSize));
   if (bad < 0) return;
   const range = vocabSize === undefined ? 'not negative' : `from 0 to ${vocabSize - 1}`;
-  throw new RequestRejectedError(400, `${field}[${bad}] is ${ids[bad]}: token ids must be ${range}`);
+  throw new RequestRejectedError(400, `${field}[${bad}] is ${ids[bad]}: token ids must be ${range}`, { param: field });
 }
 
 export function checkNotEmpty(ids: readonly number[]): void {
-  if (ids.length === 0) throw new RequestRejectedError(400, 'prompt is empty');
+  if (ids.length === 0) throw new RequestRejectedError(400, 'prompt is empty', { param: 'prompt' });
 }
 
 /**

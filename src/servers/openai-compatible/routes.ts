@@ -57,7 +57,8 @@ const Sampling = {
 /** Read strictly: an unknown field is a 400 naming it (see `parseBody`). `user` is accepted: it labels the caller and asks nothing of the model. */
 const CompletionRequest = z.strictObject({
   model: z.string().optional(),
-  prompt: z.union([TokenIds, z.string()]),
+  /** One prompt (text or token ids) or a batch of them: each gets its own `n` choices. */
+  prompt: z.union([z.string(), TokenIds, z.array(z.string()), z.array(TokenIds)]),
   max_tokens: z.number().int().positive().default(16),
   logprobs: z.number().int().nonnegative().nullable().optional(),
   add_special_tokens: z.boolean().optional(),
@@ -177,26 +178,44 @@ const completions: Route = async (context, body, signal) => {
   if (request.echo && request.logprobs !== undefined && request.logprobs !== null) {
     throw new RequestRejectedError(400, "echo with logprobs would need the prompt's logprobs, which this server does not score", { param: 'echo', code: 'unsupported_parameter' });
   }
-  if (typeof request.prompt === 'string') checkTextFits(context, 'the prompt', request.prompt, request.max_tokens);
-  else checkTokenIds(context, 'prompt', request.prompt);
-  const promptIds = typeof request.prompt === 'string' ? context.tokenizer.encode(request.prompt) : request.prompt;
-  const generations = await runChoices(context, promptIds, runOptions(request, request.max_tokens, request.include_stop_str_in_output), request.n, signal);
-  const echoed = request.echo ? (typeof request.prompt === 'string' ? request.prompt : context.tokenizer.decode(promptIds)) : '';
-  const choices = generations.map((generation, index) => ({
-    index,
-    text: echoed + generation.text,
-    ...(request.return_token_ids ? { token_ids: generation.tokenIds, prompt_token_ids: promptIds } : {}),
-    logprobs: request.logprobs === undefined || request.logprobs === null ? null : {
-      tokens: generation.tokenIds.map((id) => tokenLabel(context, id, request.return_tokens_as_token_ids)),
-      token_logprobs: generation.logprobs,
-      top_logprobs: null,
-      text_offset: [],
-    },
-    finish_reason: generation.finish,
-    stop_reason: generation.stopReason,
-  }));
-  return { status: 200, body: { id: responseId('cmpl'), object: 'text_completion', created: unixSeconds(), model: context.model, choices, usage: usage(promptIds.length, completionTokens(generations)) } };
+  const prompts = batchOf(request.prompt);
+  const batched = prompts === (request.prompt as unknown);
+  const promptIds = prompts.map((prompt, i) => {
+    const field = batched ? `prompt[${i}]` : 'prompt';
+    if (typeof prompt === 'string') checkTextFits(context, `the ${field}`, prompt, request.max_tokens);
+    else checkTokenIds(context, field, prompt);
+    return typeof prompt === 'string' ? context.tokenizer.encode(prompt) : prompt;
+  });
+  const options = runOptions(request, request.max_tokens, request.include_stop_str_in_output);
+  // As vLLM orders them: the n choices of the first prompt, then those of the next.
+  const perPrompt: Generation[][] = [];
+  for (const ids of promptIds) perPrompt.push(await runChoices(context, ids, options, request.n, signal));
+  const generated = perPrompt.flat();
+  const choices = perPrompt.flatMap((generations, p) => {
+    const echoed = !request.echo ? '' : typeof prompts[p] === 'string' ? prompts[p] : context.tokenizer.decode(promptIds[p]!);
+    return generations.map((generation, j) => ({
+      index: p * request.n + j,
+      text: echoed + generation.text,
+      ...(request.return_token_ids ? { token_ids: generation.tokenIds, prompt_token_ids: promptIds[p] } : {}),
+      logprobs: request.logprobs === undefined || request.logprobs === null ? null : {
+        tokens: generation.tokenIds.map((id) => tokenLabel(context, id, request.return_tokens_as_token_ids)),
+        token_logprobs: generation.logprobs,
+        top_logprobs: null,
+        text_offset: [],
+      },
+      finish_reason: generation.finish,
+      stop_reason: generation.stopReason,
+    }));
+  });
+  const promptTokens = promptIds.reduce((sum, ids) => sum + ids.length, 0);
+  return { status: 200, body: { id: responseId('cmpl'), object: 'text_completion', created: unixSeconds(), model: context.model, choices, usage: usage(promptTokens, completionTokens(generated)) } };
 };
+
+/** A completions prompt as a list: one text or id list (an empty list too) is a batch of one, a new array; a batch is returned as sent. */
+function batchOf(prompt: string | number[] | string[] | number[][]): (string | number[])[] {
+  if (typeof prompt === 'string' || prompt.length === 0 || typeof prompt[0] === 'number') return [prompt as string | number[]];
+  return prompt as (string | number[])[];
+}
 
 /** The sampling options a completions or chat request asks for. */
 function runOptions(request: z.infer<typeof CompletionRequest> | z.infer<typeof ChatRequest>, maxTokens: number, includeStop: boolean | undefined): RunOptions {
