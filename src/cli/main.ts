@@ -6,6 +6,7 @@ import { LineTooLongError } from '../util/json-lines.js';
 import { aggregateCommand } from './aggregate-command.js';
 import { collectCommand } from './collect-command.js';
 import { environmentsCommand } from './environments-command.js';
+import { exportCommand } from './export-command.js';
 import { healthCommand } from './health-command.js';
 import { packageVersion } from './package-version.js';
 import { profileCommand } from './profile-command.js';
@@ -22,6 +23,7 @@ export function createProgram(): Command {
     .addCommand(collectCommand())
     .addCommand(aggregateCommand())
     .addCommand(profileCommand())
+    .addCommand(exportCommand())
     .addCommand(healthCommand())
     .addCommand(environmentsCommand())
     .addCommand(renderCommand())

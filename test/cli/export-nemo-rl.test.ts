@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { collect } from '../../src/collect/collect-run.js';
+import { countZeroTurnRows } from '../../src/collect/zero-turn-rows.js';
+import { SamplingParams } from '../../src/core/index.js';
+import { ScriptedPolicy } from '../../src/testing/index.js';
+import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
+import { gymnast } from '../support/run-cli.js';
+
+interface Exported {
+  _ng_task_index: number;
+  message_log: { role: string; token_ids: number[]; generation_logprobs: number[]; token_loss_mask: number[] }[];
+  length: number;
+  loss_multiplier: number;
+  total_reward: number;
+  zero_turn?: boolean;
+}
+type Row = { messages: { role: string; token_ids: number[]; generation_logprobs?: number[] }[]; reward: number } & Record<string, unknown>;
+
+const readJsonl = <T>(path: string) => readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as T);
+
+/** Two arithmetic tasks answered right, and a third whose prompt alone is longer than max_seq_len (a zero-turn row). */
+async function run(): Promise<{ dir: string; rollouts: string }> {
+  const tokenizer = new CharTokenizer();
+  const dir = mkdtempSync(join(tmpdir(), 'gymnast-export-'));
+  const input = join(dir, 'in.jsonl');
+  const task = (problem: string, answer: number, padding = '') => JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: `what is ${problem}?${padding}` }] }, agent_ref: { name: 'arithmetic' }, problem, answer });
+  writeFileSync(input, `${[task('1+2', 3), task('4+5', 9), task('2+2', 4, ' '.repeat(200))].join('\n')}\n`);
+  const rollouts = join(dir, 'rollouts.jsonl');
+  const policy = new ScriptedPolicy({ tokenizer, script: (request) => ({ text: String(eval(/(\d+\+\d+)/.exec(request.messages[0]!.content)![1]!)) }) });
+  await collect({ input, output: rollouts, concurrency: 1, policy, renderer: new TemplateRenderer(tokenizer, new PlainChatTemplate()), maxSeqLen: 128, maxTurns: 2, sampling: SamplingParams.parse({ max_tokens: 16, seed: 1 }) });
+  return { dir, rollouts };
+}
+
+describe('gymnast export --format nemo-rl', () => {
+  it("writes NeMo RL's message_log per rollout: the messages' token ids, generation logprobs, a loss mask on generated tokens only, and the reward", async () => {
+    const { dir, rollouts } = await run();
+    const out = join(dir, 'train.jsonl');
+    const cli = await gymnast('export', '--format', 'nemo-rl', '-i', rollouts, '-o', out);
+    assert.equal(cli.code, 0, cli.stderr);
+    assert.match(cli.stdout, /wrote 3 rollouts to .*train\.jsonl, 1 masked \(loss_multiplier 0: 1 zero-turn/);
+    const rows = readJsonl<Row>(rollouts);
+    const exported = readJsonl<Exported>(out);
+    exported.forEach((record, i) => {
+      const row = rows[i]!;
+      assert.deepEqual(record.message_log.map((message) => message.token_ids), row.messages.map((message) => message.token_ids));
+      assert.equal(record.total_reward, row.reward);
+      assert.equal(record.length, row.messages.reduce((total, message) => total + message.token_ids.length, 0));
+      for (const [j, message] of record.message_log.entries()) {
+        const generated = row.messages[j]!.generation_logprobs;
+        assert.equal(message.generation_logprobs.length, message.token_ids.length, 'one logprob per token, 0 where not generated');
+        assert.deepEqual(message.token_loss_mask, message.token_ids.map(() => (generated ? 1 : 0)));
+        if (generated) assert.deepEqual(message.generation_logprobs, generated);
+      }
+    });
+    const trained = exported.filter((record) => !record.zero_turn);
+    assert.equal(trained.length, 2);
+    assert.ok(trained.every((record) => record.loss_multiplier === 1));
+  });
+
+  it('keeps a zero-turn row (the prompt alone filled the sequence) marked and masked, and collect can count them', async () => {
+    const { dir, rollouts } = await run();
+    const out = join(dir, 'train.jsonl');
+    await gymnast('export', '--format', 'nemo-rl', '-i', rollouts, '-o', out);
+    const [zeroTurn] = readJsonl<Exported>(out).filter((record) => record.zero_turn);
+    assert.equal(zeroTurn!.loss_multiplier, 0);
+    assert.ok(zeroTurn!.message_log.every((message) => message.token_loss_mask.every((mask) => mask === 0)));
+    assert.equal(await countZeroTurnRows(rollouts), 1);
+  });
+
+  it("builds the log from response.output's training fields when a row has no messages (agent servers), as NeMo RL's Gym postprocessing does", async () => {
+    const { dir, rollouts } = await run();
+    const [row] = readJsonl<Row>(rollouts);
+    const { messages, turns: _turns, num_turns: _numTurns, ...agentServerRow } = row!;
+    const input = join(dir, 'agent-server.jsonl');
+    writeFileSync(input, `${JSON.stringify(agentServerRow)}\n`);
+    const out = join(dir, 'train.jsonl');
+    const cli = await gymnast('export', '--format', 'nemo-rl', '-i', input, '-o', out);
+    assert.equal(cli.code, 0, cli.stderr);
+    const [record] = readJsonl<Exported>(out);
+    const lastGeneration = messages.findLastIndex((message) => message.role === 'assistant');
+    assert.deepEqual(record!.message_log.flatMap((message) => message.token_ids), messages.slice(0, lastGeneration + 1).flatMap((message) => message.token_ids));
+    assert.deepEqual(record!.message_log.map((message) => message.role), ['user', 'assistant']);
+  });
+
+  it('refuses a row with nothing to train on (no token ids anywhere), naming file and line', async () => {
+    const rollouts = new URL('../fixtures/nemo-gym/example_single_tool_call/example_rollouts.jsonl', import.meta.url).pathname;
+    const out = join(mkdtempSync(join(tmpdir(), 'gymnast-export-')), 'train.jsonl');
+    const cli = await gymnast('export', '--format', 'nemo-rl', '-i', rollouts, '-o', out);
+    assert.notEqual(cli.code, 0);
+    assert.match(cli.stderr, new RegExp(`${rollouts}:1: nothing to train on`));
+  });
+});
