@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { GymnastError } from '../core/errors/gymnast-error.js';
 import { hasKind } from '../core/errors/has-kind.js';
+import { PolicyError } from '../core/errors/policy-error.js';
+import { RequestTimeoutError } from '../core/errors/request-timeout-error.js';
 import { toFailureClass, type FailureClass } from '../core/failure-class.js';
 import { recordError, type RecordedError } from '../core/recorded-error.js';
 import { ResultRowHead } from '../core/row-reader.js';
@@ -16,7 +18,7 @@ export interface NemoGymAgentOptions {
   name: string;
   /** The agent server's base URL(s); `/run` is posted there. */
   urls: readonly string[];
-  /** Deadline of one `/run` (a whole rollout on the agent's side). */
+  /** Deadline of a whole rollout: its `/run` attempts, their retries and backoff together. A `/run` that times out is not re-sent. */
   timeoutMs?: number;
   maxAttempts?: number;
   client?: JsonClient;
@@ -46,8 +48,8 @@ const stampsOf = (row: MaterializedRow) => ({
 
 /**
  * A NeMo Gym agent server (`POST /run` with the materialized row, NeMo Gym's shapes), so gymnast can
- * drive existing deployments. Transport errors, timeouts, 429 and 5xx are retried through the router;
- * what still fails is a typed failure row (transport, timeout, agent-error), never a reward of 0.
+ * drive existing deployments. Transport errors, 429 and 5xx are retried through the router within the
+ * rollout's deadline; a timed-out `/run` is not (the agent may still be running it). What still fails is a typed failure row (transport, timeout, agent-error), never a reward of 0.
  */
 export function nemoGymAgent(options: NemoGymAgentOptions): Agent & { close(): Promise<void> } {
   const client = options.client ?? new JsonClient();
@@ -64,11 +66,24 @@ export function nemoGymAgent(options: NemoGymAgentOptions): Agent & { close(): P
     async run(row, { control: { signal } }): Promise<RolloutOutcome> {
       const started = performance.now();
       const elapsed = () => performance.now() - started;
+      // The timeout bounds the whole rollout, retries and their backoff included: each attempt gets what is left.
+      const timeoutMs = options.timeoutMs ?? 600_000;
+      const deadline = AbortSignal.timeout(timeoutMs);
+      let timedOut: RequestTimeoutError | undefined;
       try {
         const result = await router.call(
           `${row._ng_task_index}:${row._ng_rollout_index}`,
-          (replica) => client.request({ method: 'POST', baseUrl: replica.url, path: '/run', body: row, schema: RunResult, timeoutMs: options.timeoutMs ?? 600_000, signal }),
-          signal,
+          async (replica) => {
+            try {
+              return await client.request({ method: 'POST', baseUrl: replica.url, path: '/run', body: row, schema: RunResult, timeoutMs: Math.max(1, timeoutMs - elapsed()), signal: AbortSignal.any([signal, deadline]) });
+            } catch (error) {
+              if (!hasKind(error, 'timeout')) throw error;
+              // A /run that timed out may still be running on the agent (tools called, a judge paid for): never re-sent blindly.
+              timedOut = error;
+              throw new PolicyError(`${error.message}; not re-sent, as the agent server may still be running it`, { cause: error });
+            }
+          },
+          AbortSignal.any([signal, deadline]),
         );
         const { reward, _ng_failure_class: reported, _ng_no_persist: unpersisted, ...rest } = result;
         const common = { ...row, ...rest, ...stampsOf(row), schema_version: ROW_SCHEMA_VERSION, duration_ms: elapsed() };
@@ -81,6 +96,9 @@ export function nemoGymAgent(options: NemoGymAgentOptions): Agent & { close(): P
         const issue = checked.error.issues[0]!;
         return failure(row, 'agent-error', { kind: 'agent-reported', name: 'InvalidAgentResult', message: `the agent server's ${issue.path.join('.')} does not fit a result row: ${issue.message}` }, elapsed());
       } catch (error) {
+        if (!signal.aborted && (timedOut !== undefined || deadline.aborted)) {
+          return failure(row, 'timeout', recordError(timedOut ?? new RequestTimeoutError(`${options.urls[0]}/run`, timeoutMs)), elapsed());
+        }
         if (!GymnastError.isInstance(error) && !signal.aborted) throw error;
         const failureClass: FailureClass = signal.aborted ? 'aborted' : hasKind(error, 'transport', 'timeout') ? error.kind : 'agent-error';
         return failure(row, failureClass, recordError(signal.aborted ? signal.reason : error), elapsed());

@@ -20,6 +20,8 @@ const server: Server = createServer(async (request, response) => {
   calls.push(row);
   const send = (status: number, body: unknown) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   if (row.behaviour === 'crash') return send(500, { error: 'agent exploded' });
+  if (row.behaviour === 'slow') return setTimeout(() => send(200, { response: { output: [] }, reward: 1 }), 1_500);
+  if (row.behaviour === 'busy') return setTimeout(() => send(503, { error: 'busy' }), 100);
   if (row.behaviour === 'no-reward') return send(200, { response: { output: [] } });
   if (row.behaviour === 'no-persist') return send(200, { response: { output: [] }, reward: 0, _ng_no_persist: true });
   if (row.behaviour === 'bad-field') return send(200, { response: { output: [] }, reward: 1, extracted_answer: 42 });
@@ -68,5 +70,31 @@ describe('NeMo Gym agent servers', () => {
     assert.ok(failures.every((row) => !('reward' in row)));
     assert.equal(calls.filter((row) => row.behaviour === 'crash').length, 2, '5xx retried up to max attempts');
     assert.equal((calls[0]!._ng_rollout_index as number) >= 0, true, 'the agent receives the materialized row');
+  });
+
+  describe('--rollout-timeout', () => {
+    const planned = (behaviour: string) => ({ responses_create_params: { input: [] }, agent_ref: { name: 'blackjack' }, _ng_task_index: 0, _ng_rollout_index: 0, behaviour });
+    const runOnce = async (behaviour: string, timeoutMs: number) => {
+      const agent = nemoGymAgent({ name: 'blackjack', urls: [url], maxAttempts: 10, timeoutMs });
+      const started = performance.now();
+      const outcome = await agent.run(planned(behaviour), { control: { signal: new AbortController().signal } } as Parameters<typeof agent.run>[1]);
+      await agent.close();
+      return { outcome, elapsedMs: performance.now() - started };
+    };
+
+    it('bounds the whole rollout, retries and backoff included', async () => {
+      const { outcome, elapsedMs } = await runOnce('busy', 600);
+      assert.equal(outcome.kind, 'failure');
+      assert.equal((outcome.row as { _ng_failure_class: string })._ng_failure_class, 'timeout');
+      assert.ok(elapsedMs < 900, `a 600 ms rollout timeout took ${Math.round(elapsedMs)} ms`);
+    });
+
+    it('never re-sends a /run that timed out: the agent may still be running it', async () => {
+      const before = calls.filter((row) => row.behaviour === 'slow').length;
+      const { outcome, elapsedMs } = await runOnce('slow', 300);
+      assert.equal((outcome.row as { _ng_failure_class: string })._ng_failure_class, 'timeout');
+      assert.equal(calls.filter((row) => row.behaviour === 'slow').length - before, 1, 'sent once');
+      assert.ok(elapsedMs < 600, `took ${Math.round(elapsedMs)} ms`);
+    });
   });
 });
