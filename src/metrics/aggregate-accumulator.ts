@@ -79,6 +79,7 @@ export class AggregateAccumulator {
     if (this.#answerKey) this.#answers.set(position, this.#answerOf(row, this.#answerKey.field));
     const facts = rolloutFactsFromRow(row);
     if (facts) this.#episodes.add(facts);
+    else this.#episodes.addUnrecorded(row.reward, row.reward_components ?? {});
   }
 
   addFailure(keys: Pick<RolloutKeys, '_ng_task_index' | '_ng_rollout_index'>): void {

@@ -55,6 +55,17 @@ export class RolloutMetricsAccumulator {
   #rewards = { sum: 0, max: -Infinity, min: Infinity };
   #totalTurns = 0;
 
+  #unrecorded = 0;
+
+  /**
+   * A success without gymnast's episode record (a NeMo Gym agent server's row): a sample with a reward,
+   * but no turns, tokens or termination to measure.
+   */
+  addUnrecorded(reward: number, components: Readonly<Record<string, number>> = {}): void {
+    this.#unrecorded += 1;
+    this.#addReward(reward, components);
+  }
+
   add(facts: RolloutFacts): void {
     let generated = 0;
     let env = 0;
@@ -74,21 +85,43 @@ export class RolloutMetricsAccumulator {
     this.#tokens.generated += generated;
     this.#tokens.env += env;
     this.#tokens.mostGeneratedPerSample = Math.max(this.#tokens.mostGeneratedPerSample, generated);
-    this.#rewards.sum += facts.reward;
-    this.#rewards.max = Math.max(this.#rewards.max, facts.reward);
-    this.#rewards.min = Math.min(this.#rewards.min, facts.reward);
-    for (const [name, value] of Object.entries(facts.reward_components)) this.#components.set(name, (this.#components.get(name) ?? 0) + value);
+    this.#addReward(facts.reward, facts.reward_components);
   }
 
-  /** The metrics, with `failures` rollouts that ended without a success. */
+  #addReward(reward: number, components: Readonly<Record<string, number>>): void {
+    this.#rewards.sum += reward;
+    this.#rewards.max = Math.max(this.#rewards.max, reward);
+    this.#rewards.min = Math.min(this.#rewards.min, reward);
+    for (const [name, value] of Object.entries(components)) this.#components.set(name, (this.#components.get(name) ?? 0) + value);
+  }
+
+  /**
+   * The metrics, with `failures` rollouts that ended without a success. Samples without an episode
+   * record count in `num_samples` (and `num_samples_without_record`) and in the reward metrics; the
+   * turn, token and termination metrics are over the samples with one, and absent when none has.
+   */
   metrics(failures = 0): Record<string, number> {
-    const samples = this.#turns.length;
-    const counts = { num_samples: samples, num_failures: failures };
+    const samples = this.#turns.length + this.#unrecorded;
+    const counts = { num_samples: samples, num_failures: failures, ...(this.#unrecorded > 0 ? { num_samples_without_record: this.#unrecorded } : {}) };
     if (samples === 0) return counts;
+    return { ...counts, ...this.#episodeMetrics(), ...this.#rewardMetrics(samples) };
+  }
+
+  #rewardMetrics(samples: number): Record<string, number> {
+    return {
+      mean_total_reward: this.#rewards.sum / samples,
+      max_total_reward: this.#rewards.max,
+      min_total_reward: this.#rewards.min,
+      ...Object.fromEntries([...this.#components.keys()].sort().map((name) => [`reward/${name}`, this.#components.get(name)! / samples])),
+    };
+  }
+
+  #episodeMetrics(): Record<string, number> {
+    const samples = this.#turns.length;
+    if (samples === 0) return {};
     const turns = this.#turns.view();
     const longest = this.#longestGeneration.view();
     return {
-      ...counts,
       total_turns: this.#totalTurns,
       avg_turns_per_sample: this.#totalTurns / samples,
       max_turns_per_sample: maxOf(turns),
@@ -104,12 +137,8 @@ export class RolloutMetricsAccumulator {
       'max_gen_tokens_per_turn/max': maxOf(longest),
       'max_gen_tokens_per_turn/mean': sumOf(longest) / samples,
       'max_gen_tokens_per_turn/p95': percentile(longest, 95),
-      mean_total_reward: this.#rewards.sum / samples,
-      max_total_reward: this.#rewards.max,
-      min_total_reward: this.#rewards.min,
       ...(this.#totalTurns > 0 ? { mean_generation_length: this.#tokens.generated / this.#totalTurns } : {}),
       total_generated_tokens: this.#tokens.generated,
-      ...Object.fromEntries([...this.#components.keys()].sort().map((name) => [`reward/${name}`, this.#components.get(name)! / samples])),
     };
   }
 }

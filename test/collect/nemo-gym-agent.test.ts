@@ -60,6 +60,8 @@ describe('NeMo Gym agent servers', () => {
     assert.deepEqual(success!.agent_ref, { name: 'blackjack' });
     assert.equal(success!.schema_version, 2);
     assert.deepEqual([summary.rollouts, summary.failures], [1, 5], 'agent-server successes count like any other');
+    const { rollout_metrics: rolloutMetrics } = summary.aggregate[0]!;
+    assert.deepEqual([rolloutMetrics.num_samples, rolloutMetrics.num_samples_without_record, rolloutMetrics.num_failures, rolloutMetrics.mean_total_reward], [1, 1, 5, 1], 'and in rollout_metrics, without turns to measure');
     assert.ok((success!.duration_ms as number) > 0, 'the real duration of the /run call');
     const failures = read(summary.paths.failures);
     assert.deepEqual(failures.map((row) => [row.behaviour, row._ng_failure_class]).sort(), [['bad-field', 'agent-error'], ['crash', 'agent-error'], ['judge', 'env-error'], ['no-persist', 'aborted'], ['no-reward', 'agent-error']]);

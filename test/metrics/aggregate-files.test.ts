@@ -164,7 +164,7 @@ describe('aggregateFiles', () => {
     assert.ok('majority@2/accuracy' in explicit!.agent_metrics);
   });
 
-  it("computes NeMo RL's rollout metrics from gymnast's records, the sequence counted from the messages' token ids", async () => {
+  it("computes NeMo RL's rollout metrics from gymnast's records, the sequence counted from the messages' token ids; a row without one (a NeMo Gym agent server's) counts as a sample with a reward", async () => {
     const dir = directory();
     const turn = (index: number, generated: number, env: number) => ({ index, prompt_tokens: 0, generated_tokens: generated, env_tokens: env, finish_reason: { unified: 'stop' }, reward: 0, observation_truncated: false, timing: { generation_ms: 1, env_ms: 1 } });
     const record = (kind: string, turns: object[], tokens: number[]) => ({ termination: { kind }, turns, messages: tokens.map((count) => ({ role: 'user', content: '', token_ids: Array.from({ length: count }, () => 1) })) });
@@ -175,12 +175,14 @@ describe('aggregateFiles', () => {
     ]);
     const [aggregate] = await aggregateFiles({ results: [results] });
     const metrics = aggregate!.rollout_metrics;
-    assert.equal(metrics.num_samples, 2);
-    assert.equal(metrics.mean_total_tokens_per_sample, (16 + 20) / 2);
+    assert.equal(metrics.num_samples, 3);
+    assert.equal(metrics.num_samples_without_record, 1);
+    assert.equal(metrics.mean_total_tokens_per_sample, (16 + 20) / 2, 'turns and tokens over the rows with a record');
     assert.equal(metrics.natural_termination_rate, 0.5);
     assert.equal(metrics.max_turns_reached_rate, 0.5);
     assert.equal(metrics.mean_gen_tokens_per_sample, (4 + 8) / 2);
-    assert.equal(metrics['reward/correct'], 0.5);
+    assert.equal(metrics.mean_total_reward, (1 + 0 + 0.5) / 3, 'rewards over every sample');
+    assert.equal(metrics['reward/correct'], 1 / 3);
   });
 
   it("writes NeMo Gym's layout, indented as JSON.stringify would, streaming the groups", async () => {
