@@ -56,8 +56,6 @@ describe('the OpenAI-compatible server honours what its generator can, and names
 
   it('refuses every parameter it cannot honour with a 400 naming it, on chat and completions', async () => {
     const refused: Record<string, unknown>[] = [
-      { stream: true },
-      { stream_options: { include_usage: true } },
       { prompt_logprobs: 1 },
       { response_format: { type: 'json_object' } },
       { presence_penalty: 0.5 },

@@ -10,6 +10,7 @@ import type { Generator } from './generator.js';
 import { findRoute, type RouteContext, type RouteResult } from './routes.js';
 import { openAiErrorBody } from '../http/openai-error-body.js';
 import { unixSeconds } from './response-id.js';
+import { sendEventStream } from '../http/send-event-stream.js';
 
 export interface OpenAiCompatibleServerOptions {
   tokenizer: Tokenizer;
@@ -103,8 +104,9 @@ export class OpenAiCompatibleServer {
     return false;
   }
 
-  /** Sends a route's result; a subclass may send it differently (e.g. cut short). */
-  protected respond(_request: IncomingMessage, response: ServerResponse, result: RouteResult): void {
+  /** Sends a route's result (a stream of events when the client asked for one); a subclass may send it differently (e.g. cut short). */
+  protected respond(_request: IncomingMessage, response: ServerResponse, result: RouteResult): void | Promise<void> {
+    if (result.events) return sendEventStream(response, result.events);
     sendJson(response, result.status, result.body);
   }
 
@@ -125,7 +127,7 @@ export class OpenAiCompatibleServer {
     if (!route) return sendJson(response, 404, openAiErrorBody(`no route ${request.method} ${path}`, { type: 'not_found_error' }));
     const result = await routed(() => route(this.#context, body, signal));
     call.response = result;
-    this.respond(request, response, result);
+    await this.respond(request, response, result);
   }
 }
 

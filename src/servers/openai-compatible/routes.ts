@@ -13,6 +13,8 @@ import { ChatRequestMessage, toMessage } from './chat-request-message.js';
 import { assistantReply } from './assistant-reply.js';
 import { RefusedParameters, refuseUnsupported } from './unsupported-parameters.js';
 import { mixSeed } from '../../util/seeded-random.js';
+import { tokenPieces, type TokenPiece } from './token-pieces.js';
+import { chatCompletionChunks, completionChunks } from './stream-chunks.js';
 
 export interface RouteContext extends ServedModel {
   tokenizer: Tokenizer;
@@ -28,7 +30,10 @@ export interface RouteContext extends ServedModel {
 
 export interface RouteResult {
   status: number;
+  /** The JSON answer; for a streamed answer, what the same request unstreamed would have returned (what a recorder sees). */
   body: unknown;
+  /** Present when the client asked for `stream: true`: the chunks to send as server-sent events instead of `body`. */
+  events?: unknown[];
 }
 
 /** A route answers with a result, or throws `RequestRejectedError` for a request it refuses. */
@@ -52,6 +57,8 @@ const Sampling = {
   skip_special_tokens: z.boolean().optional(),
   return_token_ids: z.boolean().optional(),
   return_tokens_as_token_ids: z.boolean().optional(),
+  stream: z.boolean().optional(),
+  stream_options: z.object({ include_usage: z.boolean().optional() }).nullable().optional(),
 };
 
 /** Read strictly: an unknown field is a 400 naming it (see `parseBody`). `user` is accepted: it labels the caller and asks nothing of the model. */
@@ -167,6 +174,11 @@ function checkNoTopLogprobs(param: string, count: number): void {
   throw new RequestRejectedError(400, `${param} is ${count}: this server returns only the sampled token's logprob, so ask for 0 alternatives`, { param, code: 'unsupported_parameter' });
 }
 
+/** As vLLM: options for a stream that was not asked for are a mistake worth naming, not something to ignore. */
+function checkStreamOptions(request: { stream?: boolean | undefined; stream_options?: { include_usage?: boolean | undefined } | null | undefined }): void {
+  if (request.stream_options && !request.stream) throw new RequestRejectedError(400, 'stream_options can only be sent with stream true', { param: 'stream_options' });
+}
+
 const usage = (prompt: number, completion: number) => ({ prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion });
 const tokenLabel = (context: RouteContext, id: number, asIds: boolean | undefined) => (asIds ? `token_id:${id}` : context.tokenizer.decode([id]));
 
@@ -174,6 +186,7 @@ const completions: Route = async (context, body, signal) => {
   const request = parseBody(CompletionRequest, body);
   checkModel(context, request.model);
   refuseUnsupported(request);
+  checkStreamOptions(request);
   checkNoTopLogprobs('logprobs', request.logprobs ?? 0);
   if (request.echo && request.logprobs !== undefined && request.logprobs !== null) {
     throw new RequestRejectedError(400, "echo with logprobs would need the prompt's logprobs, which this server does not score", { param: 'echo', code: 'unsupported_parameter' });
@@ -208,7 +221,20 @@ const completions: Route = async (context, body, signal) => {
     }));
   });
   const promptTokens = promptIds.reduce((sum, ids) => sum + ids.length, 0);
-  return { status: 200, body: { id: responseId('cmpl'), object: 'text_completion', created: unixSeconds(), model: context.model, choices, usage: usage(promptTokens, completionTokens(generated)) } };
+  const head = { id: responseId('cmpl'), created: unixSeconds(), model: context.model };
+  const answer = { ...head, object: 'text_completion', choices, usage: usage(promptTokens, completionTokens(generated)) };
+  if (!request.stream) return { status: 200, body: answer };
+  const wantsLogprobs = request.logprobs !== undefined && request.logprobs !== null;
+  const streamed = choices.map((choice, index) => ({
+    index: choice.index,
+    pieces: tokenPieces(context.tokenizer, generated[index]!),
+    echo: choice.text.slice(0, choice.text.length - generated[index]!.text.length),
+    promptTokenIds: request.return_token_ids ? promptIds[Math.floor(index / request.n)] : undefined,
+    finish: { finish_reason: choice.finish_reason, stop_reason: choice.stop_reason },
+    logprobs: wantsLogprobs ? (pieces: TokenPiece[]) => ({ tokens: pieces.map((piece) => tokenLabel(context, piece.tokenId, request.return_tokens_as_token_ids)), token_logprobs: pieces.map((piece) => piece.logprob), top_logprobs: null, text_offset: [] }) : undefined,
+    tokenIds: request.return_token_ids ?? false,
+  }));
+  return { status: 200, body: answer, events: completionChunks(head, streamed, request.stream_options?.include_usage ? answer.usage : undefined) };
 };
 
 /** A completions prompt as a list: one text or id list (an empty list too) is a batch of one, a new array; a batch is returned as sent. */
@@ -226,6 +252,7 @@ const chatCompletions: Route = async (context, body, signal) => {
   const request = parseBody(ChatRequest, body);
   checkModel(context, request.model);
   refuseUnsupported(request);
+  checkStreamOptions(request);
   if (request.tool_choice === 'required') throw new RequestRejectedError(400, "tool_choice 'required' cannot be enforced by this server: send 'auto' or 'none'", { param: 'tool_choice', code: 'unsupported_parameter' });
   const topLogprobs = request.top_logprobs ?? (typeof request.logprobs === 'number' ? request.logprobs : 0);
   checkNoTopLogprobs(typeof request.top_logprobs === 'number' || typeof request.logprobs !== 'number' ? 'top_logprobs' : 'logprobs', topLogprobs);
@@ -239,8 +266,9 @@ const chatCompletions: Route = async (context, body, signal) => {
   const generations = await runChoices(context, promptIds, runOptions(request, maxTokens, request.include_stop_str_in_output ?? request.no_stop_trim), request.n, signal);
   const promptOnChoice = context.flavor === 'sglang' && request.return_prompt_token_ids;
   const parseTools = (request.tools?.length ?? 0) > 0 && request.tool_choice !== 'none';
+  const replies = generations.map((generation) => assistantReply(generation, context.toolCallParser, parseTools));
   const choices = generations.map((generation, index) => {
-    const reply = assistantReply(generation, context.toolCallParser, parseTools);
+    const reply = replies[index]!;
     return {
       index,
       message: reply.message,
@@ -252,10 +280,23 @@ const chatCompletions: Route = async (context, body, signal) => {
     };
   });
   const promptAtTop = context.flavor === 'vllm' && request.return_token_ids;
-  return {
-    status: 200,
-    body: { id: responseId('chatcmpl'), object: 'chat.completion', created: unixSeconds(), model: context.model, choices, ...(promptAtTop ? { prompt_token_ids: promptIds } : {}), usage: usage(promptIds.length, completionTokens(generations)) },
-  };
+  const head = { id: responseId('chatcmpl'), created: unixSeconds(), model: context.model };
+  const answer = { ...head, object: 'chat.completion', choices, ...(promptAtTop ? { prompt_token_ids: promptIds } : {}), usage: usage(promptIds.length, completionTokens(generations)) };
+  if (!request.stream) return { status: 200, body: answer };
+  const streamed = choices.map((choice, index) => {
+    const { index: _index, message: _message, logprobs: _logprobs, token_ids: _tokenIds, prompt_token_ids: _promptIds, ...finish } = choice as typeof choice & { token_ids?: unknown; prompt_token_ids?: unknown };
+    return {
+      index,
+      reply: replies[index]!,
+      pieces: tokenPieces(context.tokenizer, generations[index]!),
+      finish,
+      logprobs: wantsLogprobs ? (pieces: TokenPiece[]) => ({ content: pieces.map((piece) => ({ token: tokenLabel(context, piece.tokenId, request.return_tokens_as_token_ids), logprob: piece.logprob, bytes: null, top_logprobs: [] })) }) : undefined,
+      tokenIds: request.return_token_ids ?? false,
+    };
+  });
+  // vLLM sends the prompt's ids once, on the first chunk; SGLang on each choice's.
+  const promptOnFirst = promptAtTop ? { prompt_token_ids: promptIds } : {};
+  return { status: 200, body: answer, events: chatCompletionChunks(head, streamed, request.stream_options?.include_usage ? answer.usage : undefined, promptOnFirst) };
 };
 
 const sglangGenerate: Route = async (context, body, signal) => {

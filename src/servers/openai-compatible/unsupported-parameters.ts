@@ -7,8 +7,6 @@ import { RequestRejectedError } from '../http/request-rejected-error.js';
  * else is a 400 naming it, never an answer that silently ignored it.
  */
 const refused = {
-  stream: { isDefault: (value: unknown) => value === false, why: 'streaming is not served yet: send stream false or leave it out' },
-  stream_options: { isDefault: (value: unknown) => value === null, why: 'stream_options applies only to streaming, which is not served yet' },
   prompt_logprobs: { isDefault: (value: unknown) => value === null, why: "this server does not score the prompt's tokens" },
   response_format: { isDefault: (value: unknown) => typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'text', why: 'this server cannot constrain the output: only {"type": "text"} is served' },
   presence_penalty: { isDefault: (value: unknown) => value === 0, why: 'this server applies no penalties: send 0 or leave it out' },

@@ -62,7 +62,7 @@ export class InferenceServer extends OpenAiCompatibleServer {
     }
   }
 
-  protected override respond(request: IncomingMessage, response: ServerResponse, routed: RouteResult): void {
+  protected override respond(request: IncomingMessage, response: ServerResponse, routed: RouteResult): void | Promise<void> {
     const result = { ...routed, body: this.#rewrite(request, routed.body) };
     if (!this.#truncated.has(request)) return super.respond(request, response, result);
     const text = JSON.stringify(result.body);
