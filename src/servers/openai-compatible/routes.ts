@@ -5,7 +5,9 @@ import type { ChatTemplate } from '../../tokens/chat-template.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
 import type { Generation, Generator } from './generator.js';
 import { RequestRejectedError } from '../http/request-rejected-error.js';
-import { checkContext, checkNotEmpty, checkTextFits, checkTokenIds, parseBody, renderMessages } from './request-checks.js';
+import { checkTextFits, checkTokenIds, parseBody, renderMessages } from './request-checks.js';
+import { run, Temperature, TokenIds, TopK, TopP, type RunOptions } from './sampling.js';
+import { responses } from './responses-route.js';
 import { renderChatPrompt } from './render-chat-prompt.js';
 import { responseId, unixSeconds } from './response-id.js';
 import { checkModel, modelCard, type ServedModel } from './served-model.js';
@@ -37,13 +39,8 @@ export interface RouteResult {
 }
 
 /** A route answers with a result, or throws `RequestRejectedError` for a request it refuses. */
-type Route = (context: RouteContext, body: unknown, signal: AbortSignal) => RouteResult | Promise<RouteResult>;
+export type Route = (context: RouteContext, body: unknown, signal: AbortSignal) => RouteResult | Promise<RouteResult>;
 
-/** Ranges as vLLM checks them: a value out of range is a 400 naming the parameter, never a silent garbage sample. */
-const TokenIds = z.array(z.number().int());
-const Temperature = z.number().nonnegative();
-const TopP = z.number().gt(0, 'top_p must be in (0, 1]').lte(1, 'top_p must be in (0, 1]');
-const TopK = z.number().int().gte(-1, 'top_k must be -1 or 0 (no limit) or at least 1');
 const Sampling = {
   seed: z.number().int().optional(),
   temperature: Temperature.optional(),
@@ -118,40 +115,6 @@ const TokenizeRequest = z.union([z.object({ prompt: z.string() }), z.object({ me
 const DetokenizeRequest = z.object({ tokens: TokenIds });
 
 const asList = (stop: string | string[] | undefined) => (stop === undefined ? [] : typeof stop === 'string' ? [stop] : stop);
-
-interface RunOptions {
-  maxTokens: number;
-  seed?: number | undefined;
-  temperature?: number | undefined;
-  topP?: number | undefined;
-  topK?: number | undefined;
-  stop: string[];
-  stopTokenIds: number[];
-  includeStop: boolean;
-  skipSpecial: boolean;
-}
-
-/** Checks what every generating route shares (a prompt, ids in the vocabulary, room in the context), then samples. */
-function run(context: RouteContext, promptIds: number[], options: RunOptions, signal: AbortSignal): Promise<Generation> {
-  checkNotEmpty(promptIds);
-  checkTokenIds(context, 'stop_token_ids', options.stopTokenIds);
-  checkContext(context, promptIds.length, options.maxTokens);
-  return context.generate(
-    {
-      promptIds,
-      maxTokens: options.maxTokens,
-      seed: options.seed,
-      temperature: options.temperature ?? 1,
-      topP: options.topP ?? 1,
-      topK: options.topK !== undefined && options.topK > 0 ? options.topK : undefined,
-      stop: options.stop,
-      stopTokenIds: options.stopTokenIds,
-      includeStopString: options.includeStop,
-      skipSpecialTokens: options.skipSpecial,
-    },
-    signal,
-  );
-}
 
 /**
  * The seed of choice `index` of `n`: the first keeps the request's seed (so n = 1 is unchanged), the
@@ -362,6 +325,7 @@ const routes: Record<string, Route> = {
   'GET /health': () => ({ status: 200, body: {} }),
   'POST /v1/completions': completions,
   'POST /v1/chat/completions': chatCompletions,
+  'POST /v1/responses': responses,
   'POST /generate': sglangGenerate,
   'POST /tokenize': tokenize,
   'POST /detokenize': detokenize,
