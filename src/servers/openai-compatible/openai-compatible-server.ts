@@ -50,8 +50,9 @@ export interface IncomingCall {
 
 /**
  * An OpenAI-compatible inference server with vLLM's and SGLang's token fields: `/v1/models`,
- * `/v1/completions` (token prompts, `return_token_ids`), `/v1/chat/completions`, `/tokenize`,
- * `/detokenize`, SGLang `/generate`, `/health`. What samples the tokens is pluggable.
+ * `/v1/completions` (token prompts, `return_token_ids`), `/v1/chat/completions` (both streamed as
+ * server-sent events on `stream: true`), `/v1/responses` (not streamed), `/tokenize`, `/detokenize`,
+ * SGLang `/generate`, `/health`. What samples the tokens is pluggable.
  */
 export class OpenAiCompatibleServer {
   readonly #core: HttpServerCore;
