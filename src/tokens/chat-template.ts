@@ -6,6 +6,8 @@ export interface ChatTemplateOptions {
   addGenerationPrompt: boolean;
   /** Tools offered to the model, rendered where the template puts them. */
   tools?: readonly ChatTool[];
+  /** Extra template variables for this render, like `enable_thinking` (vLLM's per-request `chat_template_kwargs`). */
+  kwargs?: Readonly<Record<string, unknown>>;
 }
 
 /** Messages → the text the model reads. Implementations: `JinjaChatTemplate` (a model's own template), `PlainChatTemplate`. */

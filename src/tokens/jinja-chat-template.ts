@@ -42,7 +42,9 @@ export class JinjaChatTemplate implements ChatTemplate {
   render(messages: readonly Message[], options: ChatTemplateOptions): string {
     return this.#template.render({
       ...this.#specialTokens,
+      // The render's own kwargs override the template's defaults, as a request's do vLLM's `--default-chat-template-kwargs`.
       ...this.#kwargs,
+      ...options.kwargs,
       messages: messages.map((message) => this.#templateMessage(message)),
       ...(options.tools && options.tools.length > 0 ? { tools: options.tools as ChatTool[] } : {}),
       add_generation_prompt: options.addGenerationPrompt,

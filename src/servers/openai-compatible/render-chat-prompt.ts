@@ -3,12 +3,15 @@ import type { Message } from '../../core/message.js';
 import { RequestRejectedError } from '../http/request-rejected-error.js';
 import { renderMessages } from './request-checks.js';
 import type { RouteContext } from './routes.js';
+import { templateKwargs } from './template-kwargs.js';
 
 export interface PromptControls {
   /** Open the assistant's next turn (default: true, unless the final message is continued). */
   addGenerationPrompt: boolean | undefined;
   /** Leave the final message open for the model to go on writing it. */
   continueFinalMessage: boolean | undefined;
+  /** The request's `chat_template_kwargs`: extra variables for the template (`enable_thinking`). */
+  chatTemplateKwargs?: Record<string, unknown> | undefined;
 }
 
 /**
@@ -21,7 +24,8 @@ export function renderChatPrompt(context: RouteContext, messages: readonly Messa
   if (continuing && controls.addGenerationPrompt === true) {
     throw new RequestRejectedError(400, 'continue_final_message and add_generation_prompt cannot both be true: continuing a message opens no new turn', { param: 'continue_final_message' });
   }
-  const text = renderMessages(context, messages, { addGenerationPrompt: controls.addGenerationPrompt ?? !continuing, ...(tools ? { tools } : {}) });
+  const kwargs = templateKwargs(controls.chatTemplateKwargs);
+  const text = renderMessages(context, messages, { addGenerationPrompt: controls.addGenerationPrompt ?? !continuing, ...(tools ? { tools } : {}), ...(kwargs ? { kwargs } : {}) });
   if (!continuing) return text;
   const final = messages.at(-1)?.content ?? '';
   const end = final === '' ? -1 : text.lastIndexOf(final);

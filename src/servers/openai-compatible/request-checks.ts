@@ -64,3 +64,12 @@ export function renderMessages(context: RouteContext, messages: readonly Message
     throw new RequestRejectedError(400, `the chat template refused these messages: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
+
+/**
+ * The server never adds special tokens (no BOS) to what it encodes, and token prompts are used as
+ * sent: `add_special_tokens: true` would be ignored, so only false (or leaving it out) is accepted.
+ */
+export function checkNoSpecialTokensAdded(value: boolean | undefined): void {
+  if (value !== true) return;
+  throw new RequestRejectedError(400, 'add_special_tokens true is not supported: this server encodes text without adding special tokens and uses token prompts as sent; send false or leave it out', { param: 'add_special_tokens', code: 'unsupported_parameter' });
+}

@@ -5,7 +5,8 @@ import type { ChatTemplate } from '../../tokens/chat-template.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
 import type { Generation, Generator } from './generator.js';
 import { RequestRejectedError } from '../http/request-rejected-error.js';
-import { checkTextFits, checkTokenIds, parseBody, renderMessages } from './request-checks.js';
+import { checkNoSpecialTokensAdded, checkTextFits, checkTokenIds, parseBody, renderMessages } from './request-checks.js';
+import { templateKwargs } from './template-kwargs.js';
 import { run, Temperature, TokenIds, TopK, TopP, type RunOptions } from './sampling.js';
 import { responses } from './responses-route.js';
 import { renderChatPrompt } from './render-chat-prompt.js';
@@ -91,14 +92,22 @@ const ChatRequest = z.strictObject({
   logprobs: z.union([z.boolean(), z.number().int().nonnegative()]).optional(),
   top_logprobs: z.number().int().nonnegative().optional(),
   return_prompt_token_ids: z.boolean().optional(),
+  /** Extra variables for the chat template (`enable_thinking`), as vLLM passes them. */
   chat_template_kwargs: z.record(z.string(), z.unknown()).optional(),
+  /** Only false: see `checkNoSpecialTokensAdded`. */
+  add_special_tokens: z.boolean().optional(),
   ...Sampling,
 });
-const GenerateRequest = z.object({
+/** Read strictly, as the OpenAI routes are: an unknown field, at the top or in `sampling_params`, is a 400 naming it. */
+const GenerateRequest = z.strictObject({
   input_ids: TokenIds,
   return_logprob: z.boolean().optional(),
+  /** Where the returned logprobs start; only -1 (the output tokens alone): this server does not score the prompt. */
+  logprob_start_len: z.literal(-1, { error: "logprob_start_len must be -1: this server does not score the prompt's tokens" }).optional(),
+  /** SGLang's request id: it labels the request and asks nothing of the model. */
+  rid: z.string().optional(),
   sampling_params: z
-    .object({
+    .strictObject({
       max_new_tokens: z.number().int().positive().default(128),
       temperature: Temperature.optional(),
       top_p: TopP.optional(),
@@ -111,7 +120,18 @@ const GenerateRequest = z.object({
     })
     .default({ max_new_tokens: 128 }),
 });
-const TokenizeRequest = z.union([z.object({ prompt: z.string() }), z.object({ messages: z.array(ChatRequestMessage), add_generation_prompt: z.boolean().default(true), tools: z.array(ChatTool).optional() })]);
+/** One object rather than a union, so an unknown field is a 400 naming it (see `parseBody`); exactly one of prompt and messages. */
+const TokenizeRequest = z
+  .strictObject({
+    model: z.string().optional(),
+    prompt: z.string().optional(),
+    messages: z.array(ChatRequestMessage).optional(),
+    add_generation_prompt: z.boolean().optional(),
+    tools: z.array(ChatTool).optional(),
+    chat_template_kwargs: z.record(z.string(), z.unknown()).optional(),
+    add_special_tokens: z.boolean().optional(),
+  })
+  .refine((request) => (request.prompt === undefined) !== (request.messages === undefined), { message: 'send exactly one of prompt and messages' });
 const DetokenizeRequest = z.object({ tokens: TokenIds });
 
 const asList = (stop: string | string[] | undefined) => (stop === undefined ? [] : typeof stop === 'string' ? [stop] : stop);
@@ -149,6 +169,7 @@ const completions: Route = async (context, body, signal) => {
   const request = parseBody(CompletionRequest, body);
   checkModel(context, request.model);
   refuseUnsupported(request);
+  checkNoSpecialTokensAdded(request.add_special_tokens);
   checkStreamOptions(request);
   checkNoTopLogprobs('logprobs', request.logprobs ?? 0);
   if (request.echo && request.logprobs !== undefined && request.logprobs !== null) {
@@ -215,12 +236,13 @@ const chatCompletions: Route = async (context, body, signal) => {
   const request = parseBody(ChatRequest, body);
   checkModel(context, request.model);
   refuseUnsupported(request);
+  checkNoSpecialTokensAdded(request.add_special_tokens);
   checkStreamOptions(request);
   if (request.tool_choice === 'required') throw new RequestRejectedError(400, "tool_choice 'required' cannot be enforced by this server: send 'auto' or 'none'", { param: 'tool_choice', code: 'unsupported_parameter' });
   const topLogprobs = request.top_logprobs ?? (typeof request.logprobs === 'number' ? request.logprobs : 0);
   checkNoTopLogprobs(typeof request.top_logprobs === 'number' || typeof request.logprobs !== 'number' ? 'top_logprobs' : 'logprobs', topLogprobs);
   const wantsLogprobs = request.logprobs === true || typeof request.logprobs === 'number';
-  const text = renderChatPrompt(context, request.messages.map(toMessage), request.tools, { addGenerationPrompt: request.add_generation_prompt, continueFinalMessage: request.continue_final_message });
+  const text = renderChatPrompt(context, request.messages.map(toMessage), request.tools, { addGenerationPrompt: request.add_generation_prompt, continueFinalMessage: request.continue_final_message, chatTemplateKwargs: request.chat_template_kwargs });
   const askedTokens = request.max_completion_tokens ?? request.max_tokens;
   checkTextFits(context, 'the rendered conversation', text, askedTokens ?? 1);
   const promptIds = context.tokenizer.encode(text);
@@ -285,8 +307,14 @@ const sglangGenerate: Route = async (context, body, signal) => {
 
 const tokenize: Route = (context, body) => {
   const request = parseBody(TokenizeRequest, body);
-  const text = 'prompt' in request ? request.prompt : renderMessages(context, request.messages.map(toMessage), { addGenerationPrompt: request.add_generation_prompt, ...(request.tools ? { tools: request.tools } : {}) });
-  checkTextFits(context, 'prompt' in request ? 'the prompt' : 'the rendered conversation', text, 0);
+  checkModel(context, request.model);
+  checkNoSpecialTokensAdded(request.add_special_tokens);
+  // A prompt is not rendered: the rendering fields would be ignored.
+  const renderingField = (['add_generation_prompt', 'tools', 'chat_template_kwargs'] as const).find((name) => request.prompt !== undefined && request[name] !== undefined);
+  if (renderingField) throw new RequestRejectedError(400, `${renderingField} applies to messages: a prompt is tokenized as sent, not rendered`, { param: renderingField });
+  const kwargs = templateKwargs(request.chat_template_kwargs);
+  const text = request.prompt ?? renderMessages(context, request.messages!.map(toMessage), { addGenerationPrompt: request.add_generation_prompt ?? true, ...(request.tools ? { tools: request.tools } : {}), ...(kwargs ? { kwargs } : {}) });
+  checkTextFits(context, request.prompt !== undefined ? 'the prompt' : 'the rendered conversation', text, 0);
   const tokens = context.tokenizer.encode(text);
   // As vLLM: tokenizing what the model could not read is refused, naming the limit.
   if (tokens.length > context.maxModelLen) {
