@@ -16,7 +16,6 @@ import { createPolicy, policyKinds } from '../policy/index.js';
 import { healthSummaryLine } from '../collect/health/health-summary.js';
 import { runHealth } from '../collect/health/run-health.js';
 import { makeOutputFolder } from '../collect/output-paths.js';
-import { countZeroTurnRows } from '../collect/zero-turn-rows.js';
 import { startConfigRun } from '../servers/config/config-run.js';
 import { DATASET_TYPES, loadServerConfig } from '../servers/config/server-config.js';
 import { collateDataset, splitDatasets, type DatasetSplit } from '../servers/config/split-datasets.js';
@@ -199,13 +198,13 @@ async function runCollect(flags: CollectFlags): Promise<void> {
     process.stdout.write(`${agent.agent_ref.name}: ${JSON.stringify(agent.key_metrics)}\n`);
   }
   process.stdout.write(`${summary.rollouts} rollouts in ${summary.paths.output}, ${summary.failures} failures in ${summary.paths.failures}, metrics in ${summary.paths.aggregate}\n`);
-  const zeroTurn = await countZeroTurnRows(summary.paths.output);
-  if (zeroTurn > 0) process.stdout.write(`${zeroTurn} zero-turn rollouts (the prompt alone filled --max-seq-len): nothing to train on\n`);
   // An interrupted run must not look finished to a script that trains on its output next.
   if (stopAdmitting.aborted) throw new AbortedError(`interrupted before every rollout ran: the files hold what finished; the same command with --resume continues`);
   // The run's health in one line, once every rollout ran (the verdicts and summary are written beside it); `gymnast health` gates on it.
   const health = await runHealth(summary.paths.output, flags.tokenizer === undefined ? {} : { tokenizer: flags.tokenizer });
   process.stderr.write(`[collect] ${healthSummaryLine(health)}\n`);
+  // Counted by the health pass, which reads every row anyway: no second pass over the output for it.
+  if (health.zero_turn_rows > 0) process.stdout.write(`${health.zero_turn_rows} zero-turn rollouts (the prompt alone filled --max-seq-len): nothing to train on\n`);
   if (flags.failOnError !== undefined) {
     const limit = flags.failOnError < 1 ? flags.failOnError * (summary.rollouts + summary.failures) : flags.failOnError;
     if (summary.failures > limit) throw new ConfigError(`${summary.failures} rollouts failed, more than --fail-on-error ${flags.failOnError} allows`);

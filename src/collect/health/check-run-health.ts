@@ -4,6 +4,7 @@ import { readMaterializedRow } from '../../core/row-reader.js';
 import { healthFinding } from '../../metrics/health/health-check.js';
 import type { TokenDecoder } from '../../core/token-decoder.js';
 import { healthPaths } from '../../metrics/health/health-paths.js';
+import { isZeroTurnRow } from '../zero-turn-rows.js';
 import { rolloutFindings } from '../../metrics/health/rollout-health.js';
 import { RunKeysHealth } from '../../metrics/health/run-keys-health.js';
 import { readJsonLines } from '../../util/json-lines.js';
@@ -44,6 +45,7 @@ export async function checkRunHealth(output: string, options: RunHealthOptions =
     checks: run.writer.checks(),
     skipped: options.decoder ? [] : [{ check: 'token-text-mismatch', reason: options.skippedReason ?? 'no tokenizer given' }],
     failures: { rows: run.failureRows, by_class: Object.fromEntries([...run.failureClasses].sort(([a], [b]) => a.localeCompare(b))) },
+    zero_turn_rows: run.zeroTurnRows,
   };
   await writeFile(out.summary, `${JSON.stringify(summary, null, 2)}\n`);
   return summary;
@@ -57,6 +59,7 @@ class RunReader {
   readonly writer: HealthVerdictWriter;
   readonly failureClasses = new Map<string, number>();
   failureRows = 0;
+  zeroTurnRows = 0;
   readonly #options: RunHealthOptions;
   readonly #files: string[] = [];
 
@@ -101,6 +104,7 @@ class RunReader {
         await this.writer.write(subject, [healthFinding('row-unreadable', 'a successful row (no _ng_failure_class) in the failure sidecar')]);
         continue;
       }
+      if (isZeroTurnRow(read.row)) this.zeroTurnRows += 1;
       const position = this.keys.add('result', subject.task, subject.rollout, origin, read.row.reward);
       const findings = rolloutFindings(read.row, this.#options.decoder);
       for (const finding of findings) this.keys.flag(position, finding.severity);

@@ -27,6 +27,8 @@ export interface HealthSummary {
   skipped: { check: HealthCheckId; reason: string }[];
   /** Failure rows (every attempt) by `_ng_failure_class`. */
   failures: { rows: number; by_class: Record<string, number> };
+  /** Successes that never reached the model (the prompt alone filled `max_seq_len`): nothing to train on. */
+  zero_turn_rows: number;
 }
 
 /** One line of `<stem>_health.jsonl`: a flagged rollout (or task, rollout null; or unreadable line, keys null). */
