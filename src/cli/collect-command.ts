@@ -12,14 +12,14 @@ import { AbortedError } from '../core/errors/aborted-error.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { SamplingParams } from '../core/sampling-params.js';
 import { showValue } from '../core/schema-issues.js';
-import { createPolicy, policyKinds } from '../policy/index.js';
+import { createPolicy } from '../policy/index.js';
 import { healthSummaryLine } from '../collect/health/health-summary.js';
 import { runHealth } from '../collect/health/run-health.js';
 import { makeOutputFolder } from '../collect/output-paths.js';
 import { startConfigRun } from '../servers/config/config-run.js';
 import { DATASET_TYPES, loadServerConfig } from '../servers/config/server-config.js';
 import { collateDataset, splitDatasets, type DatasetSplit } from '../servers/config/split-datasets.js';
-import { policySpec } from './policy-flags.js';
+import { policySpec, withPolicyOptions } from './policy-flags.js';
 import {
   parseAgentServer,
   parseConcurrency,
@@ -75,16 +75,13 @@ interface CollectFlags {
 }
 
 export function collectCommand(): Command {
-  return new Command('collect')
+  const command = new Command('collect')
     .description('run rollouts for every row of a NeMo Gym JSONL dataset and write them, with failures and aggregate metrics')
     .option('-i, --input <file>', 'JSONL rows: responses_create_params (+ agent_ref, task fields)')
     .option('-o, --output <file>', 'rollouts JSONL; <stem>_materialized_inputs.jsonl, _failures.jsonl, _aggregate_metrics.json go beside it')
-    .option('-a, --agent <name>', 'agent for rows without agent_ref (built-in: see gymnast environments)')
-    .option('--policy <name>', `${policyKinds.join(', ')} (embedded, the default, needs no server)`, 'embedded')
-    .option('--base-url <url>', 'inference server base URL, repeat for replicas (with a server policy)', (value: string, previous: string[]) => [...previous, value], [])
-    .option('--model <name>', 'served model name (default: what /v1/models lists)')
+    .option('-a, --agent <name>', 'agent for rows without agent_ref (built-in: see gymnast environments)');
+  return withPolicyOptions(command)
     .option('--api-key <key>', 'sent as Authorization: Bearer (default: $GYMNAST_API_KEY or $OPENAI_API_KEY)')
-    .option('--tokenizer <dir>', "the model's tokenizer.json + tokenizer_config.json (with a server policy)")
     .option('--limit <n>', 'only the first N lines of the input', parseLimit)
     .option('--num-repeats <n|json>', 'rollouts per row: a number, or {"agent": k, "_default": k}', parseNumRepeats, 1)
     .option('--add-seed', 'seed each rollout with its index (metadata.extra_body, as NeMo Gym)')

@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import { ConfigError } from '../core/errors/config-error.js';
 import { parsePolicySpec, policyKinds, type PolicySpec } from '../policy/index.js';
 
@@ -35,4 +36,13 @@ export function policySpec(flags: PolicyFlags): PolicySpec {
     ...(flags.retryBudget === undefined ? {} : { retryBudget: flags.retryBudget }),
     ...(flags.maxSeqLen === undefined ? {} : { maxModelLen: flags.maxSeqLen }),
   });
+}
+
+/** The options that name a policy (`--policy`, `--base-url`, `--model`, `--tokenizer`), worded once for every command that runs one. */
+export function withPolicyOptions(command: Command): Command {
+  return command
+    .option('--policy <name>', `${policyKinds.join(', ')} (embedded, the default, needs no server)`, 'embedded')
+    .option('--base-url <url>', 'inference server base URL, repeat for replicas (with a server policy)', (value: string, previous: string[]) => [...previous, value], [])
+    .option('--model <name>', 'served model name (default: what /v1/models lists)')
+    .option('--tokenizer <dir>', "the model's tokenizer.json + tokenizer_config.json (with a server policy)");
 }

@@ -2,8 +2,8 @@ import { Command } from 'commander';
 import { builtinAgent } from '../collect/agent.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { SamplingParams } from '../core/sampling-params.js';
-import { createPolicy, policyKinds } from '../policy/index.js';
-import { policySpec } from './policy-flags.js';
+import { createPolicy } from '../policy/index.js';
+import { policySpec, withPolicyOptions } from './policy-flags.js';
 import { AgentServer } from '../servers/agent/agent-server.js';
 import { parseConcurrency, parseMaxSeqLen, parseMaxTokens, parseMaxTurns, parsePort, parseSeconds, parseSeed, parseTemperature } from './flag-parsers.js';
 import { untilSignalled } from './until-signalled.js';
@@ -29,13 +29,10 @@ interface ServeAgentFlags {
 
 /** `gymnast serve agent`: gymnast's episode loop over a built-in environment, as a NeMo Gym agent server (`/run`, `/aggregate_metrics`). */
 export function serveAgentCommand(): Command {
-  return new Command('agent')
+  const command = new Command('agent')
     .description("serve gymnast's episode loop over a built-in environment as a NeMo Gym agent server (POST /run, POST /aggregate_metrics), so ng_collect_rollouts can drive it")
-    .requiredOption('--env <name>', 'the built-in environment (see gymnast environments)')
-    .option('--policy <name>', `${policyKinds.join(', ')} (embedded, the default, needs no server)`, 'embedded')
-    .option('--base-url <url>', 'inference server base URL, repeat for replicas (with a server policy)', (value: string, previous: string[]) => [...previous, value], [])
-    .option('--model <name>', 'served model name (default: what /v1/models lists)')
-    .option('--tokenizer <dir>', "the model's tokenizer.json + tokenizer_config.json (with a server policy)")
+    .requiredOption('--env <name>', 'the built-in environment (see gymnast environments)');
+  return withPolicyOptions(command)
     .option('--policy-api-key <key>', 'sent to the inference server as Authorization: Bearer (default: $GYMNAST_API_KEY or $OPENAI_API_KEY)')
     .option('--host <host>', 'interface to bind; loopback unless you mean to expose it', '127.0.0.1')
     .option('--port <port>', 'port (0 picks a free one)', parsePort, 8000)
