@@ -109,3 +109,18 @@ async function fileSha256(path: string): Promise<string> {
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return hash.digest('hex');
 }
+
+/**
+ * The policy a run recorded in its `_run.json`, for readers that only want to know it (the health
+ * decode check, the viewer's model name); undefined when the file is absent or unreadable, since
+ * they can do without it.
+ */
+export function recordedPolicy(runFile: string): string | undefined {
+  if (!existsSync(runFile)) return undefined;
+  try {
+    const policy = RunIdentity.parse(JSON.parse(readFileSync(runFile, 'utf8'))).config.policy;
+    return typeof policy === 'string' ? policy : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,5 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { RunIdentity } from '../run-identity.js';
+import { recordedPolicy } from '../run-identity.js';
 import { collectPaths } from '../collect-paths.js';
 import { embeddedModelDirectory } from '../../policy/embedded/embedded-policy.js';
 import { loadHfTokenizer } from '../../tokens/hf-tokenizer.js';
@@ -14,21 +13,9 @@ export type HealthDecoder = { decoder: TokenDecoder; skippedReason?: undefined }
  */
 export async function healthDecoder(output: string, tokenizerDirectory?: string): Promise<HealthDecoder> {
   if (tokenizerDirectory !== undefined) return { decoder: await loadHfTokenizer(tokenizerDirectory) };
-  const policy = runPolicy(output);
+  // A run file that cannot be read only costs the decode check, which says so.
+  const policy = recordedPolicy(collectPaths(output).run);
   if (policy === 'embedded') return { decoder: await loadHfTokenizer(embeddedModelDirectory) };
   const which = policy === undefined ? 'the run does not say which model sampled it' : `the run's policy is ${policy}`;
   return { skippedReason: `no tokenizer: ${which}; pass --tokenizer DIR to check that token ids decode to the text` };
-}
-
-/** The policy recorded in `<stem>_run.json`, if the file is there and says. */
-function runPolicy(output: string): string | undefined {
-  const path = collectPaths(output).run;
-  if (!existsSync(path)) return undefined;
-  try {
-    const policy = RunIdentity.parse(JSON.parse(readFileSync(path, 'utf8'))).config.policy;
-    return typeof policy === 'string' ? policy : undefined;
-  } catch {
-    // A run file that cannot be read only costs the decode check, which says so.
-    return undefined;
-  }
 }

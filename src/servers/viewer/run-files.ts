@@ -1,9 +1,9 @@
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { ConfigError } from '../../core/errors/config-error.js';
 import { readRow } from '../../core/row-reader.js';
 import { collectPaths, isRolloutsFile } from '../../collect/collect-paths.js';
-import { RunIdentity } from '../../collect/run-identity.js';
+import { recordedPolicy } from '../../collect/run-identity.js';
 import { readJsonLines } from '../../util/json-lines.js';
 import type { RunFiles } from '../../viewer/run-index.js';
 
@@ -32,7 +32,7 @@ export async function findRuns(path: string): Promise<ViewedRun[]> {
 
 function viewedRun(output: string): ViewedRun {
   const paths = collectPaths(output);
-  return { id: basename(output, extname(output)), output, failures: paths.failures, policy: recordedPolicy(paths.run) };
+  return { id: basename(output, extname(output)), output, failures: paths.failures, policy: recordedPolicy(paths.run) ?? null }; // a damaged _run.json only costs the model's name here
 }
 
 /** Why a file is not a run's output, or undefined when it is: its first row must read as one; an empty file needs the run's `_run.json`. */
@@ -47,15 +47,4 @@ async function notARun(file: string): Promise<string | undefined> {
     }
   }
   return existsSync(collectPaths(file).run) ? undefined : 'it is empty, and no _run.json of gymnast collect is beside it';
-}
-
-function recordedPolicy(runFile: string): string | null {
-  if (!existsSync(runFile)) return null;
-  try {
-    const policy = RunIdentity.parse(JSON.parse(readFileSync(runFile, 'utf8'))).config.policy;
-    return typeof policy === 'string' ? policy : null;
-  } catch {
-    // A damaged _run.json only costs the model's name here: the rows are what is viewed.
-    return null;
-  }
 }
