@@ -19,6 +19,7 @@ import { makeOutputFolder } from '../collect/output-paths.js';
 import { startConfigRun } from '../servers/config/config-run.js';
 import { DATASET_TYPES, loadServerConfig } from '../servers/config/server-config.js';
 import { collateDataset, splitDatasets, type DatasetSplit } from '../servers/config/split-datasets.js';
+import { withEpisodeOptions } from './episode-options.js';
 import { policySpec, withPolicyOptions } from './policy-flags.js';
 import {
   parseAgentServer,
@@ -27,17 +28,12 @@ import {
   parseKeyValue,
   parseLimit,
   parseMaxAttempts,
-  parseMaxSeqLen,
-  parseMaxTokens,
-  parseMaxTurns,
   parseNumRepeats,
   parseRequestAttempts,
   parseRequestTimeout,
   parseRetryBudget,
   parseSchedule,
   parseSeconds,
-  parseSeed,
-  parseTemperature,
 } from './flag-parsers.js';
 
 interface CollectFlags {
@@ -80,7 +76,7 @@ export function collectCommand(): Command {
     .option('-i, --input <file>', 'JSONL rows: responses_create_params (+ agent_ref, task fields)')
     .option('-o, --output <file>', 'rollouts JSONL; <stem>_materialized_inputs.jsonl, _failures.jsonl, _aggregate_metrics.json go beside it')
     .option('-a, --agent <name>', 'agent for rows without agent_ref (built-in: see gymnast environments)');
-  return withPolicyOptions(command)
+  const withPolicy = withPolicyOptions(command)
     .option('--api-key <key>', 'sent as Authorization: Bearer (default: $GYMNAST_API_KEY or $OPENAI_API_KEY)')
     .option('--limit <n>', 'only the first N lines of the input', parseLimit)
     .option('--num-repeats <n|json>', 'rollouts per row: a number, or {"agent": k, "_default": k}', parseNumRepeats, 1)
@@ -88,12 +84,8 @@ export function collectCommand(): Command {
     .option('-c, --concurrency <n>', 'rollouts in flight (the batch size with --schedule lockstep)', parseConcurrency, 32)
     .option('--schedule <kind>', 'async (each rollout at its own pace) or lockstep (each turn waits for the batch, as NeMo RL)', parseSchedule, 'async')
     .option('--set <key=value>', 'override responses_create_params (dotted keys nest; JSON values), repeatable', parseKeyValue, {})
-    .option('--prompt-config <file>', "NeMo Gym prompt YAML (system/user templates over the row's fields)")
-    .option('--max-turns <n>', 'turns per episode', parseMaxTurns, 8)
-    .option('--max-seq-len <n>', "token budget per episode (default: the model's context length)", parseMaxSeqLen)
-    .option('--max-tokens <n>', 'tokens per generation unless the row says otherwise', parseMaxTokens, 256)
-    .option('--temperature <t>', 'sampling temperature unless the row says otherwise', parseTemperature, 1)
-    .option('--seed <n>', 'base seed; each rollout and turn derives its own', parseSeed)
+    .option('--prompt-config <file>', "NeMo Gym prompt YAML (system/user templates over the row's fields)");
+  return withEpisodeOptions(withPolicy)
     .option('--rollout-timeout <seconds>', 'deadline per rollout (default: none; each request still has its own)', parseSeconds)
     .option('--request-timeout <seconds>', 'deadline per HTTP request to a server, each retry its own (default: 300)', parseRequestTimeout)
     .option('--request-attempts <n>', 'attempts per HTTP request on connection errors, timeouts, 429 and 5xx (default: 4; agent servers: 3)', parseRequestAttempts)

@@ -3,9 +3,10 @@ import { builtinAgent } from '../collect/agent.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { SamplingParams } from '../core/sampling-params.js';
 import { createPolicy } from '../policy/index.js';
+import { withEpisodeOptions } from './episode-options.js';
 import { policySpec, withPolicyOptions } from './policy-flags.js';
 import { AgentServer } from '../servers/agent/agent-server.js';
-import { parseConcurrency, parseMaxSeqLen, parseMaxTokens, parseMaxTurns, parsePort, parseSeconds, parseSeed, parseTemperature } from './flag-parsers.js';
+import { parseConcurrency, parsePort, parseSeconds } from './flag-parsers.js';
 import { untilSignalled } from './until-signalled.js';
 
 interface ServeAgentFlags {
@@ -32,16 +33,12 @@ export function serveAgentCommand(): Command {
   const command = new Command('agent')
     .description("serve gymnast's episode loop over a built-in environment as a NeMo Gym agent server (POST /run, POST /aggregate_metrics), so ng_collect_rollouts can drive it")
     .requiredOption('--env <name>', 'the built-in environment (see gymnast environments)');
-  return withPolicyOptions(command)
+  const withPolicy = withPolicyOptions(command)
     .option('--policy-api-key <key>', 'sent to the inference server as Authorization: Bearer (default: $GYMNAST_API_KEY or $OPENAI_API_KEY)')
     .option('--host <host>', 'interface to bind; loopback unless you mean to expose it', '127.0.0.1')
     .option('--port <port>', 'port (0 picks a free one)', parsePort, 8000)
-    .option('--api-key <key>', 'require Authorization: Bearer <key> on every request to this server')
-    .option('--max-turns <n>', 'turns per episode', parseMaxTurns, 8)
-    .option('--max-seq-len <n>', "token budget per episode (default: the model's context length)", parseMaxSeqLen)
-    .option('--max-tokens <n>', 'tokens per generation unless the row says otherwise', parseMaxTokens, 256)
-    .option('--temperature <t>', 'sampling temperature unless the row says otherwise', parseTemperature, 1)
-    .option('--seed <n>', 'base seed; each rollout and turn derives its own', parseSeed)
+    .option('--api-key <key>', 'require Authorization: Bearer <key> on every request to this server');
+  return withEpisodeOptions(withPolicy)
     .option('-c, --concurrency <n>', 'rollouts running at once; more /run requests queue', parseConcurrency, 32)
     .option('--run-timeout <seconds>', 'deadline of one /run, queueing included (default: 600)', parseSeconds)
     .action(async (flags: ServeAgentFlags) => {
