@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { readRow } from '../core/row-reader.js';
 import { healthPaths } from '../metrics/health/health-paths.js';
@@ -59,6 +59,8 @@ export class RunIndex {
   constructor(files: RunFiles) {
     this.files = files;
     this.#healthFiles = healthPaths(files.output);
+    // Known before the first pass begins, so a page asked for at once shows progress against the real size.
+    this.indexing.bytes_total = RUN_FILE_KINDS.reduce((total, kind) => total + (statSync(this.pathOf(kind), { throwIfNoEntry: false })?.size ?? 0), 0);
   }
 
   /** An index of the run's files as they are now. */
