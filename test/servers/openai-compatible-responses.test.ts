@@ -10,7 +10,7 @@ const server = new InferenceServer({
   tokenizer,
   template: await qwen3Template(),
   toolCallParser: hermesToolCallParser,
-  respond: ({ text }) => (text.includes('"add"') ? 'Let me add.<tool_call>{"name": "add", "arguments": {"a": 2, "b": 2}}</tool_call>' : 'four'),
+  respond: ({ text }) => (text.includes('"add"') ? 'Let me add.<tool_call>{"name": "add", "arguments": {"a": 2, "b": 2}}</tool_call>' : text.includes('slowly') ? 'It is four, of course.' : 'four'),
 });
 const url = await server.start();
 after(() => server.close());
@@ -66,12 +66,49 @@ describe('the OpenAI-compatible server answers the Responses API on the chat gen
     assert.deepEqual([response.status, response.incomplete_details?.reason], ['incomplete', 'max_output_tokens']);
   });
 
-  it('refuses stream true (and store true, as nothing is kept) with a 400 naming it', async () => {
-    for (const [param, extra] of [['stream', { stream: true }], ['store', { store: true }]] as const) {
-      const refused = await fetch(`${url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'hi', ...extra }) });
-      assert.equal(refused.status, 400);
-      assert.equal(((await refused.json()) as { error: { param: string } }).error.param, param);
-    }
+  it('streams the same answer as typed events: text one token a delta, then the whole item with its training fields, then response.completed', async () => {
+    const whole = await client.responses.create({ model: 'gymnast-test-model', input: 'What is 2+2? Say it slowly.', max_output_tokens: 16 });
+    const stream = await client.responses.create({ model: 'gymnast-test-model', input: 'What is 2+2? Say it slowly.', max_output_tokens: 16, stream: true });
+    const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const event of stream) events.push(event);
+    assert.deepEqual(events.map((event) => event.sequence_number), events.map((_, i) => i));
+    assert.deepEqual([events[0]!.type, events.at(-1)!.type], ['response.created', 'response.completed']);
+    const deltas = events.flatMap((event) => (event.type === 'response.output_text.delta' ? [event.delta] : []));
+    assert.ok(deltas.length > 1, 'the text comes a token at a time');
+    assert.equal(deltas.join(''), whole.output_text);
+    const done = events.find((event) => event.type === 'response.output_item.done');
+    const item = (done as unknown as { item: TrainingItem }).item;
+    assert.deepEqual(tokenizer.decode(item.generation_token_ids), tokenizer.decode((whole.output[0] as unknown as TrainingItem).generation_token_ids));
+    assert.equal(item.generation_log_probs.length, item.generation_token_ids.length);
+  });
+
+  it("streams through the client's stream helper, which assembles the final response", async () => {
+    const final = await client.responses.stream({ model: 'gymnast-test-model', input: 'What is 2+2?', max_output_tokens: 8 }).finalResponse();
+    assert.equal(final.output_text, 'four');
+    assert.equal(final.status, 'completed');
+  });
+
+  it('streams a function call as an item whose arguments arrive as deltas', async () => {
+    const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const event of await client.responses.create({ model: 'gymnast-test-model', input: 'What is 2+2?', tools: [add], stream: true })) events.push(event);
+    const added = events.filter((event) => event.type === 'response.output_item.added').map((event) => event.item.type);
+    assert.deepEqual(added, ['message', 'function_call']);
+    const args = events.flatMap((event) => (event.type === 'response.function_call_arguments.delta' ? [event.delta] : [])).join('');
+    assert.deepEqual(JSON.parse(args), { a: 2, b: 2 });
+  });
+
+  it('ends a stream cut at max_output_tokens with response.incomplete', async () => {
+    const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const event of await client.responses.create({ model: 'gymnast-test-model', input: 'hi', max_output_tokens: 1, stream: true })) events.push(event);
+    const last = events.at(-1)!;
+    assert.equal(last.type, 'response.incomplete');
+    assert.equal((last as { response: OpenAI.Responses.Response }).response.incomplete_details?.reason, 'max_output_tokens');
+  });
+
+  it('refuses store true (nothing is kept) and unknown fields with a 400 naming them', async () => {
+    const refused = await fetch(`${url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'hi', store: true }) });
+    assert.equal(refused.status, 400);
+    assert.equal(((await refused.json()) as { error: { param: string } }).error.param, 'store');
     const error = await client.responses.create({ model: 'gymnast-test-model', input: 'hi', previous_response_id: 'resp_1' }).catch((caught: unknown) => caught);
     assert.ok(error instanceof APIError && error.status === 400 && /previous_response_id/.test(error.message));
   });

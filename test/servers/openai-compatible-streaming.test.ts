@@ -123,4 +123,14 @@ describe('the OpenAI-compatible server streams chat and completions as server-se
     const after = await post('/v1/chat/completions', chat);
     assert.equal(after.status, 200);
   });
+
+  it("shows the test server's injected faults on streams too: a cut-off stream ends without [DONE], an injected finish reason is on the last chunk", async () => {
+    server.faults.inject({ kind: 'truncate' });
+    const cut = await post('/v1/chat/completions', { ...chat, stream: true }).then((response) => response.text()).catch(() => 'connection dropped');
+    assert.ok(!cut.includes('[DONE]'));
+    server.faults.inject({ kind: 'finish-reason', reason: 'content_filter' });
+    const { data } = await events('/v1/chat/completions', { ...chat, stream: true });
+    const reasons = chunksOf(data).map((chunk) => chunk.choices[0]!.finish_reason);
+    assert.deepEqual([reasons.at(-1), reasons.filter((reason) => reason !== null).length], ['content_filter', 1]);
+  });
 });

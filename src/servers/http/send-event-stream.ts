@@ -2,17 +2,29 @@ import type { ServerResponse } from 'node:http';
 import { once } from 'node:events';
 
 /**
- * Sends `events` as server-sent events the way OpenAI streams: `data: {json}\n\n` each, then
- * `data: [DONE]\n\n`. Waits for the client to take each event (backpressure), and stops at once when the
- * connection is gone (the client left or the server is closing): nothing is written into a closed socket.
+ * How OpenAI frames a stream: chat and completions send `data: {json}\n\n` per chunk, then
+ * `data: [DONE]\n\n`; the Responses API names each event by its `type` (`event: response.created`)
+ * and ends with its last event, no sentinel.
  */
-export async function sendEventStream(response: ServerResponse, events: Iterable<unknown>): Promise<void> {
+export type EventFraming = 'data-then-done' | 'typed';
+
+/**
+ * Sends `events` as server-sent events, framed as `framing` says. Waits for the client to take each
+ * event (backpressure), and stops at once when the connection is gone (the client left or the server
+ * is closing): nothing is written into a closed socket.
+ */
+export async function sendEventStream(response: ServerResponse, events: Iterable<unknown>, framing: EventFraming = 'data-then-done'): Promise<void> {
   if (response.headersSent || response.destroyed) return;
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   for (const event of events) {
-    if (!(await write(response, `data: ${JSON.stringify(event)}\n\n`))) return;
+    if (!(await write(response, frame(event, framing)))) return;
   }
-  if (await write(response, 'data: [DONE]\n\n')) response.end();
+  if (framing === 'typed' || (await write(response, 'data: [DONE]\n\n'))) response.end();
+}
+
+function frame(event: unknown, framing: EventFraming): string {
+  const data = `data: ${JSON.stringify(event)}\n\n`;
+  return framing === 'typed' ? `event: ${(event as { type: string }).type}\n${data}` : data;
 }
 
 /** False when the connection went away before the text could be taken. */

@@ -51,7 +51,7 @@ export interface IncomingCall {
 /**
  * An OpenAI-compatible inference server with vLLM's and SGLang's token fields: `/v1/models`,
  * `/v1/completions` (token prompts, `return_token_ids`), `/v1/chat/completions` (both streamed as
- * server-sent events on `stream: true`), `/v1/responses` (not streamed), `/tokenize`, `/detokenize`,
+ * server-sent events on `stream: true`), `/v1/responses` (streamed as typed events), `/tokenize`, `/detokenize`,
  * SGLang `/generate`, `/health`. What samples the tokens is pluggable.
  */
 export class OpenAiCompatibleServer {
@@ -107,7 +107,7 @@ export class OpenAiCompatibleServer {
 
   /** Sends a route's result (a stream of events when the client asked for one); a subclass may send it differently (e.g. cut short). */
   protected respond(_request: IncomingMessage, response: ServerResponse, result: RouteResult): void | Promise<void> {
-    if (result.events) return sendEventStream(response, result.events);
+    if (result.events) return sendEventStream(response, result.events, result.framing);
     sendJson(response, result.status, result.body);
   }
 

@@ -6,9 +6,11 @@ import { assistantReply } from './assistant-reply.js';
 import { renderChatPrompt } from './render-chat-prompt.js';
 import { checkTextFits, parseBody } from './request-checks.js';
 import { itemId, unixSeconds } from './response-id.js';
+import { responsesEvents, type ResponsesOutputItem } from './responses-events.js';
 import type { Route } from './routes.js';
 import { run, Temperature, TopP } from './sampling.js';
 import { checkModel } from './served-model.js';
+import { tokenPieces } from './token-pieces.js';
 
 /**
  * The Responses API request as this server reads it: strictly, like chat (an unknown field, e.g.
@@ -38,11 +40,11 @@ const refuse = (param: string, why: string) => new RequestRejectedError(400, `${
  * reads them, and is generated on the same path as chat. The output is Responses items, the model
  * call's last item carrying NeMo Gym's training fields (`prompt_token_ids`, `generation_token_ids`,
  * `generation_log_probs`) as NeMo Gym's vLLM model attaches them, so a NeMo Gym agent gets tokens to train on.
+ * With `stream: true` the same answer comes as OpenAI's typed events (see `responsesEvents`).
  */
 export const responses: Route = async (context, body, signal) => {
   const request = parseBody(ResponsesRequest, body);
   checkModel(context, request.model);
-  if (request.stream) throw refuse('stream', 'true is not supported on /v1/responses: streaming is served on /v1/chat/completions and /v1/completions; send stream false or leave it out');
   if (request.store) throw refuse('store', 'true is not supported: this server keeps no responses; send store false or leave it out');
   if (request.tool_choice === 'required') throw refuse('tool_choice', "'required' cannot be enforced by this server: send 'auto' or 'none'");
   const messages: Message[] = [...(request.instructions ? [{ role: 'system' as const, content: request.instructions }] : []), ...responsesInputToMessages(request.input)];
@@ -54,34 +56,34 @@ export const responses: Route = async (context, body, signal) => {
   const generation = await run(context, promptIds, { maxTokens, temperature: request.temperature ?? undefined, topP: request.top_p ?? undefined, stop: [], stopTokenIds: [], includeStop: false, skipSpecial: true }, signal);
   const reply = assistantReply(generation, context.toolCallParser, tools !== undefined && request.tool_choice !== 'none');
   const { content, tool_calls: calls = [] } = reply.message;
-  const output: Record<string, unknown>[] = [
+  const output: ResponsesOutputItem[] = [
     ...(content !== null && (content !== '' || calls.length === 0) ? [{ type: 'message', id: itemId('msg'), role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: content, annotations: [] }] }] : []),
     ...calls.map((call) => ({ type: 'function_call', id: itemId('fc'), call_id: call.id, name: call.function.name, arguments: call.function.arguments, status: 'completed' })),
   ];
   Object.assign(output.at(-1)!, { prompt_token_ids: promptIds, generation_token_ids: generation.tokenIds, generation_log_probs: generation.logprobs });
   const cut = generation.finish === 'length';
-  return {
-    status: 200,
-    body: {
-      id: itemId('resp'),
-      object: 'response',
-      created_at: unixSeconds(),
-      model: context.model,
-      status: cut ? 'incomplete' : 'completed',
-      error: null,
-      incomplete_details: cut ? { reason: 'max_output_tokens' } : null,
-      instructions: request.instructions ?? null,
-      max_output_tokens: request.max_output_tokens ?? null,
-      metadata: request.metadata ?? {},
-      output,
-      parallel_tool_calls: request.parallel_tool_calls ?? true,
-      temperature: request.temperature ?? 1,
-      top_p: request.top_p ?? 1,
-      tool_choice: request.tool_choice ?? 'auto',
-      tools: request.tools ?? [],
-      store: false,
-      text: { format: { type: 'text' } },
-      usage: { input_tokens: promptIds.length, input_tokens_details: { cached_tokens: 0 }, output_tokens: generation.tokenIds.length, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: promptIds.length + generation.tokenIds.length },
-    },
+  const response = {
+    id: itemId('resp'),
+    object: 'response',
+    created_at: unixSeconds(),
+    model: context.model,
+    status: cut ? 'incomplete' : 'completed',
+    error: null,
+    incomplete_details: cut ? { reason: 'max_output_tokens' } : null,
+    instructions: request.instructions ?? null,
+    max_output_tokens: request.max_output_tokens ?? null,
+    metadata: request.metadata ?? {},
+    output,
+    parallel_tool_calls: request.parallel_tool_calls ?? true,
+    temperature: request.temperature ?? 1,
+    top_p: request.top_p ?? 1,
+    tool_choice: request.tool_choice ?? 'auto',
+    tools: request.tools ?? [],
+    store: false,
+    text: { format: { type: 'text' } },
+    usage: { input_tokens: promptIds.length, input_tokens_details: { cached_tokens: 0 }, output_tokens: generation.tokenIds.length, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: promptIds.length + generation.tokenIds.length },
   };
+  if (!request.stream) return { status: 200, body: response };
+  const textPieces = calls.length === 0 ? tokenPieces(context.tokenizer, generation) : undefined;
+  return { status: 200, body: response, events: responsesEvents(response, textPieces), framing: 'typed' };
 };

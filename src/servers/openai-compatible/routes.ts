@@ -17,6 +17,7 @@ import { assistantReply } from './assistant-reply.js';
 import { RefusedParameters, refuseUnsupported } from './unsupported-parameters.js';
 import { mixSeed } from '../../util/seeded-random.js';
 import { tokenPieces, type TokenPiece } from './token-pieces.js';
+import type { EventFraming } from '../http/send-event-stream.js';
 import { chatCompletionChunks, completionChunks } from './stream-chunks.js';
 
 export interface RouteContext extends ServedModel {
@@ -36,7 +37,9 @@ export interface RouteResult {
   /** The JSON answer; for a streamed answer, what the same request unstreamed would have returned (what a recorder sees). */
   body: unknown;
   /** Present when the client asked for `stream: true`: the chunks to send as server-sent events instead of `body`. */
-  events?: unknown[];
+  events?: Iterable<unknown>;
+  /** How the events are framed (default: chat's `data:` lines and `[DONE]`). */
+  framing?: EventFraming;
 }
 
 /** A route answers with a result, or throws `RequestRejectedError` for a request it refuses. */

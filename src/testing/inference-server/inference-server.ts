@@ -63,12 +63,20 @@ export class InferenceServer extends OpenAiCompatibleServer {
   }
 
   protected override respond(request: IncomingMessage, response: ServerResponse, routed: RouteResult): void | Promise<void> {
-    const result = { ...routed, body: this.#rewrite(request, routed.body) };
+    const events = routed.events ? [...routed.events].map((event) => this.#rewriteEvent(request, event)) : undefined;
+    const result: RouteResult = { ...routed, body: this.#rewrite(request, routed.body), ...(events ? { events } : {}) };
     if (!this.#truncated.has(request)) return super.respond(request, response, result);
+    if (events) return super.respond(request, response, { ...result, events: cutShort(events, () => request.socket.destroy()) });
     const text = JSON.stringify(result.body);
     response.writeHead(result.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     response.write(text.slice(0, Math.floor(text.length / 2)));
     setImmediate(() => request.socket.destroy());
+  }
+
+  /** A streamed answer's finish reason is on the chunk that ends its choice; the others keep null. */
+  #rewriteEvent(request: IncomingMessage, event: unknown): unknown {
+    const ends = typeof event === 'object' && event !== null && 'choices' in event && Array.isArray(event.choices) && event.choices.some((choice: { finish_reason?: unknown }) => choice.finish_reason != null);
+    return ends ? this.#rewrite(request, event) : event;
   }
 
   #rewrite(request: IncomingMessage, body: unknown): unknown {
@@ -84,6 +92,12 @@ function withFinishReason(body: unknown, reason: string): unknown {
   if ('choices' in body && Array.isArray(body.choices)) return { ...body, choices: body.choices.map((choice: object) => ({ ...choice, finish_reason: reason })) };
   if ('meta_info' in body && typeof body.meta_info === 'object') return { ...body, meta_info: { ...body.meta_info, finish_reason: { type: reason } } };
   return body;
+}
+
+/** The first half of a stream's events, then the connection drops before the rest (and before `[DONE]`). */
+function* cutShort(events: unknown[], drop: () => void): Generator<unknown> {
+  yield* events.slice(0, Math.floor(events.length / 2));
+  drop();
 }
 
 function withoutMaxModelLen(body: unknown): unknown {
