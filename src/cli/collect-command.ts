@@ -190,7 +190,8 @@ async function runCollect(flags: CollectFlags): Promise<void> {
   // An interrupted run must not look finished to a script that trains on its output next.
   if (stopAdmitting.aborted) throw new AbortedError(`interrupted before every rollout ran: the files hold what finished; the same command with --resume continues`);
   // The run's health in one line, once every rollout ran (the verdicts and summary are written beside it); `gymnast health` gates on it.
-  const health = await runHealth(summary.paths.output, flags.tokenizer === undefined ? {} : { tokenizer: flags.tokenizer });
+  // Its decode check reuses the policy's tokenizer, the one that made the ids: not loaded a second time.
+  const health = await runHealth(summary.paths.output, { decoder: renderer.tokenizer });
   process.stderr.write(`[collect] ${healthSummaryLine(health)}\n`);
   // Counted by the health pass, which reads every row anyway: no second pass over the output for it.
   if (health.zero_turn_rows > 0) process.stdout.write(`${health.zero_turn_rows} zero-turn rollouts (the prompt alone filled --max-seq-len): nothing to train on\n`);
