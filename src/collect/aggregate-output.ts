@@ -20,6 +20,11 @@ export interface AggregateSources {
   materialized?: readonly string[];
   /** The field holding each rollout's extracted answer (majority@k, no_answer); by default `extracted_answer` when any row has it. */
   answerKey?: string;
+  /**
+   * List every rollout in its task's group (NeMo Gym's `rollout_infos`). Off by default: the rest of
+   * the file grows with tasks and metrics, these with rollouts (14 lines each, most of a large run's file).
+   */
+  rolloutInfos?: boolean;
 }
 
 /**
@@ -28,7 +33,7 @@ export interface AggregateSources {
  */
 export async function aggregateFiles(sources: AggregateSources, signal?: AbortSignal): Promise<AgentAggregate[]> {
   const plan = await readPlan(sources.materialized ?? [], signal);
-  const agents = new AgentAccumulators(plan, answerKeyOf(sources));
+  const agents = new AgentAccumulators(plan, answerKeyOf(sources), sources.rolloutInfos ?? false);
   await readOutcomes(sources, agents, signal);
   return agents.finish();
 }
@@ -85,7 +90,7 @@ export async function profileFiles(sources: ProfileSources, signal?: AbortSignal
   const plan = await readPlan([sources.materialized], signal, { keys: true });
   plan.keys.assertUnique('planned rollout');
   const matched = new Uint8Array(plan.keys.length);
-  const agents = new AgentAccumulators(plan, answerKeyOf({}));
+  const agents = new AgentAccumulators(plan, answerKeyOf({}), true);
   await readOutcomes({ results: [sources.rollouts] }, agents, signal, (row, at) => {
     const position = plan.keys.find(row._ng_task_index, row._ng_rollout_index);
     if (position === -1) throw new ConfigError(`${at.where}: rollout ${row._ng_task_index}:${row._ng_rollout_index} has no row in ${sources.materialized}`);
@@ -239,9 +244,12 @@ class AgentAccumulators {
   readonly #answerKey: AnswerKey;
   readonly #agents = new Map<string, { accumulator: AggregateAccumulator; first: { task: number; rollout: number } }>();
 
-  constructor(plan: Plan, answerKey: AnswerKey) {
+  readonly #rolloutInfos: boolean;
+
+  constructor(plan: Plan, answerKey: AnswerKey, rolloutInfos: boolean) {
     this.#plan = plan;
     this.#answerKey = answerKey;
+    this.#rolloutInfos = rolloutInfos;
   }
 
   /** The accumulator for the row's agent. */
@@ -253,7 +261,7 @@ class AgentAccumulators {
       if (key.task < found.first.task || (key.task === found.first.task && key.rollout < found.first.rollout)) found.first = key;
       return found.accumulator;
     }
-    const accumulator = new AggregateAccumulator({ agent: name, taskFields: this.#plan.taskFields, answerKey: this.#answerKey });
+    const accumulator = new AggregateAccumulator({ agent: name, taskFields: this.#plan.taskFields, answerKey: this.#answerKey, rolloutInfos: this.#rolloutInfos });
     for (const task of this.#plan.tasks.get(name)?.view() ?? []) accumulator.addPlanned(task);
     this.#plan.tasks.delete(name);
     this.#agents.set(name, { accumulator, first: key });

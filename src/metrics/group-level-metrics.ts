@@ -19,8 +19,8 @@ export type GroupLevelMetrics = {
   expected_num_rollouts: number;
   missing_num_rollouts: number;
   reward_profile_completion_pct: number;
-  /** Sorted by rollout index. */
-  rollout_infos: RolloutInfo[];
+  /** Sorted by rollout index; only when asked for (`GroupSource.rolloutInfos`), as it grows with the rollouts. */
+  rollout_infos?: RolloutInfo[];
 } & { [statistic: `${string}/${string}`]: number };
 
 /**
@@ -52,6 +52,8 @@ export interface GroupSource {
   infos: readonly MetricColumn[];
   /** The planned rollouts' task indices, sorted ascending (one entry per planned rollout). */
   planned: Float64Array;
+  /** Whether each group lists its rollouts (NeMo Gym's `rollout_infos`). */
+  rolloutInfos: boolean;
 }
 
 /**
@@ -81,7 +83,7 @@ function group(source: GroupSource, task: number, positions: Uint32Array, expect
     expected_num_rollouts: expected,
     missing_num_rollouts: Math.max(0, expected - count),
     reward_profile_completion_pct: (100 * count) / expected,
-    rollout_infos: Array.from(positions, (position) => rolloutInfo(source, position)),
+    ...(source.rolloutInfos ? { rollout_infos: Array.from(positions, (position) => rolloutInfo(source, position)) } : {}),
   };
 }
 

@@ -128,12 +128,21 @@ describe('aggregateFiles', () => {
     assert.ok(!('mean/duration_ms' in v2[0]!.agent_metrics) && !('mean/schema_version' in v2[0]!.agent_metrics));
   });
 
+  it('lists each rollout in its group only when asked (rollout_infos grow with the rollouts, the rest with tasks and metrics)', async () => {
+    const dir = directory();
+    const results = writeRows(join(dir, 'run.jsonl'), [result(0, 0), result(0, 1), result(1, 0)]);
+    const [without] = plain(await aggregateFiles({ results: [results] }));
+    assert.ok(without!.group_level_metrics.every((group) => !('rollout_infos' in group)));
+    const [listed] = plain(await aggregateFiles({ results: [results], rolloutInfos: true }));
+    assert.deepEqual(listed!.group_level_metrics.map((group) => group.rollout_infos.map((info) => info.rollout_id)), [['0:0', '0:1'], ['1:0']]);
+  });
+
   it("measures the rollout's numbers, not the task's: task fields, _-fields and bookkeeping are left out", async () => {
     const dir = directory();
     const materialized = writeRows(join(dir, 'run_materialized_inputs.jsonl'), [planned(0, 0, { answer: 42, difficulty: 3 }), planned(0, 1, { answer: 42, difficulty: 3 })]);
     const echo = { answer: 42, difficulty: 3, _ng_attempt_index: 1, _private: 7, judge_score: 0.5, passed: false };
     const results = writeRows(join(dir, 'run.jsonl'), [result(0, 1, echo), result(0, 0, echo)]);
-    const [withPlan] = plain(await aggregateFiles({ results: [results], materialized: [materialized] }));
+    const [withPlan] = plain(await aggregateFiles({ results: [results], materialized: [materialized], rolloutInfos: true }));
     const columns = (metrics: object) => Object.keys(metrics).filter((key) => key.startsWith('mean/'));
     assert.deepEqual(columns(withPlan!.agent_metrics), ['mean/reward', 'mean/terminated', 'mean/judge_score', 'mean/passed', 'mean/input_tokens', 'mean/output_tokens', 'mean/total_tokens']);
     assert.deepEqual(Object.keys(withPlan!.group_level_metrics[0]!.rollout_infos[0]!), ['rollout_id', '_ng_task_index', '_ng_rollout_index', 'reward', 'input_tokens', 'output_tokens', 'total_tokens', 'terminated', 'judge_score', 'passed']);

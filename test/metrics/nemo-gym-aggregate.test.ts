@@ -53,7 +53,7 @@ for (const example of ['blackjack', 'example_multi_turn_gymnasium']) {
       const actual = aggregateExample(example);
       assert.deepEqual(Object.keys(actual.agent_metrics).slice(0, Object.keys(expected!.agent_metrics).length), Object.keys(expected!.agent_metrics));
       const [group] = actual.group_level_metrics;
-      assert.deepEqual(Object.keys(group!.rollout_infos[0]!), Object.keys(expected!.group_level_metrics[0]!.rollout_infos[0]!));
+      assert.deepEqual(Object.keys(group!.rollout_infos![0]!), Object.keys(expected!.group_level_metrics[0]!.rollout_infos[0]!));
     });
   });
 }
