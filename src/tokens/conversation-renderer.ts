@@ -5,6 +5,7 @@ import { TemplateError } from '../core/errors/template-error.js';
 import type { ChatTemplate, ChatTemplateOptions } from './chat-template.js';
 import type { TokenLedger } from './token-ledger.js';
 import type { Tokenizer } from './tokenizer.js';
+import { LruMap } from '../util/lru-map.js';
 
 export interface RenderDeltaOptions {
   /** End the last message's tokens with the generation prompt (the episode goes on). */
@@ -59,6 +60,11 @@ export class TemplateRenderer implements ConversationRenderer {
   readonly tokenizer: Tokenizer;
   readonly driftMode: DriftMode;
   readonly #template: ChatTemplate;
+  /**
+   * Openings rendered and encoded, by their messages and options: every repeat of a task (and every
+   * task sharing a prompt) opens the same way, and the opening is the longest text an episode encodes.
+   */
+  readonly #openings = new LruMap<string, readonly (readonly number[])[]>(256);
 
   constructor(tokenizer: Tokenizer, template: ChatTemplate, options: { drift?: DriftMode } = {}) {
     this.tokenizer = tokenizer;
@@ -67,6 +73,22 @@ export class TemplateRenderer implements ConversationRenderer {
   }
 
   renderDelta(ledger: TokenLedger, history: readonly Message[], added: readonly Message[], options: RenderDeltaOptions): RenderedDelta {
+    if (history.length === 0 && ledger.length === 0) return this.#renderOpening(ledger, added, options);
+    return this.#renderAfter(ledger, history, added, options);
+  }
+
+  /** An opening's tokens depend on nothing but its messages and options, so they are rendered once per distinct opening. */
+  #renderOpening(ledger: TokenLedger, added: readonly Message[], options: RenderDeltaOptions): RenderedDelta {
+    const key = JSON.stringify([added, options.addGenerationPrompt, options.tools ?? null]);
+    const cached = this.#openings.get(key);
+    // Callers own what they get: each call gets fresh arrays, never the cache's.
+    if (cached) return { tokenIds: cached.map((ids) => [...ids]) };
+    const rendered = this.#renderAfter(ledger, [], added, options);
+    this.#openings.set(key, rendered.tokenIds.map((ids) => [...ids]));
+    return rendered;
+  }
+
+  #renderAfter(ledger: TokenLedger, history: readonly Message[], added: readonly Message[], options: RenderDeltaOptions): RenderedDelta {
     const tools = options.tools ? { tools: options.tools } : {};
     const renders = added.map((_, i) => this.#render([...history, ...added.slice(0, i + 1)], { addGenerationPrompt: i === added.length - 1 && options.addGenerationPrompt, ...tools }));
     if (renders.length === 0) return { tokenIds: [] };

@@ -40,6 +40,24 @@ describe('a template that refuses the conversation', () => {
   });
 });
 
+describe('rendering openings', () => {
+  it('renders each distinct opening once (repeats of a task share it), and hands every caller arrays of its own', () => {
+    let renders = 0;
+    const plain = new PlainChatTemplate();
+    const counting: ChatTemplate = { render: (messages, options) => (renders++, plain.render(messages, options)) };
+    const cached = new TemplateRenderer(tokenizer, counting);
+    const opening: Message[] = [{ role: 'user', content: 'q' }];
+    const first = cached.renderDelta(new TokenLedger(tokenizer), [], opening, { addGenerationPrompt: true });
+    first.tokenIds[0]!.push(999);
+    const second = cached.renderDelta(new TokenLedger(tokenizer), [], opening, { addGenerationPrompt: true });
+    assert.equal(renders, 1);
+    assert.deepEqual(second.tokenIds, renderer.renderDelta(new TokenLedger(tokenizer), [], opening, { addGenerationPrompt: true }).tokenIds);
+    cached.renderDelta(new TokenLedger(tokenizer), [], opening, { addGenerationPrompt: false });
+    cached.renderDelta(new TokenLedger(tokenizer), [], [{ role: 'user', content: 'other' }], { addGenerationPrompt: true });
+    assert.equal(renders, 3, 'another generation prompt or other messages are another opening');
+  });
+});
+
 describe('the token ledger', () => {
   it('masks only sampled tokens for the loss, and carries their logprobs', () => {
     const { ledger } = afterOneTurn();
