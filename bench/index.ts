@@ -12,10 +12,31 @@ import { viewerScaling } from './viewer-bench.js';
 /**
  * `npm run bench`: every benchmark prints a ratio against a baseline measured in the same run, so the
  * numbers mean something on a noisy 2-core machine. Later capabilities add their suites here.
+ * `npm run bench -- collect viewer` (or `BENCH=collect,viewer npm run bench`) runs only the suites named.
  */
-const suites: (() => Promise<BenchResult | BenchResult[]>)[] = [scheduleCost, engineOverhead, ledgerThroughput, httpClientThroughput, embeddedDecodeSpeed, embeddedEpisodeThroughput, collectOverhead, collectMemory, aggregateScaling, resourcesOverhead, viewerScaling];
+const suites: Record<string, () => Promise<BenchResult | BenchResult[]>> = {
+  schedule: scheduleCost,
+  engine: engineOverhead,
+  ledger: ledgerThroughput,
+  http: httpClientThroughput,
+  'embedded-decode': embeddedDecodeSpeed,
+  'embedded-episodes': embeddedEpisodeThroughput,
+  collect: collectOverhead,
+  'collect-memory': collectMemory,
+  aggregate: aggregateScaling,
+  resources: resourcesOverhead,
+  viewer: viewerScaling,
+};
 
-for (const suite of suites) {
+const wanted = [...process.argv.slice(2), ...(process.env.BENCH ?? '').split(',')].map((name) => name.trim()).filter(Boolean);
+const unknown = wanted.filter((name) => !(name in suites));
+if (unknown.length > 0) {
+  process.stderr.write(`bench: no suite ${unknown.join(', ')} (suites: ${Object.keys(suites).join(', ')})\n`);
+  process.exit(2);
+}
+
+for (const [name, suite] of Object.entries(suites)) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
   for (const result of [await suite()].flat()) {
     const ratio = result.measured.value / result.baseline.value;
     const format = (side: BenchResult['baseline']) => `${side.label} ${side.value.toFixed(side.value < 10 ? 3 : 0)} ${side.unit}`;

@@ -1,0 +1,66 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createInterface } from 'node:readline';
+import { InferenceServer, type RecordedRequest } from '../src/testing/index.js';
+import { JinjaChatTemplate, loadHfTokenizer } from '../src/tokens/index.js';
+import { qwen3Directory } from '../test/support/qwen3.js';
+
+/**
+ * The test inference server (Qwen3 tokenizer, zero latency, answering `ok`) in its own process, for
+ * benchmarks of a collector in another process. Prints its URL, then takes commands on stdin, one a line:
+ * - `watch PID`: start counting generation requests from zero, and on the first one read
+ *   /proc/PID/stat (the collector's utime + stime) before answering it, printing
+ *   `{"first_request_cpu_s": …}`: the collector's CPU from its start to its first generation request,
+ *   taken while that request is in the server's hands;
+ * - `count`: print `{"generation_requests": n}`, the generation requests since `watch`.
+ * Requests are counted, not recorded (the InferenceServer's log would grow with a 100,000-rollout run).
+ */
+const GENERATION_PATHS = new Set(['/v1/completions', '/v1/chat/completions', '/v1/responses', '/generate']);
+const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+
+/** utime + stime of a process, in seconds (fields 14 and 15 of /proc/PID/stat, after the parenthesized name). */
+function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+}
+
+class CountingServer extends InferenceServer {
+  watched: number | undefined;
+  generationRequests = 0;
+
+  protected override async intercept(call: RecordedRequest, request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<boolean> {
+    if (request.method === 'POST' && GENERATION_PATHS.has(call.path)) {
+      this.generationRequests++;
+      if (this.generationRequests === 1 && this.watched !== undefined) {
+        let first: number | null = null;
+        try {
+          first = cpuSecondsOf(this.watched);
+        } catch {
+          // The watched process is gone (or another one sent this request): reported as null.
+        }
+        process.stdout.write(`${JSON.stringify({ first_request_cpu_s: first, at_ms: performance.timeOrigin + performance.now() })}\n`);
+      }
+    }
+    const handled = await super.intercept(call, request, response, signal);
+    this.requests.length = 0;
+    return handled;
+  }
+}
+
+const tokenizer = await loadHfTokenizer(qwen3Directory);
+const server = new CountingServer({ tokenizer, template: JinjaChatTemplate.fromConfig(tokenizer.config), respond: () => 'ok' });
+process.stdout.write(`${await server.start()}\n`);
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const [command, argument] = line.trim().split(/\s+/);
+  if (command === 'watch') {
+    server.watched = Number(argument);
+    server.generationRequests = 0;
+  } else if (command === 'count') {
+    process.stdout.write(`${JSON.stringify({ generation_requests: server.generationRequests })}\n`);
+  }
+});
+const stop = () => void server.close().then(() => process.exit(0));
+process.on('SIGTERM', stop);
+process.stdin.on('end', stop);
