@@ -3,7 +3,7 @@ import { Command, InvalidArgumentError, type Option } from 'commander';
 import { collect, type CollectProgress } from '../collect/collect-run.js';
 import type { Agent } from '../collect/agent.js';
 import { nemoGymAgent } from '../collect/nemo-gym-agent.js';
-import { resourcesAgent, type ResourcesProtocol } from '../collect/resources-agent.js';
+import type { ResourcesProtocol } from '../collect/resources-agent.js';
 import { defaultRetryBudget } from '../http/router/retry-budget.js';
 import { toolCallParsers } from '../environments/tool-call-parser.js';
 import { loadPromptConfig, readYamlFile } from '../collect/prompt-config.js';
@@ -13,10 +13,7 @@ import { ConfigError } from '../core/errors/config-error.js';
 import { SamplingParams } from '../core/sampling-params.js';
 import { showValue } from '../core/schema-issues.js';
 import { createPolicy } from '../policy/index.js';
-import { healthSummaryLine } from '../collect/health/health-summary.js';
-import { runHealth } from '../collect/health/run-health.js';
 import { makeOutputFolder } from '../collect/output-paths.js';
-import { startConfigRun } from '../servers/config/config-run.js';
 import { DATASET_TYPES, loadServerConfig } from '../servers/config/server-config.js';
 import { collateDataset, splitDatasets, type DatasetSplit } from '../servers/config/split-datasets.js';
 import { withEpisodeOptions } from './episode-options.js';
@@ -118,6 +115,8 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
   if (flags.input !== undefined) throw new ConfigError('--split takes its rows from the datasets in the config: drop --input');
   const config = loadServerConfig(flags.config);
   const datasets = splitDatasets(config, split);
+  // Imported here: the servers a config starts are only needed by --split, and cost every other collect ~0.1 CPU-s to load.
+  const { startConfigRun } = await import('../servers/config/config-run.js');
   const run = await startConfigRun(config);
   try {
     const agents = Object.fromEntries(run.servers.filter((server) => server.type === 'responses_api_agents').map((server) => [server.name, server.url]));
@@ -148,7 +147,7 @@ async function runCollect(flags: CollectFlags): Promise<void> {
         ...(flags.requestAttempts === undefined ? {} : { maxAttempts: flags.requestAttempts }),
       }),
     ),
-    ...resourcesAgents(flags, countRetry),
+    ...(await resourcesAgents(flags, countRetry)),
   ];
   const { policy, renderer, maxModelLen } = await createPolicy(policySpec(flags), { onRouterEvent: (event) => event.type === 'retry' && countRetry() }).catch(async (error: unknown) => {
     await Promise.all(servers.map((server) => server.close()));
@@ -191,6 +190,8 @@ async function runCollect(flags: CollectFlags): Promise<void> {
   if (stopAdmitting.aborted) throw new AbortedError(`interrupted before every rollout ran: the files hold what finished; the same command with --resume continues`);
   // The run's health in one line, once every rollout ran (the verdicts and summary are written beside it); `gymnast health` gates on it.
   // Its decode check reuses the policy's tokenizer, the one that made the ids: not loaded a second time.
+  // Imported after the run, as are the agents of --resources-server: not paid for before the first request.
+  const [{ runHealth }, { healthSummaryLine }] = await Promise.all([import('../collect/health/run-health.js'), import('../collect/health/health-summary.js')]);
   const health = await runHealth(summary.paths.output, { decoder: renderer.tokenizer });
   process.stderr.write(`[collect] ${healthSummaryLine(health)}\n`);
   // Counted by the health pass, which reads every row anyway: no second pass over the output for it.
@@ -211,7 +212,7 @@ function parseSplit(value: string): DatasetSplit {
  * servers, sharing the request deadline, attempts and retry budget flags with the policy. A name given
  * to two kinds of server would leave its rows two ways to run: refused.
  */
-function resourcesAgents(flags: CollectFlags, onRetry: () => void): (Agent & { close(): Promise<void> })[] {
+async function resourcesAgents(flags: CollectFlags, onRetry: () => void): Promise<(Agent & { close(): Promise<void> })[]> {
   const named: [string, string, ResourcesProtocol][] = [
     ...Object.entries(flags.resourcesServer).map(([name, url]) => [name, url, 'resources'] as [string, string, ResourcesProtocol]),
     ...Object.entries(flags.gymnasiumServer).map(([name, url]) => [name, url, 'gymnasium'] as [string, string, ResourcesProtocol]),
@@ -221,6 +222,8 @@ function resourcesAgents(flags: CollectFlags, onRetry: () => void): (Agent & { c
     if (taken.has(name)) throw new ConfigError(`agent "${name}" is named by more than one of --agent-server, --resources-server and --gymnasium-server`);
     taken.add(name);
   }
+  if (named.length === 0) return [];
+  const { resourcesAgent } = await import('../collect/resources-agent.js');
   return named.map(([name, url, protocol]) =>
     resourcesAgent({
       name,

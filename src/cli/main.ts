@@ -3,38 +3,45 @@ import { GymnastError } from '../core/errors/gymnast-error.js';
 import { hasKind } from '../core/errors/has-kind.js';
 import { fileErrorReason } from '../util/file-error-reason.js';
 import { LineTooLongError } from '../util/json-lines.js';
-import { aggregateCommand } from './aggregate-command.js';
-import { collectCommand } from './collect-command.js';
-import { environmentsCommand } from './environments-command.js';
-import { exportCommand } from './export-command.js';
-import { healthCommand } from './health-command.js';
 import { packageVersion } from './package-version.js';
-import { profileCommand } from './profile-command.js';
-import { renderCommand } from './render-command.js';
-import { serveCommand } from './serve-command.js';
-import { viewCommand } from './view-command.js';
 
-export function createProgram(): Command {
-  return new Command('gymnast')
+/**
+ * Each subcommand's module, imported only when that command runs: `collect` should not pay to load
+ * the viewer, the servers or export (their imports cost a few hundred milliseconds at every start).
+ * In the order `gymnast --help` lists them.
+ */
+const commands: Record<string, () => Promise<Command>> = {
+  collect: async () => (await import('./collect-command.js')).collectCommand(),
+  aggregate: async () => (await import('./aggregate-command.js')).aggregateCommand(),
+  profile: async () => (await import('./profile-command.js')).profileCommand(),
+  export: async () => (await import('./export-command.js')).exportCommand(),
+  health: async () => (await import('./health-command.js')).healthCommand(),
+  environments: async () => (await import('./environments-command.js')).environmentsCommand(),
+  render: async () => (await import('./render-command.js')).renderCommand(),
+  serve: async () => (await import('./serve-command.js')).serveCommand(),
+  view: async () => (await import('./view-command.js')).viewCommand(),
+};
+
+/**
+ * The program with the subcommand `args` names (the arguments after the script), or with every
+ * subcommand when they name none (`--help`, `--version`, a misspelt command: commander lists them
+ * or suggests the closest).
+ */
+export async function createProgram(args: readonly string[] = []): Promise<Command> {
+  const program = new Command('gymnast')
     .description('Rollouts for reinforcement learning of language models: policy ↔ environment episodes with exact tokens and logprobs.')
     .version(packageVersion(), '-v, --version')
     .showHelpAfterError()
-    .exitOverride()
-    .addCommand(collectCommand())
-    .addCommand(aggregateCommand())
-    .addCommand(profileCommand())
-    .addCommand(exportCommand())
-    .addCommand(healthCommand())
-    .addCommand(environmentsCommand())
-    .addCommand(renderCommand())
-    .addCommand(serveCommand())
-    .addCommand(viewCommand());
+    .exitOverride();
+  const named = args[0] !== undefined && Object.hasOwn(commands, args[0]) ? [commands[args[0]]!] : Object.values(commands);
+  for (const command of await Promise.all(named.map((load) => load()))) program.addCommand(command);
+  return program;
 }
 
 /** Runs the CLI and returns the process exit code; errors are printed, never thrown. */
 export async function main(argv: readonly string[]): Promise<number> {
   try {
-    await createProgram().parseAsync([...argv]);
+    await (await createProgram(argv.slice(2))).parseAsync([...argv]);
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
