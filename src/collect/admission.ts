@@ -1,4 +1,4 @@
-import { readMaterializedRow } from '../core/row-reader.js';
+import { readOwnMaterializedRow } from '../core/row-reader.js';
 import type { MaterializedRow } from '../core/result-row.js';
 import type { Agent } from './agent.js';
 import { jsonRows } from './result-files.js';
@@ -24,7 +24,7 @@ export interface AdmissionOptions {
  */
 export async function* admit(materialized: string, planner: RowPlanner, state: ResumeState, options: AdmissionOptions): AsyncGenerator<CollectJob> {
   for await (const { value, where } of jsonRows(materialized)) {
-    const planned = readMaterializedRow(value, where);
+    const planned = readOwnMaterializedRow(value, where);
     const decision = state.decide(planned, options.maxAttempts);
     if (decision.kind !== 'run') {
       options.onSkip(decision.kind);

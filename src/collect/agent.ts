@@ -52,6 +52,7 @@ const RequestFields = z
     metadata: z.object({ extra_body: ExtraBody.optional() }).passthrough().nullable().optional(),
   })
   .passthrough();
+type RequestFields = z.infer<typeof RequestFields>;
 
 const NON_TASK_FIELDS = new Set(['responses_create_params', 'agent_ref', '_ng_task_index', '_ng_rollout_index', '_ng_attempt_index', '_ng_rollout_id']);
 
@@ -83,16 +84,21 @@ export function environmentAgent(name: string, environment: Environment, options
       return [...(Array.isArray(task) ? task : []), ...taskDataIssues(environment, dataOf(row))];
     },
     async run(row, context) {
-      const task = { ...checkedTask(row), data: dataOf(row) };
+      const task = checkedTask(row, dataOf(row));
       const record = await runEpisode(task, row._ng_rollout_index, { ...context.episode, environment }, context.control);
       return episodeOutcome(row, record, task.messages.length, outcome);
     },
   };
 }
 
-/** The task of a row that passed `check`; a row changed since is a config error, never a guess. */
-function checkedTask(row: MaterializedRow): EpisodeTask {
-  const task = rowToTask(row);
+/**
+ * The task of a row that passed `check`, with `data` for the environment; a row changed since is a
+ * config error, never a guess. Read once per rollout, so its request is parsed without the wording of
+ * issues (`rowToTask` words them only when a row fails, which a checked one does not).
+ */
+function checkedTask(row: MaterializedRow, data: unknown): EpisodeTask {
+  const request = RequestFields.safeParse(row.responses_create_params);
+  const task = request.success ? requestToTask(row, request.data, data) : rowToTask(row);
   if (!Array.isArray(task)) return task;
   throw new ConfigError(`rollout ${row._ng_task_index}:${row._ng_rollout_index}: ${task.map((issue) => `${issue.field}: ${issue.message}`).join('; ')}`);
 }
@@ -111,7 +117,10 @@ function taskDataIssues(environment: Environment, data: unknown): RowIssue[] {
 export function rowToTask(row: MaterializedRow): EpisodeTask | RowIssue[] {
   const parsed = parseWithIssues(RequestFields, row.responses_create_params);
   if ('issues' in parsed) return parsed.issues.map(({ field, message }) => ({ file: '', line: 0, field: `responses_create_params${field ? `.${field}` : ''}`, message }));
-  const request = parsed.data;
+  return requestToTask(row, parsed.data, taskData(row));
+}
+
+function requestToTask(row: MaterializedRow, request: RequestFields, data: unknown): EpisodeTask | RowIssue[] {
   if (request.input === undefined) return [{ file: '', line: 0, field: 'responses_create_params.input', message: 'missing: the row has no prompt' }];
   const seed = extraBodySeed(request.metadata?.extra_body);
   const sampling: Partial<SamplingParamsInput> = {
@@ -125,7 +134,7 @@ export function rowToTask(row: MaterializedRow): EpisodeTask | RowIssue[] {
     index: row._ng_task_index,
     messages: responsesInputToMessages(request.input),
     ...(request.tools ? { tools: responsesToolsToChatTools(request.tools) } : {}),
-    data: taskData(row),
+    data,
     ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
   });
 }

@@ -39,6 +39,38 @@ export function readMaterializedRow(value: unknown, where: string): Materialized
   return check(MaterializedRow, value, where);
 }
 
+/**
+ * A planned rollout read back by the run that wrote it (admission, once per rollout): every field was
+ * checked when the row was planned, and the file is the run's own (on resume, checked against the
+ * recorded plan's hash), so only the fields admission reads are confirmed here, without the schema's
+ * copy of the row. Anything else goes through `readMaterializedRow`, which names the problem.
+ */
+export function readOwnMaterializedRow(value: unknown, where: string): MaterializedRow {
+  return isPlannedRollout(value) ? value : readMaterializedRow(value, where);
+}
+
+function isPlannedRollout(value: unknown): value is MaterializedRow {
+  if (!isObject(value) || !isObject(value.responses_create_params) || !isObject(value.agent_ref)) return false;
+  const { name, type } = value.agent_ref;
+  const attempt = value._ng_attempt_index;
+  return (
+    typeof name === 'string' &&
+    name.length > 0 &&
+    (type === undefined || typeof type === 'string') &&
+    isIndex(value._ng_task_index) &&
+    isIndex(value._ng_rollout_index) &&
+    (attempt === undefined || (isIndex(attempt) && attempt > 0))
+  );
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isIndex(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
 /** Only the keys of a row (resume needs nothing else), from any schema version. */
 export function readRowKeys(value: unknown, where: string): RowKeys {
   return check(RowKeys, upgrade(value, where), where);
