@@ -1,11 +1,20 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import * as hfTokenizers from '@huggingface/tokenizers';
 import { Tokenizer as HfTokenizerImplementation } from '@huggingface/tokenizers';
 import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
 import { fileErrorReason } from '../util/file-error-reason.js';
+import type { BpeTables } from './bpe-tables.js';
 import type { Tokenizer } from './tokenizer.js';
 import { TokenizerConfig } from './tokenizer-config.js';
+import { defaultCacheDirectory, readTokenizerJson } from './tokenizer-cache.js';
+
+/** Texts this short are remembered by `encode`: chat-template glue and short observations repeat in every turn. */
+const ENCODE_CACHE_TEXT_LENGTH = 256;
+const ENCODE_CACHE_ENTRIES = 4096;
+
+const fromTables = Symbol('fromTables');
 
 /** A Hugging Face tokenizer (`tokenizer.json`), the same ids as transformers' fast tokenizers. */
 export class HfTokenizer implements Tokenizer {
@@ -14,22 +23,54 @@ export class HfTokenizer implements Tokenizer {
   readonly vocabSize: number;
   readonly maxCharsPerToken: number | undefined;
   readonly #implementation: HfTokenizerImplementation;
+  /** Ids of short texts, least recently used first; callers get copies, never these arrays. */
+  readonly #encoded = new Map<string, readonly number[]>();
 
   constructor(tokenizerJson: object, config: TokenizerConfig) {
     this.config = config;
-    this.#implementation = new HfTokenizerImplementation(tokenizerJson, config);
+    const tables = (tokenizerJson as { [fromTables]?: BpeTables })[fromTables];
+    const built = tables === undefined ? undefined : implementationFromTables(tables, config);
+    if (tables !== undefined && built !== undefined) {
+      this.#implementation = built.implementation;
+      this.vocabSize = built.vocabulary.length;
+      this.maxCharsPerToken = charsPerTokenBound(tables.shell, built.vocabulary.filter((token) => token !== undefined));
+    } else {
+      const json = tables === undefined ? tokenizerJson : tablesToJson(tables);
+      this.#implementation = new HfTokenizerImplementation(json, config);
+      const vocabulary = this.#implementation.get_vocab(true);
+      // A loop, not Math.max(...ids): 150k arguments overflow the stack.
+      let largest = -1;
+      for (const id of vocabulary.values()) largest = Math.max(largest, id);
+      this.vocabSize = largest + 1;
+      this.maxCharsPerToken = charsPerTokenBound(json, vocabulary.keys());
+    }
     const eos = config.eos_token === undefined ? undefined : this.tokenId(config.eos_token);
     this.stopTokenIds = eos === undefined ? [] : [eos];
-    const vocabulary = this.#implementation.get_vocab(true);
-    // A loop, not Math.max(...ids): 150k arguments overflow the stack.
-    let largest = -1;
-    for (const id of vocabulary.values()) largest = Math.max(largest, id);
-    this.vocabSize = largest + 1;
-    this.maxCharsPerToken = charsPerTokenBound(tokenizerJson, vocabulary.keys());
+  }
+
+  /**
+   * The tokenizer a BPE `tokenizer.json` describes, built from its tables (see `bpeTables`) without
+   * parsing the JSON or running the library's slow constructor steps: the same ids and text.
+   */
+  static fromTables(tables: BpeTables, config: TokenizerConfig): HfTokenizer {
+    return new HfTokenizer({ [fromTables]: tables }, config);
   }
 
   encode(text: string): number[] {
-    return text.length === 0 ? [] : this.#implementation.encode(text, { add_special_tokens: false }).ids;
+    if (text.length === 0) return [];
+    if (text.length > ENCODE_CACHE_TEXT_LENGTH) return this.#implementation.encode(text, { add_special_tokens: false }).ids;
+    const cached = this.#encoded.get(text);
+    let ids: readonly number[];
+    if (cached === undefined) {
+      ids = this.#implementation.encode(text, { add_special_tokens: false }).ids;
+      if (this.#encoded.size >= ENCODE_CACHE_ENTRIES) this.#encoded.delete(this.#encoded.keys().next().value!);
+    } else {
+      // Moved to the end: the least recently used text is the first to go.
+      ids = cached;
+      this.#encoded.delete(text);
+    }
+    this.#encoded.set(text, ids);
+    return [...ids];
   }
 
   /** Special tokens are kept and spaces are not cleaned up, so decoding never hides what was sampled. */
@@ -98,16 +139,76 @@ function preTokenizerParts(node: unknown): string[] | undefined {
   return keepsText ? [type] : undefined;
 }
 
+export interface LoadHfTokenizerOptions {
+  /**
+   * Where the tables of a BPE `tokenizer.json` are kept between runs, so later loads skip parsing it
+   * (Qwen3's 11 MB: ~0.5 CPU-s down to a few hundredths); `false` for none. Default: `defaultCacheDirectory()`.
+   */
+  cacheDirectory?: string | false;
+}
+
 /** Loads `tokenizer.json` and `tokenizer_config.json` from a folder, with errors that name the file. */
-export async function loadHfTokenizer(directory: string): Promise<HfTokenizer> {
-  const tokenizerJson = await readJson(join(directory, 'tokenizer.json'));
+export async function loadHfTokenizer(directory: string, options: LoadHfTokenizerOptions = {}): Promise<HfTokenizer> {
+  const cacheDirectory = options.cacheDirectory === false ? undefined : (options.cacheDirectory ?? defaultCacheDirectory());
+  const tokenizerJson = await readTokenizerJson(join(directory, 'tokenizer.json'), cacheDirectory, readJson);
   const rawConfig = await readJson(join(directory, 'tokenizer_config.json'));
   const config = TokenizerConfig.safeParse(rawConfig);
   if (!config.success) {
     const issues = config.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
     throw new ConfigError(`${join(directory, 'tokenizer_config.json')}: ${issues}`);
   }
-  return new HfTokenizer(tokenizerJson as object, config.data);
+  return tokenizerJson.tables === undefined ? new HfTokenizer(tokenizerJson.json as object, config.data) : HfTokenizer.fromTables(tokenizerJson.tables, config.data);
+}
+
+/** What `implementationFromTables` relies on of @huggingface/tokenizers' BPE model (checked before use). */
+interface BpeInternals {
+  tokens_to_ids: Map<string, number>;
+  vocab: string[];
+  unk_token_id: number | undefined;
+  bpe_ranks: Map<string, number>;
+  merges: unknown;
+}
+
+/**
+ * The library's tokenizer built from a shell with an empty vocabulary and no merges, then given the
+ * tables exactly as its BPE constructor would have built them (the vocabulary map in entry order, ids
+ * back to tokens, merge ranks by key) and its added tokens on top, as its Tokenizer constructor does.
+ * Undefined when the library's model is not the shape this was written against (another version):
+ * the caller then builds through the JSON.
+ */
+function implementationFromTables(tables: BpeTables, config: TokenizerConfig): { implementation: HfTokenizerImplementation; vocabulary: readonly (string | undefined)[] } | undefined {
+  const implementation = new HfTokenizerImplementation(tables.shell, config);
+  const model = (implementation as unknown as { model: unknown }).model as BpeInternals;
+  const added = (implementation as unknown as { added_tokens: unknown }).added_tokens;
+  // The library exports its BPE class at run time without declaring it.
+  const { BPE } = hfTokenizers as unknown as { BPE?: abstract new (...args: never[]) => unknown };
+  const shaped = BPE !== undefined && model instanceof BPE && model.tokens_to_ids instanceof Map && model.bpe_ranks instanceof Map && Array.isArray(model.vocab) && 'unk_token_id' in model && 'merges' in model;
+  if (!shaped || !Array.isArray(added) || !added.every((token: { content?: unknown; id?: unknown }) => typeof token.content === 'string' && typeof token.id === 'number')) return undefined;
+  const tokensToIds = new Map<string, number>();
+  for (let index = 0; index < tables.tokens.length; index += 1) tokensToIds.set(tables.tokens[index]!, tables.ids[index]!);
+  const vocabulary = new Array<string>(tokensToIds.size);
+  for (const [token, id] of tokensToIds) vocabulary[id] = token;
+  const ranks = new Map<string, number>();
+  for (let rank = 0; rank < tables.mergeKeys.length; rank += 1) ranks.set(tables.mergeKeys[rank]!, rank);
+  model.tokens_to_ids = tokensToIds;
+  model.vocab = vocabulary;
+  model.unk_token_id = tokensToIds.get(tables.shell.model.unk_token as string);
+  model.bpe_ranks = ranks;
+  // Read by nothing after construction; kept, built only if asked for.
+  let merges: unknown;
+  Object.defineProperty(model, 'merges', { configurable: true, enumerable: true, get: () => (merges ??= tables.mergeKeys.map((key) => JSON.parse(key) as unknown)) });
+  for (const token of added as { content: string; id: number }[]) {
+    tokensToIds.set(token.content, token.id);
+    vocabulary[token.id] = token.content;
+  }
+  return { implementation, vocabulary };
+}
+
+/** The `tokenizer.json` the tables came from (the same vocabulary entries in the same order, the same merges). */
+function tablesToJson(tables: BpeTables): object {
+  const vocab: Record<string, number> = {};
+  tables.tokens.forEach((token, index) => (vocab[token] = tables.ids[index]!));
+  return { ...tables.shell, model: { ...tables.shell.model, vocab, merges: tables.mergeKeys.map((key) => JSON.parse(key) as unknown) } };
 }
 
 async function readJson(path: string): Promise<unknown> {

@@ -11,7 +11,8 @@ export {
   type DriftMode,
 } from './conversation-renderer.js';
 export { TokenLedger, type TokenSegment } from './token-ledger.js';
-export { HfTokenizer, loadHfTokenizer } from './hf-tokenizer.js';
+export { HfTokenizer, loadHfTokenizer, type LoadHfTokenizerOptions } from './hf-tokenizer.js';
+export { defaultCacheDirectory } from './tokenizer-cache.js';
 export { TokenizerConfig, selectChatTemplate } from './tokenizer-config.js';
 export { JinjaChatTemplate, type JinjaChatTemplateOptions } from './jinja-chat-template.js';
 export {

@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, readFile, rm, stat, truncate, utimes, writeFile, copyFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { loadHfTokenizer, type HfTokenizer } from '../../src/tokens/index.js';
+import { qwen3Directory } from '../support/qwen3.js';
+
+/** Texts where a tokenizer built another way would show: scripts, emoji, whitespace runs, special tokens, digits. */
+const corpus = [
+  'hello world',
+  '  leading and trailing spaces  ',
+  'tabs\tand\nnewlines\r\n\n\n   \t \u00a0nbsp',
+  ' '.repeat(37) + 'x' + '\n'.repeat(9),
+  'Ünïcödé façade naïve — “quotes” ‘single’ … ½ ß ﬁ Å',
+  '日本語のテキストと中文文本，还有한국어 텍스트',
+  'العربية עברית हिन्दी ภาษาไทย',
+  'emoji 😀👍🏽 👩‍👩‍👧‍👦 🏳️‍🌈 🇯🇵 ❤️',
+  'a lone surrogate \ud800 and \udc00 reversed',
+  '<|im_start|>user\nwhat is 12+13?<|im_end|>\n<|im_start|>assistant\n',
+  '<|im_end|>\n<|im_start|>user\ncorrect<|im_end|>\n<|im_start|>assistant\n',
+  '<think>\n\n</think>\n\nThe answer is 25.<|im_end|>',
+  '<tool_call>\n{"name": "calc", "arguments": {"expression": "3*4"}}\n</tool_call><|endoftext|>',
+  '<|im_start|><|im_end|><|im_start|>',
+  '123456789012345678901234567890 3.14159265358979 -0.000001 1e-12 0x1F 1,234,567',
+  "it's we'll they're I'M DON'T",
+  'camelCaseIdentifiers snake_case_names kebab-case-names __dunder__',
+  'def f(x):\n    return x ** 2  # square\n\n\tprint(f"{x!r:>10}")',
+  '\u0000\u0001\u001f\u007f control characters',
+  'a'.repeat(300),
+  '🙂'.repeat(100),
+];
+
+describe('the Qwen3 tokenizer built from its tables (cached) and from its JSON', () => {
+  let plain: HfTokenizer;
+  let cold: HfTokenizer;
+  let warm: HfTokenizer;
+  let cacheDirectory: string;
+
+  before(async () => {
+    cacheDirectory = await mkdtemp(join(tmpdir(), 'gymnast-tokenizer-cache-'));
+    plain = await loadHfTokenizer(qwen3Directory, { cacheDirectory: false });
+    cold = await loadHfTokenizer(qwen3Directory, { cacheDirectory });
+    warm = await loadHfTokenizer(qwen3Directory, { cacheDirectory });
+  });
+  after(() => rm(cacheDirectory, { recursive: true, force: true }));
+
+  it('writes one cache file, and a second load reads it', async () => {
+    assert.equal((await readdir(cacheDirectory)).filter((name) => name.endsWith('.bin')).length, 1);
+  });
+
+  it('has the same vocabulary size, bound, stop tokens and special token ids', () => {
+    for (const tokenizer of [cold, warm]) {
+      assert.equal(tokenizer.vocabSize, plain.vocabSize);
+      assert.equal(tokenizer.maxCharsPerToken, plain.maxCharsPerToken);
+      assert.deepEqual(tokenizer.stopTokenIds, plain.stopTokenIds);
+      for (const token of ['<|im_start|>', '<|im_end|>', '<|endoftext|>', '<think>', '<tool_call>', 'Ġthe', 'nonexistent token']) assert.equal(tokenizer.tokenId(token), plain.tokenId(token), token);
+    }
+  });
+
+  it('encodes and decodes a varied corpus identically', () => {
+    for (const text of [...corpus, corpus.join(''), corpus.join('\n')]) {
+      const ids = plain.encode(text);
+      for (const tokenizer of [cold, warm]) {
+        assert.deepEqual(tokenizer.encode(text), ids, text);
+        assert.equal(tokenizer.decode(ids), plain.decode(ids), text);
+      }
+    }
+  });
+
+  it('decodes every id of the vocabulary identically, and encodes its text identically', () => {
+    const size = plain.vocabSize!;
+    for (let start = 0; start < size; start += 500) {
+      const ids = Array.from({ length: Math.min(500, size - start) }, (_, index) => start + index);
+      const text = plain.decode(ids);
+      assert.equal(warm.decode(ids), text, `ids ${start}…`);
+      assert.deepEqual(warm.encode(text), plain.encode(text), `text of ids ${start}…`);
+    }
+  });
+
+  it('hands out copies from its encode cache: a caller changing them changes nothing', () => {
+    const text = '<|im_end|>\n<|im_start|>user\ncorrect<|im_end|>\n<|im_start|>assistant\n';
+    const first = warm.encode(text);
+    first.push(-1);
+    first[0] = -2;
+    assert.deepEqual(warm.encode(text), plain.encode(text));
+  });
+});
+
+describe('the tokenizer cache file', () => {
+  let directory: string;
+  let modelDirectory: string;
+  let cacheDirectory: string;
+  let reference: HfTokenizer;
+  const probe = corpus.join('\n');
+
+  before(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'gymnast-tokenizer-cache-'));
+    modelDirectory = join(directory, 'model');
+    cacheDirectory = join(directory, 'cache');
+    await mkdir(modelDirectory);
+    for (const name of ['tokenizer.json', 'tokenizer_config.json']) await copyFile(join(qwen3Directory, name), join(modelDirectory, name));
+    reference = await loadHfTokenizer(modelDirectory, { cacheDirectory: false });
+  });
+  after(() => rm(directory, { recursive: true, force: true }));
+
+  async function cacheFile(): Promise<string> {
+    const names = (await readdir(cacheDirectory)).filter((name) => name.endsWith('.bin'));
+    assert.equal(names.length, 1);
+    return join(cacheDirectory, names[0]!);
+  }
+
+  async function assertLoadsLikeReference(): Promise<void> {
+    const tokenizer = await loadHfTokenizer(modelDirectory, { cacheDirectory });
+    assert.deepEqual(tokenizer.encode(probe), reference.encode(probe));
+    assert.equal(tokenizer.vocabSize, reference.vocabSize);
+  }
+
+  it('is ignored and rewritten when damaged: a flipped byte, a truncation, garbage', async () => {
+    await assertLoadsLikeReference();
+    const file = await cacheFile();
+    const intact = await readFile(file);
+    const flipped = Buffer.from(intact);
+    flipped[flipped.length - 1000]! ^= 0x01;
+    for (const damaged of [flipped, intact.subarray(0, intact.length >> 1), Buffer.from('not a cache'), Buffer.alloc(0)]) {
+      await writeFile(file, damaged);
+      await assertLoadsLikeReference();
+      assert.deepEqual(await readFile(await cacheFile()), intact);
+    }
+    await truncate(file, 64);
+    await assertLoadsLikeReference();
+  });
+
+  it('is rebuilt when tokenizer.json changes', async () => {
+    await assertLoadsLikeReference();
+    const file = await cacheFile();
+    const before = (await stat(file)).mtimeMs;
+    // The same content with a new modification time: rebuilt (an edit in place shows as this).
+    const later = new Date(Date.now() + 5000);
+    await utimes(join(modelDirectory, 'tokenizer.json'), later, later);
+    await assertLoadsLikeReference();
+    assert.notEqual((await stat(await cacheFile())).mtimeMs, before);
+  });
+
+  it('a tokenizer.json that is not BPE, or not JSON, is read as before', async () => {
+    const other = join(directory, 'broken');
+    await mkdir(other);
+    await copyFile(join(qwen3Directory, 'tokenizer_config.json'), join(other, 'tokenizer_config.json'));
+    await writeFile(join(other, 'tokenizer.json'), '{"model": ');
+    await assert.rejects(loadHfTokenizer(other, { cacheDirectory }), /tokenizer\.json is not valid JSON/);
+  });
+});
