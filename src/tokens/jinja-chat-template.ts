@@ -3,6 +3,7 @@ import type { ChatTool } from '../core/chat-tool.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import type { Message } from '../core/message.js';
 import type { ChatTemplate, ChatTemplateOptions } from './chat-template.js';
+import { compileTemplate, type CompiledTemplate } from './jinja/compile-template.js';
 import type { TokenizerConfig } from './tokenizer-config.js';
 import { selectChatTemplate } from './tokenizer-config.js';
 
@@ -19,12 +20,15 @@ export interface JinjaChatTemplateOptions {
 /** A model's own Jinja chat template, rendered as transformers' `apply_chat_template` does. */
 export class JinjaChatTemplate implements ChatTemplate {
   readonly #template: Template;
+  /** The same template compiled to closures (about 10× cheaper per render); undefined when it uses a construct the compiler leaves to the interpreter. */
+  readonly #compiled: CompiledTemplate | undefined;
   readonly #specialTokens: Record<string, string>;
   readonly #kwargs: Record<string, unknown>;
   readonly #roleMap: Partial<Record<Message['role'], string>>;
 
   constructor(source: string, config: Pick<TokenizerConfig, 'bos_token' | 'eos_token' | 'pad_token' | 'unk_token'>, options: JinjaChatTemplateOptions = {}) {
     this.#template = new Template(source);
+    this.#compiled = compileTemplate(this.#template);
     this.#specialTokens = Object.fromEntries(
       (['bos_token', 'eos_token', 'pad_token', 'unk_token'] as const).map((key) => [key, config[key] ?? '']),
     );
@@ -40,7 +44,7 @@ export class JinjaChatTemplate implements ChatTemplate {
   }
 
   render(messages: readonly Message[], options: ChatTemplateOptions): string {
-    return this.#template.render({
+    const variables = {
       ...this.#specialTokens,
       // The render's own kwargs override the template's defaults, as a request's do vLLM's `--default-chat-template-kwargs`.
       ...this.#kwargs,
@@ -48,7 +52,16 @@ export class JinjaChatTemplate implements ChatTemplate {
       messages: messages.map((message) => this.#templateMessage(message)),
       ...(options.tools && options.tools.length > 0 ? { tools: options.tools as ChatTool[] } : {}),
       add_generation_prompt: options.addGenerationPrompt,
-    });
+    };
+    if (this.#compiled) {
+      try {
+        return this.#compiled(variables);
+      } catch {
+        // A value the compiled template does not reproduce, or an error the template raises: the
+        // interpreter renders the same conversation, so its text or its own error is what callers see.
+      }
+    }
+    return this.#template.render(variables);
   }
 
   /** Only the fields templates read: token fields stay out, tool call arguments become objects as HF expects. */
