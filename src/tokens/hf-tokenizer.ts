@@ -19,7 +19,7 @@ const fromTables = Symbol('fromTables');
 /** A Hugging Face tokenizer (`tokenizer.json`), the same ids as transformers' fast tokenizers. */
 export class HfTokenizer implements Tokenizer {
   readonly config: TokenizerConfig;
-  readonly stopTokenIds: readonly number[];
+  #stopTokenIds: readonly number[] | undefined;
   readonly vocabSize: number;
   readonly maxCharsPerToken: number | undefined;
   readonly #implementation: HfTokenizerImplementation;
@@ -44,8 +44,15 @@ export class HfTokenizer implements Tokenizer {
       this.vocabSize = largest + 1;
       this.maxCharsPerToken = charsPerTokenBound(json, vocabulary.keys());
     }
-    const eos = config.eos_token === undefined ? undefined : this.tokenId(config.eos_token);
-    this.stopTokenIds = eos === undefined ? [] : [eos];
+  }
+
+  /** The end-of-sequence token's id, looked up on first use (the lookup builds the token → id map, which decoding never needs). */
+  get stopTokenIds(): readonly number[] {
+    if (this.#stopTokenIds === undefined) {
+      const eos = this.config.eos_token === undefined ? undefined : this.tokenId(this.config.eos_token);
+      this.#stopTokenIds = eos === undefined ? [] : [eos];
+    }
+    return this.#stopTokenIds;
   }
 
   /**
@@ -184,24 +191,45 @@ function implementationFromTables(tables: BpeTables, config: TokenizerConfig): {
   const { BPE } = hfTokenizers as unknown as { BPE?: abstract new (...args: never[]) => unknown };
   const shaped = BPE !== undefined && model instanceof BPE && model.tokens_to_ids instanceof Map && model.bpe_ranks instanceof Map && Array.isArray(model.vocab) && 'unk_token_id' in model && 'merges' in model;
   if (!shaped || !Array.isArray(added) || !added.every((token: { content?: unknown; id?: unknown }) => typeof token.content === 'string' && typeof token.id === 'number')) return undefined;
-  const tokensToIds = new Map<string, number>();
-  for (let index = 0; index < tables.tokens.length; index += 1) tokensToIds.set(tables.tokens[index]!, tables.ids[index]!);
-  const vocabulary = new Array<string>(tokensToIds.size);
-  for (const [token, id] of tokensToIds) vocabulary[id] = token;
-  const ranks = new Map<string, number>();
-  for (let rank = 0; rank < tables.mergeKeys.length; rank += 1) ranks.set(tables.mergeKeys[rank]!, rank);
-  model.tokens_to_ids = tokensToIds;
+  // Tokens are unique (the keys of one JSON object), so this is the array the library builds through its map.
+  const vocabulary = new Array<string>(tables.tokens.length);
+  for (let index = 0; index < tables.tokens.length; index += 1) vocabulary[tables.ids[index]!] = tables.tokens[index]!;
+  const unknown = tables.shell.model.unk_token;
+  const unknownIndex = typeof unknown === 'string' ? tables.tokens.indexOf(unknown) : -1;
+  model.unk_token_id = unknownIndex < 0 ? undefined : tables.ids[unknownIndex];
   model.vocab = vocabulary;
-  model.unk_token_id = tokensToIds.get(tables.shell.model.unk_token as string);
-  model.bpe_ranks = ranks;
-  // Read by nothing after construction; kept, built only if asked for.
-  let merges: unknown;
-  Object.defineProperty(model, 'merges', { configurable: true, enumerable: true, get: () => (merges ??= tables.mergeKeys.map((key) => JSON.parse(key) as unknown)) });
-  for (const token of added as { content: string; id: number }[]) {
-    tokensToIds.set(token.content, token.id);
-    vocabulary[token.id] = token.content;
-  }
+  for (const token of added as { content: string; id: number }[]) vocabulary[token.id] = token.content;
+  // Only encoding reads the token → id map and the merge ranks: built on first use, so a decode-only
+  // reader (`gymnast health`, the viewer) never pays for their 300k entries.
+  lazyProperty(model, 'tokens_to_ids', () => {
+    const tokensToIds = new Map<string, number>();
+    for (let index = 0; index < tables.tokens.length; index += 1) tokensToIds.set(tables.tokens[index]!, tables.ids[index]!);
+    for (const token of added as { content: string; id: number }[]) tokensToIds.set(token.content, token.id);
+    return tokensToIds;
+  });
+  lazyProperty(model, 'bpe_ranks', () => {
+    const ranks = new Map<string, number>();
+    for (let rank = 0; rank < tables.mergeKeys.length; rank += 1) ranks.set(tables.mergeKeys[rank]!, rank);
+    return ranks;
+  });
+  // Read by nothing after construction; kept for whoever asks.
+  lazyProperty(model, 'merges', () => tables.mergeKeys.map((key) => JSON.parse(key) as unknown));
   return { implementation, vocabulary };
+}
+
+/** `object[key]` computed on first read (and replaceable, as a plain field is). */
+function lazyProperty(object: object, key: string, compute: () => unknown): void {
+  let value: unknown;
+  let computed = false;
+  Object.defineProperty(object, key, {
+    configurable: true,
+    enumerable: true,
+    get: () => {
+      if (!computed) [value, computed] = [compute(), true];
+      return value;
+    },
+    set: (replacement: unknown) => void ([value, computed] = [replacement, true]),
+  });
 }
 
 /** The `tokenizer.json` the tables came from (the same vocabulary entries in the same order, the same merges). */

@@ -78,6 +78,14 @@ describe('the Qwen3 tokenizer built from its tables (cached) and from its JSON',
     }
   });
 
+  it('decodes before it ever encodes (its encoding maps are built on first use)', async () => {
+    const fresh = await loadHfTokenizer(qwen3Directory, { cacheDirectory });
+    const ids = plain.encode(corpus.join('\n'));
+    assert.equal(fresh.decode(ids), plain.decode(ids));
+    assert.deepEqual(fresh.stopTokenIds, plain.stopTokenIds);
+    assert.deepEqual(fresh.encode(corpus.join('\n')), ids);
+  });
+
   it('hands out copies from its encode cache: a caller changing them changes nothing', () => {
     const text = '<|im_end|>\n<|im_start|>user\ncorrect<|im_end|>\n<|im_start|>assistant\n';
     const first = warm.encode(text);
