@@ -44,6 +44,10 @@ interface Measured {
   startupCpuS: number;
   cpuS: number;
   peakRssMb: number;
+  /** CPU at the last generation request: what running the rollouts took, before the end-of-run work (aggregate metrics, health checks). */
+  lastRequestCpuS: number;
+  /** Peak RSS up to (about) the last generation request. */
+  runPeakRssMb: number;
   /** Rollouts over the wall time from the first generation request to the child's exit. */
   rolloutsPerSecond: number;
 }
@@ -110,9 +114,10 @@ async function startServer() {
       child.stdin.write(`watch ${pid}\n`);
       return next('first_request_cpu_s').then((message) => ({ cpuS: message.first_request_cpu_s as number | null, atMs: message.at_ms as number }));
     },
-    async count(): Promise<number> {
+    async count(): Promise<{ turns: number; lastRequestCpuS: number; runPeakRssMb: number }> {
       child.stdin.write('count\n');
-      return (await next('generation_requests')).generation_requests as number;
+      const message = await next('generation_requests');
+      return { turns: message.generation_requests as number, lastRequestCpuS: message.last_request_cpu_s as number, runPeakRssMb: message.last_request_hwm_mb as number };
     },
     stop() {
       child.stdin.end();
@@ -132,10 +137,10 @@ async function runChild(server: Server, command: string, args: string[], env: No
   const [code] = (await once(child, 'exit')) as [number | null];
   const exitedAtMs = performance.timeOrigin + performance.now();
   if (code !== 0) throw new Error(`collect bench: ${command} ${args.join(' ')} exited ${code}\n${stderr.slice(-2000)}`);
-  const turns = await server.count();
+  const counted = await server.count();
   const request = await first;
   if (request.cpuS === null) throw new Error(`collect bench: could not read the CPU of ${command} at its first request`);
-  return { stdout, turns, firstRequestCpuS: request.cpuS, seconds: (exitedAtMs - request.atMs) / 1000 };
+  return { stdout, ...counted, firstRequestCpuS: request.cpuS, seconds: (exitedAtMs - request.atMs) / 1000 };
 }
 
 /** `gymnast collect` from dist/, its CPU and peak RSS from its own getrusage at exit. */
@@ -149,7 +154,7 @@ async function runGymnast(server: Server, dir: string, input: string, rollouts: 
   const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as { cpu_s: number; peak_rss_mb: number };
   const written = countLines(output);
   if (written !== rollouts) throw new Error(`collect bench: gymnast wrote ${written} of ${rollouts} rollouts`);
-  return { rollouts, turns: result.turns, startupCpuS: result.firstRequestCpuS, cpuS: usage.cpu_s, peakRssMb: usage.peak_rss_mb, rolloutsPerSecond: rollouts / result.seconds };
+  return { rollouts, turns: result.turns, startupCpuS: result.firstRequestCpuS, cpuS: usage.cpu_s, peakRssMb: usage.peak_rss_mb, lastRequestCpuS: result.lastRequestCpuS, runPeakRssMb: result.runPeakRssMb, rolloutsPerSecond: rollouts / result.seconds };
 }
 
 /** bench/python-collector.py: its CPU and peak RSS as it reports them (getrusage), turns as the server counted. */
@@ -158,7 +163,7 @@ async function runPython(server: Server, dir: string, input: string, rollouts: n
   const result = await runChild(server, 'python3', [PYTHON_COLLECTOR, server.url, MODEL, input, output, String(concurrency), String(REPEATS)]);
   const report = JSON.parse(result.stdout) as { rollouts: number; turns: number; startup_cpu_s: number; cpu_s: number; peak_rss_mb: number };
   if (report.rollouts !== rollouts || countLines(output) !== rollouts) throw new Error(`collect bench: the Python collector wrote ${report.rollouts} of ${rollouts} rollouts`);
-  return { rollouts, turns: result.turns, ownTurns: report.turns, startupCpuS: report.startup_cpu_s, cpuS: report.cpu_s, peakRssMb: report.peak_rss_mb, rolloutsPerSecond: rollouts / result.seconds };
+  return { rollouts, turns: result.turns, ownTurns: report.turns, startupCpuS: report.startup_cpu_s, cpuS: report.cpu_s, peakRssMb: report.peak_rss_mb, lastRequestCpuS: result.lastRequestCpuS, runPeakRssMb: result.runPeakRssMb, rolloutsPerSecond: rollouts / result.seconds };
 }
 
 /** CPU of an empty Node process (`node -e ''`, with the same preload): the floor under any CLI's startup. */
@@ -169,6 +174,9 @@ async function emptyNodeCpuS(dir: string): Promise<number> {
 }
 
 const perTurnMs = (run: Measured) => ((run.cpuS - run.startupCpuS) * 1000) / run.turns;
+/** Per turn from the first generation request to the last, both read from /proc/PID/stat (10 ms ticks): the end-of-run work left out. */
+const runPerTurnMs = (run: Measured) => ((run.lastRequestCpuS - run.startupCpuS) * 1000) / run.turns;
+const tailCpuS = (run: Measured) => run.cpuS - run.lastRequestCpuS;
 
 export async function collectOverhead(): Promise<BenchResult[]> {
   await build();
@@ -191,7 +199,7 @@ export async function collectOverhead(): Promise<BenchResult[]> {
     const ms = (value: number) => `${value.toFixed(3)} ms`;
     return [
       {
-        name: `collect: client CPU per turn, startup removed, 2,000 rows × ${REPEATS} at concurrency ${CONCURRENCY}: gymnast collect vs a Python asyncio collector (stdlib HTTP/1.1) doing the same (${turns}; issue 13's aiohttp collector: ${ms(ISSUE_AIOHTTP_MS_PER_TURN)}/turn; gymnast vs that: ${(perTurnMs(gymnast) / ISSUE_AIOHTTP_MS_PER_TURN).toFixed(2)}×; target ≤ 0.5×)`,
+        name: `collect: client CPU per turn, startup removed, 2,000 rows × ${REPEATS} at concurrency ${CONCURRENCY}: gymnast collect vs a Python asyncio collector (stdlib HTTP/1.1) doing the same (${turns}; issue 13's aiohttp collector: ${ms(ISSUE_AIOHTTP_MS_PER_TURN)}/turn; gymnast vs that: ${(perTurnMs(gymnast) / ISSUE_AIOHTTP_MS_PER_TURN).toFixed(2)}×; target ≤ 0.5×. First to last request only: gymnast ${ms(runPerTurnMs(gymnast))}, Python ${ms(runPerTurnMs(python))}/turn; after the last request gymnast spent ${tailCpuS(gymnast).toFixed(2)} CPU-s, Python ${tailCpuS(python).toFixed(2)})`,
         baseline: { label: 'Python collector', value: perTurnMs(python), unit: 'ms/turn' },
         measured: { label: 'gymnast collect', value: perTurnMs(gymnast), unit: 'ms/turn' },
         lowerIsBetter: true,
@@ -203,7 +211,7 @@ export async function collectOverhead(): Promise<BenchResult[]> {
         lowerIsBetter: true,
       },
       {
-        name: `collect: peak RSS of gymnast collect at concurrency ${CONCURRENCY}, 100,000 rollouts vs 1,000 (25,000 rows × ${REPEATS} vs 250 × ${REPEATS}; target ≤ 1.2×)`,
+        name: `collect: peak RSS of gymnast collect at concurrency ${CONCURRENCY}, 100,000 rollouts vs 1,000 (25,000 rows × ${REPEATS} vs 250 × ${REPEATS}; target ≤ 1.2×; peak up to the last generation request, before the end-of-run work: ${large.runPeakRssMb.toFixed(0)} MB vs ${small.runPeakRssMb.toFixed(0)} MB)`,
         baseline: { label: '1,000 rollouts', value: small.peakRssMb, unit: 'MB' },
         measured: { label: '100,000 rollouts', value: large.peakRssMb, unit: 'MB' },
         lowerIsBetter: true,

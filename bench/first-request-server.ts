@@ -13,7 +13,10 @@ import { qwen3Directory } from '../test/support/qwen3.js';
  *   /proc/PID/stat (the collector's utime + stime) before answering it, printing
  *   `{"first_request_cpu_s": …}`: the collector's CPU from its start to its first generation request,
  *   taken while that request is in the server's hands;
- * - `count`: print `{"generation_requests": n}`, the generation requests since `watch`.
+ * - `count`: print `{"generation_requests": n, "last_request_cpu_s": …, "last_request_hwm_mb": …}`: the
+ *   generation requests since `watch`, and the collector's CPU at the last of them and its peak RSS
+ *   (VmHWM, read every 64th request) so far: what it spent running rollouts, before its
+ *   end-of-run work (aggregation, health checks).
  * Requests are counted, not recorded (the InferenceServer's log would grow with a 100,000-rollout run).
  */
 const GENERATION_PATHS = new Set(['/v1/completions', '/v1/chat/completions', '/v1/responses', '/generate']);
@@ -26,21 +29,34 @@ function cpuSecondsOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }
 
+/** Peak RSS so far (VmHWM) in MB. */
+function peakRssMbOf(pid: number): number {
+  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+}
+
+/** A reading of the watched process, or null when it is gone (or another process sent the request). */
+function read<T>(pid: number, reading: (pid: number) => T): T | null {
+  try {
+    return reading(pid);
+  } catch {
+    return null;
+  }
+}
+
 class CountingServer extends InferenceServer {
   watched: number | undefined;
   generationRequests = 0;
+  lastCpuS: number | null = null;
+  lastHwmMb: number | null = null;
 
   protected override async intercept(call: RecordedRequest, request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<boolean> {
     if (request.method === 'POST' && GENERATION_PATHS.has(call.path)) {
       this.generationRequests++;
-      if (this.generationRequests === 1 && this.watched !== undefined) {
-        let first: number | null = null;
-        try {
-          first = cpuSecondsOf(this.watched);
-        } catch {
-          // The watched process is gone (or another one sent this request): reported as null.
-        }
-        process.stdout.write(`${JSON.stringify({ first_request_cpu_s: first, at_ms: performance.timeOrigin + performance.now() })}\n`);
+      if (this.watched !== undefined) {
+        this.lastCpuS = read(this.watched, cpuSecondsOf);
+        if (this.generationRequests % 64 === 1) this.lastHwmMb = read(this.watched, peakRssMbOf);
+        if (this.generationRequests === 1) process.stdout.write(`${JSON.stringify({ first_request_cpu_s: this.lastCpuS, at_ms: performance.timeOrigin + performance.now() })}\n`);
       }
     }
     const handled = await super.intercept(call, request, response, signal);
@@ -57,8 +73,9 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   if (command === 'watch') {
     server.watched = Number(argument);
     server.generationRequests = 0;
+    server.lastCpuS = server.lastHwmMb = null;
   } else if (command === 'count') {
-    process.stdout.write(`${JSON.stringify({ generation_requests: server.generationRequests })}\n`);
+    process.stdout.write(`${JSON.stringify({ generation_requests: server.generationRequests, last_request_cpu_s: server.lastCpuS, last_request_hwm_mb: server.lastHwmMb })}\n`);
   }
 });
 const stop = () => void server.close().then(() => process.exit(0));
