@@ -30,9 +30,17 @@ export interface HttpReply {
 }
 
 export interface JsonClientOptions {
-  /** Connections per server; about the number of requests you keep in flight. */
+  /** Most connections per server (default 1,024); they are opened as requests need them. */
   connections?: number;
 }
+
+/**
+ * undici opens a pool's connections only when every open one is busy, so the cap is not what is
+ * opened: a run holds about as many as it keeps requests in flight. It was 256, which queued three
+ * of four requests inside undici at concurrency 1,024 (one request per connection): a server that
+ * batches (vLLM, SGLang) saw at most 256 at a time.
+ */
+const MAX_CONNECTIONS = 1_024;
 
 /**
  * JSON over HTTP on undici pools, one per server (5–8× less client CPU than fetch or the openai SDK).
@@ -44,7 +52,7 @@ export class JsonClient {
   readonly #connections: number;
 
   constructor(options: JsonClientOptions = {}) {
-    this.#connections = options.connections ?? 256;
+    this.#connections = options.connections ?? MAX_CONNECTIONS;
   }
 
   async request<T>(request: JsonRequest<T>): Promise<T> {
