@@ -26,7 +26,7 @@ import { applyCallFilter, applyFilter } from './filters.js';
 import { callMethod, callValue, getMember } from './members.js';
 import { binaryOperation, unaryOperation } from './operators.js';
 import { GLOBAL_SCOPE } from './template-globals.js';
-import { display, isArrayKind, kindOf, looseEquals, makeFloat, makeTuple, Namespace, TemplateFunction, truthy, type Kwargs, type Scope } from './template-values.js';
+import { display, hasOwn, isArrayKind, kindOf, looseEquals, makeFloat, makeTuple, Namespace, TemplateFunction, truthy, type Kwargs, type Scope } from './template-values.js';
 import { unsupported } from './unsupported-construct-error.js';
 import { VALUE_TESTS } from './value-tests.js';
 
@@ -342,7 +342,15 @@ class Compiler {
       };
     }
     const property = (node.property as LiteralNode<string | number>).value;
-    return (scope) => getMember(object(scope), property);
+    if (typeof property !== 'string') return (scope) => getMember(object(scope), property);
+    return (scope) => {
+      const value = object(scope);
+      // Fast path: an own key of a plain mapping (messages, tool calls, `loop`) is what getMember returns.
+      if (typeof value === 'object' && value !== null && (value.constructor === Object || value instanceof LoopInfo) && hasOwn(value, property)) {
+        return (value as Record<string, unknown>)[property];
+      }
+      return getMember(value, property);
+    };
   }
 
   slice(object: Evaluate, node: SliceExpressionNode): Evaluate {
@@ -455,9 +463,17 @@ class Compiler {
           return truthy(value) ? value : right(scope);
         };
       case '==':
-        return (scope) => looseEquals(left(scope), right(scope));
+        return (scope) => {
+          const a = left(scope);
+          const b = right(scope);
+          return typeof a === 'string' && typeof b === 'string' ? a === b : looseEquals(a, b);
+        };
       case '!=':
-        return (scope) => !looseEquals(left(scope), right(scope));
+        return (scope) => {
+          const a = left(scope);
+          const b = right(scope);
+          return typeof a === 'string' && typeof b === 'string' ? a !== b : !looseEquals(a, b);
+        };
       case '+':
       case '~':
         return (scope) => {
@@ -465,6 +481,19 @@ class Compiler {
           const b = right(scope);
           return typeof a === 'string' && typeof b === 'string' ? a + b : binaryOperation(operator, a, b);
         };
+      case '-':
+      case '<':
+      case '>':
+      case '<=':
+      case '>=': {
+        // Fast path for two integers (loop indices, lengths); anything else takes the interpreter's checks.
+        const integers = { '-': (a: number, b: number) => a - b, '<': (a: number, b: number) => a < b, '>': (a: number, b: number) => a > b, '<=': (a: number, b: number) => a <= b, '>=': (a: number, b: number) => a >= b }[operator];
+        return (scope) => {
+          const a = left(scope);
+          const b = right(scope);
+          return Number.isSafeInteger(a) && Number.isSafeInteger(b) ? integers(a as number, b as number) : binaryOperation(operator, a, b);
+        };
+      }
       default:
         return (scope) => {
           const a = left(scope);
