@@ -4,12 +4,13 @@ import { PolicyError } from '../core/errors/policy-error.js';
 import { TokenAlignmentError } from '../core/errors/token-alignment-error.js';
 import type { Message } from '../core/message.js';
 import type { TokenDrift } from '../tokens/conversation-renderer.js';
-import { PolicyResult, type PolicyRequest } from '../policy/policy.js';
+import type { PolicyRequest, PolicyResult } from '../policy/policy.js';
 import { systemClock } from '../util/clock.js';
 import { mixSeed } from '../util/seeded-random.js';
 import type { EpisodeOptions } from './episode-options.js';
 import { appendMessages, type EpisodeState } from './episode-state.js';
 import { endWith, type EpisodeEnd } from './next-step.js';
+import { readPolicyResult } from './read-policy-result.js';
 import { asPolicyError, typedErrors } from './wrap-error.js';
 
 export interface Generation {
@@ -98,7 +99,7 @@ function turnSeed(state: EpisodeState, turn: number): number | undefined {
 }
 
 function checkResult(policy: string, raw: unknown, maxTokens: number): PolicyResult {
-  const parsed = PolicyResult.safeParse(raw);
+  const parsed = readPolicyResult(raw);
   if (!parsed.success) {
     throw new PolicyError(`policy ${policy} returned an invalid result: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
   }
