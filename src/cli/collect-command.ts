@@ -65,6 +65,7 @@ interface CollectFlags {
   resourcesServer: Record<string, string>;
   gymnasiumServer: Record<string, string>;
   toolCallParser?: string;
+  rolloutInfos?: boolean;
 }
 
 export function collectCommand(): Command {
@@ -93,6 +94,7 @@ export function collectCommand(): Command {
     .option('--resources-server <name=url>', "a NeMo Gym resources server (/seed_session, /<tool>, /verify): rows of agent <name> run gymnast's loop against it, repeatable", parseAgentServer, {})
     .option('--gymnasium-server <name=url>', "a NeMo Gym gymnasium-style server (/reset, /step, /close): rows of agent <name> run gymnast's loop against it, repeatable", parseAgentServer, {})
     .option('--tool-call-parser <name>', `how the model writes tool calls, for --resources-server and --gymnasium-server: ${toolCallParsers.map((parser) => parser.name).join(', ')} (default hermes)`)
+    .option('--rollout-infos', "list every rollout in its task's group in the aggregate file (NeMo Gym's rollout_infos: 14 lines per rollout)")
     .option('--fail-on-error <count|fraction>', 'exit non-zero when more rollouts than this failed (e.g. 10, or 0.05 of them)', parseFailureLimit)
     .option('--config <file>', 'YAML or JSON with any of these options by name (e.g. num-repeats: 4); flags given on the command line win. With --split: a NeMo Gym config (servers and datasets)')
     .option('--split <name>', `with --config X.yaml in NeMo Gym's shape: start its servers and collect every dataset of this split (${DATASET_TYPES.join(', ')}) through its agents, one output per dataset in the --output folder`, parseSplit)
@@ -173,6 +175,7 @@ async function runCollect(flags: CollectFlags): Promise<void> {
     ...(flags.rolloutTimeout === undefined ? {} : { rolloutTimeoutMs: flags.rolloutTimeout * 1000 }),
     ...(flags.resume ? { resume: true } : {}),
     maxAttempts: flags.maxAttempts,
+    ...(flags.rolloutInfos ? { rolloutInfos: true } : {}),
     stopAdmitting,
     signal: abort,
     onProgress: progressPrinter(() => retries),

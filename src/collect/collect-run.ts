@@ -45,6 +45,8 @@ export interface CollectOptions extends CollectSettingsInput {
   agents?: ReadonlyMap<string, Agent>;
   /** Where outcomes go besides the JSONL files (a queue, a store); each is started, written and finished with them. */
   sinks?: readonly Sink[];
+  /** List every rollout in its task's group in the aggregate file (NeMo Gym's `rollout_infos`, which grow with the rollouts). */
+  rolloutInfos?: boolean;
 }
 
 export interface CollectProgress {
@@ -149,7 +151,7 @@ async function collectLocked(options: CollectOptions, settings: CollectSettings,
   }
   if (givenUp > 0) options.onNotice?.(`${givenUp} rollouts failed ${settings.maxAttempts} times (or terminally) and were not retried`);
 
-  const computed = await aggregateFiles({ results: [paths.output], failures: [paths.failures], materialized: [paths.materialized] });
+  const computed = await aggregateFiles({ results: [paths.output], failures: [paths.failures], materialized: [paths.materialized], ...(options.rolloutInfos ? { rolloutInfos: true } : {}) });
   const aggregate = await withServerAggregates(computed, options.agents ?? new Map(), paths.output, { ...(options.signal ? { signal: options.signal } : {}), ...(options.onNotice ? { onNotice: options.onNotice } : {}) });
   await writeAggregateFile(paths.aggregate, aggregate).catch((error: unknown) => {
     throw writeFailure(paths.aggregate, error);

@@ -54,7 +54,7 @@ describe('gymnast aggregate', () => {
   it('reads older NeMo Gym rollout files without _ng_* indices as NeMo Gym does: a missing index is 0', async () => {
     const rollouts = fixture('example_single_tool_call/example_rollouts.jsonl');
     assert.ok(lines(rollouts).every((line) => !line.includes('"_ng_')));
-    const { stdout } = await gymnast('aggregate', '--input', rollouts);
+    const { stdout } = await gymnast('aggregate', '--input', rollouts, '--rollout-infos');
     const [aggregate] = JSON.parse(stdout) as (Omit<Aggregate, 'group_level_metrics'> & { group_level_metrics: { _ng_task_index: number; num_rollouts: number; rollout_infos: { rollout_id: string }[] }[] })[];
     assert.equal(aggregate!.agent_metrics['mean/reward'], 1);
     assert.deepEqual(aggregate!.group_level_metrics.map((group) => [group._ng_task_index, group.num_rollouts]), [[0, 5]]);

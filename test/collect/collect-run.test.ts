@@ -97,6 +97,14 @@ describe('gymnast collect', () => {
     assert.equal(aggregate!.agent_metrics['mean/reward'], 1);
     assert.deepEqual(aggregate!.group_level_metrics.map((group) => group.missing_num_rollouts), [0]);
     assert.equal(aggregate!.rollout_metrics.natural_termination_rate, 1);
+    assert.ok(!('rollout_infos' in aggregate!.group_level_metrics[0]!), 'groups do not list their rollouts unless asked');
+  });
+
+  it("lists each task's rollouts in the aggregate when asked (NeMo Gym's rollout_infos)", async () => {
+    const { options } = setup([row('1+2', 3)]);
+    const summary = await collect(options({ numRepeats: 2, rolloutInfos: true }));
+    const [aggregate] = JSON.parse(readFileSync(summary.paths.aggregate, 'utf8')) as { group_level_metrics: { rollout_infos: { rollout_id: string }[] }[] }[];
+    assert.deepEqual(aggregate!.group_level_metrics[0]!.rollout_infos.map((info) => info.rollout_id), ['0:0', '0:1']);
   });
 
   it('reports every bad row with file, line and field before doing any work', async () => {
