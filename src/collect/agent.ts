@@ -1,6 +1,6 @@
 import { EpisodeTask } from '../core/episode-task.js';
 import { ConfigError } from '../core/errors/config-error.js';
-import { SamplingParams, type SamplingParamsInput } from '../core/sampling-params.js';
+import { SamplingOverrides } from '../core/sampling-params.js';
 import { runEpisode, type EpisodeOptions, type JobControl } from '../engine/index.js';
 import type { Environment } from '../environments/environment.js';
 import type { AggregateMetrics } from './server-aggregate.js';
@@ -33,22 +33,22 @@ export interface Agent {
   aggregateMetrics?(verifyResponses: readonly Record<string, unknown>[], signal?: AbortSignal): Promise<AggregateMetrics | undefined>;
 }
 
-const sampling = SamplingParams.shape;
+const sampling = SamplingOverrides.shape;
 
-/** The request fields a row's episode reads; the sampling ones are held to the run's own ranges (SamplingParams). */
 /** NeMo Gym's per-request engine extras: a JSON object as text, whose `seed`, when given, is a whole number. */
 const ExtraBody = z.string().refine((text) => extraBodyObject(text) !== undefined, { error: 'expected a JSON object as text, e.g. "{\\"seed\\": 1}"' }).refine((text) => {
   const seed = extraBodyObject(text)?.seed;
   return seed === undefined || Number.isInteger(seed);
 }, { error: 'expected its seed to be a whole number' });
 
+/** The request fields a row's episode reads; the sampling ones are held to the run's own ranges (SamplingParams). */
 const RequestFields = z
   .object({
     input: z.union([z.string(), z.array(ResponsesItem)]).optional(),
     tools: z.array(ResponsesTool).optional(),
-    temperature: sampling.temperature.unwrap().optional(),
-    top_p: sampling.top_p.unwrap().optional(),
-    max_output_tokens: sampling.max_tokens.unwrap().optional(),
+    temperature: sampling.temperature,
+    top_p: sampling.top_p,
+    max_output_tokens: sampling.max_tokens,
     metadata: z.object({ extra_body: ExtraBody.optional() }).passthrough().nullable().optional(),
   })
   .passthrough();
@@ -123,7 +123,7 @@ export function rowToTask(row: MaterializedRow): EpisodeTask | RowIssue[] {
 function requestToTask(row: MaterializedRow, request: RequestFields, data: unknown): EpisodeTask | RowIssue[] {
   if (request.input === undefined) return [{ file: '', line: 0, field: 'responses_create_params.input', message: 'missing: the row has no prompt' }];
   const seed = extraBodySeed(request.metadata?.extra_body);
-  const sampling: Partial<SamplingParamsInput> = {
+  const sampling: SamplingOverrides = {
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     ...(request.top_p === undefined ? {} : { top_p: request.top_p }),
     ...(request.max_output_tokens === undefined ? {} : { max_tokens: request.max_output_tokens }),

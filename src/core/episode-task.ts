@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ChatTool } from './chat-tool.js';
 import { Message } from './message.js';
-import { SamplingParams } from './sampling-params.js';
+import { SamplingOverrides } from './sampling-params.js';
 
 /** One task the engine runs episodes for: the opening messages plus the data its environment reads. */
 export const EpisodeTask = z.object({
@@ -17,7 +17,7 @@ export const EpisodeTask = z.object({
   /** Stop strings for the first turn; later turns use what the environment returns. */
   stop_strings: z.array(z.string()).optional(),
   /** Per-task overrides of the run's sampling params. */
-  sampling: SamplingParams.partial().optional(),
+  sampling: SamplingOverrides.optional(),
 });
 export type EpisodeTask = z.infer<typeof EpisodeTask>;
 export type EpisodeTaskInput = z.input<typeof EpisodeTask>;

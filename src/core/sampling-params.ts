@@ -1,16 +1,34 @@
 import { z } from 'zod';
 
+/** Each sampling field's range, without a default: overrides name only what they change. */
+const fields = {
+  temperature: z.number().nonnegative(),
+  top_p: z.number().gt(0).max(1),
+  /** 0 or absent: no top-k filter. */
+  top_k: z.number().int().nonnegative(),
+  max_tokens: z.number().int().positive(),
+  /** Base seed; the engine derives a distinct seed per (task, rollout, turn) from it. */
+  seed: z.number().int(),
+  /** Argmax decoding; overrides temperature, top_p and top_k. */
+  greedy: z.boolean(),
+};
+
 /** How the policy samples. Recorded with every rollout so a trainer knows what the logprobs mean. */
 export const SamplingParams = z.object({
-  temperature: z.number().nonnegative().default(1),
-  top_p: z.number().gt(0).max(1).default(1),
-  /** 0 or absent: no top-k filter. */
-  top_k: z.number().int().nonnegative().optional(),
-  max_tokens: z.number().int().positive().default(256),
-  /** Base seed; the engine derives a distinct seed per (task, rollout, turn) from it. */
-  seed: z.number().int().optional(),
-  /** Argmax decoding; overrides temperature, top_p and top_k. */
-  greedy: z.boolean().default(false),
+  temperature: fields.temperature.default(1),
+  top_p: fields.top_p.default(1),
+  top_k: fields.top_k.optional(),
+  max_tokens: fields.max_tokens.default(256),
+  seed: fields.seed.optional(),
+  greedy: fields.greedy.default(false),
 });
 export type SamplingParams = z.infer<typeof SamplingParams>;
 export type SamplingParamsInput = z.input<typeof SamplingParams>;
+
+/**
+ * A task's changes to the run's sampling: only the fields it names. (Zod 4 applies a default even
+ * under `.partial()`, so `SamplingParams.partial()` would reset every unnamed field to its default,
+ * overriding the run's `--max-tokens` or `--temperature` for any row that changed one field.)
+ */
+export const SamplingOverrides = z.object(fields).partial();
+export type SamplingOverrides = z.infer<typeof SamplingOverrides>;

@@ -107,6 +107,14 @@ describe('gymnast collect', () => {
     assert.deepEqual(aggregate!.group_level_metrics[0]!.rollout_infos.map((info) => info.rollout_id), ['0:0', '0:1']);
   });
 
+  it("lets a row change one sampling field and keeps the run's others (a row's temperature does not reset max_tokens to a default)", async () => {
+    const changed = JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: 'what is 1+2?' }], temperature: 0.5 }, agent_ref: { name: 'arithmetic' }, problem: '1+2', answer: 3 });
+    const { output, options } = setup([changed]);
+    await collect(options({ sampling: SamplingParams.parse({ max_tokens: 16, top_p: 0.9, seed: 1 }) }));
+    const [result] = readRows(output);
+    assert.deepEqual(result!.sampling, { temperature: 0.5, top_p: 0.9, max_tokens: 16, seed: 1, greedy: false });
+  });
+
   it('reports every bad row with file, line and field before doing any work', async () => {
     const { input, output, options } = setup([row('1+2', 3), '{"responses_create_params": ', row('4+5', 9, { agent_ref: { name: 'nope' } }), JSON.stringify({ agent_ref: { name: 'arithmetic' }, problem: '1+1', answer: 2 })]);
     await assert.rejects(collect(options()), (error: unknown) => {
