@@ -1,7 +1,12 @@
 import type { z } from 'zod';
 import { InvalidRowError } from './errors/invalid-row-error.js';
 import { toFailureClass } from './failure-class.js';
+import { FinishReason } from './finish-reason.js';
+import { Role } from './message.js';
 import { FailureRow, MaterializedRow, ResultRow, ROW_SCHEMA_VERSION, RowKeys } from './result-row.js';
+import { SamplingParams } from './sampling-params.js';
+import { Termination, TerminationKind } from './termination.js';
+import { TurnRecord } from './turn-record.js';
 
 /**
  * A row without its heavy fields checked: `messages`, `env_metadata` and `sampling` can hold thousands
@@ -24,6 +29,7 @@ export type ReadFullRow = { kind: 'result'; row: ResultRow } | { kind: 'failure'
 export function readRow(value: unknown, where: string): ReadRow {
   const current = upgrade(value, where);
   if (current._ng_failure_class !== undefined) return { kind: 'failure', row: check(FailureRowHead, current, where) };
+  if (isPlainResultRow(current, false)) return { kind: 'result', row: inSchemaOrder(current, HEAD_KEYS) as ResultRowHead };
   return { kind: 'result', row: check(ResultRowHead, current, where) };
 }
 
@@ -31,6 +37,7 @@ export function readRow(value: unknown, where: string): ReadRow {
 export function readFullRow(value: unknown, where: string): ReadFullRow {
   const current = upgrade(value, where);
   if (current._ng_failure_class !== undefined) return { kind: 'failure', row: check(FailureRow, current, where) };
+  if (isPlainResultRow(current, true)) return { kind: 'result', row: inSchemaOrder(current, FULL_KEYS) as ResultRow };
   return { kind: 'result', row: check(ResultRow, current, where) };
 }
 
@@ -115,6 +122,151 @@ function upgrade(value: unknown, where: string): Record<string, unknown> {
   const ours = toFailureClass(failureClass);
   return { ...upgraded, _ng_failure_class: ours, ...(ours === failureClass ? {} : { nemo_gym_failure_class: failureClass }) };
 }
+
+/*
+ * Successful rows as gymnast writes them are confirmed by hand: zod's generic walk of every message's
+ * token ids and logprobs cost about 30 µs a row, the bulk of reading a run back (aggregate, health).
+ * A row passes only when the schema would return it unchanged (no defaults to fill, no unknown keys to
+ * drop from the strict objects) but for the order of its top-level keys, which is rebuilt as the
+ * schema's (metric columns follow it). Anything else goes through the schema, which names the problem.
+ */
+const FULL_KEYS = Object.keys(ResultRow.shape);
+const HEAD_KEYS = Object.keys(ResultRowHead.shape);
+const FULL_KEY_SET = new Set(FULL_KEYS);
+const HEAD_KEY_SET = new Set(HEAD_KEYS);
+
+function inSchemaOrder(row: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  const known = keys === FULL_KEYS ? FULL_KEY_SET : HEAD_KEY_SET;
+  const ordered: Record<string, unknown> = {};
+  for (const key of keys) if (key in row) ordered[key] = row[key];
+  for (const key in row) if (!known.has(key)) ordered[key] = row[key];
+  return ordered;
+}
+
+/** `heavy`: also the fields the head leaves unchecked (messages, sampling). */
+function isPlainResultRow(row: Record<string, unknown>, heavy: boolean): boolean {
+  const { response, agent_ref: agent, _ng_attempt_index: attempt, duration_ms: duration, reward_components: components, extracted_answer: answer } = row;
+  if (!isObject(row.responses_create_params) || !isObject(agent) || !isObject(response)) return false;
+  const { output, usage } = response;
+  return (
+    typeof agent.name === 'string' &&
+    agent.name.length > 0 &&
+    (agent.type === undefined || typeof agent.type === 'string') &&
+    isIndex(row._ng_task_index) &&
+    isIndex(row._ng_rollout_index) &&
+    (attempt === undefined || (isIndex(attempt) && attempt > 0)) &&
+    (duration === null || (isNumber(duration) && duration >= 0)) &&
+    isNumber(row.reward) &&
+    (output === undefined || Array.isArray(output)) &&
+    (usage === undefined || usage === null || isUsage(usage)) &&
+    (components === undefined || isNumberRecord(components)) &&
+    optional(row.terminated, isBoolean) &&
+    optional(row.truncated, isBoolean) &&
+    optional(row.has_training_tokens, isBoolean) &&
+    optional(row.num_turns, isIndex) &&
+    optional(row.token_drift_count, isIndex) &&
+    (answer === undefined || answer === null || typeof answer === 'string') &&
+    optional(row.termination, isTermination) &&
+    optional(row.turns, (turns) => Array.isArray(turns) && turns.every(isTurn)) &&
+    (!heavy || (optional(row.messages, (messages) => Array.isArray(messages) && messages.every(isMessage)) && optional(row.sampling, isSampling)))
+  );
+}
+
+const TERMINATION_KINDS = new Set(TerminationKind.options);
+const FINISH_REASONS = new Set(FinishReason.shape.unified.options);
+const ROLES = new Set(Role.options);
+
+function isTermination(value: unknown): boolean {
+  return isObject(value) && TERMINATION_KINDS.has(value.kind as TerminationKind) && optional(value.detail, isString) && hasOnly(value, Termination.shape);
+}
+
+function isTurn(value: unknown): boolean {
+  if (!isObject(value)) return false;
+  const { finish_reason: finish, timing, token_drift: drift, logprobs_mode: mode, answer } = value;
+  return (
+    isIndex(value.index) &&
+    isIndex(value.prompt_tokens) &&
+    isIndex(value.generated_tokens) &&
+    isIndex(value.env_tokens) &&
+    isNumber(value.reward) &&
+    isBoolean(value.observation_truncated) &&
+    isObject(finish) &&
+    FINISH_REASONS.has(finish.unified as FinishReason['unified']) &&
+    optional(finish.raw, isString) &&
+    hasOnly(finish, FinishReason.shape) &&
+    isObject(timing) &&
+    isNumber(timing.generation_ms) &&
+    timing.generation_ms >= 0 &&
+    isNumber(timing.env_ms) &&
+    timing.env_ms >= 0 &&
+    hasOnly(timing, TurnRecord.shape.timing.shape) &&
+    (mode === undefined || mode === 'raw' || mode === 'processed') &&
+    optional(value.reward_components, isNumberRecord) &&
+    (answer === undefined || answer === null || typeof answer === 'string') &&
+    optional(value.env_terminated, isBoolean) &&
+    optional(value.env_truncated, isBoolean) &&
+    // Rare (a drifted turn): the schema checks it.
+    drift === undefined &&
+    hasOnly(value, TurnRecord.shape)
+  );
+}
+
+function isMessage(value: unknown): boolean {
+  if (!isObject(value)) return false;
+  const { token_ids: ids, generation_logprobs: logprobs } = value;
+  return (
+    ROLES.has(value.role as Role) &&
+    isString(value.content) &&
+    optional(value.reasoning_content, isString) &&
+    optional(value.tool_call_id, isString) &&
+    // Tool calls have a default (`type`): the schema reads them.
+    value.tool_calls === undefined &&
+    optional(ids, (list) => Array.isArray(list) && list.every(isIndex)) &&
+    (logprobs === undefined || (value.role === 'assistant' && Array.isArray(logprobs) && logprobs.length === (ids as unknown[] | undefined)?.length && logprobs.every(isNumber))) &&
+    hasOnly(value, MESSAGE_KEYS)
+  );
+}
+const MESSAGE_KEYS = { role: 1, content: 1, reasoning_content: 1, tool_calls: 1, tool_call_id: 1, token_ids: 1, generation_logprobs: 1 };
+
+/** Sampling as recorded: every defaulted field present (else the schema fills it in). */
+function isSampling(value: unknown): boolean {
+  if (!isObject(value)) return false;
+  const { temperature, top_p: topP, top_k: topK, max_tokens: maxTokens, seed, greedy } = value;
+  return (
+    isNumber(temperature) &&
+    temperature >= 0 &&
+    isNumber(topP) &&
+    topP > 0 &&
+    topP <= 1 &&
+    optional(topK, isIndex) &&
+    isIndex(maxTokens) &&
+    maxTokens > 0 &&
+    optional(seed, Number.isSafeInteger) &&
+    isBoolean(greedy) &&
+    hasOnly(value, SamplingParams.shape)
+  );
+}
+
+function isUsage(value: unknown): boolean {
+  return isObject(value) && optional(value.input_tokens, isNumber) && optional(value.output_tokens, isNumber) && optional(value.total_tokens, isNumber);
+}
+
+function isNumberRecord(value: unknown): boolean {
+  if (!isObject(value)) return false;
+  for (const key in value) if (!isNumber(value[key])) return false;
+  return true;
+}
+
+/** No key but the schema's (a strict object drops the others, so the row would not come back unchanged). */
+function hasOnly(value: Record<string, unknown>, shape: object): boolean {
+  for (const key in value) if (!Object.hasOwn(shape, key)) return false;
+  return true;
+}
+
+const optional = (value: unknown, is: (value: unknown) => boolean) => value === undefined || is(value);
+const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+const isString = (value: unknown): value is string => typeof value === 'string';
+const isBoolean = (value: unknown): value is boolean => typeof value === 'boolean';
 
 function check<S extends z.ZodType>(schema: S, value: unknown, where: string): z.infer<S> {
   const parsed = schema.safeParse(value);

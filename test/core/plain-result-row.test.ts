@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { readFullRow, readRow, ResultRow, ResultRowHead } from '../../src/core/index.js';
+
+const rows = (name: string) =>
+  readFileSync(new URL(`../fixtures/rows/${name}`, import.meta.url), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+/** A row with every optional field the hand check confirms; `rare` adds a tool call and a drifted turn, which the schema reads. */
+function richRow(rare: boolean): Record<string, unknown> {
+  const row = structuredClone(rows('v2_rollouts.jsonl')[0]!);
+  const messages = row.messages as Record<string, unknown>[];
+  messages.push({ role: 'assistant', content: '', reasoning_content: 'hm', token_ids: [1, 2], generation_logprobs: [-0.5, -1], ...(rare ? { tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] } : {}) });
+  messages.push({ role: 'tool', content: '3', tool_call_id: 'c1', token_ids: [3] });
+  const turns = row.turns as Record<string, unknown>[];
+  turns.push({ ...turns[0], index: turns.length, logprobs_mode: 'raw', reward_components: { a: 1 }, ...(rare ? { token_drift: { source: 'template', at: 3, ledger: 'a', template: 'b' } } : {}) });
+  return { ...row, sampling: { temperature: 0.7, top_p: 0.9, top_k: 20, max_tokens: 64, seed: -3, greedy: false }, reward_components: { a: 0.5 }, termination: { kind: 'max-tokens', detail: 'd' }, env_metadata: { x: 1 }, extra: 4, _ng_attempt_index: 1 };
+}
+
+const REPLACEMENTS: unknown[] = [undefined, null, -1, 0, 1.5, -0.5, 2 ** 53, 'x', '', true, {}, [], [1.5], ['x'], { zz: 1 }];
+
+/** Every variant of a row with one value replaced, removed, or one unknown key added to an object. */
+function* variants(value: unknown, replace: (next: unknown) => unknown, depth = 0): Generator<unknown> {
+  for (const next of REPLACEMENTS) yield replace(next);
+  if (depth > 5 || typeof value !== 'object' || value === null) return;
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.slice(0, 3).entries()) yield* variants(item, (next) => replace(value.map((old, j) => (j === i ? next : old))), depth + 1);
+    return;
+  }
+  const record = value as Record<string, unknown>;
+  yield replace({ ...record, zz: 1 });
+  for (const key of Object.keys(record)) {
+    yield* variants(record[key], (next) => {
+      const copy = { ...record };
+      if (next === undefined) delete copy[key];
+      else copy[key] = next;
+      return replace(copy);
+    }, depth + 1);
+  }
+}
+
+/** The schema's own reading (no hand check), or its error. */
+function bySchema(schema: typeof ResultRow | typeof ResultRowHead, value: unknown): unknown {
+  const parsed = schema.safeParse(value);
+  return parsed.success ? parsed.data : 'invalid';
+}
+
+function byReader(read: typeof readFullRow | typeof readRow, value: unknown): unknown {
+  try {
+    return read(value, 'x:1').row;
+  } catch {
+    return 'invalid';
+  }
+}
+
+describe('successful rows confirmed by hand', () => {
+  it('read exactly as the schema reads them, top-level key order included, for every one-field change of a row', () => {
+    let checked = 0;
+    let byHand = 0;
+    for (const base of [...rows('v2_rollouts.jsonl'), richRow(false), richRow(true)]) {
+      for (const variant of variants(base, (next) => next)) {
+        if (typeof variant !== 'object' || variant === null || Array.isArray(variant) || (variant as { schema_version?: unknown }).schema_version !== 2) continue;
+        for (const [schema, read] of [[ResultRow, readFullRow], [ResultRowHead, readRow]] as const) {
+          const expected = bySchema(schema, variant);
+          const actual = byReader(read, variant);
+          assert.deepEqual(actual, expected, JSON.stringify(variant));
+          if (expected !== 'invalid') assert.deepEqual(Object.keys(actual as object), Object.keys(expected as object));
+          // The schema copies the arrays it checks; the hand check hands back the row's own.
+          const turns = (variant as { turns?: unknown }).turns;
+          if (turns !== undefined && (actual as { turns?: unknown }).turns === turns) byHand += 1;
+        }
+        checked += 1;
+      }
+    }
+    assert.ok(checked > 1000, `${checked} variants`);
+    assert.ok(byHand > checked / 4, `${byHand} of ${checked * 2} readings confirmed by hand`);
+  });
+});
