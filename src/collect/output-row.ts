@@ -24,35 +24,54 @@ export interface EpisodeOutcomeOptions {
  * to the sidecar with its class and error.
  */
 export function episodeOutcome(row: MaterializedRow, record: EpisodeRecord, openingMessages: number, options: EpisodeOutcomeOptions = {}): RolloutOutcome {
-  const inputTokens = record.turns.reduce((total, turn) => total + turn.prompt_tokens, 0);
-  const outputTokens = record.turns.reduce((total, turn) => total + turn.generated_tokens, 0);
-  const responseOutput = options.responseOutput ?? ((messages: readonly Message[], from: number) => messagesToResponsesItems(messages.slice(from)));
+  let inputTokens = 0;
+  let outputTokens = 0;
+  for (const turn of record.turns) {
+    inputTokens += turn.prompt_tokens;
+    outputTokens += turn.generated_tokens;
+  }
   const prompted = promptedThrough(record, openingMessages);
-  const common = {
-    ...row,
-    ...withObservedInput(row, record.messages.slice(openingMessages, prompted)),
-    ...reportedFields(record),
-    schema_version: ROW_SCHEMA_VERSION,
-    duration_ms: record.timing.duration_ms,
-    response: {
-      output: withTrainingTokens(responseOutput(record.messages, prompted), record.messages, prompted),
-      // NeMo Gym's rows carry OpenAI's ResponseUsage whole, its `*_details` included (as /verify is sent it).
-      usage: { input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: outputTokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + outputTokens },
-    },
-    ...(Object.keys(record.reward_components).length > 0 ? { reward_components: record.reward_components } : {}),
-    ...endFlags(record),
-    num_turns: record.turns.length,
-    ...extractedAnswer(record),
-    token_drift_count: record.token_drift_count,
-    has_training_tokens: record.has_training_tokens,
-    termination: record.termination,
-    messages: record.messages,
-    turns: record.turns,
-    env_metadata: record.env_metadata,
-    sampling: record.sampling,
+  const items = options.responseOutput ? options.responseOutput(record.messages, prompted) : messagesToResponsesItems(record.messages, prompted);
+  // Built once, key by key, in the order the row is written (the order spreads of each part would give): rows are
+  // ~3 KB of token ids each, and copying them part by part was a third of the client's output cost (issue 13).
+  const built: Record<string, unknown> = { ...row };
+  const observed = withObservedInput(row, record.messages.slice(openingMessages, prompted));
+  if (observed !== undefined) built.responses_create_params = observed;
+  putReportedFields(built, record);
+  built.schema_version = ROW_SCHEMA_VERSION;
+  built.duration_ms = record.timing.duration_ms;
+  built.response = {
+    output: withTrainingTokens(items, record.messages, prompted),
+    // NeMo Gym's rows carry OpenAI's ResponseUsage whole, its `*_details` included (as /verify is sent it).
+    usage: { input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: outputTokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + outputTokens },
   };
-  if (record.record_type === 'rollout') return { kind: 'result', row: { ...common, reward: record.reward } satisfies ResultRow };
-  return { kind: 'failure', row: { ...common, ...failureFields(record.failure_class, record.error), ...nemoGymClass(record) } satisfies FailureRow };
+  if (Object.keys(record.reward_components).length > 0) built.reward_components = record.reward_components;
+  // NeMo Gym's flags: terminated when the environment said so on the last step; truncated when the environment cut
+  // the episode short, or a limit did (sequence, tokens, turns), or the server ended a generation for its own reason.
+  const last = record.turns.at(-1);
+  built.terminated = last?.env_terminated === true;
+  built.truncated = last?.env_truncated === true || (CUT_SHORT as readonly string[]).includes(record.termination.kind);
+  built.num_turns = record.turns.length;
+  // The last answer the environment extracted, as NeMo Gym's `extracted_answer` (absent when it reports none).
+  for (let i = record.turns.length - 1; i >= 0; i--) {
+    const { answer } = record.turns[i]!;
+    if (answer === undefined) continue;
+    built.extracted_answer = answer;
+    break;
+  }
+  built.token_drift_count = record.token_drift_count;
+  built.has_training_tokens = record.has_training_tokens;
+  built.termination = record.termination;
+  built.messages = record.messages;
+  built.turns = record.turns;
+  built.env_metadata = record.env_metadata;
+  built.sampling = record.sampling;
+  if (record.record_type === 'rollout') {
+    built.reward = record.reward;
+    return { kind: 'result', row: built as ResultRow };
+  }
+  Object.assign(built, failureFields(record.failure_class, record.error), nemoGymClass(record));
+  return { kind: 'failure', row: built as FailureRow };
 }
 
 /**
@@ -65,12 +84,12 @@ function promptedThrough(record: EpisodeRecord, openingMessages: number): number
   return firstTurn === -1 ? openingMessages : firstTurn;
 }
 
-/** The row's request with the reset's observations appended to its input (as Responses items); the row as it was when there were none. */
-function withObservedInput(row: MaterializedRow, observed: readonly Message[]): { responses_create_params?: Record<string, unknown> } {
-  if (observed.length === 0) return {};
+/** The row's request with the reset's observations appended to its input (as Responses items); undefined when there were none. */
+function withObservedInput(row: MaterializedRow, observed: readonly Message[]): Record<string, unknown> | undefined {
+  if (observed.length === 0) return undefined;
   const params = row.responses_create_params as { input?: unknown };
   const input = typeof params.input === 'string' ? [{ role: 'user', content: params.input }] : Array.isArray(params.input) ? params.input : [];
-  return { responses_create_params: { ...row.responses_create_params, input: [...input, ...messagesToResponsesItems(observed)] } };
+  return { ...row.responses_create_params, input: [...input, ...messagesToResponsesItems(observed)] };
 }
 
 /** The keys gymnast writes itself on its rows: a field an environment reports under one of these names is not written. */
@@ -81,9 +100,13 @@ const OWN_KEYS: ReadonlySet<string> = new Set([...Object.keys(ResultRow.shape), 
  * as NeMo Gym's rows have them, never over gymnast's own keys. NeMo Gym's `_ng_*` bookkeeping is left
  * out, but for the failure details its sidecar rows carry (`_ng_failure_judge_error`) on failure rows.
  */
-function reportedFields(record: EpisodeRecord): Record<string, unknown> {
-  const kept = (key: string) => !OWN_KEYS.has(key) && (!key.startsWith('_ng_') || (record.record_type === 'failure' && key.startsWith('_ng_failure_')));
-  return Object.fromEntries(Object.entries(record.env_fields ?? {}).filter(([key]) => kept(key)));
+function putReportedFields(row: Record<string, unknown>, record: EpisodeRecord): void {
+  if (record.env_fields === undefined) return;
+  for (const [key, value] of Object.entries(record.env_fields)) {
+    if (OWN_KEYS.has(key) || (key.startsWith('_ng_') && !(record.record_type === 'failure' && key.startsWith('_ng_failure_')))) continue;
+    // As a spread would: an own key even when it is `__proto__`.
+    Object.defineProperty(row, key, { value, writable: true, enumerable: true, configurable: true });
+  }
 }
 
 /** NeMo Gym's own word for a failure an environment reported (`judge_failed`), kept beside ours. */
@@ -99,20 +122,3 @@ export function failureFields(failureClass: FailureClass, error: RecordedError):
 
 /** Endings where something other than the environment cut the episode short. */
 const CUT_SHORT = ['max-seq-len', 'max-tokens', 'max-turns', 'finish-other'] as const satisfies readonly TerminationKind[];
-
-/**
- * NeMo Gym's `terminated` / `truncated`: terminated when the environment said so on the last step;
- * truncated when the environment cut the episode short, or a limit did (sequence, tokens, turns), or
- * the server ended a generation for its own reason (`finish-other`: a content filter …).
- */
-function endFlags(record: EpisodeRecord): { terminated: boolean; truncated: boolean } {
-  const last = record.turns.at(-1);
-  const limit = (CUT_SHORT as readonly string[]).includes(record.termination.kind);
-  return { terminated: last?.env_terminated === true, truncated: last?.env_truncated === true || limit };
-}
-
-/** The last answer the environment extracted, as NeMo Gym's `extracted_answer` (absent when the environment reports none). */
-function extractedAnswer(record: EpisodeRecord): { extracted_answer?: string | null } {
-  const reported = record.turns.filter((turn) => turn.answer !== undefined);
-  return reported.length === 0 ? {} : { extracted_answer: reported.at(-1)!.answer ?? null };
-}

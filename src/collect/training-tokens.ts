@@ -18,37 +18,48 @@ export interface TrainingTokens {
  * and the messages keep every id anyway.
  */
 export function withTrainingTokens(items: readonly unknown[], messages: readonly Message[], from: number): unknown[] {
-  const calls = modelCalls(messages, from);
-  const lastItems = lastItemOfEachRun(items);
-  if (calls === undefined || calls.length !== lastItems.length) return [...items];
   const output = [...items];
-  lastItems.forEach((at, i) => {
+  const lastItems = lastItemOfEachRun(items);
+  const calls = lastItems.length === 0 ? undefined : modelCalls(messages, from);
+  if (calls === undefined || calls.length !== lastItems.length) return output;
+  for (let i = 0; i < lastItems.length; i++) {
+    const at = lastItems[i]!;
     output[at] = { ...(items[at] as object), ...calls[i] };
-  });
+  }
   return output;
 }
 
 /** Each sampled assistant message from `from` on with its prompt (everything before it); undefined when a message has no ids. */
 function modelCalls(messages: readonly Message[], from: number): TrainingTokens[] | undefined {
   const calls: TrainingTokens[] = [];
-  const sequence: number[] = [];
+  let length = 0;
   for (const [i, message] of messages.entries()) {
     if (message.token_ids === undefined) return undefined;
     if (i >= from && message.role === 'assistant') {
       if (message.generation_logprobs === undefined) return undefined;
-      calls.push({ prompt_token_ids: [...sequence], generation_token_ids: message.token_ids, generation_log_probs: message.generation_logprobs });
+      calls.push({ prompt_token_ids: promptIds(messages, i, length), generation_token_ids: message.token_ids, generation_log_probs: message.generation_logprobs });
     }
-    for (const id of message.token_ids) sequence.push(id);
+    length += message.token_ids.length;
   }
   return calls;
+}
+
+/** The token ids of the messages before `end`, `length` of them, in one array sized once. */
+function promptIds(messages: readonly Message[], end: number, length: number): number[] {
+  const ids = new Array<number>(length);
+  let at = 0;
+  for (let i = 0; i < end; i++) {
+    for (const id of messages[i]!.token_ids!) ids[at++] = id;
+  }
+  return ids;
 }
 
 /** The index of the last item of every run of model items. */
 function lastItemOfEachRun(items: readonly unknown[]): number[] {
   const last: number[] = [];
-  items.forEach((item, i) => {
-    if (isModelItem(item) && !isModelItem(items[i + 1])) last.push(i);
-  });
+  for (let i = 0; i < items.length; i++) {
+    if (isModelItem(items[i]) && !isModelItem(items[i + 1])) last.push(i);
+  }
   return last;
 }
 

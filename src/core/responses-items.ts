@@ -76,22 +76,25 @@ function withReasoning(message: Message, reasoning: string | undefined): Message
   return reasoning === undefined ? message : { ...message, reasoning_content: reasoning };
 }
 
-/** Chat messages → Responses-API items (the inverse of `responsesInputToMessages`; token fields are dropped). */
-export function messagesToResponsesItems(messages: readonly Message[]): ResponsesItem[] {
-  return messages.flatMap((message): ResponsesItem[] => {
-    if (message.role === 'tool') return [{ type: 'function_call_output', call_id: message.tool_call_id ?? '', output: message.content }];
+/** Chat messages from `from` on → Responses-API items (the inverse of `responsesInputToMessages`; token fields are dropped). */
+export function messagesToResponsesItems(messages: readonly Message[], from = 0): ResponsesItem[] {
+  const items: ResponsesItem[] = [];
+  for (let i = from; i < messages.length; i++) {
+    const message = messages[i]!;
+    if (message.role === 'tool') {
+      items.push({ type: 'function_call_output', call_id: message.tool_call_id ?? '', output: message.content });
+      continue;
+    }
     const role = message.role === 'environment' ? 'user' : message.role;
-    const items: ResponsesItem[] = [];
     if (message.reasoning_content !== undefined) items.push({ type: 'reasoning', summary: [{ text: message.reasoning_content }] });
     if (message.content !== '' || message.tool_calls === undefined) {
-      const partType = role === 'assistant' ? 'output_text' : 'input_text';
-      items.push({ type: 'message', role, content: role === 'assistant' ? [{ type: partType, text: message.content }] : message.content });
+      items.push({ type: 'message', role, content: role === 'assistant' ? [{ type: 'output_text', text: message.content }] : message.content });
     }
     for (const call of message.tool_calls ?? []) {
       items.push({ type: 'function_call', call_id: call.id, name: call.function.name, arguments: call.function.arguments });
     }
-    return items;
-  });
+  }
+  return items;
 }
 
 /** Responses tools → chat tools. `strict` has no place in chat templates and is dropped (NeMo RL's prompts have none). */
