@@ -17,8 +17,11 @@ export interface TokenSegment {
 export class TokenLedger {
   readonly #segments: TokenSegment[] = [];
   readonly #tokenizer: Tokenizer;
+  /** Every id on the sequence, in order. */
+  readonly #ids: number[] = [];
   #text = '';
-  #length = 0;
+  /** Segments from here on are not in `#text` yet: most of an episode's text is never read (issue 13). */
+  #decodedSegments = 0;
 
   constructor(tokenizer: Tokenizer) {
     this.#tokenizer = tokenizer;
@@ -29,21 +32,17 @@ export class TokenLedger {
     const ids = message.token_ids ?? [];
     if (ids.length === 0) return;
     const sampled = message.generation_logprobs !== undefined;
-    this.#segments.push({
-      kind: sampled ? 'sampled' : message.role,
-      token_ids: ids,
-      ...(sampled ? { logprobs: message.generation_logprobs } : {}),
-    });
-    this.#text += this.#tokenizer.decode(ids);
-    this.#length += ids.length;
+    this.#segments.push(sampled ? { kind: 'sampled', token_ids: ids, logprobs: message.generation_logprobs } : { kind: message.role, token_ids: ids });
+    for (const id of ids) this.#ids.push(id);
   }
 
   get length(): number {
-    return this.#length;
+    return this.#ids.length;
   }
 
-  /** The sequence decoded, special tokens included. */
+  /** The sequence decoded, special tokens included: each segment decoded on its own, when the text is first read. */
   get text(): string {
+    while (this.#decodedSegments < this.#segments.length) this.#text += this.#tokenizer.decode(this.#segments[this.#decodedSegments++]!.token_ids);
     return this.#text;
   }
 
@@ -52,7 +51,7 @@ export class TokenLedger {
   }
 
   tokenIds(): number[] {
-    return this.#segments.flatMap((segment) => segment.token_ids);
+    return this.#ids.slice();
   }
 
   /** 1 on sampled tokens, 0 elsewhere: what a trainer computes its loss on (NeMo RL's `token_loss_mask`). */
