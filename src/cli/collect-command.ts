@@ -181,6 +181,8 @@ async function runCollect(flags: CollectFlags): Promise<void> {
     onProgress: progressPrinter(() => retries),
     onNotice: (message) => process.stderr.write(`[collect] ${message}\n`),
     agents: new Map(servers.map((server) => [server.name, server])),
+    // Its decode check reuses the policy's tokenizer, the one that made the ids: not loaded a second time.
+    health: { decoder: renderer.tokenizer },
   }).finally(async () => {
     dispose();
     await Promise.all([policy.close(), ...servers.map((server) => server.close())]);
@@ -191,14 +193,15 @@ async function runCollect(flags: CollectFlags): Promise<void> {
   process.stdout.write(`${summary.rollouts} rollouts in ${summary.paths.output}, ${summary.failures} failures in ${summary.paths.failures}, metrics in ${summary.paths.aggregate}\n`);
   // An interrupted run must not look finished to a script that trains on its output next.
   if (stopAdmitting.aborted) throw new AbortedError(`interrupted before every rollout ran: the files hold what finished; the same command with --resume continues`);
-  // The run's health in one line, once every rollout ran (the verdicts and summary are written beside it); `gymnast health` gates on it.
-  // Its decode check reuses the policy's tokenizer, the one that made the ids: not loaded a second time.
+  // The run's health in one line, checked in the pass that aggregated it (the verdicts and summary are written beside it); `gymnast health` gates on it.
   // Imported after the run, as are the agents of --resources-server: not paid for before the first request.
-  const [{ runHealth }, { healthSummaryLine }] = await Promise.all([import('../collect/health/run-health.js'), import('../collect/health/health-summary.js')]);
-  const health = await runHealth(summary.paths.output, { decoder: renderer.tokenizer });
-  process.stderr.write(`[collect] ${healthSummaryLine(health)}\n`);
-  // Counted by the health pass, which reads every row anyway: no second pass over the output for it.
-  if (health.zero_turn_rows > 0) process.stdout.write(`${health.zero_turn_rows} zero-turn rollouts (the prompt alone filled --max-seq-len): nothing to train on\n`);
+  const { health } = summary;
+  if (health) {
+    const { healthSummaryLine } = await import('../collect/health/health-summary.js');
+    process.stderr.write(`[collect] ${healthSummaryLine(health)}\n`);
+    // Counted by the health pass, which reads every row anyway: no second pass over the output for it.
+    if (health.zero_turn_rows > 0) process.stdout.write(`${health.zero_turn_rows} zero-turn rollouts (the prompt alone filled --max-seq-len): nothing to train on\n`);
+  }
   if (flags.failOnError !== undefined) {
     const limit = flags.failOnError < 1 ? flags.failOnError * (summary.rollouts + summary.failures) : flags.failOnError;
     if (summary.failures > limit) throw new ConfigError(`${summary.failures} rollouts failed, more than --fail-on-error ${flags.failOnError} allows`);

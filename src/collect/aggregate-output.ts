@@ -6,7 +6,7 @@ import type { ResultRowHead } from '../core/row-reader.js';
 import { hasRolloutKeys, readMaterializedRow, readRow } from '../core/row-reader.js';
 import { Float64List } from '../metrics/float64-list.js';
 import { AggregateAccumulator, type AgentAggregate, type AnswerKey, type GroupLevelMetrics } from '../metrics/index.js';
-import { ChunkedWriter, JsonRowReader, jsonRows, RolloutKeyIndex, type JsonRow } from './result-files.js';
+import { ChunkedWriter, JsonRowReader, readRunFiles, RolloutKeyIndex, type JsonRow, type OutcomeSource, type RunLine, type RunRowReader } from './result-files.js';
 import type { CollectedAggregate } from './server-aggregate.js';
 
 export type { AgentAggregate, AgentSummary } from '../metrics/index.js';
@@ -32,10 +32,9 @@ export interface AggregateSources {
  * row by row (errors name file:line). Memory holds a few numbers per rollout, never the rows.
  */
 export async function aggregateFiles(sources: AggregateSources, signal?: AbortSignal): Promise<AgentAggregate[]> {
-  const plan = await readPlan(sources.materialized ?? [], signal);
-  const agents = new AgentAccumulators(plan, answerKeyOf(sources), sources.rolloutInfos ?? false);
-  await readOutcomes(sources, agents, signal);
-  return agents.finish();
+  const reader = new AggregateReader(sources);
+  await readRunFiles(sources, [reader], signal);
+  return reader.finish();
 }
 
 /** Writes aggregates as NeMo Gym lays them out (a JSON list, indented by 2), streaming the per-task groups. */
@@ -87,16 +86,18 @@ export interface ProfileCompletion {
  * an error naming file:line; planned rollouts without a result are an error unless `allowPartial`.
  */
 export async function profileFiles(sources: ProfileSources, signal?: AbortSignal): Promise<RewardProfile> {
-  const plan = await readPlan([sources.materialized], signal, { keys: true });
-  plan.keys.assertUnique('planned rollout');
-  const matched = new Uint8Array(plan.keys.length);
-  const agents = new AgentAccumulators(plan, answerKeyOf({}), true);
-  await readOutcomes({ results: [sources.rollouts] }, agents, signal, (row, at) => {
-    const position = plan.keys.find(row._ng_task_index, row._ng_rollout_index);
+  let matched = new Uint8Array(0);
+  const reader: AggregateReader = new AggregateReader({ rolloutInfos: true, planKeys: true }, (row, at) => {
+    const position = reader.planKeys.find(row._ng_task_index, row._ng_rollout_index);
     if (position === -1) throw new ConfigError(`${at.where}: rollout ${row._ng_task_index}:${row._ng_rollout_index} has no row in ${sources.materialized}`);
     matched[position] = 1;
   });
-  const profile = new RewardProfile(agents.finish(), plan.keys, matched);
+  // The plan first, on its own: its keys must be unique before results are matched with them.
+  await readRunFiles({ materialized: [sources.materialized], results: [] }, [reader], signal);
+  reader.planKeys.assertUnique('planned rollout');
+  matched = new Uint8Array(reader.planKeys.length);
+  await readRunFiles({ results: [sources.rollouts] }, [reader], signal);
+  const profile = new RewardProfile(reader.finish(), reader.planKeys, matched);
   const { missing } = profile.completion;
   if (missing > 0 && !sources.allowPartial) {
     throw new ConfigError(`${missing} planned rollouts have no result (e.g. ${profile.missingKeys(5).join(', ')}); pass --allow-partial to profile anyway`);
@@ -189,53 +190,85 @@ interface Plan {
   keys: RolloutKeyIndex;
 }
 
-async function readPlan(files: readonly string[], signal: AbortSignal | undefined, options: { keys?: boolean } = {}): Promise<Plan> {
-  const plan: Plan = { taskFields: new Set(), tasks: new Map(), keys: new RolloutKeyIndex() };
-  for (const file of files) {
-    for await (const row of jsonRows(file, signal)) {
-      const planned = readMaterializedRow(row.value, row.where);
-      for (const name of Object.keys(planned)) if (isTaskField(name)) plan.taskFields.add(name);
-      let tasks = plan.tasks.get(planned.agent_ref.name);
-      if (!tasks) plan.tasks.set(planned.agent_ref.name, (tasks = new Float64List()));
-      tasks.push(planned._ng_task_index);
-      if (options.keys) plan.keys.add(planned._ng_task_index, planned._ng_rollout_index, row);
-    }
+/**
+ * The aggregate as one reader of a pass over a run's files (`readRunFiles`), so that a caller's pass
+ * can feed it and others (collect's health checks) each row once. The plan comes first: what each
+ * agent planned, and which fields are the task's. Then successes from the result files and failures
+ * from anywhere; a key with two results is an error naming both places, except between rows without
+ * keys of their own (older NeMo Gym files, read as 0:0 as NeMo Gym reads them) when aggregating.
+ * `check` sees every success first (a profile aligns it with the plan, so every row must name its key).
+ */
+export class AggregateReader implements RunRowReader {
+  readonly #plan: Plan = { taskFields: new Set(), tasks: new Map(), keys: new RolloutKeyIndex() };
+  readonly #options: Pick<AggregateSources, 'answerKey' | 'rolloutInfos'> & { planKeys?: boolean };
+  readonly #check: ((row: ResultRowHead, at: JsonRow) => void) | undefined;
+  readonly #results = new RolloutKeyIndex();
+  readonly #unkeyed = new Float64List(0);
+  #agents: AgentAccumulators | undefined;
+  #resultsChecked = false;
+
+  /** `planKeys`: keep every planned key and where it was read (`planKeys`), for a profile. */
+  constructor(options: Pick<AggregateSources, 'answerKey' | 'rolloutInfos'> & { planKeys?: boolean }, check?: (row: ResultRowHead, at: JsonRow) => void) {
+    this.#options = options;
+    this.#check = check;
   }
-  return plan;
+
+  get planKeys(): RolloutKeyIndex {
+    return this.#plan.keys;
+  }
+
+  planned(line: RunLine): void {
+    const planned = readMaterializedRow(jsonOf(line), line.where);
+    for (const name of Object.keys(planned)) if (isTaskField(name)) this.#plan.taskFields.add(name);
+    let tasks = this.#plan.tasks.get(planned.agent_ref.name);
+    if (!tasks) this.#plan.tasks.set(planned.agent_ref.name, (tasks = new Float64List()));
+    tasks.push(planned._ng_task_index);
+    if (this.#options.planKeys) this.#plan.keys.add(planned._ng_task_index, planned._ng_rollout_index, line);
+  }
+
+  outcome(line: RunLine, source: OutcomeSource): void {
+    const read = readRow(jsonOf(line), line.where);
+    if (source === 'failures') {
+      this.#checkResults();
+      if (read.kind === 'result') throw new ConfigError(`${line.where}: a successful rollout (no _ng_failure_class) in a failure file`);
+      this.#accumulators().outcomeOf(read.row).addFailure(read.row);
+      return;
+    }
+    const agent = this.#accumulators().outcomeOf(read.row);
+    if (read.kind === 'failure') {
+      agent.addFailure(read.row);
+      return;
+    }
+    this.#check?.(read.row, line);
+    const keyed = this.#check !== undefined || hasRolloutKeys(line.value);
+    const position = this.#results.add(read.row._ng_task_index, read.row._ng_rollout_index, line);
+    if (!keyed) this.#unkeyed.set(position, 1);
+    agent.addResult(read.row, { keyed });
+  }
+
+  /** Each agent's aggregate, once every file was read. */
+  finish(): AgentAggregate[] {
+    this.#checkResults();
+    return this.#accumulators().finish();
+  }
+
+  /** Made at the first outcome: every planned rollout has been read by then. */
+  #accumulators(): AgentAccumulators {
+    return (this.#agents ??= new AgentAccumulators(this.#plan, answerKeyOf(this.#options), this.#options.rolloutInfos ?? false));
+  }
+
+  /** Every result key once, checked when the results have all been read (before the failures). */
+  #checkResults(): void {
+    if (this.#resultsChecked) return;
+    this.#resultsChecked = true;
+    this.#results.assertUnique('rollout', (position) => this.#unkeyed.get(position) === 1);
+  }
 }
 
-/**
- * Successes from the result files, failures from anywhere; a key with two results is an error naming
- * both places, except between rows without keys of their own (older NeMo Gym files, read as 0:0 as
- * NeMo Gym reads them) when aggregating. `check` sees every success first (a profile aligns it with
- * the plan, so every row must name its key).
- */
-async function readOutcomes(sources: Pick<AggregateSources, 'results' | 'failures'>, agents: AgentAccumulators, signal: AbortSignal | undefined, check?: (row: ResultRowHead, at: JsonRow) => void): Promise<void> {
-  const results = new RolloutKeyIndex();
-  const unkeyed = new Float64List(0);
-  for (const file of sources.results) {
-    for await (const at of jsonRows(file, signal)) {
-      const read = readRow(at.value, at.where);
-      const agent = agents.outcomeOf(read.row);
-      if (read.kind === 'failure') {
-        agent.addFailure(read.row);
-        continue;
-      }
-      check?.(read.row, at);
-      const keyed = check !== undefined || hasRolloutKeys(at.value);
-      const position = results.add(read.row._ng_task_index, read.row._ng_rollout_index, at);
-      if (!keyed) unkeyed.set(position, 1);
-      agent.addResult(read.row, { keyed });
-    }
-  }
-  results.assertUnique('rollout', (position) => unkeyed.get(position) === 1);
-  for (const file of sources.failures ?? []) {
-    for await (const at of jsonRows(file, signal)) {
-      const read = readRow(at.value, at.where);
-      if (read.kind === 'result') throw new ConfigError(`${at.where}: a successful rollout (no _ng_failure_class) in a failure file`);
-      agents.outcomeOf(read.row).addFailure(read.row);
-    }
-  }
+/** The line's JSON value; a line that is not JSON is an error naming it. */
+function jsonOf(line: RunLine): unknown {
+  if (line.error) throw new ConfigError(`${line.where}: not valid JSON (${line.error.message})`);
+  return line.value;
 }
 
 /** One accumulator per agent, made when the agent's first outcome is read; agents come out in key order. */

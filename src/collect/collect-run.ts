@@ -3,11 +3,14 @@ import { ConfigError } from '../core/errors/config-error.js';
 import { hasKind } from '../core/errors/has-kind.js';
 import type { SamplingParams } from '../core/sampling-params.js';
 import { runJobs, type EpisodeOptions } from '../engine/index.js';
+import type { TokenDecoder } from '../core/token-decoder.js';
 import type { Policy } from '../policy/policy.js';
 import type { ConversationRenderer } from '../tokens/conversation-renderer.js';
 import { admit } from './admission.js';
 import type { Agent } from './agent.js';
-import { aggregateFiles, writeAggregateFile } from './aggregate-output.js';
+import { AggregateReader, writeAggregateFile, type AgentAggregate } from './aggregate-output.js';
+import type { HealthSummary } from './health/health-summary.js';
+import { readRunFiles } from './result-files.js';
 import { checkInput, plannedRows, type PlanSource } from './collect-plan.js';
 import { collectPaths } from './collect-paths.js';
 import { checkSettings, type CollectSettings, type CollectSettingsInput } from './collect-settings.js';
@@ -47,6 +50,12 @@ export interface CollectOptions extends CollectSettingsInput {
   sinks?: readonly Sink[];
   /** List every rollout in its task's group in the aggregate file (NeMo Gym's `rollout_infos`, which grow with the rollouts). */
   rolloutInfos?: boolean;
+  /**
+   * Check the run's health (`<stem>_health.json`, `<stem>_health.jsonl`) in the pass that aggregates it;
+   * the decode check uses `decoder` (the policy's tokenizer), else finds one as `gymnast health` does.
+   * Not on an interrupted run.
+   */
+  health?: { decoder?: TokenDecoder };
 }
 
 export interface CollectProgress {
@@ -69,6 +78,8 @@ export interface CollectSummary {
    * has one: `computed_by`) and NeMo RL's rollout metrics; the per-task groups are in the aggregate file.
    */
   aggregate: Omit<CollectedAggregate, 'group_level_metrics'>[];
+  /** The run's health when `health` was asked for and the run was not interrupted. */
+  health?: HealthSummary;
 }
 
 /**
@@ -80,7 +91,8 @@ export interface CollectSummary {
  * 4. rollouts are read back from that file and admitted by the scheduler as capacity frees, each
  *    outcome written to the sinks as it ends (successes to the output, failures to the sidecar,
  *    never as a reward of 0);
- * 5. NeMo Gym's aggregate metrics are computed over the persisted successes, and the lock released.
+ * 5. NeMo Gym's aggregate metrics (and, when asked, the run's health) are computed over the persisted
+ *    rows in one pass, and the lock released.
  */
 export async function collect(options: CollectOptions): Promise<CollectSummary> {
   const settings = checkSettings(options);
@@ -151,12 +163,41 @@ async function collectLocked(options: CollectOptions, settings: CollectSettings,
   }
   if (givenUp > 0) options.onNotice?.(`${givenUp} rollouts failed ${settings.maxAttempts} times (or terminally) and were not retried`);
 
-  const computed = await aggregateFiles({ results: [paths.output], failures: [paths.failures], materialized: [paths.materialized], ...(options.rolloutInfos ? { rolloutInfos: true } : {}) });
+  const { computed, health } = await readRun(paths, options);
   const aggregate = await withServerAggregates(computed, options.agents ?? new Map(), paths.output, { ...(options.signal ? { signal: options.signal } : {}), ...(options.onNotice ? { onNotice: options.onNotice } : {}) });
   await writeAggregateFile(paths.aggregate, aggregate).catch((error: unknown) => {
     throw writeFailure(paths.aggregate, error);
   });
-  return { paths, rollouts: state.done + progress.done - progress.failures - skipped, failures: progress.failures, aggregate: aggregate.map(({ group_level_metrics: _groups, ...agent }) => agent) };
+  return {
+    paths,
+    rollouts: state.done + progress.done - progress.failures - skipped,
+    failures: progress.failures,
+    aggregate: aggregate.map(({ group_level_metrics: _groups, ...agent }) => agent),
+    ...(health ? { health } : {}),
+  };
+}
+
+/**
+ * The aggregate over the persisted rows and, when asked and the run was not interrupted, the health
+ * reports, in one pass over the files: each row read and parsed once (a second pass over a large
+ * output cost as much again). The health checks are imported here, after the run.
+ */
+async function readRun(paths: CollectPaths, options: CollectOptions): Promise<{ computed: AgentAggregate[]; health?: HealthSummary }> {
+  const aggregate = new AggregateReader(options.rolloutInfos ? { rolloutInfos: true } : {});
+  const files = { results: [paths.output], failures: [paths.failures], materialized: [paths.materialized] };
+  if (!options.health || options.stopAdmitting?.aborted) {
+    await readRunFiles(files, [aggregate]);
+    return { computed: aggregate.finish() };
+  }
+  const { runHealthReader } = await import('./health/run-health.js');
+  const health = await runHealthReader(paths.output, options.health);
+  try {
+    await readRunFiles(files, [aggregate, health]);
+  } catch (error) {
+    await health.close();
+    throw error;
+  }
+  return { computed: aggregate.finish(), health: await health.finish() };
 }
 
 /**

@@ -30,6 +30,66 @@ export async function* jsonRows(file: string, signal?: AbortSignal): AsyncGenera
   }
 }
 
+/** A line of a run's files, parsed once for every reader of the pass. */
+export interface RunLine extends JsonRow {
+  text: string;
+  /** Why the line is not JSON (`value` is then undefined): a reader may fail on it or read it its own way. */
+  error?: Error;
+}
+
+/** Which of a run's files an outcome line came from. */
+export type OutcomeSource = 'results' | 'failures';
+
+/**
+ * One reader of a run's files (the aggregate, the health checks). `readRunFiles` feeds every reader
+ * each line in turn: the plan first, then the results, then the failure sidecars.
+ */
+export interface RunRowReader {
+  planned(line: RunLine): void | Promise<void>;
+  outcome(line: RunLine, source: OutcomeSource): void | Promise<void>;
+}
+
+/** A run's files: its materialized inputs, result files and failure sidecars. */
+export interface RunFiles {
+  materialized?: readonly string[];
+  results: readonly string[];
+  failures?: readonly string[];
+}
+
+/**
+ * Streams a run's files once for several readers, each line read and parsed once: what they would
+ * cost read one after the other, the file's reading and `JSON.parse`, is paid once. A missing file is
+ * an error naming it; a reader that throws ends the pass.
+ */
+export async function readRunFiles(files: RunFiles, readers: readonly RunRowReader[], signal?: AbortSignal): Promise<void> {
+  const each = async (file: string, visit: (reader: RunRowReader, line: RunLine) => void | Promise<void>) => {
+    for await (const line of runLines(file, signal)) {
+      for (const reader of readers) {
+        const visiting = visit(reader, line);
+        if (visiting) await visiting;
+      }
+    }
+  };
+  for (const file of files.materialized ?? []) await each(file, (reader, line) => reader.planned(line));
+  for (const file of files.results) await each(file, (reader, line) => reader.outcome(line, 'results'));
+  for (const file of files.failures ?? []) await each(file, (reader, line) => reader.outcome(line, 'failures'));
+}
+
+async function* runLines(file: string, signal?: AbortSignal): AsyncGenerator<RunLine> {
+  if (!existsSync(file)) throw new ConfigError(`cannot read ${file}: no such file`);
+  for await (const { line, text } of readJsonLines(file, signal)) {
+    const where = `${file}:${line}`;
+    let value: unknown;
+    let error: Error | undefined;
+    try {
+      value = JSON.parse(text);
+    } catch (caught) {
+      error = caught as Error;
+    }
+    yield error ? { value, error, text, file, line, where } : { value, text, file, line, where };
+  }
+}
+
 /**
  * Rows read back by file and line, going forward through the file: reading an earlier line starts the
  * file over. Rows asked for in file order (a plan read in task order) cost one pass.

@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { aggregateFiles, writeAggregateFile } from '../../src/collect/aggregate-output.js';
 import { checkRunHealth } from '../../src/collect/health/check-run-health.js';
+import { withServerAggregates } from '../../src/collect/server-aggregate.js';
 import { healthDecoder } from '../../src/collect/health/health-decoder.js';
 import type { HealthSummary, HealthVerdictLine } from '../../src/collect/health/health-summary.js';
 import { healthSummaryLine } from '../../src/collect/health/health-summary.js';
@@ -180,6 +182,18 @@ describe('rollout health', () => {
     const { summary } = await health(join(directory, 'example_rollouts.jsonl'));
     assert.deepEqual(summary.rollouts, { total: 5, healthy: 0, warning: 5, unhealthy: 0, failed: 0 });
     assert.deepEqual(Object.keys(summary.checks), ['no-token-record']);
+  });
+
+  it("is checked by collect in the pass that aggregates the run: the same reports and aggregate as gymnast health and aggregate alone", async () => {
+    const copy = corruptedCopy(clean, (rows) => rows);
+    const { summary } = await health(copy);
+    const stem = (output: string) => output.slice(0, -'.jsonl'.length);
+    const text = (output: string, suffix: string) => readFileSync(`${stem(output)}${suffix}`, 'utf8').replaceAll(stem(output), 'out');
+    for (const suffix of ['_health.json', '_health.jsonl']) assert.equal(text(clean, suffix), text(copy, suffix), suffix);
+    assert.equal(summary.rollouts.total, 32);
+    const aggregate = await withServerAggregates(await aggregateFiles({ results: [copy], failures: [`${stem(copy)}_failures.jsonl`], materialized: [`${stem(copy)}_materialized_inputs.jsonl`] }), new Map(), copy);
+    await writeAggregateFile(`${stem(copy)}_aggregate_metrics.json`, aggregate);
+    assert.equal(text(clean, '_aggregate_metrics.json'), text(copy, '_aggregate_metrics.json'));
   });
 
   it('skips the decode check with a note when no tokenizer is known', async () => {

@@ -7,8 +7,8 @@ import { healthPaths } from '../../metrics/health/health-paths.js';
 import { isZeroTurnRow } from '../zero-turn-rows.js';
 import { rolloutFindings } from '../../metrics/health/rollout-health.js';
 import { RunKeysHealth } from '../../metrics/health/run-keys-health.js';
-import { readJsonLines } from '../../util/json-lines.js';
 import { collectPaths } from '../collect-paths.js';
+import { readRunFiles, type OutcomeSource, type RunFiles, type RunLine, type RunRowReader } from '../result-files.js';
 import { HEALTH_SCHEMA_VERSION, type HealthSummary } from './health-summary.js';
 import { HealthVerdictWriter } from './health-verdict-writer.js';
 import { parseLenient, readHealthRow } from './read-health-row.js';
@@ -26,96 +26,108 @@ export interface RunHealthOptions {
  * found, the summary to `<stem>_health.json`; memory holds a few numbers a row, never the rows.
  */
 export async function checkRunHealth(output: string, options: RunHealthOptions = {}): Promise<HealthSummary> {
-  const paths = collectPaths(output);
-  const files = { materialized: existing(paths.materialized), failures: existing(paths.failures) };
-  const out = healthPaths(output);
-  const run = new RunReader(new HealthVerdictWriter(out.verdicts), options);
+  const reader = new RunHealthReader(output, options);
   try {
-    if (files.materialized) await run.readPlan(files.materialized);
-    await run.readRows(output, 'results');
-    if (files.failures) await run.readRows(files.failures, 'failures');
-    await run.readKeyFindings();
-  } finally {
-    await run.writer.close();
+    await readRunFiles(reader.files, [reader], options.signal);
+  } catch (error) {
+    await reader.close();
+    throw error;
   }
-  const summary: HealthSummary = {
-    schema_version: HEALTH_SCHEMA_VERSION,
-    files: { rollouts: output, failures: files.failures, materialized: files.materialized, summary: out.summary, verdicts: out.verdicts },
-    ...run.keys.counts(),
-    checks: run.writer.checks(),
-    skipped: options.decoder ? [] : [{ check: 'token-text-mismatch', reason: options.skippedReason ?? 'no tokenizer given' }],
-    failures: { rows: run.failureRows, by_class: Object.fromEntries([...run.failureClasses].sort(([a], [b]) => a.localeCompare(b))) },
-    zero_turn_rows: run.zeroTurnRows,
-  };
-  await writeFile(out.summary, `${JSON.stringify(summary, null, 2)}\n`);
-  return summary;
+  return reader.finish();
 }
 
 const existing = (path: string) => (existsSync(path) ? path : null);
 
-/** The state of one health pass: the key index, the verdict file, and the failure counts. */
-class RunReader {
-  readonly keys = new RunKeysHealth();
-  readonly writer: HealthVerdictWriter;
-  readonly failureClasses = new Map<string, number>();
-  failureRows = 0;
-  zeroTurnRows = 0;
+/**
+ * The health checks as one reader of a pass over a run's files (`readRunFiles`, over `files`), so that
+ * `collect` checks its run in the pass that aggregates it. `finish()` writes the reports once every
+ * file was read; `close()` ends the verdict file of a pass that failed.
+ */
+export class RunHealthReader implements RunRowReader {
+  readonly files: RunFiles;
+  readonly #output: string;
+  readonly #keys = new RunKeysHealth();
+  readonly #writer: HealthVerdictWriter;
+  readonly #failureClasses = new Map<string, number>();
+  #failureRows = 0;
+  #zeroTurnRows = 0;
   readonly #options: RunHealthOptions;
   readonly #files: string[] = [];
+  #closed: Promise<void> | undefined;
 
-  constructor(writer: HealthVerdictWriter, options: RunHealthOptions) {
-    this.writer = writer;
+  constructor(output: string, options: RunHealthOptions = {}) {
+    const paths = collectPaths(output);
+    const [materialized, failures] = [existing(paths.materialized), existing(paths.failures)];
+    this.files = { results: [output], ...(materialized ? { materialized: [materialized] } : {}), ...(failures ? { failures: [failures] } : {}) };
+    this.#output = output;
+    this.#writer = new HealthVerdictWriter(healthPaths(output).verdicts);
     this.#options = options;
   }
 
-  async readPlan(file: string): Promise<void> {
-    for await (const { line, text } of readJsonLines(file, this.#options.signal)) {
-      const where = `${file}:${line}`;
-      try {
-        const planned = readMaterializedRow(parseLenient(text), where);
-        this.keys.add('plan', planned._ng_task_index, planned._ng_rollout_index, this.#origin(file, line));
-      } catch (error) {
-        await this.writer.write({ task: null, rollout: null, where }, [healthFinding('row-unreadable', (error as Error).message.replace(`${where}: `, ''))]);
-      }
+  async planned({ value, error, text, file, line, where }: RunLine): Promise<void> {
+    try {
+      const planned = readMaterializedRow(error ? parseLenient(text) : value, where);
+      this.#keys.add('plan', planned._ng_task_index, planned._ng_rollout_index, this.#origin(file, line));
+    } catch (caught) {
+      await this.#writer.write({ task: null, rollout: null, where }, [healthFinding('row-unreadable', (caught as Error).message.replace(`${where}: `, ''))]);
     }
   }
 
   /** Successes and failures from either file; a success in the failure sidecar is itself a finding. */
-  async readRows(file: string, kind: 'results' | 'failures'): Promise<void> {
-    for await (const { line, text } of readJsonLines(file, this.#options.signal)) {
-      const where = `${file}:${line}`;
-      const origin = this.#origin(file, line);
-      const row = readHealthRow(text, where);
-      if (!row.ok) {
-        const position = row.keys ? this.keys.add(row.keys._ng_failure_class ? 'failure' : 'result', row.keys._ng_task_index, row.keys._ng_rollout_index, origin) : undefined;
-        if (position !== undefined) this.keys.flag(position, 'error');
-        await this.writer.write({ task: row.keys?._ng_task_index ?? null, rollout: row.keys?._ng_rollout_index ?? null, where }, [row.finding]);
-        continue;
-      }
-      const { read } = row;
-      const subject = { task: read.row._ng_task_index, rollout: read.row._ng_rollout_index, where };
-      if (read.kind === 'failure') {
-        this.keys.add('failure', subject.task, subject.rollout, origin);
-        this.failureRows += 1;
-        this.failureClasses.set(read.row._ng_failure_class, (this.failureClasses.get(read.row._ng_failure_class) ?? 0) + 1);
-        continue;
-      }
-      if (kind === 'failures') {
-        await this.writer.write(subject, [healthFinding('row-unreadable', 'a successful row (no _ng_failure_class) in the failure sidecar')]);
-        continue;
-      }
-      if (isZeroTurnRow(read.row)) this.zeroTurnRows += 1;
-      const position = this.keys.add('result', subject.task, subject.rollout, origin, read.row.reward);
-      const findings = rolloutFindings(read.row, this.#options.decoder);
-      for (const finding of findings) this.keys.flag(position, finding.severity);
-      await this.writer.write(subject, findings);
+  async outcome({ value, error, text, file, line, where }: RunLine, kind: OutcomeSource): Promise<void> {
+    const origin = this.#origin(file, line);
+    const row = readHealthRow(error ? parseLenient(text) : value, where);
+    if (!row.ok) {
+      const position = row.keys ? this.#keys.add(row.keys._ng_failure_class ? 'failure' : 'result', row.keys._ng_task_index, row.keys._ng_rollout_index, origin) : undefined;
+      if (position !== undefined) this.#keys.flag(position, 'error');
+      await this.#writer.write({ task: row.keys?._ng_task_index ?? null, rollout: row.keys?._ng_rollout_index ?? null, where }, [row.finding]);
+      return;
     }
+    const { read } = row;
+    const subject = { task: read.row._ng_task_index, rollout: read.row._ng_rollout_index, where };
+    if (read.kind === 'failure') {
+      this.#keys.add('failure', subject.task, subject.rollout, origin);
+      this.#failureRows += 1;
+      this.#failureClasses.set(read.row._ng_failure_class, (this.#failureClasses.get(read.row._ng_failure_class) ?? 0) + 1);
+      return;
+    }
+    if (kind === 'failures') {
+      await this.#writer.write(subject, [healthFinding('row-unreadable', 'a successful row (no _ng_failure_class) in the failure sidecar')]);
+      return;
+    }
+    if (isZeroTurnRow(read.row)) this.#zeroTurnRows += 1;
+    const position = this.#keys.add('result', subject.task, subject.rollout, origin, read.row.reward);
+    const findings = rolloutFindings(read.row, this.#options.decoder);
+    for (const finding of findings) this.#keys.flag(position, finding.severity);
+    await this.#writer.write(subject, findings);
   }
 
-  async readKeyFindings(): Promise<void> {
-    for (const found of this.keys.findings((origin) => this.#where(origin))) {
-      await this.writer.write({ task: found.task, rollout: found.rollout, where: this.#where(found.origin) }, [found.finding]);
+  /** The key findings, then the reports: the verdict file closed, the summary written. */
+  async finish(): Promise<HealthSummary> {
+    try {
+      for (const found of this.#keys.findings((origin) => this.#where(origin))) {
+        await this.#writer.write({ task: found.task, rollout: found.rollout, where: this.#where(found.origin) }, [found.finding]);
+      }
+    } finally {
+      await this.close();
     }
+    const out = healthPaths(this.#output);
+    const summary: HealthSummary = {
+      schema_version: HEALTH_SCHEMA_VERSION,
+      files: { rollouts: this.#output, failures: this.files.failures?.[0] ?? null, materialized: this.files.materialized?.[0] ?? null, summary: out.summary, verdicts: out.verdicts },
+      ...this.#keys.counts(),
+      checks: this.#writer.checks(),
+      skipped: this.#options.decoder ? [] : [{ check: 'token-text-mismatch', reason: this.#options.skippedReason ?? 'no tokenizer given' }],
+      failures: { rows: this.#failureRows, by_class: Object.fromEntries([...this.#failureClasses].sort(([a], [b]) => a.localeCompare(b))) },
+      zero_turn_rows: this.#zeroTurnRows,
+    };
+    await writeFile(out.summary, `${JSON.stringify(summary, null, 2)}\n`);
+    return summary;
+  }
+
+  /** Ends the verdict file (once, however often called). */
+  close(): Promise<void> {
+    return (this.#closed ??= this.#writer.close());
   }
 
   /** File and line packed in one number (as `RolloutKeyIndex` does): no string kept per row. */

@@ -10,12 +10,12 @@ export type HealthRow = { ok: true; read: ReadFullRow } | { ok: false; finding: 
 const NON_FINITE = /(?<=[[,:]\s*)(?:-?Infinity|NaN)(?=\s*[\]},])/g;
 
 /**
- * Reads one line through the row schema (`readFullRow`). A line that is not JSON, or not a row, is a
- * finding rather than the end of the report: a health check must see past a bad row to the rest.
- * Non-finite logprobs and logprobs of the wrong length fail the message schema; they get their own checks.
+ * Reads one line's value (`parseLenient`'s: undefined when it is not JSON) through the row schema
+ * (`readFullRow`). A line that is not JSON, or not a row, is a finding rather than the end of the
+ * report: a health check must see past a bad row to the rest. Non-finite logprobs and logprobs of the
+ * wrong length fail the message schema; they get their own checks.
  */
-export function readHealthRow(text: string, where: string): HealthRow {
-  const value = parseLenient(text);
+export function readHealthRow(value: unknown, where: string): HealthRow {
   if (value === undefined) return { ok: false, finding: healthFinding('row-unreadable', 'not valid JSON'), keys: undefined };
   try {
     return { ok: true, read: readFullRow(value, where) };
