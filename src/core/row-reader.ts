@@ -43,7 +43,8 @@ export function readFullRow(value: unknown, where: string): ReadFullRow {
 
 /** A planned rollout read back from the materialized inputs. */
 export function readMaterializedRow(value: unknown, where: string): MaterializedRow {
-  return check(MaterializedRow, value, where);
+  // Confirmed by hand as admission does, its keys then put in the schema's order, as the schema returns them.
+  return isPlannedRollout(value) ? (inSchemaOrder(value, PLANNED_KEYS) as MaterializedRow) : check(MaterializedRow, value, where);
 }
 
 /**
@@ -132,14 +133,13 @@ function upgrade(value: unknown, where: string): Record<string, unknown> {
  */
 const FULL_KEYS = Object.keys(ResultRow.shape);
 const HEAD_KEYS = Object.keys(ResultRowHead.shape);
-const FULL_KEY_SET = new Set(FULL_KEYS);
-const HEAD_KEY_SET = new Set(HEAD_KEYS);
+const PLANNED_KEYS = Object.keys(MaterializedRow.shape);
 
+/** The row's keys as a loose object schema returns them: the schema's own in its order, then the others in the row's. */
 function inSchemaOrder(row: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
-  const known = keys === FULL_KEYS ? FULL_KEY_SET : HEAD_KEY_SET;
   const ordered: Record<string, unknown> = {};
   for (const key of keys) if (key in row) ordered[key] = row[key];
-  for (const key in row) if (!known.has(key)) ordered[key] = row[key];
+  for (const key in row) if (!Object.hasOwn(ordered, key)) ordered[key] = row[key];
   return ordered;
 }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { readFullRow, readRow, ResultRow, ResultRowHead } from '../../src/core/index.js';
+import { MaterializedRow, readFullRow, readMaterializedRow, readRow, ResultRow, ResultRowHead } from '../../src/core/index.js';
 
 const rows = (name: string) =>
   readFileSync(new URL(`../fixtures/rows/${name}`, import.meta.url), 'utf8')
@@ -43,14 +43,14 @@ function* variants(value: unknown, replace: (next: unknown) => unknown, depth = 
 }
 
 /** The schema's own reading (no hand check), or its error. */
-function bySchema(schema: typeof ResultRow | typeof ResultRowHead, value: unknown): unknown {
+function bySchema(schema: typeof ResultRow | typeof ResultRowHead | typeof MaterializedRow, value: unknown): unknown {
   const parsed = schema.safeParse(value);
   return parsed.success ? parsed.data : 'invalid';
 }
 
-function byReader(read: typeof readFullRow | typeof readRow, value: unknown): unknown {
+function byReader(read: typeof readFullRow | typeof readRow | typeof readMaterializedRow, value: unknown): unknown {
   try {
-    return read(value, 'x:1').row;
+    return read === readMaterializedRow ? read(value, 'x:1') : (read as typeof readRow)(value, 'x:1').row;
   } catch {
     return 'invalid';
   }
@@ -77,5 +77,19 @@ describe('successful rows confirmed by hand', () => {
     }
     assert.ok(checked > 1000, `${checked} variants`);
     assert.ok(byHand > checked / 4, `${byHand} of ${checked * 2} readings confirmed by hand`);
+  });
+
+  it('planned rows too, as admission confirms them', () => {
+    let checked = 0;
+    for (const base of rows('v2_rollouts_materialized_inputs.jsonl')) {
+      for (const variant of variants({ ...base, zz: [1] }, (next) => next)) {
+        const expected = bySchema(MaterializedRow, variant);
+        const actual = byReader(readMaterializedRow, variant);
+        assert.deepEqual(actual, expected, JSON.stringify(variant));
+        if (expected !== 'invalid') assert.deepEqual(Object.keys(actual as object), Object.keys(expected as object));
+        checked += 1;
+      }
+    }
+    assert.ok(checked > 100, `${checked} variants`);
   });
 });

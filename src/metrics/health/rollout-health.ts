@@ -4,21 +4,30 @@ import type { ResultRow } from '../../core/result-row.js';
 import { healthFinding, type HealthFinding } from './health-check.js';
 
 
-type RolloutCheck = (row: ResultRow, decoder: TokenDecoder | undefined) => HealthFinding[];
+/** `answers`: the row's sampled assistant messages (`sampled`), found once for every check. */
+type RolloutCheck = (row: ResultRow, decoder: TokenDecoder | undefined, answers: readonly SampledMessage[]) => HealthFinding[];
+
+interface SampledMessage {
+  message: Message;
+  turn: number;
+}
 
 /**
  * The findings of one successful rollout, from the row alone (keys and tasks are checked across rows
  * by `RunKeysHealth`). Without a `decoder` the decode check is skipped; the caller says so once.
  */
 export function rolloutFindings(row: ResultRow, decoder?: TokenDecoder): HealthFinding[] {
-  return ROLLOUT_CHECKS.flatMap((check) => check(row, decoder));
+  const answers = sampled(row);
+  const findings: HealthFinding[] = [];
+  for (const check of ROLLOUT_CHECKS) findings.push(...check(row, decoder, answers));
+  return findings;
 }
 
 /**
  * The sampled assistant messages, each with its turn: the last one per turn, since assistant messages
  * before them came with the prompt (a few-shot history) and were never sampled.
  */
-function sampled(row: ResultRow): { message: Message; turn: number }[] {
+function sampled(row: ResultRow): SampledMessage[] {
   const assistants = (row.messages ?? []).filter((message) => message.role === 'assistant');
   const prompted = row.turns === undefined ? 0 : Math.max(0, assistants.length - row.turns.length);
   return assistants.slice(prompted).map((message, turn) => ({ message, turn }));
@@ -30,8 +39,8 @@ const hasTokens = (row: ResultRow) => row.messages !== undefined && row.has_trai
 const noTokenRecord: RolloutCheck = (row) =>
   hasTokens(row) ? [] : [healthFinding('no-token-record', 'no token ids recorded: the token and logprob checks cannot run on this rollout')];
 
-const noAssistantTurn: RolloutCheck = (row) => {
-  const answered = row.messages !== undefined ? sampled(row).length > 0 : (row.response.output ?? []).some(isModelOutput);
+const noAssistantTurn: RolloutCheck = (row, _decoder, answers) => {
+  const answered = row.messages !== undefined ? answers.length > 0 : (row.response.output ?? []).some(isModelOutput);
   return answered ? [] : [healthFinding('no-assistant-turn', 'no assistant turn: the model never answered')];
 };
 
@@ -42,9 +51,9 @@ function isModelOutput(item: unknown): boolean {
   return role === 'assistant' || type === 'function_call' || type === 'reasoning';
 }
 
-const emptyGeneration: RolloutCheck = (row) => {
+const emptyGeneration: RolloutCheck = (row, _decoder, answers) => {
   const empty = new Set<number>();
-  for (const { message, turn } of sampled(row)) if (message.token_ids?.length === 0) empty.add(turn);
+  for (const { message, turn } of answers) if (message.token_ids?.length === 0) empty.add(turn);
   for (const [turn, record] of (row.turns ?? []).entries()) if (record.generated_tokens === 0) empty.add(turn);
   if (empty.size === 0) return [];
   return [healthFinding('empty-generation', `turn ${[...empty].sort((a, b) => a - b).join(', ')}: the model generated no tokens`)];
@@ -55,7 +64,7 @@ const emptyGeneration: RolloutCheck = (row) => {
  * last turn's prompt + generated + observation tokens is their sum, and each assistant message holds
  * exactly its turn's generated tokens.
  */
-const tokenCounts: RolloutCheck = (row) => {
+const tokenCounts: RolloutCheck = (row, _decoder, answers) => {
   const turns = row.turns ?? [];
   const messages = row.messages ?? [];
   if (!hasTokens(row) || turns.length === 0) return [];
@@ -64,13 +73,12 @@ const tokenCounts: RolloutCheck = (row) => {
   const last = turns.at(-1)!;
   const counted = last.prompt_tokens + last.generated_tokens + last.env_tokens;
   if (onSequence !== counted) problems.push(`the messages hold ${onSequence} token ids, the last turn counts ${counted} (prompt ${last.prompt_tokens} + generated ${last.generated_tokens} + observation ${last.env_tokens})`);
-  for (const { message, turn } of sampled(row)) {
+  for (const { message, turn } of answers) {
     const generated = turns[turn]?.generated_tokens;
     const ids = message.token_ids?.length;
     if (generated !== undefined && ids !== undefined && ids !== generated) problems.push(`turn ${turn}: the assistant message holds ${ids} token ids, the turn generated ${generated}`);
   }
-  const answers = sampled(row).length;
-  if (answers < turns.length) problems.push(`${answers} assistant messages for ${turns.length} turns`);
+  if (answers.length < turns.length) problems.push(`${answers.length} assistant messages for ${turns.length} turns`);
   return problems.map((problem) => healthFinding('token-count-mismatch', problem));
 };
 
@@ -94,10 +102,10 @@ const usageCounts: RolloutCheck = (row) => {
  * The sampled ids must decode to the text recorded for the turn. Templates wrap the text (an end of
  * turn token, `<think>` around reasoning), so the decoded text must contain it rather than equal it.
  */
-const decodesToText: RolloutCheck = (row, decoder) => {
+const decodesToText: RolloutCheck = (_row, decoder, answers) => {
   if (!decoder) return [];
   const findings: HealthFinding[] = [];
-  for (const { message, turn } of sampled(row)) {
+  for (const { message, turn } of answers) {
     if (!message.token_ids || message.token_ids.length === 0) continue;
     const decoded = decoder.decode(message.token_ids);
     for (const text of [message.content, message.reasoning_content ?? '']) {
@@ -109,10 +117,10 @@ const decodesToText: RolloutCheck = (row, decoder) => {
   return findings;
 };
 
-const logprobs: RolloutCheck = (row) => {
+const logprobs: RolloutCheck = (row, _decoder, answers) => {
   if (!hasTokens(row)) return [];
   const findings: HealthFinding[] = [];
-  for (const { message, turn } of sampled(row)) {
+  for (const { message, turn } of answers) {
     const ids = message.token_ids ?? [];
     const values = message.generation_logprobs;
     if (ids.length === 0) continue;
