@@ -1,13 +1,15 @@
 #!/usr/bin/env node
-// Runs the compiled CLI from dist/. In a checkout whose src/ is newer than that build (or that has
-// none yet), it runs the TypeScript sources through tsx instead, so `npx gymnast` and the CLI tests
-// never exercise a stale build. An installed package ships no src/, so it always runs dist/.
+// Runs the CLI bundle (dist/cli-bundle/main.js: one ESM file and lazily loaded chunks, ~130 ms less
+// CPU at start than loading dist/'s ~280 modules one by one), else the compiled CLI from dist/. In a
+// checkout whose src/ is newer than a build (or that has none yet), it runs the TypeScript sources
+// through tsx instead, so `npx gymnast` and the CLI tests never exercise a stale build. An installed
+// package ships no src/, so it always runs dist/.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const built = join(root, 'dist', 'cli', 'main.js');
+const builds = [join(root, 'dist', 'cli-bundle', 'main.js'), join(root, 'dist', 'cli', 'main.js')];
 const sources = join(root, 'src');
 
 /** Directory mtimes count too: they change when a source file is added or removed. */
@@ -16,8 +18,12 @@ function newestSourceChange() {
   return Math.max(statSync(sources).mtimeMs, ...names.map((name) => statSync(join(sources, name)).mtimeMs));
 }
 
-function buildIsCurrent() {
-  return existsSync(built) && (!existsSync(sources) || statSync(built).mtimeMs >= newestSourceChange());
+/** The first build at least as new as every source, or undefined. */
+function currentBuild() {
+  const existing = builds.filter((path) => existsSync(path));
+  if (existing.length === 0 || !existsSync(sources)) return existing[0];
+  const newest = newestSourceChange();
+  return existing.find((path) => statSync(path).mtimeMs >= newest);
 }
 
 async function loadSources() {
@@ -26,12 +32,13 @@ async function loadSources() {
     ({ register } = await import('tsx/esm/api'));
   } catch (error) {
     if (error?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
-    process.stderr.write(`gymnast: ${built} is missing or older than src/, and tsx (a dev dependency) is not installed to run the sources: run \`npm ci\` or \`npm run build\`\n`);
+    process.stderr.write(`gymnast: ${builds[1]} is missing or older than src/, and tsx (a dev dependency) is not installed to run the sources: run \`npm ci\` or \`npm run build\`\n`);
     process.exit(1);
   }
   register();
   return import(pathToFileURL(join(sources, 'cli', 'main.ts')).href);
 }
 
-const { main } = buildIsCurrent() ? await import(pathToFileURL(built).href) : await loadSources();
+const built = currentBuild();
+const { main } = built !== undefined ? await import(pathToFileURL(built).href) : await loadSources();
 process.exitCode = await main(process.argv);
