@@ -135,11 +135,15 @@ const FULL_KEYS = Object.keys(ResultRow.shape);
 const HEAD_KEYS = Object.keys(ResultRowHead.shape);
 const PLANNED_KEYS = Object.keys(MaterializedRow.shape);
 
-/** The row's keys as a loose object schema returns them: the schema's own in its order, then the others in the row's. */
+/**
+ * The row's keys as a loose object schema returns them: the schema's own in its order, then the others
+ * in the row's. A `__proto__` key (JSON.parse makes it an own property) is dropped, as the schema drops
+ * it: assigning it would set the new row's prototype, planting fields the row does not have.
+ */
 function inSchemaOrder(row: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
   const ordered: Record<string, unknown> = {};
-  for (const key of keys) if (key in row) ordered[key] = row[key];
-  for (const key in row) if (!Object.hasOwn(ordered, key)) ordered[key] = row[key];
+  for (const key of keys) if (Object.hasOwn(row, key)) ordered[key] = row[key];
+  for (const key in row) if (key !== '__proto__' && !Object.hasOwn(ordered, key)) ordered[key] = row[key];
   return ordered;
 }
 

@@ -92,4 +92,18 @@ describe('successful rows confirmed by hand', () => {
     }
     assert.ok(checked > 100, `${checked} variants`);
   });
+
+  it('never lets a `__proto__` key plant fields on the row it returns (JSON.parse makes it an own key; the schema drops it)', () => {
+    const [base] = rows('v2_rollouts.jsonl');
+    const line = JSON.stringify(base).replace(/^\{/, '{"__proto__":{"injected":1},');
+    for (const read of [readRow, readFullRow] as const) {
+      const { row } = read(JSON.parse(line), 'x:1');
+      assert.equal((row as { injected?: unknown }).injected, undefined);
+      assert.equal(Object.getPrototypeOf(row), Object.prototype);
+      assert.deepEqual(row, bySchema(read === readRow ? ResultRowHead : ResultRow, JSON.parse(line)));
+    }
+    const [planned] = rows('v2_rollouts_materialized_inputs.jsonl');
+    const plannedLine = JSON.stringify(planned).replace(/^\{/, '{"__proto__":{"injected":1},');
+    assert.equal((readMaterializedRow(JSON.parse(plannedLine), 'x:1') as { injected?: unknown }).injected, undefined);
+  });
 });
