@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { InvalidRowError } from './errors/invalid-row-error.js';
 import { toFailureClass } from './failure-class.js';
 import { FinishReason } from './finish-reason.js';
-import { Role } from './message.js';
+import { Message, Role } from './message.js';
 import { FailureRow, MaterializedRow, ResultRow, ROW_SCHEMA_VERSION, RowKeys } from './result-row.js';
 import { SamplingParams } from './sampling-params.js';
 import { Termination, TerminationKind } from './termination.js';
@@ -230,7 +230,7 @@ function isMessage(value: unknown): boolean {
     hasOnly(value, MESSAGE_KEYS)
   );
 }
-const MESSAGE_KEYS = { role: 1, content: 1, reasoning_content: 1, tool_calls: 1, tool_call_id: 1, token_ids: 1, generation_logprobs: 1 };
+const MESSAGE_KEYS = Message.shape;
 
 /** Sampling as recorded: every defaulted field present (else the schema fills it in). */
 function isSampling(value: unknown): boolean {

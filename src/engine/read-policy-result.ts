@@ -1,3 +1,4 @@
+import { FinishReason } from '../core/finish-reason.js';
 import { PolicyResult } from '../policy/policy.js';
 
 /**
@@ -11,7 +12,7 @@ export function readPolicyResult(raw: unknown): ReturnType<typeof PolicyResult.s
   return read ? { success: true, data: read } : PolicyResult.safeParse(raw);
 }
 
-const FINISH = new Set(['stop', 'length', 'abort', 'error', 'other']);
+const FINISH: ReadonlySet<string> = new Set(FinishReason.shape.unified.options);
 
 function plainResult(raw: unknown): PolicyResult | undefined {
   if (!isRecord(raw) || !isRecord(raw.finish_reason) || !isRecord(raw.usage)) return undefined;

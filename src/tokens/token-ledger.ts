@@ -42,7 +42,11 @@ export class TokenLedger {
 
   /** The sequence decoded, special tokens included: each segment decoded on its own, when the text is first read. */
   get text(): string {
-    while (this.#decodedSegments < this.#segments.length) this.#text += this.#tokenizer.decode(this.#segments[this.#decodedSegments++]!.token_ids);
+    // Counted only once decoded: a decode that throws leaves its segment to be read again, not lost.
+    while (this.#decodedSegments < this.#segments.length) {
+      this.#text += this.#tokenizer.decode(this.#segments[this.#decodedSegments]!.token_ids);
+      this.#decodedSegments += 1;
+    }
     return this.#text;
   }
 

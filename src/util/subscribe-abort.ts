@@ -22,7 +22,18 @@ export function subscribeAbort(signal: AbortSignal, callback: AbortCallback): ()
     const callbacks = new Set<AbortCallback>();
     const listener = () => {
       fanOuts.delete(signal);
-      for (const subscriber of [...callbacks]) subscriber(signal.reason);
+      // As EventTarget does: a callback unsubscribed by an earlier one is not called, and one that
+      // throws does not keep the others from running (its error is reported as uncaught).
+      for (const subscriber of [...callbacks]) {
+        if (!callbacks.has(subscriber)) continue;
+        try {
+          subscriber(signal.reason);
+        } catch (error) {
+          queueMicrotask(() => {
+            throw error;
+          });
+        }
+      }
       callbacks.clear();
     };
     fanOut = { callbacks, listener };

@@ -42,6 +42,26 @@ describe('the token ledger (text read lazily)', () => {
     assert.equal(ledger.length, ledger.tokenIds().length);
   });
 
+  it('keeps a segment whose decode failed: reading the text again decodes it, nothing is dropped', () => {
+    let failNext = true;
+    const flaky: Tokenizer = {
+      encode: () => [],
+      stopTokenIds: [],
+      decode: (ids) => {
+        if (failNext && ids[0] === 2) {
+          failNext = false;
+          throw new Error('decoder unavailable');
+        }
+        return ids.map((id) => `<${id}>`).join('');
+      },
+    };
+    const ledger = new TokenLedger(flaky);
+    ledger.appendMessage({ role: 'user', content: 'a', token_ids: [1] });
+    ledger.appendMessage({ role: 'user', content: 'b', token_ids: [2] });
+    assert.throws(() => ledger.text, /decoder unavailable/);
+    assert.equal(ledger.text, '<1><2>');
+  });
+
   it('hands out a fresh id list each time', () => {
     const ledger = new TokenLedger(counting({ encode: () => [], decode: () => '', stopTokenIds: [] }));
     ledger.appendMessage({ role: 'user', content: 'q', token_ids: [1, 2] });

@@ -96,4 +96,18 @@ describe('raceAbort', () => {
     for (const wait of waits) await assert.rejects(wait, /stopped/);
     await assert.rejects(raceAbort(never, run.signal), /stopped/);
   });
+
+  it('on abort, skip a callback an earlier one unsubscribed (as EventTarget does)', () => {
+    const run = new AbortController();
+    const called: string[] = [];
+    let unsubscribeLast = () => {};
+    subscribeAbort(run.signal, () => {
+      called.push('first');
+      unsubscribeLast();
+    });
+    unsubscribeLast = subscribeAbort(run.signal, () => called.push('unsubscribed'));
+    subscribeAbort(run.signal, () => called.push('after'));
+    run.abort();
+    assert.deepEqual(called, ['first', 'after']);
+  });
 });
