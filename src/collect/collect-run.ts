@@ -10,6 +10,7 @@ import { admit } from './admission.js';
 import type { Agent } from './agent.js';
 import { AggregateReader, writeAggregateFile, type AgentAggregate } from './aggregate-output.js';
 import type { HealthSummary } from './health/health-summary.js';
+import { IsolatedReader } from './isolated-reader.js';
 import { readRunFiles } from './result-files.js';
 import { checkInput, plannedRows, type PlanSource } from './collect-plan.js';
 import { collectPaths } from './collect-paths.js';
@@ -168,21 +169,24 @@ async function collectLocked(options: CollectOptions, settings: CollectSettings,
   await writeAggregateFile(paths.aggregate, aggregate).catch((error: unknown) => {
     throw writeFailure(paths.aggregate, error);
   });
+  // Raised only now: the health reports failing (a full disk under them) must not cost the run its aggregate.
+  if (health && 'error' in health) throw health.error;
   return {
     paths,
     rollouts: state.done + progress.done - progress.failures - skipped,
     failures: progress.failures,
     aggregate: aggregate.map(({ group_level_metrics: _groups, ...agent }) => agent),
-    ...(health ? { health } : {}),
+    ...(health && 'result' in health ? { health: health.result } : {}),
   };
 }
 
 /**
  * The aggregate over the persisted rows and, when asked and the run was not interrupted, the health
  * reports, in one pass over the files: each row read and parsed once (a second pass over a large
- * output cost as much again). The health checks are imported here, after the run.
+ * output cost as much again). The health checks are imported here, after the run. Their failure stops
+ * them alone and is handed back, so the aggregate is still computed and written.
  */
-async function readRun(paths: CollectPaths, options: CollectOptions): Promise<{ computed: AgentAggregate[]; health?: HealthSummary }> {
+async function readRun(paths: CollectPaths, options: CollectOptions): Promise<{ computed: AgentAggregate[]; health?: { result: HealthSummary } | { error: unknown } }> {
   const aggregate = new AggregateReader(options.rolloutInfos ? { rolloutInfos: true } : {});
   const files = { results: [paths.output], failures: [paths.failures], materialized: [paths.materialized] };
   if (!options.health || options.stopAdmitting?.aborted) {
@@ -190,11 +194,11 @@ async function readRun(paths: CollectPaths, options: CollectOptions): Promise<{ 
     return { computed: aggregate.finish() };
   }
   const { runHealthReader } = await import('./health/run-health.js');
-  const health = await runHealthReader(paths.output, options.health);
+  const health = new IsolatedReader(await runHealthReader(paths.output, options.health));
   try {
     await readRunFiles(files, [aggregate, health]);
   } catch (error) {
-    await health.close();
+    await health.reader.close();
     throw error;
   }
   return { computed: aggregate.finish(), health: await health.finish() };

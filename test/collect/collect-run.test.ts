@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { collect, type CollectOptions } from '../../src/collect/collect-run.js';
 import type { RolloutOutcome, Sink, SinkRun } from '../../src/collect/sink.js';
@@ -113,6 +113,15 @@ describe('gymnast collect', () => {
     await collect(options({ sampling: SamplingParams.parse({ max_tokens: 16, top_p: 0.9, seed: 1 }) }));
     const [result] = readRows(output);
     assert.deepEqual(result!.sampling, { temperature: 0.5, top_p: 0.9, max_tokens: 16, seed: 1, greedy: false });
+  });
+
+  it('still writes the aggregate when the health pass fails, then reports that failure', async () => {
+    const { options } = setup([row('1+2', 3)]);
+    const broken = { decode: (): string => { throw new Error('decoder broke'); } };
+    const run = collect(options({ health: { decoder: broken } }));
+    await assert.rejects(run, /decoder broke/);
+    const aggregate = join(dirname(options().output), 'rollouts_aggregate_metrics.json');
+    assert.equal((JSON.parse(readFileSync(aggregate, 'utf8')) as { agent_metrics: Record<string, number> }[])[0]!.agent_metrics['mean/reward'], 1);
   });
 
   it('reports every bad row with file, line and field before doing any work', async () => {
