@@ -1,20 +1,22 @@
 import { createHash } from 'node:crypto';
+import { StringTable } from './string-table.js';
 
 /**
  * A BPE `tokenizer.json` split into its two big tables and the small rest: what `HfTokenizer` needs
  * to build the same tokenizer without parsing 11 MB of JSON and without @huggingface/tokenizers'
- * slow constructor steps (`Object.entries` of a 150k-key object, a `JSON.stringify` per merge).
- * The tables keep the library's own orders and keys, so the tokenizer built from them is the same:
- * vocabulary entries in `Object.entries` order (duplicates resolve as in the library's `Map`), each
- * merge as the key the library ranks it by (`JSON.stringify` of the pair).
+ * slow constructor steps (`Object.entries` of a 150k-key object, a `JSON.stringify` per merge, two
+ * 150k-entry maps). The tables keep the library's own orders and keys, so the tokenizer built from
+ * them is the same: vocabulary entries in `Object.entries` order (duplicates resolve as in the
+ * library's `Map`), each merge as the key the library ranks it by (`JSON.stringify` of the pair).
  */
 export interface BpeTables {
   /** `tokenizer.json` with `model.vocab` and `model.merges` emptied. */
   readonly shell: { model: Record<string, unknown> } & Record<string, unknown>;
-  readonly tokens: readonly string[];
-  /** The id of `tokens[i]`. */
+  readonly tokens: StringTable;
+  /** The id of `tokens`' `i`th string. */
   readonly ids: Int32Array;
-  readonly mergeKeys: readonly string[];
+  /** Merge keys in rank order. */
+  readonly merges: StringTable;
 }
 
 /** The tables of a parsed BPE `tokenizer.json`; undefined for any other model, or a shape the library reads differently. */
@@ -38,58 +40,68 @@ export function bpeTables(json: unknown): BpeTables | undefined {
   const pairs = Array.isArray(merges[0]) ? merges : merges.map((merge: unknown) => (typeof merge === 'string' ? merge.split(' ', 2) : undefined));
   if (!pairs.every((pair) => Array.isArray(pair))) return undefined;
   const mergeKeys = pairs.map((pair) => JSON.stringify(pair));
-  return { shell: { ...(json as Record<string, unknown>), model: { ...model, vocab: {}, merges: [] } }, tokens, ids, mergeKeys };
+  return { shell: { ...(json as Record<string, unknown>), model: { ...model, vocab: {}, merges: [] } }, tokens: StringTable.of(tokens), ids, merges: StringTable.of(mergeKeys) };
 }
 
-const MAGIC = 'gymnast-bpe-tables-1\n';
+const MAGIC = 'gymnast-bpe-tables-2\n';
+
+/** The body's arrays in file order, each a whole number of 4-byte words but the two texts (last). */
+function bodyArrays(tables: BpeTables): ArrayBufferView[] {
+  const { tokens, ids, merges } = tables;
+  return [ids, tokens.offsets, tokens.slots, merges.offsets, merges.slots, tokens.text, merges.text];
+}
 
 /**
- * The tables as bytes: a header line of JSON (`about`, the shell, counts, a SHA-256 of the body),
- * then the body: ids (int32), token lengths and merge-key lengths (uint32, UTF-16 units), and all
- * tokens and merge keys as one UTF-16 text, which holds any string exactly (lone surrogates too).
+ * The tables as bytes: a header line of JSON (`about`, the shell, the arrays' lengths, a SHA-256 of
+ * the body), then the body: the arrays of `bodyArrays` one after another, as they are in memory
+ * (little-endian, as every platform Node runs on), so `decodeBpeTables` uses them in place.
  */
 export function encodeBpeTables(tables: BpeTables, about: unknown): Buffer {
-  const { tokens, ids, mergeKeys } = tables;
-  const lengths = new Uint32Array(tokens.length + mergeKeys.length);
-  tokens.forEach((token, index) => (lengths[index] = token.length));
-  mergeKeys.forEach((key, index) => (lengths[tokens.length + index] = key.length));
-  const text = Buffer.from(tokens.join('') + mergeKeys.join(''), 'utf16le');
-  const body = Buffer.concat([new Uint8Array(ids.buffer, ids.byteOffset, ids.byteLength), new Uint8Array(lengths.buffer), text]);
-  const header = JSON.stringify({ about, shell: tables.shell, tokens: tokens.length, merges: mergeKeys.length, sha256: sha256(body) });
+  const body = Buffer.concat(bodyArrays(tables).map((array) => new Uint8Array(array.buffer, array.byteOffset, array.byteLength)));
+  const lengths = bodyArrays(tables).map((array) => (array as Uint8Array).length);
+  const header = JSON.stringify({ about, shell: tables.shell, lengths, sha256: sha256(body) });
   // The body starts on a 4-byte boundary, so its numbers can be read in place.
   const head = Buffer.from(`${MAGIC}${header}\n`, 'utf8');
   const padding = Buffer.alloc((4 - (head.length % 4)) % 4, 0x20);
   return Buffer.concat([head.subarray(0, head.length - 1), padding, Buffer.from('\n'), body]);
 }
 
-/** The tables in `bytes`, or undefined when they are not tables written for `about`, or are damaged. */
+/** The tables in `bytes` (which they then share), or undefined when they are not tables written for `about`, or are damaged. */
 export function decodeBpeTables(bytes: Buffer, about: unknown): BpeTables | undefined {
   if (bytes.toString('latin1', 0, MAGIC.length) !== MAGIC) return undefined;
   const end = bytes.indexOf(0x0a, MAGIC.length);
   if (end < 0 || (end + 1) % 4 !== 0) return undefined;
-  let header: { about: unknown; shell: BpeTables['shell']; tokens: number; merges: number; sha256: string };
+  let header: { about: unknown; shell: BpeTables['shell']; lengths: unknown; sha256: string };
   try {
     header = JSON.parse(bytes.toString('utf8', MAGIC.length, end)) as typeof header;
   } catch {
     return undefined;
   }
-  if (JSON.stringify(header.about) !== JSON.stringify(about) || !Number.isSafeInteger(header.tokens) || !Number.isSafeInteger(header.merges)) return undefined;
+  const { lengths } = header;
+  if (JSON.stringify(header.about) !== JSON.stringify(about) || !Array.isArray(lengths) || lengths.length !== 7 || !lengths.every((length) => Number.isSafeInteger(length) && length >= 0)) return undefined;
+  const [idCount, tokenOffsets, tokenSlots, mergeOffsets, mergeSlots, tokenText, mergeText] = lengths as number[];
   const body = bytes.subarray(end + 1);
-  const numbers = 4 * (2 * header.tokens + header.merges);
-  if (body.length < numbers || (body.length - numbers) % 2 !== 0 || sha256(body) !== header.sha256) return undefined;
+  if (body.length !== 4 * (idCount! + tokenOffsets! + tokenSlots! + mergeOffsets! + mergeSlots!) + 2 * (tokenText! + mergeText!) || sha256(body) !== header.sha256) return undefined;
   // A Buffer from readFile may sit at any offset of a shared pool: copied when not aligned.
   const aligned = body.byteOffset % 4 === 0 ? body : Buffer.from(body);
-  const ids = new Int32Array(aligned.buffer, aligned.byteOffset, header.tokens);
-  const lengths = new Uint32Array(aligned.buffer, aligned.byteOffset + 4 * header.tokens, header.tokens + header.merges);
-  const text = aligned.toString('utf16le', numbers);
-  const strings: string[] = new Array<string>(lengths.length);
-  let at = 0;
-  for (let index = 0; index < lengths.length; index += 1) {
-    strings[index] = text.slice(at, at + lengths[index]!);
-    at += lengths[index]!;
-  }
-  if (at !== text.length) return undefined;
-  return { shell: header.shell, tokens: strings.slice(0, header.tokens), ids: ids.slice(), mergeKeys: strings.slice(header.tokens) };
+  let at = aligned.byteOffset;
+  const next = <T>(View: new (buffer: ArrayBufferLike, offset: number, length: number) => T & { byteLength: number }, length: number): T => {
+    const view = new View(aligned.buffer, at, length);
+    at += view.byteLength;
+    return view;
+  };
+  const ids = next(Int32Array, idCount!);
+  const [tokenStarts, tokenIndex, mergeStarts, mergeIndex] = [next(Uint32Array, tokenOffsets!), next(Int32Array, tokenSlots!), next(Uint32Array, mergeOffsets!), next(Int32Array, mergeSlots!)];
+  const tokens = new StringTable(next(Uint16Array, tokenText!), tokenStarts, tokenIndex);
+  const merges = new StringTable(next(Uint16Array, mergeText!), mergeStarts, mergeIndex);
+  if (!consistent(tokens) || !consistent(merges) || tokens.size !== idCount) return undefined;
+  return { shell: header.shell, tokens, ids, merges };
+}
+
+/** Offsets that end at the text's end, and a slot count that is a power of two: what the SHA-256 cannot vouch for (a writer's bug). */
+function consistent(table: StringTable): boolean {
+  const { text, offsets, slots } = table;
+  return offsets.length > 0 && offsets[0] === 0 && offsets[offsets.length - 1] === text.length && slots.length > table.size && (slots.length & (slots.length - 1)) === 0;
 }
 
 function sha256(bytes: Uint8Array): string {

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
 import { fileErrorReason } from '../util/file-error-reason.js';
 import type { BpeTables } from './bpe-tables.js';
+import { StringTableMap } from './string-table-map.js';
 import type { Tokenizer } from './tokenizer.js';
 import { TokenizerConfig } from './tokenizer-config.js';
 import { defaultCacheDirectory, readTokenizerJson } from './tokenizer-cache.js';
@@ -21,7 +22,8 @@ export class HfTokenizer implements Tokenizer {
   readonly config: TokenizerConfig;
   #stopTokenIds: readonly number[] | undefined;
   readonly vocabSize: number;
-  readonly maxCharsPerToken: number | undefined;
+  /** Computed on first read: collect never asks (the servers do), and it is a pass over the vocabulary. */
+  readonly #maxCharsPerToken: () => number | undefined;
   readonly #implementation: HfTokenizerImplementation;
   /** Ids of short texts, least recently used first; callers get copies, never these arrays. */
   readonly #encoded = new Map<string, readonly number[]>();
@@ -32,8 +34,8 @@ export class HfTokenizer implements Tokenizer {
     const built = tables === undefined ? undefined : implementationFromTables(tables, config);
     if (tables !== undefined && built !== undefined) {
       this.#implementation = built.implementation;
-      this.vocabSize = built.vocabulary.length;
-      this.maxCharsPerToken = charsPerTokenBound(tables.shell, built.vocabulary.filter((token) => token !== undefined));
+      this.vocabSize = built.vocabSize;
+      this.#maxCharsPerToken = once(() => charsPerTokenBound(tables.shell, built.longestToken));
     } else {
       const json = tables === undefined ? tokenizerJson : tablesToJson(tables);
       this.#implementation = new HfTokenizerImplementation(json, config);
@@ -42,11 +44,21 @@ export class HfTokenizer implements Tokenizer {
       let largest = -1;
       for (const id of vocabulary.values()) largest = Math.max(largest, id);
       this.vocabSize = largest + 1;
-      this.maxCharsPerToken = charsPerTokenBound(json, vocabulary.keys());
+      this.#maxCharsPerToken = once(() =>
+        charsPerTokenBound(json, () => {
+          let longest = 1;
+          for (const token of vocabulary.keys()) longest = Math.max(longest, token.length);
+          return longest;
+        }),
+      );
     }
   }
 
-  /** The end-of-sequence token's id, looked up on first use (the lookup builds the token → id map, which decoding never needs). */
+  get maxCharsPerToken(): number | undefined {
+    return this.#maxCharsPerToken();
+  }
+
+  /** The end-of-sequence token's id. */
   get stopTokenIds(): readonly number[] {
     if (this.#stopTokenIds === undefined) {
       const eos = this.config.eos_token === undefined ? undefined : this.tokenId(this.config.eos_token);
@@ -107,7 +119,7 @@ const TokenizerShape = z.looseObject({
  * model (an unknown token swallows a whole word), a normalizer or pre-tokenizer that deletes text, or
  * an added token that strips the whitespace around it: no bound.
  */
-function charsPerTokenBound(tokenizerJson: object, tokens: Iterable<string>): number | undefined {
+function charsPerTokenBound(tokenizerJson: object, longestToken: () => number): number | undefined {
   const parsed = TokenizerShape.safeParse(tokenizerJson);
   if (!parsed.success) return undefined;
   const { normalizer, pre_tokenizer, model, added_tokens } = parsed.data;
@@ -115,9 +127,7 @@ function charsPerTokenBound(tokenizerJson: object, tokens: Iterable<string>): nu
   const factor = normalizerFactor(normalizer);
   const pieces = preTokenizerParts(pre_tokenizer);
   if (factor === undefined || pieces === undefined || !pieces.includes('ByteLevel')) return undefined;
-  let longest = 1;
-  for (const token of tokens) longest = Math.max(longest, token.length);
-  return longest * factor;
+  return longestToken() * factor;
 }
 
 function normalizerFactor(node: unknown): number | undefined {
@@ -169,21 +179,32 @@ export async function loadHfTokenizer(directory: string, options: LoadHfTokenize
 
 /** What `implementationFromTables` relies on of @huggingface/tokenizers' BPE model (checked before use). */
 interface BpeInternals {
-  tokens_to_ids: Map<string, number>;
-  vocab: string[];
+  tokens_to_ids: Map<string, number> | StringTableMap;
+  vocab: (string | undefined)[];
   unk_token_id: number | undefined;
-  bpe_ranks: Map<string, number>;
+  bpe_ranks: Map<string, number> | StringTableMap;
   merges: unknown;
+}
+
+interface TablesImplementation {
+  implementation: HfTokenizerImplementation;
+  /** The length of the library's id → token array. */
+  vocabSize: number;
+  /** The longest entry of that array (at least 1). */
+  longestToken: () => number;
 }
 
 /**
  * The library's tokenizer built from a shell with an empty vocabulary and no merges, then given the
- * tables exactly as its BPE constructor would have built them (the vocabulary map in entry order, ids
- * back to tokens, merge ranks by key) and its added tokens on top, as its Tokenizer constructor does.
- * Undefined when the library's model is not the shape this was written against (another version):
- * the caller then builds through the JSON.
+ * tables as its BPE constructor would have built them and its added tokens on top, as its Tokenizer
+ * constructor does. Its model's token → id map and merge ranks are `StringTableMap`s over the tables
+ * rather than `Map`s: the library only calls `get` and `has` on them once built (checked against
+ * @huggingface/tokenizers 0.2.0: `BPE.encode`/`bpe`/`add_node`, `fuse_unk`, `Tokenizer.encode`,
+ * `token_to_id`), and set the added tokens. Its id → token array, which only decoding reads, is
+ * built on first read. Undefined when the library's model is not the shape this was written against
+ * (another version): the caller then builds through the JSON.
  */
-function implementationFromTables(tables: BpeTables, config: TokenizerConfig): { implementation: HfTokenizerImplementation; vocabulary: readonly (string | undefined)[] } | undefined {
+function implementationFromTables(tables: BpeTables, config: TokenizerConfig): TablesImplementation | undefined {
   const implementation = new HfTokenizerImplementation(tables.shell, config);
   const model = (implementation as unknown as { model: unknown }).model as BpeInternals;
   const added = (implementation as unknown as { added_tokens: unknown }).added_tokens;
@@ -191,30 +212,44 @@ function implementationFromTables(tables: BpeTables, config: TokenizerConfig): {
   const { BPE } = hfTokenizers as unknown as { BPE?: abstract new (...args: never[]) => unknown };
   const shaped = BPE !== undefined && model instanceof BPE && model.tokens_to_ids instanceof Map && model.bpe_ranks instanceof Map && Array.isArray(model.vocab) && 'unk_token_id' in model && 'merges' in model;
   if (!shaped || !Array.isArray(added) || !added.every((token: { content?: unknown; id?: unknown }) => typeof token.content === 'string' && typeof token.id === 'number')) return undefined;
-  // Tokens are unique (the keys of one JSON object), so this is the array the library builds through its map.
-  const vocabulary = new Array<string>(tables.tokens.length);
-  for (let index = 0; index < tables.tokens.length; index += 1) vocabulary[tables.ids[index]!] = tables.tokens[index]!;
+  const addedTokens = added as { content: string; id: number }[];
+  const { tokens, ids, merges } = tables;
+  const tokensToIds = new StringTableMap(tokens, { values: ids, remember: true });
   const unknown = tables.shell.model.unk_token;
-  const unknownIndex = typeof unknown === 'string' ? tables.tokens.indexOf(unknown) : -1;
-  model.unk_token_id = unknownIndex < 0 ? undefined : tables.ids[unknownIndex];
-  model.vocab = vocabulary;
-  for (const token of added as { content: string; id: number }[]) vocabulary[token.id] = token.content;
-  // Only encoding reads the token → id map and the merge ranks: built on first use, so a decode-only
-  // reader (`gymnast health`, the viewer) never pays for their 300k entries.
-  lazyProperty(model, 'tokens_to_ids', () => {
-    const tokensToIds = new Map<string, number>();
-    for (let index = 0; index < tables.tokens.length; index += 1) tokensToIds.set(tables.tokens[index]!, tables.ids[index]!);
-    for (const token of added as { content: string; id: number }[]) tokensToIds.set(token.content, token.id);
-    return tokensToIds;
-  });
-  lazyProperty(model, 'bpe_ranks', () => {
-    const ranks = new Map<string, number>();
-    for (let rank = 0; rank < tables.mergeKeys.length; rank += 1) ranks.set(tables.mergeKeys[rank]!, rank);
-    return ranks;
+  // As the BPE constructor: looked up before the added tokens are set.
+  model.unk_token_id = typeof unknown === 'string' ? tokensToIds.get(unknown) : undefined;
+  for (const token of addedTokens) tokensToIds.set(token.content, token.id);
+  model.tokens_to_ids = tokensToIds;
+  model.bpe_ranks = new StringTableMap(merges);
+  let vocabSize = 0;
+  for (let index = 0; index < ids.length; index += 1) vocabSize = Math.max(vocabSize, ids[index]! + 1);
+  for (const token of addedTokens) vocabSize = Math.max(vocabSize, token.id + 1);
+  // Tokens are unique (the keys of one JSON object), so this is the array the library builds through its map.
+  lazyProperty(model, 'vocab', () => {
+    const vocabulary = new Array<string>(vocabSize);
+    const strings = tokens.strings();
+    for (let index = 0; index < strings.length; index += 1) vocabulary[ids[index]!] = strings[index]!;
+    for (const token of addedTokens) vocabulary[token.id] = token.content;
+    return vocabulary;
   });
   // Read by nothing after construction; kept for whoever asks.
-  lazyProperty(model, 'merges', () => tables.mergeKeys.map((key) => JSON.parse(key) as unknown));
-  return { implementation, vocabulary };
+  lazyProperty(model, 'merges', () => merges.strings().map((key) => JSON.parse(key) as unknown));
+  const longestToken = (): number => {
+    // The token each id ends up with: the last vocabulary entry with that id, unless an added token took it.
+    const indexOfId = new Int32Array(vocabSize).fill(-1);
+    ids.forEach((id, index) => (indexOfId[id] = index));
+    let longest = 1;
+    for (const token of addedTokens) [indexOfId[token.id], longest] = [-1, Math.max(longest, token.content.length)];
+    for (const index of indexOfId) if (index >= 0) longest = Math.max(longest, tokens.lengthAt(index));
+    return longest;
+  };
+  return { implementation, vocabSize, longestToken };
+}
+
+/** `compute()`, computed on the first call. */
+function once<T>(compute: () => T): () => T {
+  let result: { value: T } | undefined;
+  return () => (result ??= { value: compute() }).value;
 }
 
 /** `object[key]` computed on first read (and replaceable, as a plain field is). */
@@ -235,8 +270,8 @@ function lazyProperty(object: object, key: string, compute: () => unknown): void
 /** The `tokenizer.json` the tables came from (the same vocabulary entries in the same order, the same merges). */
 function tablesToJson(tables: BpeTables): object {
   const vocab: Record<string, number> = {};
-  tables.tokens.forEach((token, index) => (vocab[token] = tables.ids[index]!));
-  return { ...tables.shell, model: { ...tables.shell.model, vocab, merges: tables.mergeKeys.map((key) => JSON.parse(key) as unknown) } };
+  tables.tokens.strings().forEach((token, index) => (vocab[token] = tables.ids[index]!));
+  return { ...tables.shell, model: { ...tables.shell.model, vocab, merges: tables.merges.strings().map((key) => JSON.parse(key) as unknown) } };
 }
 
 async function readJson(path: string): Promise<unknown> {

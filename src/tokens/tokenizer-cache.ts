@@ -20,8 +20,11 @@ export function defaultCacheDirectory(env: NodeJS.ProcessEnv = process.env): str
   }
 }
 
-/** Bump when the tables or how `HfTokenizer` builds from them change: old files are then never read. */
-const TABLES_VERSION = 1;
+/**
+ * Bump when the tables or how `HfTokenizer` builds from them change: old files are then never read.
+ * Part of the file's name too, so builds of different versions sharing a cache do not overwrite each other's.
+ */
+const TABLES_VERSION = 2;
 
 /** What a `tokenizer.json` was parsed into: its BPE tables when it has them, else the JSON itself. */
 export type ParsedTokenizerJson = { tables: BpeTables; json?: undefined } | { tables?: undefined; json: unknown };
@@ -39,7 +42,7 @@ export async function readTokenizerJson(path: string, cacheDirectory: string | u
   const file = await stat(absolute).catch(() => undefined);
   if (file === undefined) return parsed(await parse(path));
   const about = { version: TABLES_VERSION, path: absolute, size: file.size, mtimeMs: file.mtimeMs, ctimeMs: file.ctimeMs, ino: file.ino, dev: file.dev };
-  const cached = join(cacheDirectory, `tokenizer-${createHash('sha256').update(absolute).digest('hex').slice(0, 32)}.bin`);
+  const cached = join(cacheDirectory, `tokenizer-v${TABLES_VERSION}-${createHash('sha256').update(absolute).digest('hex').slice(0, 32)}.bin`);
   const bytes = await readFile(cached).catch(() => undefined);
   const tables = bytes === undefined ? undefined : decodeBpeTables(bytes, about);
   if (tables !== undefined) return { tables };

@@ -68,6 +68,21 @@ describe('the Qwen3 tokenizer built from its tables (cached) and from its JSON',
     }
   });
 
+  it('encodes random text identically: every merge rank and token lookup goes through the tables', () => {
+    // Seeded: ASCII words and punctuation, Latin-1 and CJK, astral characters and lone surrogates, digits.
+    let seed = 13;
+    const random = (below: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % below);
+    const pieces = [() => ' ', () => '\n', () => String.fromCharCode(97 + random(26)), () => String.fromCharCode(0x20 + random(0x5f)), () => String.fromCharCode(0xa0 + random(0x160))];
+    pieces.push(() => String.fromCharCode(0x4e00 + random(0x5000)), () => String.fromCodePoint(0x1f300 + random(0x300)), () => String.fromCharCode(0xd800 + random(0x800)), () => String(random(100000)));
+    for (let text = 0; text < 300; text += 1) {
+      let value = '';
+      const length = 1 + random(text === 0 ? 5000 : 120);
+      while (value.length < length) value += pieces[random(10) < 6 ? 2 : random(pieces.length)]!();
+      const ids = plain.encode(value);
+      for (const tokenizer of [cold, warm]) assert.deepEqual(tokenizer.encode(value), ids, JSON.stringify(value));
+    }
+  });
+
   it('decodes every id of the vocabulary identically, and encodes its text identically', () => {
     const size = plain.vocabSize!;
     for (let start = 0; start < size; start += 500) {
