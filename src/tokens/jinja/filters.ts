@@ -9,10 +9,12 @@ import {
   makeInteger,
   numberOf,
   ownEntry,
+  primitiveText,
   rawValue,
   toJson,
   truthy,
   type BoxedFloat,
+  type Kind,
   type Kwargs,
 } from './template-values.js';
 import { unsupported } from './unsupported-construct-error.js';
@@ -20,16 +22,7 @@ import { VALUE_TESTS, type ValueTest } from './value-tests.js';
 
 /** One element of `Array.prototype.join` over the interpreter's raw `.value`s (floats already unboxed). */
 function joinPart(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  switch (typeof value) {
-    case 'string':
-      return value;
-    case 'number':
-    case 'boolean':
-      return String(value);
-    default:
-      return unsupported('joining containers');
-  }
+  return value === null || value === undefined ? '' : primitiveText(value, 'joining containers');
 }
 
 function kwarg(kwargs: Map<string, unknown>, name: string, fallback: unknown): unknown {
@@ -72,124 +65,144 @@ function nonEmpty(items: unknown[], name: string): unknown[] {
   return items.length > 0 ? items : unsupported(`${name} of an empty list`);
 }
 
-/** `value|name`, the interpreter's `applyFilter` for an Identifier filter. */
+/** `value|name`, the interpreter's `applyFilter` for an Identifier filter: the filters each kind of value has. */
 export function applyFilter(name: string, operand: unknown): unknown {
   if (name === 'safe') return operand;
   if (name === 'tojson') return toJson(operand, {}, 0);
   const kind = kindOf(operand);
-  switch (kind) {
-    case 'array':
-    case 'tuple': {
-      const items = operand as unknown[];
-      switch (name) {
-        case 'list':
-          return operand;
-        case 'first':
-          return nonEmpty(items, name)[0];
-        case 'last':
-          return nonEmpty(items, name)[items.length - 1];
-        case 'length':
-          return items.length;
-        case 'reverse':
-          return items.slice().reverse();
-        case 'sort':
-          return items.slice().sort((a, b) => compareValues(a, b, false));
-        case 'join':
-          return items.map((item) => joinPart(rawValue(item))).join('');
-        case 'string':
-          return toJson(operand, {}, 0, false);
-        case 'unique': {
-          const seen = new Set<unknown>();
-          const output: unknown[] = [];
-          for (const item of items) {
-            const key = rawValue(item);
-            if (!seen.has(key)) {
-              seen.add(key);
-              output.push(item);
-            }
-          }
-          return output;
-        }
-        default:
-          throw new Error(`Unknown ArrayValue filter: ${name}`);
-      }
-    }
-    case 'string': {
-      const text = operand as string;
-      switch (name) {
-        case 'length':
-          return text.length;
-        case 'upper':
-        case 'lower':
-        case 'title':
-        case 'capitalize':
-          return callStringMethod(text, name, [], undefined);
-        case 'trim':
-          return text.trim();
-        case 'indent':
-          return indentLines(text, 4, false, false);
-        case 'join':
-        case 'string':
-          return text;
-        case 'int': {
-          const value = parseInt(text, 10);
-          return isNaN(value) ? 0 : value;
-        }
-        case 'float': {
-          const value = parseFloat(text);
-          return makeFloat(isNaN(value) ? 0 : value);
-        }
-        default:
-          throw new Error(`Unknown StringValue filter: ${name}`);
-      }
-    }
-    case 'integer':
-    case 'float': {
-      const value = numberOf(operand as number | BoxedFloat);
-      switch (name) {
-        case 'abs':
-          return kind === 'integer' ? Math.abs(value) : makeFloat(Math.abs(value));
-        case 'int':
-          return makeInteger(Math.floor(value));
-        case 'float':
-          return makeFloat(value);
-        case 'string':
-          return display(operand);
-        default:
-          throw new Error(`Unknown NumericValue filter: ${name}`);
-      }
-    }
-    case 'object':
-      switch (name) {
-        case 'items':
-          return Object.entries(operand as object);
-        case 'length':
-          return Object.keys(operand as object).length;
-        case 'get':
-        case 'keys':
-        case 'values':
-        case 'dictsort':
-          return callObjectMethod(operand as object, name, [], undefined);
-        default:
-          throw new Error(`Unknown ObjectValue filter: ${name}`);
-      }
-    case 'boolean':
-      switch (name) {
-        case 'bool':
-          return operand;
-        case 'int':
-          return operand ? 1 : 0;
-        case 'float':
-          return makeFloat(operand ? 1 : 0);
-        case 'string':
-          return operand ? 'true' : 'false';
-        default:
-          throw new Error(`Unknown BooleanValue filter: ${name}`);
-      }
+  const filter = Object.hasOwn(FILTERS_BY_KIND, kind) ? FILTERS_BY_KIND[kind] : undefined;
+  if (!filter) throw new Error(`Cannot apply filter "${name}" to type: ${kind}`);
+  return filter(name, operand, kind);
+}
+
+type KindFilter = (name: string, operand: unknown, kind: Kind) => unknown;
+
+function listFilter(name: string, operand: unknown): unknown {
+  const items = operand as unknown[];
+  switch (name) {
+    case 'list':
+      return operand;
+    case 'first':
+      return nonEmpty(items, name)[0];
+    case 'last':
+      return nonEmpty(items, name)[items.length - 1];
+    case 'length':
+      return items.length;
+    case 'reverse':
+      return items.slice().reverse();
+    case 'sort':
+      return items.slice().sort((a, b) => compareValues(a, b, false));
+    case 'join':
+      return items.map((item) => joinPart(rawValue(item))).join('');
+    case 'string':
+      return toJson(operand, {}, 0, false);
+    case 'unique':
+      return uniqueItems(items);
     default:
-      throw new Error(`Cannot apply filter "${name}" to type: ${kind}`);
+      throw new Error(`Unknown ArrayValue filter: ${name}`);
   }
 }
+
+/** Each item whose raw value has not appeared before, in order. */
+function uniqueItems(items: unknown[]): unknown[] {
+  const seen = new Set<unknown>();
+  const output: unknown[] = [];
+  for (const item of items) {
+    const key = rawValue(item);
+    if (!seen.has(key)) {
+      seen.add(key);
+      output.push(item);
+    }
+  }
+  return output;
+}
+
+function stringFilter(name: string, operand: unknown): unknown {
+  const text = operand as string;
+  switch (name) {
+    case 'length':
+      return text.length;
+    case 'upper':
+    case 'lower':
+    case 'title':
+    case 'capitalize':
+      return callStringMethod(text, name, [], undefined);
+    case 'trim':
+      return text.trim();
+    case 'indent':
+      return indentLines(text, 4, false, false);
+    case 'join':
+    case 'string':
+      return text;
+    case 'int': {
+      const value = parseInt(text, 10);
+      return isNaN(value) ? 0 : value;
+    }
+    case 'float': {
+      const value = parseFloat(text);
+      return makeFloat(isNaN(value) ? 0 : value);
+    }
+    default:
+      throw new Error(`Unknown StringValue filter: ${name}`);
+  }
+}
+
+function numberFilter(name: string, operand: unknown, kind: Kind): unknown {
+  const value = numberOf(operand as number | BoxedFloat);
+  switch (name) {
+    case 'abs':
+      return kind === 'integer' ? Math.abs(value) : makeFloat(Math.abs(value));
+    case 'int':
+      return makeInteger(Math.floor(value));
+    case 'float':
+      return makeFloat(value);
+    case 'string':
+      return display(operand);
+    default:
+      throw new Error(`Unknown NumericValue filter: ${name}`);
+  }
+}
+
+function objectFilter(name: string, operand: unknown): unknown {
+  switch (name) {
+    case 'items':
+      return Object.entries(operand as object);
+    case 'length':
+      return Object.keys(operand as object).length;
+    case 'get':
+    case 'keys':
+    case 'values':
+    case 'dictsort':
+      return callObjectMethod(operand as object, name, [], undefined);
+    default:
+      throw new Error(`Unknown ObjectValue filter: ${name}`);
+  }
+}
+
+function booleanFilter(name: string, operand: unknown): unknown {
+  switch (name) {
+    case 'bool':
+      return operand;
+    case 'int':
+      return operand ? 1 : 0;
+    case 'float':
+      return makeFloat(operand ? 1 : 0);
+    case 'string':
+      return operand ? 'true' : 'false';
+    default:
+      throw new Error(`Unknown BooleanValue filter: ${name}`);
+  }
+}
+
+const FILTERS_BY_KIND: Partial<Record<Kind, KindFilter>> = {
+  array: listFilter,
+  tuple: listFilter,
+  string: stringFilter,
+  integer: numberFilter,
+  float: numberFilter,
+  object: objectFilter,
+  boolean: booleanFilter,
+};
 
 function tojsonWithOptions(operand: unknown, kwargs: Map<string, unknown>): string {
   const indent = kwarg(kwargs, 'indent', null);

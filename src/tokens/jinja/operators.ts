@@ -12,6 +12,11 @@ import {
   truthy,
 } from './template-values.js';
 
+/** `~`, and `+` with a string side: both sides' text joined. */
+function concatenated(left: unknown, right: unknown): string {
+  return primitiveText(left, 'concatenating a container') + primitiveText(right, 'concatenating a container');
+}
+
 function isNumericLike(kind: string): boolean {
   return kind === 'integer' || kind === 'float' || kind === 'boolean';
 }
@@ -28,7 +33,7 @@ export function binaryOperation(operator: string, left: unknown, right: unknown)
     throw new Error(`Cannot perform operation ${operator} on undefined values`);
   }
   if (leftKind === 'null' || rightKind === 'null') throw new Error('Cannot perform operation on null values');
-  if (operator === '~') return primitiveText(left) + primitiveText(right);
+  if (operator === '~') return concatenated(left, right);
   if (operator === '**' && isNumericLike(leftKind) && isNumericLike(rightKind)) {
     const a = numericLikeValue(left);
     const b = numericLikeValue(right);
@@ -73,7 +78,7 @@ export function binaryOperation(operator: string, left: unknown, right: unknown)
       return operator === 'in' ? member : !member;
     }
   }
-  if ((leftKind === 'string' || rightKind === 'string') && operator === '+') return primitiveText(left) + primitiveText(right);
+  if ((leftKind === 'string' || rightKind === 'string') && operator === '+') return concatenated(left, right);
   if (leftKind === 'string' && rightKind === 'string' && (operator === 'in' || operator === 'not in')) {
     const member = (right as string).includes(left as string);
     return operator === 'in' ? member : !member;

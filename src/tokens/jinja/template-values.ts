@@ -161,8 +161,12 @@ export function display(value: unknown): string {
   }
 }
 
-/** `left.value.toString()`, which the interpreter's `~` and string `+` use. */
-export function primitiveText(value: unknown): string {
+/**
+ * A scalar's JS text, `value.toString()` as the interpreter's `~`, string `+` and `join` use it.
+ * A container would print JS's "[object Map]" or commas there, which is not reproduced: `use`
+ * names the construct in the refusal.
+ */
+export function primitiveText(value: unknown, use: string): string {
   switch (typeof value) {
     case 'string':
       return value;
@@ -171,8 +175,14 @@ export function primitiveText(value: unknown): string {
       return String(value);
     default:
       if (value instanceof BoxedFloat) return String(value.value);
-      return unsupported('concatenating a container');
+      return unsupported(use);
   }
+}
+
+/** The text `{{ value }}` writes: none and undefined write nothing. */
+export function outputText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return value === null || value === undefined ? '' : display(value);
 }
 
 /** The interpreter's `left.value == right.value`, refused where JS would stringify a container. */
