@@ -22,6 +22,7 @@ export class JsonlRolloutSink implements Sink {
   #files: { results: JsonlSink; failures: JsonlSink } | undefined;
   #pending: { results?: PendingLines; failures?: PendingLines } = {};
   #flushScheduled = false;
+  #finished = false;
 
   constructor(paths: Pick<ReturnType<typeof collectPaths>, 'output' | 'failures'>) {
     this.#paths = paths;
@@ -39,7 +40,7 @@ export class JsonlRolloutSink implements Sink {
   }
 
   write(outcome: RolloutOutcome): Promise<void> {
-    if (!this.#files) return Promise.reject(new Error('JsonlRolloutSink.write before start'));
+    if (!this.#files) return Promise.reject(new Error(`JsonlRolloutSink.write ${this.#finished ? 'after finish' : 'before start'}`));
     const failure = this.#files.results.failure ?? this.#files.failures.failure;
     if (failure !== undefined) return Promise.reject(failure);
     const file = outcome.kind === 'result' ? 'results' : 'failures';
@@ -56,6 +57,7 @@ export class JsonlRolloutSink implements Sink {
     this.#flush();
     const files = this.#files;
     this.#files = undefined;
+    this.#finished = true;
     try {
       files?.results.close();
     } finally {

@@ -39,6 +39,28 @@ const sinkScript = (path: string) => `
   console.log(JSON.stringify(results));
 `;
 
+/**
+ * One row written alone, then three results and a failure row in one tick (one write per file, issue
+ * 13), then one more row a tick later; prints how each write ended.
+ */
+const batchScript = (output: string, failures: string) => `
+  import { JsonlRolloutSink } from ${JSON.stringify(join(root, 'src/collect/jsonl-rollout-sink.ts'))};
+  const sink = new JsonlRolloutSink({ output: ${JSON.stringify(output)}, failures: ${JSON.stringify(failures)} });
+  await sink.start({ plannedRollouts: 6, resumed: false });
+  const result = (index, bytes) => ({ kind: 'result', row: { _ng_task_index: 0, _ng_rollout_index: index, pad: 'x'.repeat(bytes) } });
+  const ended = (write) => write.then(() => 'written', (error) => ({ kind: error.kind, code: error.code, message: error.message }));
+  const first = await ended(sink.write(result(0, 1000)));
+  const batch = await Promise.all([
+    sink.write(result(1, 1500)),
+    sink.write({ kind: 'failure', row: { _ng_task_index: 0, _ng_rollout_index: 2, _ng_failure_class: 'aborted' } }),
+    sink.write(result(3, 1500)),
+    sink.write(result(4, 1500)),
+  ].map(ended));
+  const later = await ended(sink.write(result(5, 10)));
+  await sink.finish();
+  console.log(JSON.stringify({ first, batch, later }));
+`;
+
 describe('a write the disk refuses', () => {
   it('is cut back to the last complete line, and every later write is refused, even one that would fit', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'gymnast-full-')), 'rows.jsonl');
@@ -70,6 +92,39 @@ describe('a write the disk refuses', () => {
     await assert.rejects(sink.write(failure), { kind: 'write-failed', path: '/dev/full' });
     await sink.finish();
     assert.equal(readFileSync(failures, 'utf8'), '');
+  });
+
+  it('cuts a batch of rows written in one tick back whole, fails each of its writes and every later one, and writes no failure row of that tick', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gymnast-full-'));
+    const [output, failures] = [join(dir, 'out.jsonl'), join(dir, 'out_failures.jsonl')];
+    // 4 KiB: the first row (~1 KiB) fits; the batch of three results (~4.5 KiB) is cut by the OS part way.
+    const child = await underSizeLimit(4, [process.execPath, '--import', 'tsx', '--input-type=module', '-e', batchScript(output, failures)]);
+    assert.equal(child.code, 0, child.stderr);
+    const { first, batch, later } = JSON.parse(child.stdout) as { first: unknown; batch: { kind: string; code: string }[]; later: unknown };
+    assert.equal(first, 'written');
+    assert.equal(batch.length, 4);
+    for (const ended of batch) assert.deepEqual(ended, batch[0], 'every write of the batch, the failure row too, gets the same failure');
+    assert.equal(batch[0]!.kind, 'write-failed');
+    assert.equal(batch[0]!.code, 'EFBIG');
+    assert.deepEqual(later, batch[0], 'a later write is refused, though it would fit');
+    const text = readFileSync(output, 'utf8');
+    assert.equal(text.split('\n').filter(Boolean).length, 1);
+    assert.equal(Buffer.byteLength(text), 1000 + '{"_ng_task_index":0,"_ng_rollout_index":0,"pad":""}\n'.length, 'cut back to the first row: no part of the batch is left');
+    assert.equal(readFileSync(failures, 'utf8'), '', 'results go first: the failure row of the failed tick is never written');
+  });
+
+  it('writes the results of a tick before its failure rows: a failure file that refuses them keeps the results and stops both files', { skip: !existsSync('/dev/full') && 'no /dev/full' }, async () => {
+    const output = join(mkdtempSync(join(tmpdir(), 'gymnast-full-')), 'out.jsonl');
+    const sink = new JsonlRolloutSink({ output, failures: '/dev/full' });
+    await sink.start({ plannedRollouts: 4, resumed: false });
+    const result = (index: number) => ({ kind: 'result', row: { _ng_task_index: 0, _ng_rollout_index: index, reward: 1 } }) as unknown as RolloutOutcome;
+    const failure = { kind: 'failure', row: { _ng_task_index: 0, _ng_rollout_index: 1, _ng_failure_class: 'aborted' } } as unknown as RolloutOutcome;
+    const [failed, ...results] = [sink.write(failure), sink.write(result(0)), sink.write(result(2))];
+    await Promise.all(results);
+    await assert.rejects(failed!, { kind: 'write-failed', code: 'ENOSPC', path: '/dev/full' });
+    await assert.rejects(sink.write(result(3)), { kind: 'write-failed', path: '/dev/full' }, 'the results file refuses writes too');
+    await sink.finish();
+    assert.deepEqual(lines(output).map((line) => (JSON.parse(line) as { _ng_rollout_index: number })._ng_rollout_index), [0, 2]);
   });
 
   it('stops gymnast collect with a message and whole rows, and --resume then ends with every key exactly once, no hand edit', async () => {
