@@ -3,7 +3,8 @@ import type { ChatTool } from '../core/chat-tool.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import type { Message } from '../core/message.js';
 import type { ChatTemplate, ChatTemplateOptions } from './chat-template.js';
-import { compileTemplate, type CompiledTemplate } from './jinja/compile-template.js';
+import { tryCompileTemplate, type CompiledTemplate } from './jinja/compile-template.js';
+import { InterpreterFallbacks, notCompiledReason, renderFailedReason, type FallbackReason } from './jinja/interpreter-fallbacks.js';
 import type { TokenizerConfig } from './tokenizer-config.js';
 import { selectChatTemplate } from './tokenizer-config.js';
 
@@ -20,15 +21,17 @@ export interface JinjaChatTemplateOptions {
 /** A model's own Jinja chat template, rendered as transformers' `apply_chat_template` does. */
 export class JinjaChatTemplate implements ChatTemplate {
   readonly #template: Template;
-  /** The same template compiled to closures (about 10× cheaper per render); undefined when it uses a construct the compiler leaves to the interpreter. */
-  readonly #compiled: CompiledTemplate | undefined;
+  /** The same template compiled to closures (about 10× cheaper per render), or why it uses a construct the compiler leaves to the interpreter. */
+  readonly #compilation: { compiled: CompiledTemplate } | { compiled: undefined; reason: FallbackReason };
+  readonly #fallbacks = new InterpreterFallbacks();
   readonly #specialTokens: Record<string, string>;
   readonly #kwargs: Record<string, unknown>;
   readonly #roleMap: Partial<Record<Message['role'], string>>;
 
   constructor(source: string, config: Pick<TokenizerConfig, 'bos_token' | 'eos_token' | 'pad_token' | 'unk_token'>, options: JinjaChatTemplateOptions = {}) {
     this.#template = new Template(source);
-    this.#compiled = compileTemplate(this.#template);
+    const compilation = tryCompileTemplate(this.#template);
+    this.#compilation = compilation.compiled ? compilation : { compiled: undefined, reason: notCompiledReason(compilation.reason) };
     this.#specialTokens = Object.fromEntries(
       (['bos_token', 'eos_token', 'pad_token', 'unk_token'] as const).map((key) => [key, config[key] ?? '']),
     );
@@ -53,15 +56,24 @@ export class JinjaChatTemplate implements ChatTemplate {
       ...(options.tools && options.tools.length > 0 ? { tools: options.tools as ChatTool[] } : {}),
       add_generation_prompt: options.addGenerationPrompt,
     };
-    if (this.#compiled) {
-      try {
-        return this.#compiled(variables);
-      } catch {
-        // A value the compiled template does not reproduce, or an error the template raises: the
-        // interpreter renders the same conversation, so its text or its own error is what callers see.
-      }
+    const compilation = this.#compilation;
+    if (!compilation.compiled) {
+      this.#fallbacks.record(compilation.reason);
+      return this.#template.render(variables);
     }
-    return this.#template.render(variables);
+    try {
+      return compilation.compiled(variables);
+    } catch (error) {
+      // A value the compiled template does not reproduce, or an error the template raises: the
+      // interpreter renders the same conversation, so its text or its own error is what callers see.
+      this.#fallbacks.record(renderFailedReason(error));
+      return this.#template.render(variables);
+    }
+  }
+
+  /** How many renders the interpreter did instead of the compiled template, and why the first one did. */
+  get interpreterFallbacks(): { count: number; first: FallbackReason | undefined } {
+    return { count: this.#fallbacks.count, first: this.#fallbacks.first };
   }
 
   /** Only the fields templates read: token fields stay out, tool call arguments become objects as HF expects. */

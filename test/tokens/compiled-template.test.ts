@@ -274,3 +274,70 @@ describe('JinjaChatTemplate with the compiled Qwen3 template', () => {
     assert.equal(template.render(messages, { addGenerationPrompt: true, tools: tools as never }), expected);
   });
 });
+
+describe('renders left to the interpreter are observable', () => {
+  const config = { bos_token: '<s>', eos_token: '</s>', pad_token: undefined, unk_token: undefined };
+  const messages: Message[] = [
+    { role: 'user', content: 'Weather?' },
+    { role: 'assistant', content: '', tool_calls: [{ id: 'call00001', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris"}' } }] },
+  ];
+
+  /** Runs `body` with GYMNAST_DEBUG set as given, returning what it wrote to stderr. */
+  function stderrOf(debug: string | undefined, body: () => void): string {
+    const saved = { debug: process.env.GYMNAST_DEBUG, write: process.stderr.write };
+    let written = '';
+    if (debug === undefined) delete process.env.GYMNAST_DEBUG;
+    else process.env.GYMNAST_DEBUG = debug;
+    process.stderr.write = ((chunk: string | Uint8Array) => {
+      written += String(chunk);
+      return true;
+    }) as typeof process.stderr.write;
+    try {
+      body();
+    } finally {
+      process.stderr.write = saved.write;
+      if (saved.debug === undefined) delete process.env.GYMNAST_DEBUG;
+      else process.env.GYMNAST_DEBUG = saved.debug;
+    }
+    return written;
+  }
+
+  it('a compiled template that renders every time reports no fallback', () => {
+    const template = new JinjaChatTemplate(templates[0]![1], config);
+    const written = stderrOf('1', () => template.render(messages, { addGenerationPrompt: true }));
+    assert.equal(written, '');
+    assert.deepEqual(template.interpreterFallbacks, { count: 0, first: undefined });
+  });
+
+  it('a template that does not compile counts every render, and says why once with GYMNAST_DEBUG=1', () => {
+    const template = new JinjaChatTemplate('{% macro list() %}{{ varargs | length }}{% endmacro %}{{ list(1, 2) }}', config);
+    const written = stderrOf('1', () => {
+      for (let i = 0; i < 3; ++i) assert.equal(template.render(messages, { addGenerationPrompt: false }), '2');
+    });
+    assert.equal(written, 'gymnast: a chat template is rendered by the @huggingface/jinja interpreter (not-compiled): the compiled chat template does not support a macro reading kwargs or varargs\n');
+    assert.deepEqual(template.interpreterFallbacks, {
+      count: 3,
+      first: { kind: 'not-compiled', detail: 'the compiled chat template does not support a macro reading kwargs or varargs' },
+    });
+  });
+
+  it('a declined value counts per render and stays silent without GYMNAST_DEBUG', () => {
+    const template = new JinjaChatTemplate(readFileSync(new URL('deepseek-r1.jinja', fixtures), 'utf8'), config);
+    const written = stderrOf(undefined, () => {
+      template.render(messages, { addGenerationPrompt: true });
+      template.render(messages, { addGenerationPrompt: false });
+    });
+    assert.equal(written, '');
+    assert.equal(template.interpreterFallbacks.count, 2);
+    assert.equal(template.interpreterFallbacks.first?.kind, 'render-declined');
+  });
+
+  it('an error the template raises is counted as a render that threw', () => {
+    const template = new JinjaChatTemplate(readFileSync(new URL('gemma.jinja', fixtures), 'utf8'), config);
+    const written = stderrOf('1', () => {
+      assert.throws(() => template.render([{ role: 'system', content: 'sys' }, ...messages], { addGenerationPrompt: false }), { message: 'System role not supported' });
+    });
+    assert.equal(written, 'gymnast: a chat template is rendered by the @huggingface/jinja interpreter (render-threw): System role not supported\n');
+    assert.deepEqual(template.interpreterFallbacks, { count: 1, first: { kind: 'render-threw', detail: 'System role not supported' } });
+  });
+});
