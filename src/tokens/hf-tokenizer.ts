@@ -25,6 +25,8 @@ export class HfTokenizer implements Tokenizer {
   /** Computed on first read: collect never asks (the servers do), and it is a pass over the vocabulary. */
   readonly #maxCharsPerToken: () => number | undefined;
   readonly #implementation: HfTokenizerImplementation;
+  /** Built from tables: the library's id → token array is filled for the ids about to be decoded. */
+  readonly #fillVocabulary: ((ids: readonly number[]) => void) | undefined;
   /** Ids of short texts, least recently used first; callers get copies, never these arrays. */
   readonly #encoded = new Map<string, readonly number[]>();
 
@@ -34,6 +36,7 @@ export class HfTokenizer implements Tokenizer {
     const built = tables === undefined ? undefined : implementationFromTables(tables, config);
     if (tables !== undefined && built !== undefined) {
       this.#implementation = built.implementation;
+      this.#fillVocabulary = built.fillVocabulary;
       this.vocabSize = built.vocabSize;
       this.#maxCharsPerToken = once(() => charsPerTokenBound(tables.shell, built.longestToken));
     } else {
@@ -94,7 +97,9 @@ export class HfTokenizer implements Tokenizer {
 
   /** Special tokens are kept and spaces are not cleaned up, so decoding never hides what was sampled. */
   decode(ids: readonly number[]): string {
-    return ids.length === 0 ? '' : this.#implementation.decode([...ids], { skip_special_tokens: false, clean_up_tokenization_spaces: false });
+    if (ids.length === 0) return '';
+    this.#fillVocabulary?.(ids);
+    return this.#implementation.decode([...ids], { skip_special_tokens: false, clean_up_tokenization_spaces: false });
   }
 
   tokenId(token: string): number | undefined {
@@ -192,6 +197,8 @@ interface TablesImplementation {
   vocabSize: number;
   /** The longest entry of that array (at least 1). */
   longestToken: () => number;
+  /** Puts the tokens of `ids` in that array, which holds only the added tokens and those of ids decoded before. */
+  fillVocabulary: (ids: readonly number[]) => void;
 }
 
 /**
@@ -201,7 +208,7 @@ interface TablesImplementation {
  * rather than `Map`s: the library only calls `get` and `has` on them once built (checked against
  * @huggingface/tokenizers 0.2.0: `BPE.encode`/`bpe`/`add_node`, `fuse_unk`, `Tokenizer.encode`,
  * `token_to_id`), and set the added tokens. Its id → token array, which only decoding reads, is
- * built on first read. Undefined when the library's model is not the shape this was written against
+ * filled as decoding needs it. Undefined when the library's model is not the shape this was written against
  * (another version): the caller then builds through the JSON.
  */
 function implementationFromTables(tables: BpeTables, config: TokenizerConfig): TablesImplementation | undefined {
@@ -224,26 +231,35 @@ function implementationFromTables(tables: BpeTables, config: TokenizerConfig): T
   let vocabSize = 0;
   for (let index = 0; index < ids.length; index += 1) vocabSize = Math.max(vocabSize, ids[index]! + 1);
   for (const token of addedTokens) vocabSize = Math.max(vocabSize, token.id + 1);
-  // Tokens are unique (the keys of one JSON object), so this is the array the library builds through its map.
-  lazyProperty(model, 'vocab', () => {
-    const vocabulary = new Array<string>(vocabSize);
-    const strings = tokens.strings();
-    for (let index = 0; index < strings.length; index += 1) vocabulary[ids[index]!] = strings[index]!;
-    for (const token of addedTokens) vocabulary[token.id] = token.content;
-    return vocabulary;
+  // The token each id ends up with, as the library's id → token array has it: the last vocabulary
+  // entry with that id (-1: none), unless an added token took the id.
+  const indexOfId = once(() => {
+    const indexes = new Int32Array(vocabSize).fill(-1);
+    for (let index = 0; index < ids.length; index += 1) indexes[ids[index]!] = index;
+    for (const token of addedTokens) indexes[token.id] = -1;
+    return indexes;
   });
+  // That array, which only decoding reads, starts with the added tokens alone: `fillVocabulary`
+  // adds the tokens of the ids a decode is about to read, so no reader pays for 150k strings it never shows.
+  const vocabulary = new Array<string | undefined>(vocabSize);
+  for (const token of addedTokens) vocabulary[token.id] = token.content;
+  model.vocab = vocabulary;
+  const fillVocabulary = (decoding: readonly number[]): void => {
+    for (const id of decoding) {
+      if (!Number.isInteger(id) || id < 0 || id >= vocabSize || vocabulary[id] !== undefined) continue;
+      const index = indexOfId()[id]!;
+      if (index >= 0) vocabulary[id] = tokens.at(index);
+    }
+  };
   // Read by nothing after construction; kept for whoever asks.
   lazyProperty(model, 'merges', () => merges.strings().map((key) => JSON.parse(key) as unknown));
   const longestToken = (): number => {
-    // The token each id ends up with: the last vocabulary entry with that id, unless an added token took it.
-    const indexOfId = new Int32Array(vocabSize).fill(-1);
-    ids.forEach((id, index) => (indexOfId[id] = index));
     let longest = 1;
-    for (const token of addedTokens) [indexOfId[token.id], longest] = [-1, Math.max(longest, token.content.length)];
-    for (const index of indexOfId) if (index >= 0) longest = Math.max(longest, tokens.lengthAt(index));
+    for (const token of addedTokens) longest = Math.max(longest, token.content.length);
+    for (const index of indexOfId()) if (index >= 0) longest = Math.max(longest, tokens.lengthAt(index));
     return longest;
   };
-  return { implementation, vocabSize, longestToken };
+  return { implementation, vocabSize, longestToken, fillVocabulary };
 }
 
 /** `compute()`, computed on the first call. */

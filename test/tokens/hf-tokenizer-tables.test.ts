@@ -102,6 +102,20 @@ describe('the Qwen3 tokenizer built from its tables (cached) and from its JSON',
     assert.deepEqual(fresh.encode(corpus.join('\n')), ids);
   });
 
+  it('decodes ids outside the vocabulary as the plain path does (same text or same error)', async () => {
+    const fresh = await loadHfTokenizer(qwen3Directory, { cacheDirectory });
+    const outcome = (tokenizer: HfTokenizer, ids: number[]) => {
+      try {
+        return tokenizer.decode(ids);
+      } catch (error) {
+        return `error: ${(error as Error).message}`;
+      }
+    };
+    for (const ids of [[9707, -1, 1879], [plain.vocabSize!], [plain.vocabSize! - 1, 151643, 9707], [1e9, 9707], [9707, 1.5]]) {
+      assert.equal(outcome(fresh, ids), outcome(plain, ids), JSON.stringify(ids));
+    }
+  });
+
   it('hands out copies from its encode cache: a caller changing them changes nothing', () => {
     const text = '<|im_end|>\n<|im_start|>user\ncorrect<|im_end|>\n<|im_start|>assistant\n';
     const first = warm.encode(text);
