@@ -77,7 +77,8 @@ export function decodeBpeTables(bytes: Buffer, about: unknown): BpeTables | unde
   } catch {
     return undefined;
   }
-  const { lengths } = header;
+  const { lengths, shell } = header;
+  if (typeof shell !== 'object' || shell === null || typeof shell.model !== 'object' || shell.model === null) return undefined;
   if (JSON.stringify(header.about) !== JSON.stringify(about) || !Array.isArray(lengths) || lengths.length !== 7 || !lengths.every((length) => Number.isSafeInteger(length) && length >= 0)) return undefined;
   const [idCount, tokenOffsets, tokenSlots, mergeOffsets, mergeSlots, tokenText, mergeText] = lengths as number[];
   const body = bytes.subarray(end + 1);

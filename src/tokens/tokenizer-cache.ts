@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createHash, randomUUID } from 'node:crypto';
+import { lstat, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { bpeTables, decodeBpeTables, encodeBpeTables, type BpeTables } from './bpe-tables.js';
@@ -43,8 +43,8 @@ export async function readTokenizerJson(path: string, cacheDirectory: string | u
   if (file === undefined) return parsed(await parse(path));
   const about = { version: TABLES_VERSION, path: absolute, size: file.size, mtimeMs: file.mtimeMs, ctimeMs: file.ctimeMs, ino: file.ino, dev: file.dev };
   const cached = join(cacheDirectory, `tokenizer-v${TABLES_VERSION}-${createHash('sha256').update(absolute).digest('hex').slice(0, 32)}.bin`);
-  const bytes = await readFile(cached).catch(() => undefined);
-  const tables = bytes === undefined ? undefined : decodeBpeTables(bytes, about);
+  const bytes = (await isOwnFile(cached)) ? await readFile(cached).catch(() => undefined) : undefined;
+  const tables = bytes === undefined ? undefined : decodedOrNothing(bytes, about);
   if (tables !== undefined) return { tables };
   const result = parsed(await parse(path));
   if (result.tables !== undefined) await writeAtomically(cached, encodeBpeTables(result.tables, about)).catch(() => undefined);
@@ -56,11 +56,33 @@ function parsed(json: unknown): ParsedTokenizerJson {
   return tables === undefined ? { json } : { tables };
 }
 
-async function writeAtomically(path: string, bytes: Buffer): Promise<void> {
-  await mkdir(join(path, '..'), { recursive: true });
-  const temporary = `${path}.${process.pid}.${Date.now()}.tmp`;
+/** A damaged or foreign file is a cache miss, whatever it holds: never an error for the load. */
+function decodedOrNothing(bytes: Buffer, about: unknown): BpeTables | undefined {
   try {
-    await writeFile(temporary, bytes);
+    return decodeBpeTables(bytes, about);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Only a regular file of this user's, writable by no one else, is read: the tables decide every
+ * token id, and a SHA-256 in the file catches damage, not a file someone else planted in a shared
+ * cache folder (or a link to one).
+ */
+async function isOwnFile(path: string): Promise<boolean> {
+  const file = await lstat(path).catch(() => undefined);
+  if (file === undefined || !file.isFile() || (file.mode & 0o022) !== 0) return false;
+  const uid = process.getuid?.();
+  return uid === undefined || file.uid === uid;
+}
+
+async function writeAtomically(path: string, bytes: Buffer): Promise<void> {
+  await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
+  // Unguessable and created fresh (`wx`), so a link planted at the name cannot redirect the write.
+  const temporary = `${path}.${randomUUID()}.tmp`;
+  try {
+    await writeFile(temporary, bytes, { flag: 'wx', mode: 0o600 });
     await rename(temporary, path);
   } catch (error) {
     await rm(temporary, { force: true });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm, stat, truncate, utimes, writeFile, copyFile, mkdir } from 'node:fs/promises';
+import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, truncate, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -167,6 +167,36 @@ describe('the tokenizer cache file', () => {
     }
     await truncate(file, 64);
     await assertLoadsLikeReference();
+  });
+
+  it('is a miss, never an error, when its header is damaged under an intact body (the hash covers the body)', async () => {
+    await assertLoadsLikeReference();
+    const file = await cacheFile();
+    const intact = await readFile(file);
+    const end = intact.indexOf(0x0a, intact.indexOf(0x0a) + 1);
+    const magic = intact.subarray(0, intact.indexOf(0x0a) + 1).toString('latin1');
+    const header = JSON.parse(intact.subarray(magic.length, end).toString('utf8')) as { shell: unknown };
+    header.shell = { model: null };
+    const head = `${magic}${JSON.stringify(header)}`;
+    await writeFile(file, Buffer.concat([Buffer.from(`${head}${' '.repeat((4 - ((Buffer.byteLength(head) + 1) % 4)) % 4)}\n`), intact.subarray(end + 1)]));
+    await assertLoadsLikeReference();
+    assert.deepEqual(await readFile(await cacheFile()), intact);
+  });
+
+  it('is read only when it is a regular file of this user, writable by no one else: a link or a shared-writable file is replaced', async () => {
+    await assertLoadsLikeReference();
+    const file = await cacheFile();
+    const intact = await readFile(file);
+    assert.equal((await stat(file)).mode & 0o777, 0o600);
+    const planted = join(directory, 'planted.bin');
+    await writeFile(planted, intact);
+    await rm(file);
+    await symlink(planted, file);
+    await assertLoadsLikeReference();
+    assert.ok((await lstat(file)).isFile(), 'the link was replaced by a file of its own');
+    await chmod(file, 0o666);
+    await assertLoadsLikeReference();
+    assert.equal((await stat(file)).mode & 0o777, 0o600, 'rewritten');
   });
 
   it('is rebuilt when tokenizer.json changes', async () => {
