@@ -7,6 +7,13 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+
+// A long collect keeps a small live heap (a few tens of MB) but allocates fast, so V8 lets the old
+// generation grow to about four times it between collections: a 100,000-rollout run peaked at 1.9×
+// the memory of a 1,000-rollout one. Growing at most twice the live heap holds it to ~1.45×, with no
+// CPU cost the collect bench could tell from noise. A value given on node's command line wins.
+if (!process.execArgv.some((flag) => flag.startsWith('--heap-growing-percent'))) setFlagsFromString('--heap-growing-percent=100');
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const builds = [join(root, 'dist', 'cli-bundle', 'main.js'), join(root, 'dist', 'cli', 'main.js')];
