@@ -5,6 +5,7 @@ import { Tokenizer as HfTokenizerImplementation } from '@huggingface/tokenizers'
 import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
 import { fileErrorReason } from '../util/file-error-reason.js';
+import { LruMap } from '../util/lru-map.js';
 import type { BpeTables } from './bpe-tables.js';
 import { StringTableMap } from './string-table-map.js';
 import type { Tokenizer } from './tokenizer.js';
@@ -27,8 +28,8 @@ export class HfTokenizer implements Tokenizer {
   readonly #implementation: HfTokenizerImplementation;
   /** Built from tables: the library's id → token array is filled for the ids about to be decoded. */
   readonly #fillVocabulary: ((ids: readonly number[]) => void) | undefined;
-  /** Ids of short texts, least recently used first; callers get copies, never these arrays. */
-  readonly #encoded = new Map<string, readonly number[]>();
+  /** Ids of short texts; callers get copies, never these arrays. */
+  readonly #encoded = new LruMap<string, readonly number[]>(ENCODE_CACHE_ENTRIES);
 
   constructor(tokenizerJson: object, config: TokenizerConfig) {
     this.config = config;
@@ -82,15 +83,8 @@ export class HfTokenizer implements Tokenizer {
     if (text.length === 0) return [];
     if (text.length > ENCODE_CACHE_TEXT_LENGTH) return this.#implementation.encode(text, { add_special_tokens: false }).ids;
     const cached = this.#encoded.get(text);
-    let ids: readonly number[];
-    if (cached === undefined) {
-      ids = this.#implementation.encode(text, { add_special_tokens: false }).ids;
-      if (this.#encoded.size >= ENCODE_CACHE_ENTRIES) this.#encoded.delete(this.#encoded.keys().next().value!);
-    } else {
-      // Moved to the end: the least recently used text is the first to go.
-      ids = cached;
-      this.#encoded.delete(text);
-    }
+    if (cached !== undefined) return [...cached];
+    const ids = this.#implementation.encode(text, { add_special_tokens: false }).ids;
     this.#encoded.set(text, ids);
     return [...ids];
   }
