@@ -4,7 +4,7 @@ import { finished } from 'node:stream/promises';
 import { ConfigError } from '../core/errors/config-error.js';
 import type { ResultRowHead } from '../core/row-reader.js';
 import { hasRolloutKeys, readMaterializedRow, readRow } from '../core/row-reader.js';
-import { Float64List } from '../metrics/float64-list.js';
+import { NumberList } from '../metrics/number-list.js';
 import { AggregateAccumulator, type AgentAggregate, type AnswerKey, type GroupLevelMetrics } from '../metrics/index.js';
 import { ChunkedWriter, JsonRowReader, readRunFiles, RolloutKeyIndex, type JsonRow, type OutcomeSource, type RunLine, type RunRowReader } from './result-files.js';
 import type { CollectedAggregate } from './server-aggregate.js';
@@ -185,7 +185,7 @@ interface Plan {
   /** The task's own field names (see `MetricColumns`). */
   taskFields: Set<string>;
   /** Per agent, the task of every planned rollout. */
-  tasks: Map<string, Float64List>;
+  tasks: Map<string, NumberList>;
   /** Every planned key and where it was read; filled only for a profile. */
   keys: RolloutKeyIndex;
 }
@@ -203,7 +203,7 @@ export class AggregateReader implements RunRowReader {
   readonly #options: Pick<AggregateSources, 'answerKey' | 'rolloutInfos'> & { planKeys?: boolean };
   readonly #check: ((row: ResultRowHead, at: JsonRow) => void) | undefined;
   readonly #results = new RolloutKeyIndex();
-  readonly #unkeyed = new Float64List(0);
+  readonly #unkeyed = new NumberList(0);
   #agents: AgentAccumulators | undefined;
   #resultsChecked = false;
 
@@ -221,7 +221,7 @@ export class AggregateReader implements RunRowReader {
     const planned = readMaterializedRow(jsonOf(line), line.where);
     for (const name of Object.keys(planned)) if (isTaskField(name)) this.#plan.taskFields.add(name);
     let tasks = this.#plan.tasks.get(planned.agent_ref.name);
-    if (!tasks) this.#plan.tasks.set(planned.agent_ref.name, (tasks = new Float64List()));
+    if (!tasks) this.#plan.tasks.set(planned.agent_ref.name, (tasks = new NumberList()));
     tasks.push(planned._ng_task_index);
     if (this.#options.planKeys) this.#plan.keys.add(planned._ng_task_index, planned._ng_rollout_index, line);
   }
@@ -295,7 +295,8 @@ class AgentAccumulators {
       return found.accumulator;
     }
     const accumulator = new AggregateAccumulator({ agent: name, taskFields: this.#plan.taskFields, answerKey: this.#answerKey, rolloutInfos: this.#rolloutInfos });
-    for (const task of this.#plan.tasks.get(name)?.view() ?? []) accumulator.addPlanned(task);
+    const tasks = this.#plan.tasks.get(name);
+    for (let i = 0; i < (tasks?.length ?? 0); i++) accumulator.addPlanned(tasks!.get(i));
     this.#plan.tasks.delete(name);
     this.#agents.set(name, { accumulator, first: key });
     return accumulator;

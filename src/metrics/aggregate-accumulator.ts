@@ -1,7 +1,7 @@
 import type { RolloutKeys } from '../core/result-row.js';
 import type { ResultRowHead } from '../core/row-reader.js';
 import { describeColumns } from './column-statistics.js';
-import { Float64List } from './float64-list.js';
+import { NumberList } from './number-list.js';
 import { groupLevelMetrics, GroupLevelMetricsList } from './group-level-metrics.js';
 import { MetricColumns } from './metric-columns.js';
 import { PassAtKAccumulator } from './pass-at-k.js';
@@ -57,12 +57,12 @@ export class AggregateAccumulator {
   readonly #keys = new RolloutKeyList();
   readonly #columns: MetricColumns;
   /** Each row's answer as a number (equal answers, equal numbers); NaN for none. */
-  readonly #answers = new Float64List();
+  readonly #answers = new NumberList();
   readonly #answerIds = new Map<string, number>();
   #answerSeen = false;
   /** 1 at the position of a row without its own keys (older NeMo Gym files: every such row is 0:0). */
-  readonly #unkeyed = new Float64List(0);
-  readonly #planned = new Float64List();
+  readonly #unkeyed = new NumberList(0);
+  readonly #planned = new NumberList();
   readonly #failures = new RolloutKeyList();
   readonly #episodes = new RolloutMetricsAccumulator();
 
@@ -102,7 +102,7 @@ export class AggregateAccumulator {
     // NeMo Gym's default key metrics are every `mean/*`; its math servers add the pass@k, mean@k and majority@k entries at the largest k.
     const headline = [...Object.keys(agentMetrics).filter((key) => key.startsWith('mean/')), ...(pass?.headlineKeys() ?? [])];
     pass?.metrics(agentMetrics);
-    const source = { agent: this.#agent, keys: this.#keys, statistics, infos: this.#columns.rolloutInfoOrder(), planned: this.#planned.view().sort(), rolloutInfos: this.#rolloutInfos };
+    const source = { agent: this.#agent, keys: this.#keys, statistics, infos: this.#columns.rolloutInfoOrder(), planned: this.#planned.toFloat64Array().sort(), rolloutInfos: this.#rolloutInfos };
     return {
       agent_ref: { name: this.#agent },
       agent_metrics: agentMetrics,
@@ -134,7 +134,7 @@ export class AggregateAccumulator {
     const withAnswers = this.#answerKey !== undefined && (!this.#answerKey.auto || this.#answerSeen);
     const pass = new PassAtKAccumulator([ACCURACY], { withAnswers });
     const order = this.#keys.order();
-    const rewards = this.#columns.statisticsOrder().find((column) => column.name === 'reward')?.values ?? new Float64List();
+    const rewards = this.#columns.statisticsOrder().find((column) => column.name === 'reward')?.values ?? new NumberList();
     if (!isBinary(rewards, order.length)) return undefined;
     const scores = new Float64Array(order.length);
     const answers = new Float64Array(order.length);
@@ -161,7 +161,7 @@ export class AggregateAccumulator {
 }
 
 /** The first `length` values all 0 or 1 (NaN, a missing reward, is neither). */
-function isBinary(values: Float64List, length: number): boolean {
+function isBinary(values: NumberList, length: number): boolean {
   for (let i = 0; i < length; i++) if (values.get(i) !== 0 && values.get(i) !== 1) return false;
   return true;
 }

@@ -1,5 +1,5 @@
 import type { ResultRowHead } from '../core/row-reader.js';
-import { Float64List } from './float64-list.js';
+import { NumberList } from './number-list.js';
 
 /** The numbers of `response.usage` that count as metrics (its `*_details` objects do not). */
 export const USAGE_FIELDS = ['input_tokens', 'output_tokens', 'total_tokens'] as const;
@@ -10,7 +10,7 @@ const BOOKKEEPING_FIELDS = ['schema_version', 'duration_ms'] as const;
 export interface MetricColumn {
   name: string;
   /** The value of each row, by position; NaN where the row does not have the field. */
-  values: Float64List;
+  values: NumberList;
   /** `usage` columns come from `response.usage`; `reward` is always a column. */
   source: 'reward' | 'field' | 'usage';
 }
@@ -77,7 +77,7 @@ export class MetricColumns {
     const rollout = row._ng_rollout_index;
     let column = this.#columns.get(name);
     if (!column) {
-      column = { name, values: new Float64List(), source: name === 'reward' ? 'reward' : source, first: { task, rollout, rank } };
+      column = { name, values: new NumberList(), source: name === 'reward' ? 'reward' : source, first: { task, rollout, rank } };
       this.#columns.set(name, column);
     } else if (task < column.first.task || (task === column.first.task && rollout < column.first.rollout)) {
       column.first = { task, rollout, rank };

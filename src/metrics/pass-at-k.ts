@@ -1,4 +1,4 @@
-import { Float64List } from './float64-list.js';
+import { NumberList } from './number-list.js';
 import { MajorityVote } from './majority-vote.js';
 
 /** One rollout's scores (e.g. `{accuracy: 1}`) and, optionally, its extracted answer. */
@@ -26,14 +26,14 @@ export function unbiasedPassAtK(n: number, correct: number, k: number): number {
 interface ScoreSums {
   name: string;
   /** pass@k over the tasks with at least k rollouts. */
-  pass: Float64List;
+  pass: NumberList;
   /** mean@k: the mean of each task's first min(k, n) scores; `meanTail[k]` adds the tasks whose n ends before k. */
-  mean: Float64List;
-  meanTail: Float64List;
-  majority: Float64List;
-  majorityTail: Float64List;
+  mean: NumberList;
+  meanTail: NumberList;
+  majority: NumberList;
+  majorityTail: NumberList;
   /** The score of each task's i-th rollout (in rollout order), for the per-run means. */
-  runs: Float64List;
+  runs: NumberList;
 }
 
 /**
@@ -55,7 +55,7 @@ export class PassAtKAccumulator {
   readonly #withAnswers: boolean;
   readonly #sums: ScoreSums[];
   /** Tasks with more than i rollouts, at i. */
-  readonly #tasksWithRun = new Float64List(0);
+  readonly #tasksWithRun = new NumberList(0);
   readonly #vote = new MajorityVote();
   #tasks = 0;
 
@@ -138,7 +138,7 @@ export class PassAtKAccumulator {
   }
 
   /** The sample std of the first k per-run means, for every k (Welford's update: one pass over the runs). */
-  #spreadAcrossRuns(runs: Float64List): Float64Array {
+  #spreadAcrossRuns(runs: NumberList): Float64Array {
     const spread = new Float64Array(runs.length + 1);
     let mean = 0;
     let squares = 0;
@@ -153,7 +153,7 @@ export class PassAtKAccumulator {
   }
 }
 
-const sums = () => new Float64List(0);
+const sums = () => new NumberList(0);
 
 function noAnswerScores(answers: ArrayLike<number>): Float64Array {
   const scores = new Float64Array(answers.length);
@@ -162,7 +162,7 @@ function noAnswerScores(answers: ArrayLike<number>): Float64Array {
 }
 
 /** pass@k for every k ≤ n: the unbiased estimator for a binary task (its ratio updated from k − 1), else the running max. */
-function addPassAtK(pass: Float64List, values: ArrayLike<number>, n: number): void {
+function addPassAtK(pass: NumberList, values: ArrayLike<number>, n: number): void {
   let binary = true;
   let wrong = 0;
   for (let i = 0; i < n; i++) {
@@ -183,7 +183,7 @@ function addPassAtK(pass: Float64List, values: ArrayLike<number>, n: number): vo
 }
 
 /** mean@k for every k ≤ n from running sums; past n the task's mean holds, added once at n + 1 and carried. */
-function addMeanAtK(mean: Float64List, tail: Float64List, values: ArrayLike<number>, n: number): void {
+function addMeanAtK(mean: NumberList, tail: NumberList, values: ArrayLike<number>, n: number): void {
   let sum = 0;
   for (let k = 1; k <= n; k++) {
     sum += values[k - 1]!;

@@ -1,13 +1,13 @@
-import { Float64List } from './float64-list.js';
+import { NumberList } from './number-list.js';
 
 /**
  * Rollout keys (task, rollout) in the order they were added, sorted on demand: grouping by task,
  * finding a key and spotting a duplicate all come from one O(n log n) sort of positions, with no
- * per-key objects or strings (16 bytes a key; task indices stay exact up to 2^53).
+ * per-key objects or strings (2 to 16 bytes a key, see `NumberList`; task indices stay exact up to 2^53).
  */
 export class RolloutKeyList {
-  readonly #tasks = new Float64List();
-  readonly #rollouts = new Float64List();
+  readonly #tasks = new NumberList();
+  readonly #rollouts = new NumberList();
   #order: Uint32Array | undefined;
 
   get length(): number {
@@ -33,11 +33,10 @@ export class RolloutKeyList {
   /** Positions sorted by (task, rollout), equal keys in the order they were added. */
   order(): Uint32Array {
     if (this.#order) return this.#order;
-    const tasks = this.#tasks.view();
-    const rollouts = this.#rollouts.view();
+    const [tasks, rollouts] = [this.#tasks, this.#rollouts];
     const order = new Uint32Array(tasks.length);
     for (let position = 0; position < order.length; position++) order[position] = position;
-    order.sort((a, b) => tasks[a]! - tasks[b]! || rollouts[a]! - rollouts[b]! || a - b);
+    order.sort((a, b) => tasks.get(a) - tasks.get(b) || rollouts.get(a) - rollouts.get(b) || a - b);
     this.#order = order;
     return order;
   }

@@ -1,7 +1,7 @@
 import { flatTokenIds, type EpisodeRecord, type RolloutRecord } from '../core/rollout-record.js';
 import type { ResultRowHead } from '../core/row-reader.js';
 import type { TerminationKind } from '../core/termination.js';
-import { Float64List } from './float64-list.js';
+import { NumberList } from './number-list.js';
 import { percentile } from './percentile.js';
 
 /** What the rollout metrics need of one successful rollout. */
@@ -47,8 +47,8 @@ export function rolloutFactsFromRow(row: ResultRowHead): RolloutFacts | undefine
  * With no successful rollout only the counts are present: nothing is averaged over nothing.
  */
 export class RolloutMetricsAccumulator {
-  readonly #turns = new Float64List();
-  readonly #longestGeneration = new Float64List();
+  readonly #turns = new NumberList();
+  readonly #longestGeneration = new NumberList();
   readonly #components = new Map<string, number>();
   #ended = { natural: 0, truncated: 0, maxTurns: 0 };
   #tokens = { total: 0, generated: 0, env: 0, mostGeneratedPerSample: -Infinity };
@@ -119,8 +119,8 @@ export class RolloutMetricsAccumulator {
   #episodeMetrics(): Record<string, number> {
     const samples = this.#turns.length;
     if (samples === 0) return {};
-    const turns = this.#turns.view();
-    const longest = this.#longestGeneration.view();
+    const turns = this.#turns.toFloat64Array();
+    const longest = this.#longestGeneration.toFloat64Array();
     return {
       total_turns: this.#totalTurns,
       avg_turns_per_sample: this.#totalTurns / samples,

@@ -36,6 +36,9 @@ export async function checkRunHealth(output: string, options: RunHealthOptions =
   return reader.finish();
 }
 
+/** The files a health pass reads: the rollouts, the materialized inputs and the failure sidecar. */
+const ORIGIN_FILES = 3;
+
 const existing = (path: string) => (existsSync(path) ? path : null);
 
 /**
@@ -130,14 +133,19 @@ export class RunHealthReader implements RunRowReader {
     return (this.#closed ??= this.#writer.close());
   }
 
-  /** File and line packed in one number (as `RolloutKeyIndex` does): no string kept per row. */
+  /**
+   * File and line packed in one number, the file's place among the pass's (at most 3) files in the
+   * low digits: no string kept per row, and an origin of a run under a billion lines fits in 4 bytes
+   * (see `NumberList`).
+   */
   #origin(file: string, line: number): number {
     let index = this.#files.lastIndexOf(file);
     if (index === -1) index = this.#files.push(file) - 1;
-    return index * 2 ** 32 + line;
+    if (index >= ORIGIN_FILES) throw new RangeError(`a health pass reads at most ${ORIGIN_FILES} files; ${file} is one more`);
+    return line * ORIGIN_FILES + index;
   }
 
   #where(origin: number): string {
-    return `${this.#files[Math.floor(origin / 2 ** 32)]}:${origin % 2 ** 32}`;
+    return `${this.#files[origin % ORIGIN_FILES]}:${Math.floor(origin / ORIGIN_FILES)}`;
   }
 }
