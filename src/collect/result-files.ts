@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { ConfigError } from '../core/errors/config-error.js';
 import { NumberList } from '../metrics/number-list.js';
@@ -117,11 +116,16 @@ export class JsonRowReader {
   }
 }
 
-/** Text written in large chunks, waiting whenever the stream asks to: a file of any size without holding it. */
+/**
+ * Text written in large chunks, each waited for: a file of any size without holding it. Every chunk
+ * is encoded into the same bytes, reused once the stream has written them: with a new buffer for each
+ * chunk, writing a 43 MB aggregate left ~12 MB of spent buffers to the garbage collector (issue 13).
+ */
 export class ChunkedWriter {
   static readonly #CHUNK = 1 << 20;
   readonly #out: Writable;
   #buffer = '';
+  #bytes = Buffer.alloc(0);
   #failed: Error | undefined;
 
   constructor(out: Writable) {
@@ -140,7 +144,10 @@ export class ChunkedWriter {
     if (this.#buffer === '') return;
     const chunk = this.#buffer;
     this.#buffer = '';
-    if (!this.#out.write(chunk)) await once(this.#out, 'drain');
+    const length = Buffer.byteLength(chunk);
+    if (length > this.#bytes.length) this.#bytes = Buffer.allocUnsafe(Math.max(length, ChunkedWriter.#CHUNK));
+    this.#bytes.write(chunk);
+    await new Promise<void>((resolve, reject) => this.#out.write(this.#bytes.subarray(0, length), (error) => (error ? reject(error) : resolve())));
   }
 }
 
