@@ -7,6 +7,6 @@ const counter: Responder = ({ text }) => (text.includes('<tool_response>') ? 'Do
 
 /** The test inference server in its own process, so a benchmark's client CPU is measured alone. Prints its URL. */
 const tokenizer = await loadHfTokenizer(qwen3Directory);
-const server = new InferenceServer({ tokenizer, template: JinjaChatTemplate.fromConfig(tokenizer.config), respond: process.argv[2] === 'counter' ? counter : () => 'ok' });
+const server = new InferenceServer({ tokenizer, template: JinjaChatTemplate.fromConfig(tokenizer.config), respond: process.argv[2] === 'counter' ? counter : () => 'ok', recordRequests: false });
 process.stdout.write(`${await server.start()}\n`);
 process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));

@@ -12,6 +12,8 @@ export interface InferenceServerOptions extends Omit<OpenAiCompatibleServerOptio
   respond?: Responder;
   /** Whether `/v1/models` lists `max_model_len` (default true; hosted APIs list none). */
   reportsMaxModelLen?: boolean;
+  /** Keep every request in `requests` (default true); a long-lived demo or benchmark server turns it off, as the list grows with every request. */
+  recordRequests?: boolean;
 }
 
 /** One request as the server saw it. */
@@ -28,14 +30,16 @@ export class InferenceServer extends OpenAiCompatibleServer {
   readonly #truncated = new WeakSet<IncomingMessage>();
   readonly #finishReasons = new WeakMap<IncomingMessage, string>();
   readonly #reportsMaxModelLen: boolean;
+  readonly #recordRequests: boolean;
 
   constructor(options: InferenceServerOptions) {
     super({ ...options, host: '127.0.0.1', generate: seededGenerator(options.tokenizer, options.respond ?? seededWords) });
     this.#reportsMaxModelLen = options.reportsMaxModelLen ?? true;
+    this.#recordRequests = options.recordRequests ?? true;
   }
 
   protected override async intercept(call: IncomingCall, request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<boolean> {
-    this.requests.push(call);
+    if (this.#recordRequests) this.requests.push(call);
     const fault = this.faults.next();
     switch (fault?.kind) {
       case 'latency':
