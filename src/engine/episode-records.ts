@@ -14,7 +14,7 @@ import type { Step } from './step-environment.js';
 type FailedTermination = FailureRecord['termination'];
 
 /** The keys rollout and failure records share, reduced from the episode's facts. */
-function commonKeys(state: EpisodeState, finishedAt: number, reported: Readonly<Record<string, unknown>> = {}) {
+function commonKeys(state: EpisodeState, finishedAt: number, recorded: RecordedMetadata, reported: Readonly<Record<string, unknown>> = {}) {
   const reward_components: Record<string, number> = {};
   for (const turn of state.turns) {
     for (const [name, value] of Object.entries(turn.reward_components ?? {})) {
@@ -30,7 +30,7 @@ function commonKeys(state: EpisodeState, finishedAt: number, reported: Readonly<
     turns: state.turns,
     has_training_tokens: state.messages.every((message) => message.role !== 'assistant' || message.generation_logprobs !== undefined),
     token_drift_count: state.turns.filter((turn) => turn.token_drift !== undefined).length,
-    env_metadata: state.metadata ?? null,
+    env_metadata: state.metadata === undefined || state.metadata === null ? null : recorded(state.metadata),
     ...envFields({ ...state.fields, ...reported }),
     sampling: state.sampling,
     timing: { duration_ms: Math.max(0, finishedAt - state.startedAt) },
@@ -73,16 +73,19 @@ export function turnRecord(index: number, generation: Generation, step: Step, ob
   };
 }
 
-export function rolloutRecord(state: EpisodeState, termination: SuccessfulTermination, finishedAt: number): RolloutRecord {
-  return { record_type: 'rollout', ...commonKeys(state, finishedAt), termination };
+/** What of the episode's metadata its record keeps (the environment's `recordedMetadata`, else all of it). */
+export type RecordedMetadata = (metadata: unknown) => unknown;
+
+export function rolloutRecord(state: EpisodeState, termination: SuccessfulTermination, finishedAt: number, recorded: RecordedMetadata): RolloutRecord {
+  return { record_type: 'rollout', ...commonKeys(state, finishedAt, recorded), termination };
 }
 
 /** Classifies why an episode failed; errors of no known kind are bugs and are rethrown. */
-export function failureRecord(state: EpisodeState, error: unknown, signal: AbortSignal, finishedAt: number): FailureRecord {
+export function failureRecord(state: EpisodeState, error: unknown, signal: AbortSignal, finishedAt: number, recorded: RecordedMetadata): FailureRecord {
   const { failureClass, termination, cause } = classifyFailure(error, signal);
   return {
     record_type: 'failure',
-    ...commonKeys(state, finishedAt, ReportedFailureError.fieldsOf(cause)),
+    ...commonKeys(state, finishedAt, recorded, ReportedFailureError.fieldsOf(cause)),
     termination,
     failure_class: failureClass,
     error: recordError(cause),

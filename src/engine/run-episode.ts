@@ -58,12 +58,17 @@ export async function runEpisode(
       carryForward(state, step.result);
       next = observation.next;
     }
-    record = rolloutRecord(state, next.termination, clock.now());
+    record = rolloutRecord(state, next.termination, clock.now(), recordedMetadata(options));
   } catch (error) {
-    record = failureRecord(state, error, signal, clock.now());
+    record = failureRecord(state, error, signal, clock.now(), recordedMetadata(options));
   } finally {
     deadline.dispose();
   }
   emit({ type: 'episode-end', ...state.key, record });
   return record;
+}
+
+/** The environment's choice of what its metadata puts on the record; all of it by default. */
+function recordedMetadata({ environment }: EpisodeOptions): (metadata: unknown) => unknown {
+  return (metadata) => (environment.recordedMetadata ? environment.recordedMetadata(metadata) : metadata);
 }

@@ -86,4 +86,10 @@ export interface Environment<Metadata = unknown> {
   step(turn: EnvironmentTurn<Metadata>, signal: AbortSignal): Promise<StepResultInput>;
   /** Steps many episodes in one call, for environments that gain from batching (a reward model, a sandbox pool). */
   stepBatch?(turns: readonly EnvironmentTurn<Metadata>[], signal: AbortSignal): Promise<StepResultInput[]>;
+  /**
+   * What of an episode's metadata goes on its record (`env_metadata` in output rows and the viewer);
+   * all of it when absent. What the environment needs between steps but must not be written out
+   * (a server's session cookies) is left out here.
+   */
+  recordedMetadata?(metadata: Metadata): unknown;
 }

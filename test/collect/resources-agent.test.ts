@@ -151,6 +151,16 @@ describe('gymnast collect against NeMo Gym resources servers (--resources-server
     assert.deepEqual([row.initial_count, row._ng_task_index, (row.agent_ref as { name: string }).name], [3, 0, 'counter'], 'the row’s own fields and keys, not the echo’s');
   });
 
+  it('never writes a session cookie (the server’s credential for the session) into a row or the sidecar, success or failure', () => {
+    const rows = [...first.results, ...first.failures];
+    assert.ok(rows.length > 0);
+    for (const row of rows) {
+      assert.ok(!JSON.stringify(row).includes('___'), `no <ClassName>___<server> cookie in ${JSON.stringify(row.env_metadata)}`);
+      if (row.env_metadata !== null && row.env_metadata !== undefined) assert.ok(!('cookies' in (row.env_metadata as object)));
+    }
+    assert.ok(counterResults().every((row) => (row.env_metadata as { prompt_messages?: number }).prompt_messages === 1), 'the rest of the metadata is kept');
+  });
+
   it('puts a failed judge, a garbage verifier, a server error and a junk server in the sidecar, typed, never with a reward', () => {
     const failures = first.failures.map((row): Record<string, unknown> => ({ ...row, why: row.judge ?? row.fault ?? (row.agent_ref as { name: string }).name }));
     assert.deepEqual(failures.map((row) => [row.why, row._ng_failure_class]).sort(), [['fail', 'env-error'], ['junk', 'env-error'], ['seed_500', 'env-error'], ['verify_garbage', 'env-error']]);

@@ -35,3 +35,12 @@ export function cookieHeaders(cookies: Cookies): Record<string, string> {
   const pairs = Object.entries(cookies).map(([name, value]) => `${name}=${value}`);
   return pairs.length === 0 ? {} : { cookie: pairs.join('; ') };
 }
+
+/**
+ * An episode's metadata without its session cookies, for the record: a cookie is the server's
+ * credential for that session, so it stays in memory between steps and never reaches output rows.
+ */
+export function withoutCookies<T extends { cookies: unknown }>(metadata: T): Omit<T, 'cookies'> {
+  const { cookies: _cookies, ...recorded } = metadata;
+  return recorded;
+}

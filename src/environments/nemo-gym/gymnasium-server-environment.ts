@@ -5,7 +5,7 @@ import { ReportedFailureError } from '../../core/errors/reported-failure-error.j
 import type { Message } from '../../core/message.js';
 import type { EpisodeUsage, StepResultInput } from '../environment.js';
 import { hermesToolCallParser, toToolCall } from '../tool-call-parser.js';
-import type { Cookies } from './cookie-jar.js';
+import { withoutCookies, type Cookies } from './cookie-jar.js';
 import { NemoGymServer } from './nemo-gym-server.js';
 import { promptLength, readRow, responseId, responseModel, responseTools, sessionKey } from './nemo-gym-row.js';
 import { lastTurnToolCalls } from './read-tool-calls.js';
@@ -71,6 +71,7 @@ export function nemoGymGymnasiumEnvironment(options: NemoGymResourcesOptions): N
   return {
     name: options.name,
     server,
+    recordedMetadata: withoutCookies,
     async reset(data, signal) {
       const { row, read } = readRow(options.name, data);
       const { value, cookies } = await server.call('/reset', row, ResetAnswer, { key: sessionKey(read), cookies: {} }, signal);

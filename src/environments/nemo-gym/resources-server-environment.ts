@@ -3,7 +3,7 @@ import { ReportedFailureError } from '../../core/errors/reported-failure-error.j
 import type { Message } from '../../core/message.js';
 import type { Environment, EnvironmentTurn, StepResultInput } from '../environment.js';
 import { hermesToolCallParser, toToolCall, type IdentifiedToolCallBlock, type ToolCallParser } from '../tool-call-parser.js';
-import type { Cookies } from './cookie-jar.js';
+import { withoutCookies, type Cookies } from './cookie-jar.js';
 import { NemoGymServer, type NemoGymServerOptions, type ServerSession } from './nemo-gym-server.js';
 import { readRow, responseId, responseModel, responseTools, sessionKey, promptLength } from './nemo-gym-row.js';
 import { lastTurnToolCalls } from './read-tool-calls.js';
@@ -88,6 +88,7 @@ export function nemoGymResourcesEnvironment(options: NemoGymResourcesOptions): N
   return {
     name: options.name,
     server,
+    recordedMetadata: withoutCookies,
     async reset(data, signal) {
       const { row, read } = readRow(options.name, data);
       const { cookies } = await server.call('/seed_session', row, SeedSessionAnswer, { key: sessionKey(read), cookies: {} }, signal);
