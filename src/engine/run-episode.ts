@@ -4,7 +4,7 @@ import { systemClock } from '../util/clock.js';
 import { deadlineSignal } from '../util/deadline-signal.js';
 import { applyObservation, carryForward } from './apply-observation.js';
 import type { EpisodeOptions } from './episode-options.js';
-import { createEpisodeState } from './episode-state.js';
+import { createEpisodeState, type EpisodeState } from './episode-state.js';
 import { failureRecord, rolloutRecord, turnRecord } from './episode-records.js';
 import { generateTurn } from './generate-turn.js';
 import { decideNextStep } from './next-step.js';
@@ -64,8 +64,18 @@ export async function runEpisode(
   } finally {
     deadline.dispose();
   }
+  await releaseEnvironment(options, state);
   emit({ type: 'episode-end', ...state.key, record });
   return record;
+}
+
+/** How long an environment may take to free an episode's resources once it is over. */
+const RELEASE_TIMEOUT_MS = 10_000;
+
+/** Lets the environment free what a started episode holds (one whose reset never answered holds nothing); its failure or slowness never changes the record. */
+async function releaseEnvironment({ environment }: EpisodeOptions, state: EpisodeState): Promise<void> {
+  if (!environment.release || state.metadata === undefined) return;
+  await environment.release({ metadata: state.metadata, data: state.task.data }, AbortSignal.timeout(RELEASE_TIMEOUT_MS)).catch(() => {});
 }
 
 /** The environment's choice of what its metadata puts on the record; all of it by default. */

@@ -92,4 +92,11 @@ export interface Environment<Metadata = unknown> {
    * (a server's session cookies) is left out here.
    */
   recordedMetadata?(metadata: Metadata): unknown;
+  /**
+   * Called once an episode is over, however it ended (its last step, a limit, a failed generation,
+   * a timeout, an abort), with its last state: frees what the episode holds outside the process (a
+   * server's session). It has a deadline of its own, since the episode's signal may have aborted;
+   * a failure here changes nothing of the record, which is already made.
+   */
+  release?(episode: { metadata: Metadata; data: unknown }, signal: AbortSignal): Promise<void>;
 }

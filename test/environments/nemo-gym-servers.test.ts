@@ -13,6 +13,9 @@ import {
   type NemoGymServerEnvironment,
   type ResourcesEpisode,
 } from '../../src/environments/index.js';
+import { runEpisode } from '../../src/engine/index.js';
+import { ScriptedPolicy } from '../../src/testing/index.js';
+import { episodeOptions, task, tokenizer } from '../support/plain-episode.js';
 import { startPythonResourcesServer, type PythonResourcesServer } from '../support/python-resources-server.js';
 
 const fixtures = new URL('../fixtures/nemo-gym/', import.meta.url);
@@ -205,6 +208,20 @@ describe('a NeMo Gym gymnasium server, driven by gymnast (Python stand-in on loo
     assert.deepEqual([end.reward, end.terminated, end.truncated], [1, true, false]);
     assert.deepEqual(end.fields, { info: { output_tokens: 10, answer_found: true } });
     assert.equal((await server.calls())['/close'], closesBefore + 1, 'the server asked for /close with supports_explicit_close');
+  });
+
+  it('ends the server’s episode with /close when gymnast’s ends first (here a failed generation), as NeMo Gym’s agent closes in a finally; once', async () => {
+    const failing = new ScriptedPolicy({ tokenizer, script: () => ({ error: new Error('upstream 503') }) });
+    const closesBefore = (await server.calls())['/close'] ?? 0;
+    const record = await runEpisode(task(0, { data: materialized(gymnasiumRows[1]!, 1) }), 0, episodeOptions(failing, environment));
+    assert.equal(record.record_type, 'failure');
+    assert.equal((await server.calls())['/close'], closesBefore + 1);
+
+    const finishing = new ScriptedPolicy({ tokenizer, script: () => ({ text: '120 / 6 = 20' }) });
+    const before = (await server.calls())['/close'] ?? 0;
+    const done = await runEpisode(task(0, { data: materialized(gymnasiumRows[1]!, 1) }), 0, episodeOptions(finishing, environment, { maxTurns: 1 }));
+    assert.equal(done.record_type, 'rollout');
+    assert.equal((await server.calls())['/close'], before + 1, 'closed by its last step, not a second time by release');
   });
 
   it('shows a non-empty reset observation as the first user turn', async () => {

@@ -21,6 +21,8 @@ export interface GymnasiumServerEpisode {
   explicit_close: boolean;
   /** Usage up to the previous step: each `/step` gets its own turn's usage, as NeMo Gym's agent sends it. */
   usage: EpisodeUsage;
+  /** `/close` was sent (the episode's last step): `release` does not send it again. */
+  closed?: boolean;
 }
 
 const Info = z.record(z.string(), z.unknown());
@@ -95,8 +97,8 @@ export function nemoGymGymnasiumEnvironment(options: NemoGymResourcesOptions): N
       const info = value.info ?? {};
       const fields = { ...reportedFields(value, sent, READ_KEYS), info };
       if (value._ng_failure_class !== undefined) throw new ReportedFailureError(options.name, `the server reported ${value._ng_failure_class}`, fields);
-      const episode = { ...turn.metadata, cookies, usage };
       const ends = value.terminated || value.truncated || turn.final === true;
+      const episode = { ...turn.metadata, cookies, usage, ...(ends && turn.metadata.explicit_close ? { closed: true } : {}) };
       const warning = ends ? await close(episode, key, signal) : {};
       const blocks = lastTurnToolCalls(turn.messages, parser);
       return {
@@ -108,6 +110,11 @@ export function nemoGymGymnasiumEnvironment(options: NemoGymResourcesOptions): N
         fields: Object.keys(warning).length > 0 ? { ...fields, info: { ...info, ...warning } } : fields,
         ...(blocks.length > 0 ? { tool_calls: blocks.map(toToolCall) } : {}),
       };
+    },
+    /** An episode that ended before its last step (a limit, a failed generation, a timeout) still ends the server's, as NeMo Gym's agent closes in a `finally`. */
+    async release({ metadata, data }, signal) {
+      if (!metadata.explicit_close || metadata.closed) return;
+      await close(metadata, sessionKey(readRow(options.name, data).read), signal);
     },
     close: () => server.close(),
   };
