@@ -12,6 +12,12 @@ describe('a bounded cache (LruMap)', () => {
     assert.deepEqual([cache.get('a'), cache.get('b'), cache.get('c'), cache.size], [1, undefined, 3, 2]);
   });
 
+  it('forgets an entry on delete, saying whether it was there', () => {
+    const cache = new LruMap<string, number>(2);
+    cache.set('a', 1);
+    assert.deepEqual([cache.delete('a'), cache.delete('a'), cache.get('a'), cache.size], [true, false, undefined, 0]);
+  });
+
   it('refuses a capacity that is not a whole number of at least 1', () => {
     for (const capacity of [0, -1, 1.5, Number.NaN]) assert.throws(() => new LruMap(capacity), RangeError);
   });

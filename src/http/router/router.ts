@@ -6,6 +6,7 @@ import { abortableDelay } from '../../util/abortable-delay.js';
 import type { JsonClient } from '../json-client.js';
 import { backoffDelay, defaultRetryOptions, type RetryOptions } from './backoff.js';
 import { RetryBudget, type RetryBudgetOptions } from './retry-budget.js';
+import { LruMap } from '../../util/lru-map.js';
 
 export interface Replica {
   readonly url: string;
@@ -21,7 +22,7 @@ export interface RouterOptions {
   retryBudget?: RetryBudgetOptions;
   /** How often evicted replicas are probed for re-admission, and the path probed. */
   health?: { intervalMs?: number; timeoutMs?: number; path?: string };
-  /** Pinned sessions kept; the oldest pins are forgotten past this. */
+  /** Pinned sessions kept; the least recently used pins are forgotten past this. */
   maxSessions?: number;
   random?: () => number;
   /** Told of retries, evictions and re-admissions as they happen (to count them, or log them). */
@@ -48,8 +49,7 @@ export class Router {
   readonly #onEvent: (event: RouterEvent) => void;
   readonly #client: JsonClient;
   readonly #retry: RetryOptions;
-  readonly #pins = new Map<string, Replica>();
-  readonly #maxSessions: number;
+  readonly #pins: LruMap<string, Replica>;
   readonly #random: () => number;
   readonly #healthTimer: NodeJS.Timeout;
   readonly #health: { timeoutMs: number; path: string };
@@ -62,7 +62,7 @@ export class Router {
     this.replicas = options.urls.map((url) => ({ url: url.replace(/\/+$/, '').replace(/\/v1$/, ''), inFlight: 0, healthy: true }));
     this.#retry = { ...defaultRetryOptions, ...options.retry };
     this.#budget = new RetryBudget(options.retryBudget);
-    this.#maxSessions = options.maxSessions ?? 100_000;
+    this.#pins = new LruMap(options.maxSessions ?? 100_000);
     this.#random = options.random ?? Math.random;
     this.#onEvent = options.onEvent ?? (() => {});
     this.#health = { timeoutMs: options.health?.timeoutMs ?? 2_000, path: options.health?.path ?? '/health' };
@@ -120,14 +120,8 @@ export class Router {
     const healthy = this.replicas.filter((replica) => replica.healthy);
     if (healthy.length === 0) throw new TransportError(this.replicas.map((replica) => replica.url).join(', '), 'no healthy replica');
     const chosen = healthy.reduce((best, replica) => (replica.inFlight < best.inFlight ? replica : best));
-    this.#pin(sessionId, chosen);
+    this.#pins.set(sessionId, chosen);
     return chosen;
-  }
-
-  #pin(sessionId: string, replica: Replica): void {
-    this.#pins.delete(sessionId);
-    this.#pins.set(sessionId, replica);
-    if (this.#pins.size > this.#maxSessions) this.#pins.delete(this.#pins.keys().next().value as string);
   }
 
   /** Evicts a replica that failed to connect, unless it is the last healthy one: then retrying it is all there is. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { LruMap } from '../../util/lru-map.js';
 
 /** How many sessions a server keeps before it forgets the least recently used (see `SessionStore`). */
 export const DEFAULT_MAX_SESSIONS = 10_000;
@@ -20,14 +21,13 @@ export interface ResourcesSession<State> {
  * not by dataset size. A forgotten or unknown id is answered with a fresh session and a new cookie.
  */
 export class SessionStore<State> {
-  readonly #sessions = new Map<string, ResourcesSession<State>>();
+  readonly #sessions: LruMap<string, ResourcesSession<State>>;
   readonly #initialState: () => State;
-  readonly #maxSessions: number;
 
   constructor(initialState: () => State, maxSessions = DEFAULT_MAX_SESSIONS) {
     if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new RangeError(`maxSessions must be a positive integer, got ${maxSessions}`);
     this.#initialState = initialState;
-    this.#maxSessions = maxSessions;
+    this.#sessions = new LruMap(maxSessions);
   }
 
   get size(): number {
@@ -37,15 +37,9 @@ export class SessionStore<State> {
   /** The session `id` names, or a new one (`created`) when the id is absent, unknown or forgotten. */
   open(id: string | undefined): { session: ResourcesSession<State>; created: boolean } {
     const found = id === undefined ? undefined : this.#sessions.get(id);
-    if (found) {
-      // Re-inserting moves it to the end: Map order is then least recently used first.
-      this.#sessions.delete(found.id);
-      this.#sessions.set(found.id, found);
-      return { session: found, created: false };
-    }
+    if (found) return { session: found, created: false };
     const session: ResourcesSession<State> = { id: randomUUID(), state: this.#initialState() };
     this.#sessions.set(session.id, session);
-    while (this.#sessions.size > this.#maxSessions) this.#sessions.delete(this.#sessions.keys().next().value!);
     return { session, created: true };
   }
 
