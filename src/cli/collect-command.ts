@@ -10,7 +10,7 @@ import { loadPromptConfig, readYamlFile } from '../collect/prompt-config.js';
 import type { NumRepeats } from '../collect/expand-rows.js';
 import { AbortedError } from '../core/errors/aborted-error.js';
 import { ConfigError } from '../core/errors/config-error.js';
-import { SamplingParams } from '../core/sampling-params.js';
+import { runSampling } from '../core/sampling-params.js';
 import { showValue } from '../core/schema-issues.js';
 import { createPolicy } from '../policy/index.js';
 import { makeOutputFolder } from '../collect/output-paths.js';
@@ -171,7 +171,7 @@ async function runCollect(flags: CollectFlags): Promise<void> {
     renderer,
     maxSeqLen: flags.maxSeqLen ?? maxModelLen,
     maxTurns: flags.maxTurns,
-    sampling: SamplingParams.parse({ temperature: flags.temperature, max_tokens: flags.maxTokens, ...(flags.seed === undefined ? {} : { seed: flags.seed }) }),
+    sampling: runSampling(flags),
     ...(flags.rolloutTimeout === undefined ? {} : { rolloutTimeoutMs: flags.rolloutTimeout * 1000 }),
     ...(flags.resume ? { resume: true } : {}),
     maxAttempts: flags.maxAttempts,

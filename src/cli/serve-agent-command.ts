@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { builtinAgent } from '../collect/agent.js';
 import { ConfigError } from '../core/errors/config-error.js';
-import { SamplingParams } from '../core/sampling-params.js';
+import { runSampling } from '../core/sampling-params.js';
 import { createPolicy } from '../policy/index.js';
 import { withEpisodeOptions } from './episode-options.js';
 import { policySpec, withPolicyOptions } from './policy-flags.js';
@@ -52,7 +52,7 @@ export function serveAgentCommand(): Command {
           renderer,
           maxTurns: flags.maxTurns,
           maxSeqLen: flags.maxSeqLen ?? maxModelLen,
-          sampling: SamplingParams.parse({ temperature: flags.temperature, max_tokens: flags.maxTokens, ...(flags.seed === undefined ? {} : { seed: flags.seed }) }),
+          sampling: runSampling(flags),
         },
         concurrency: flags.concurrency,
         ...(flags.runTimeout === undefined ? {} : { runTimeoutMs: flags.runTimeout * 1000 }),

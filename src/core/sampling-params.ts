@@ -25,6 +25,11 @@ export const SamplingParams = z.object({
 export type SamplingParams = z.infer<typeof SamplingParams>;
 export type SamplingParamsInput = z.input<typeof SamplingParams>;
 
+/** A run's sampling from its settings (flags or a config file); a seed not given is left out, not recorded as undefined. */
+export function runSampling(settings: { temperature?: number | undefined; maxTokens?: number | undefined; seed?: number | undefined }): SamplingParams {
+  return SamplingParams.parse({ temperature: settings.temperature, max_tokens: settings.maxTokens, ...(settings.seed === undefined ? {} : { seed: settings.seed }) });
+}
+
 /**
  * A task's changes to the run's sampling: only the fields it names. (Zod 4 applies a default even
  * under `.partial()`, so `SamplingParams.partial()` would reset every unnamed field to its default,

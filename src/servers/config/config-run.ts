@@ -4,7 +4,7 @@ import { builtinAgent, type Agent } from '../../collect/agent.js';
 import { resourcesAgent } from '../../collect/resources-agent.js';
 import { ServerStartError } from '../../core/errors/server-start-error.js';
 import { GymnastError } from '../../core/errors/gymnast-error.js';
-import { SamplingParams } from '../../core/sampling-params.js';
+import { runSampling } from '../../core/sampling-params.js';
 import { createPolicy, parsePolicySpec, type CreatedPolicy } from '../../policy/create-policy.js';
 import type { EmbeddedPolicy } from '../../policy/embedded/embedded-policy.js';
 import { AgentServer } from '../agent/agent-server.js';
@@ -150,7 +150,7 @@ async function startAgent(plan: AgentPlan, context: StartContext, info: (url: st
       renderer,
       maxTurns: settings.max_turns,
       maxSeqLen: settings.max_seq_len ?? maxModelLen,
-      sampling: SamplingParams.parse({ temperature: settings.temperature, max_tokens: settings.max_tokens, ...(settings.seed === undefined ? {} : { seed: settings.seed }) }),
+      sampling: runSampling({ temperature: settings.temperature, maxTokens: settings.max_tokens, seed: settings.seed }),
     },
     concurrency: settings.concurrency,
     ...(settings.run_timeout_seconds === undefined ? {} : { runTimeoutMs: settings.run_timeout_seconds * 1000 }),
