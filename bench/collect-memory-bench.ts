@@ -30,7 +30,7 @@ export async function collectMemory(): Promise<BenchResult[]> {
       lowerIsBetter: true,
     },
     {
-      name: 'collect: peak RSS running every rollout and aggregating them (per-rollout numbers for medians and rollout_infos), 1,000,000 rollouts vs 10,000',
+      name: 'collect: peak RSS running every rollout and aggregating them (per-rollout numbers for medians), 1,000,000 rollouts vs 10,000',
       baseline: { label: '10,000 rollouts', value: runSmall.peak_rss_mb, unit: 'MB' },
       measured: { label: '1,000,000 rollouts', value: runLarge.peak_rss_mb, unit: 'MB' },
       lowerIsBetter: true,

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { RunLockedError } from '../core/errors/run-locked-error.js';
 import { cannotWriteIn } from './output-paths.js';
 import { writeFailure } from './write-failure.js';
+import { isProcessAlive } from '../util/process-alive.js';
 
 /** Who writes a run: enough for a person to find the process, and for a later run to tell it is gone. */
 export const LockHolder = z.object({
@@ -120,18 +121,8 @@ function staleReason(found: FoundLock): string | undefined {
     const age = Date.now() - found.mtimeMs;
     return age > UNREADABLE_LOCK_GRACE_MS ? `it was unreadable and ${Math.round(age / 1000)}s old (a run crashed while taking it)` : undefined;
   }
-  if (holder.hostname !== hostname() || isAlive(holder.pid)) return undefined;
+  if (holder.hostname !== hostname() || isProcessAlive(holder.pid)) return undefined;
   return `its run (pid ${holder.pid} on ${holder.hostname}, since ${holder.started_at}) is gone`;
-}
-
-/** Signal 0 tests for the process without touching it: ESRCH means no such process; EPERM, one we may not signal. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
 }
 
 function heldMessage(path: string, output: string, found: FoundLock): string {

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { gymnast } from '../support/run-cli.js';
+import { isProcessAlive } from '../../src/util/process-alive.js';
 
 const bin = new URL('../../bin/gymnast.js', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'gymnast-serve-config-'));
@@ -17,15 +18,6 @@ function configFile(name: string, text: string): string {
   writeFileSync(path, text);
   return path;
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('gymnast serve --config', () => {
   it('starts every server, prints where, serves the head server, and Ctrl-C stops them all, the spawned process included', async () => {
@@ -67,13 +59,13 @@ sidecar:
       assert.deepEqual(instances.map((instance) => instance.name).sort(), ['arithmetic', 'arithmetic_agent', 'policy_model', 'sidecar']);
       for (const instance of instances) assert.ok((await fetch(instance.url)).status < 500, instance.name);
       const pid = instances.find((instance) => instance.name === 'sidecar')!.pid!;
-      assert.ok(alive(pid));
+      assert.ok(isProcessAlive(pid));
       assert.match(stderr, /\[sidecar\] sidecar up/);
 
       child.kill('SIGINT');
       const [code] = (await exited) as [number | null];
       assert.equal(code, 0, stderr);
-      assert.equal(alive(pid), false, 'the spawned server is gone');
+      assert.equal(isProcessAlive(pid), false, 'the spawned server is gone');
       for (const instance of instances) await assert.rejects(fetch(instance.url), instance.name);
     } finally {
       child.kill('SIGKILL');

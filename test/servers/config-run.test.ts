@@ -6,6 +6,7 @@ import { ConfigFileError } from '../../src/core/errors/config-file-error.js';
 import { ServerStartError } from '../../src/core/errors/server-start-error.js';
 import { startConfigRun, type ConfigRun } from '../../src/servers/config/config-run.js';
 import { parseServerConfig } from '../../src/servers/config/server-config.js';
+import { isProcessAlive } from '../../src/util/process-alive.js';
 
 const examples = new URL('../../examples/arithmetic.jsonl', import.meta.url).pathname;
 const sessionRows = new URL('../fixtures/nemo-gym/example_session_state_mgmt/example.jsonl', import.meta.url).pathname;
@@ -57,15 +58,6 @@ const getJson = async (url: string) => {
   const response = await fetch(url);
   assert.equal(response.status, 200, url);
   return response.json() as Promise<unknown>;
-};
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 };
 
 describe('a config run: every server of a NeMo Gym-shaped config, and the head server listing them', () => {
@@ -148,9 +140,9 @@ talker:
   it('stops every server on close, the external process included', async () => {
     const own = await startConfigRun(parseServerConfig(CONFIG, 'e2e.yaml'), { output: () => undefined });
     const pid = own.servers.find((server) => server.name === 'sidecar')!.pid!;
-    assert.ok(alive(pid));
+    assert.ok(isProcessAlive(pid));
     await own.close();
-    assert.equal(alive(pid), false);
+    assert.equal(isProcessAlive(pid), false);
     await assert.rejects(fetch(`${own.headUrl}/`));
     for (const server of own.servers.filter((server) => server.type !== 'responses_api_models')) await assert.rejects(fetch(`${server.url}/`), server.name);
   });
