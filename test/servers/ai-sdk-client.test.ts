@@ -6,13 +6,11 @@ import { generateText, stepCountIs, streamText, tool } from 'ai';
 import { z } from 'zod';
 import { hermesToolCallParser } from '../../src/environments/tool-call-parser.js';
 import { InferenceServer } from '../../src/testing/index.js';
-import { qwen3Template, qwen3Tokenizer } from '../support/qwen3.js';
+import { qwen3Template, qwen3Tokenizer, startQwen3Server } from '../support/qwen3.js';
 
 // The real Vercel AI SDK, through its OpenAI-compatible provider (which speaks chat completions).
 const tokenizer = await qwen3Tokenizer();
-const server = new InferenceServer({ tokenizer, template: await qwen3Template() });
-const url = await server.start();
-after(() => server.close());
+const { url } = await startQwen3Server();
 const model = createOpenAICompatible({ name: 'gymnast', baseURL: `${url}/v1`, includeUsage: true })('gymnast-test-model');
 
 describe('the Vercel AI SDK talks to the OpenAI-compatible server', () => {

@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
-import { InferenceServer } from '../../src/testing/index.js';
-import { qwen3Template, qwen3Tokenizer } from '../support/qwen3.js';
+import { describe, it } from 'node:test';
+import { qwen3Tokenizer, startQwen3Server } from '../support/qwen3.js';
 
 const tokenizer = await qwen3Tokenizer();
-const server = new InferenceServer({ tokenizer, template: await qwen3Template() });
-const url = await server.start();
-after(() => server.close());
+const { url } = await startQwen3Server();
 
 interface Choice {
   index: number;

@@ -1,13 +1,9 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
-import { after, describe, it } from 'node:test';
-import { InferenceServer } from '../../src/testing/index.js';
-import { qwen3Template, qwen3Tokenizer } from '../support/qwen3.js';
+import { describe, it } from 'node:test';
+import { startQwen3Server } from '../support/qwen3.js';
 
-const tokenizer = await qwen3Tokenizer();
-const server = new InferenceServer({ tokenizer, template: await qwen3Template() });
-const url = await server.start();
-after(() => server.close());
+const { server, url } = await startQwen3Server();
 
 interface Chunk {
   id: string;

@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import OpenAI, { APIError } from 'openai';
-import { InferenceServer } from '../../src/testing/index.js';
-import { qwen3Template, qwen3Tokenizer } from '../support/qwen3.js';
+import { startQwen3Server } from '../support/qwen3.js';
 
 // The real `openai` npm client, as users' tools drive the server: what it parses is what they get.
-const tokenizer = await qwen3Tokenizer();
-const server = new InferenceServer({ tokenizer, template: await qwen3Template() });
-const url = await server.start();
-after(() => server.close());
+const { url } = await startQwen3Server();
 const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'unused', maxRetries: 0 });
 
 const messages = [{ role: 'user' as const, content: 'hi' }];
