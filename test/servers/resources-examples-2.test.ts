@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import type { JsonServer } from '../../src/servers/http/json-server.js';
 import { blackjack, BLACKJACK_RANKS, handValue, type BlackjackRank } from '../../src/servers/resources/examples/blackjack.js';
 import { exampleServers } from '../../src/servers/resources/examples/example-servers.js';
 import { gradeStringMatch } from '../../src/servers/resources/examples/string-match-grade.js';
+import { withServer } from '../support/with-server.js';
 
 type Row = Record<string, any>;
 const fixtures = new URL('../fixtures/nemo-gym/', import.meta.url);
@@ -33,14 +33,6 @@ function agent(url: string) {
   };
 }
 
-async function withServer(server: JsonServer, run: (url: string) => Promise<void>): Promise<void> {
-  const url = await server.start();
-  try {
-    await run(url);
-  } finally {
-    await server.close();
-  }
-}
 
 const serve = (name: string, run: (url: string) => Promise<void>) => withServer(exampleServers[name]!.create().createServer(), run);
 

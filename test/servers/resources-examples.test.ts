@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { findEnvironment } from '../../src/environments/registry.js';
-import type { JsonServer } from '../../src/servers/http/json-server.js';
 import { environmentResourcesServer } from '../../src/servers/resources/environment-resources-server.js';
 import { exampleServers } from '../../src/servers/resources/examples/example-servers.js';
+import { withServer } from '../support/with-server.js';
 
 const reference = '/work/shared/reference/nemo-gym';
 const rowsOf = (server: string) => readFileSync(`${reference}/${server}/example.jsonl`, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -20,14 +20,6 @@ function agent(url: string) {
   };
 }
 
-async function withServer(server: JsonServer, run: (url: string) => Promise<void>): Promise<void> {
-  const url = await server.start();
-  try {
-    await run(url);
-  } finally {
-    await server.close();
-  }
-}
 
 describe('NeMo Gym examples ported onto the SDK, on their own example.jsonl rows', () => {
   it('example_single_tool_call: get_weather says it is cold, and every rollout scores 1', async () => {
