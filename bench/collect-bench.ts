@@ -31,8 +31,10 @@ const PYTHON_COLLECTOR = fileURLToPath(new URL('./python-collector.py', import.m
 const MODEL = 'gymnast-test-model';
 const REPEATS = 4;
 const CONCURRENCY = 64;
-/** The issue's figure for the same collector with aiohttp on this machine (not re-measured: no aiohttp here). */
+/** The issue's figure for its aiohttp collector on this machine, reported beside the same-run one. */
 const ISSUE_AIOHTTP_MS_PER_TURN = 0.37;
+/** Pythons that may have aiohttp: the one on PATH, and Debian's, where `apt-get install python3-aiohttp` puts it. */
+const PYTHONS = ['python3', '/usr/bin/python3'];
 const STARTUP_TARGET_CPU_S = 0.3;
 
 const run = promisify(execFile);
@@ -157,10 +159,28 @@ async function runGymnast(server: Server, dir: string, input: string, rollouts: 
   return { rollouts, turns: result.turns, startupCpuS: result.firstRequestCpuS, cpuS: usage.cpu_s, peakRssMb: usage.peak_rss_mb, lastRequestCpuS: result.lastRequestCpuS, runPeakRssMb: result.runPeakRssMb, rolloutsPerSecond: rollouts / result.seconds };
 }
 
+/** Which HTTP client bench/python-collector.py uses, and the Python that runs it. */
+interface PythonClient {
+  http: 'stdlib' | 'aiohttp';
+  python: string;
+}
+
+/** The first Python that imports aiohttp, or undefined (the bench then says how to install it). */
+async function findAiohttp(): Promise<PythonClient | undefined> {
+  for (const python of PYTHONS) {
+    const found = await run(python, ['-c', 'import aiohttp']).then(
+      () => true,
+      () => false,
+    );
+    if (found) return { http: 'aiohttp', python };
+  }
+  return undefined;
+}
+
 /** bench/python-collector.py: its CPU and peak RSS as it reports them (getrusage), turns as the server counted. */
-async function runPython(server: Server, dir: string, input: string, rollouts: number, concurrency: number): Promise<Measured & { ownTurns: number }> {
-  const output = join(dir, `python-${concurrency}-${rollouts}.jsonl`);
-  const result = await runChild(server, 'python3', [PYTHON_COLLECTOR, server.url, MODEL, input, output, String(concurrency), String(REPEATS)]);
+async function runPython(server: Server, client: PythonClient, dir: string, input: string, rollouts: number, concurrency: number): Promise<Measured & { ownTurns: number }> {
+  const output = join(dir, `python-${client.http}-${concurrency}-${rollouts}.jsonl`);
+  const result = await runChild(server, client.python, [PYTHON_COLLECTOR, '--http', client.http, server.url, MODEL, input, output, String(concurrency), String(REPEATS)]);
   const report = JSON.parse(result.stdout) as { rollouts: number; turns: number; startup_cpu_s: number; cpu_s: number; peak_rss_mb: number };
   if (report.rollouts !== rollouts || countLines(output) !== rollouts) throw new Error(`collect bench: the Python collector wrote ${report.rollouts} of ${rollouts} rollouts`);
   return { rollouts, turns: result.turns, ownTurns: report.turns, startupCpuS: report.startup_cpu_s, cpuS: report.cpu_s, peakRssMb: report.peak_rss_mb, lastRequestCpuS: result.lastRequestCpuS, runPeakRssMb: result.runPeakRssMb, rolloutsPerSecond: rollouts / result.seconds };
@@ -195,9 +215,13 @@ export async function collectOverhead(): Promise<BenchResult[]> {
     const main = await rowsFile(2_000);
     // Startup: the CPU to the first request on a one-row input, so no per-row work is in it.
     const single = await rowsFile(1);
-    const pythonStart = await runPython(server, dir, single, REPEATS, 1);
+    const stdlib: PythonClient = { http: 'stdlib', python: 'python3' };
+    const aiohttp = await findAiohttp();
+    const pythonStart = await runPython(server, stdlib, dir, single, REPEATS, 1);
+    const aiohttpStart = aiohttp && (await runPython(server, aiohttp, dir, single, REPEATS, 1));
     const gymnastStart = await runGymnast(server, dir, single, REPEATS, 1);
-    const python = await runPython(server, dir, main, 8_000, CONCURRENCY);
+    const python = await runPython(server, stdlib, dir, main, 8_000, CONCURRENCY);
+    const aiohttpRun = aiohttp && (await runPython(server, aiohttp, dir, main, 8_000, CONCURRENCY));
     const gymnast = await runGymnast(server, dir, main, 8_000, CONCURRENCY);
     const wide = await runGymnast(server, dir, main, 8_000, 1_024);
     const small = await runGymnast(server, dir, await rowsFile(250), 1_000, CONCURRENCY);
@@ -205,11 +229,27 @@ export async function collectOverhead(): Promise<BenchResult[]> {
     const emptyNode = await emptyNodeCpuS(dir);
     const turns = gymnast.turns === python.turns ? `${gymnast.turns / gymnast.rollouts} turns a rollout in both` : `turns differ: gymnast ${gymnast.turns}, Python ${python.turns} (its own count ${python.ownTurns})`;
     const ms = (value: number) => `${value.toFixed(3)} ms`;
+    const gymnastPerTurn = perTurnMs(gymnast, gymnastStart.startupCpuS);
+    const versusAiohttp: BenchResult =
+      aiohttp && aiohttpStart && aiohttpRun
+        ? {
+            name: `collect: client CPU per turn, startup removed, 2,000 rows × ${REPEATS} at concurrency ${CONCURRENCY}: gymnast collect vs issue 13's baseline, a Python asyncio + aiohttp collector doing the same (${turns}; target ≤ 0.5×; the issue measured ${ms(ISSUE_AIOHTTP_MS_PER_TURN)}/turn for its aiohttp collector. First to last request only: gymnast ${ms(runPerTurnMs(gymnast))}, aiohttp ${ms(runPerTurnMs(aiohttpRun))}/turn; after the last request gymnast spent ${tailCpuS(gymnast).toFixed(2)} CPU-s, aiohttp ${tailCpuS(aiohttpRun).toFixed(2)})`,
+            baseline: { label: 'Python aiohttp collector', value: perTurnMs(aiohttpRun, aiohttpStart.startupCpuS), unit: 'ms/turn' },
+            measured: { label: 'gymnast collect', value: gymnastPerTurn, unit: 'ms/turn' },
+            lowerIsBetter: true,
+          }
+        : {
+            name: `collect: client CPU per turn against issue 13's aiohttp figure (NOT measured in this run: no Python here imports aiohttp; \`apt-get install python3-aiohttp\` gives Debian's /usr/bin/python3 one)`,
+            baseline: { label: 'issue 13 aiohttp collector', value: ISSUE_AIOHTTP_MS_PER_TURN, unit: 'ms/turn' },
+            measured: { label: 'gymnast collect', value: gymnastPerTurn, unit: 'ms/turn' },
+            lowerIsBetter: true,
+          };
     return [
+      versusAiohttp,
       {
-        name: `collect: client CPU per turn, startup removed, 2,000 rows × ${REPEATS} at concurrency ${CONCURRENCY}: gymnast collect vs a Python asyncio collector (stdlib HTTP/1.1) doing the same (${turns}; issue 13's aiohttp collector: ${ms(ISSUE_AIOHTTP_MS_PER_TURN)}/turn; gymnast vs that: ${(perTurnMs(gymnast, gymnastStart.startupCpuS) / ISSUE_AIOHTTP_MS_PER_TURN).toFixed(2)}×; target ≤ 0.5×. First to last request only: gymnast ${ms(runPerTurnMs(gymnast))}, Python ${ms(runPerTurnMs(python))}/turn; after the last request gymnast spent ${tailCpuS(gymnast).toFixed(2)} CPU-s, Python ${tailCpuS(python).toFixed(2)})`,
-        baseline: { label: 'Python collector', value: perTurnMs(python, pythonStart.startupCpuS), unit: 'ms/turn' },
-        measured: { label: 'gymnast collect', value: perTurnMs(gymnast, gymnastStart.startupCpuS), unit: 'ms/turn' },
+        name: `collect: client CPU per turn, startup removed, same runs: gymnast collect vs the cheapest Python collector (stdlib asyncio with a hand-written keep-alive HTTP/1.1 client; first to last request only: ${ms(runPerTurnMs(python))}/turn; after the last request ${tailCpuS(python).toFixed(2)} CPU-s)`,
+        baseline: { label: 'Python stdlib collector', value: perTurnMs(python, pythonStart.startupCpuS), unit: 'ms/turn' },
+        measured: { label: 'gymnast collect', value: gymnastPerTurn, unit: 'ms/turn' },
         lowerIsBetter: true,
       },
       {
@@ -225,8 +265,8 @@ export async function collectOverhead(): Promise<BenchResult[]> {
         lowerIsBetter: true,
       },
       {
-        name: `collect: peak RSS, 8,000 rollouts at concurrency ${CONCURRENCY}: gymnast collect vs the Python collector (issue 13: 263 MB vs 68 MB with aiohttp)`,
-        baseline: { label: 'Python collector', value: python.peakRssMb, unit: 'MB' },
+        name: `collect: peak RSS, 8,000 rollouts at concurrency ${CONCURRENCY}: gymnast collect vs the Python ${aiohttpRun ? 'aiohttp' : 'stdlib'} collector (issue 13: 444 MB vs 68 MB with aiohttp)`,
+        baseline: { label: `Python ${aiohttpRun ? 'aiohttp' : 'stdlib'} collector`, value: (aiohttpRun || python).peakRssMb, unit: 'MB' },
         measured: { label: 'gymnast collect', value: gymnast.peakRssMb, unit: 'MB' },
         lowerIsBetter: true,
       },

@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
-"""A NeMo-Gym-shaped rollout collector in plain Python (3.11, standard library only), the baseline of
-`npm run bench`'s collect suite (issue 13).
+"""A NeMo-Gym-shaped rollout collector in Python (3.11), the baseline of `npm run bench`'s collect
+suite (issue 13).
 
-What NeMo Gym's simple agent does for gymnast's `arithmetic` rows, with asyncio and no aiohttp: one
-HTTP/1.1 keep-alive connection per concurrent worker (content-length bodies), POST
+What NeMo Gym's simple agent does for gymnast's `arithmetic` rows, with asyncio: POST
 /v1/chat/completions with `return_token_ids` and `logprobs`, verify the answer in-process with the
 arithmetic environment's rules (src/environments/arithmetic.ts: a direct answer is checked, a wrong
 one gets "incorrect, try again" until `max_attempts`, `<calc>…</calc>` is evaluated as a tool call),
 and append one JSON line per rollout.
 
-    python3 bench/python-collector.py URL MODEL INPUT OUTPUT CONCURRENCY REPEATS [MAX_TOKENS]
+HTTP is aiohttp's (`--http aiohttp`: one ClientSession whose connector keeps up to CONCURRENCY
+connections, as NeMo Gym's servers client) or the standard library's (`--http stdlib`, the default:
+one hand-written HTTP/1.1 keep-alive connection per concurrent worker, content-length bodies, the
+cheapest client Python can have).
+
+    python3 bench/python-collector.py [--http stdlib|aiohttp] URL MODEL INPUT OUTPUT CONCURRENCY REPEATS [MAX_TOKENS]
 
 Prints one JSON line: rollouts, turns (generation requests sent), its own CPU split at the first
 request (startup: interpreter, imports, reading the first row; run: the rest), and peak RSS.
@@ -88,6 +92,29 @@ class Connection:
             self.writer.close()
 
 
+class AiohttpClient:
+    """NeMo Gym's way: one aiohttp ClientSession shared by every worker, JSON in and out."""
+
+    def __init__(self, url, concurrency):
+        import aiohttp
+
+        self.url = url.rstrip("/")
+        self.session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency), timeout=aiohttp.ClientTimeout(total=None))
+
+    async def post(self, path, body):
+        global first_request_cpu, turns
+        if first_request_cpu is None:
+            first_request_cpu = time.process_time()
+        turns += 1
+        async with self.session.post(self.url + path, json=body) as response:
+            if response.status != 200:
+                raise RuntimeError(f"{path}: HTTP {response.status}: {(await response.text())[:200]!r}")
+            return await response.json()
+
+    async def close(self):
+        await self.session.close()
+
+
 async def rollout(connection, model, row, max_tokens, seed):
     """One episode of the arithmetic environment: returns the output row."""
     request = row["responses_create_params"]
@@ -152,26 +179,38 @@ def jobs(path, repeats):
 
 
 async def main():
-    url, model, input_path, output_path = sys.argv[1:5]
-    concurrency, repeats = int(sys.argv[5]), int(sys.argv[6])
-    max_tokens = int(sys.argv[7]) if len(sys.argv) > 7 else 256
+    args = sys.argv[1:]
+    http = "stdlib"
+    if args[:1] == ["--http"]:
+        http, args = args[1], args[2:]
+    if http not in ("stdlib", "aiohttp"):
+        sys.exit(f"python-collector: --http is stdlib or aiohttp, not {http!r}")
+    url, model, input_path, output_path = args[0:4]
+    concurrency, repeats = int(args[4]), int(args[5])
+    max_tokens = int(args[6]) if len(args) > 6 else 256
     parts = urlsplit(url)
+    shared = AiohttpClient(url, concurrency) if http == "aiohttp" else None
     pending = jobs(input_path, repeats)
     rollouts = 0
     with open(output_path, "w") as out:
 
         async def worker():
             nonlocal rollouts
-            connection = Connection(parts.hostname, parts.port)
+            connection = shared or Connection(parts.hostname, parts.port)
             try:
                 for task, repeat, row in pending:
                     result = await rollout(connection, model, row, max_tokens, task * repeats + repeat)
                     out.write(json.dumps({"_ng_task_index": task, "_ng_rollout_index": repeat, **result}) + "\n")
                     rollouts += 1
             finally:
-                connection.close()
+                if shared is None:
+                    connection.close()
 
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        try:
+            await asyncio.gather(*(worker() for _ in range(concurrency)))
+        finally:
+            if shared is not None:
+                await shared.close()
     return rollouts
 
 
