@@ -15,6 +15,12 @@ import { defaultCacheDirectory, readTokenizerJson } from './tokenizer-cache.js';
 /** Texts this short are remembered by `encode`: chat-template glue and short observations repeat in every turn. */
 const ENCODE_CACHE_TEXT_LENGTH = 256;
 const ENCODE_CACHE_ENTRIES = 4096;
+/**
+ * Sequences this short are remembered by `decode`: every repeat of a task decodes the same opening, and
+ * observations and short answers repeat too. Keying costs ~0.3 µs against ~4.5 µs for a decode of 15 ids.
+ */
+const DECODE_CACHE_IDS = 64;
+const DECODE_CACHE_ENTRIES = 4096;
 
 const fromTables = Symbol('fromTables');
 
@@ -30,6 +36,7 @@ export class HfTokenizer implements Tokenizer {
   readonly #fillVocabulary: ((ids: readonly number[]) => void) | undefined;
   /** Ids of short texts; callers get copies, never these arrays. */
   readonly #encoded = new LruMap<string, readonly number[]>(ENCODE_CACHE_ENTRIES);
+  readonly #decoded = new LruMap<string, string>(DECODE_CACHE_ENTRIES);
 
   constructor(tokenizerJson: object, config: TokenizerConfig) {
     this.config = config;
@@ -92,6 +99,16 @@ export class HfTokenizer implements Tokenizer {
   /** Special tokens are kept and spaces are not cleaned up, so decoding never hides what was sampled. */
   decode(ids: readonly number[]): string {
     if (ids.length === 0) return '';
+    if (ids.length > DECODE_CACHE_IDS) return this.#decodeUncached(ids);
+    const key = ids.join(',');
+    const cached = this.#decoded.get(key);
+    if (cached !== undefined) return cached;
+    const text = this.#decodeUncached(ids);
+    this.#decoded.set(key, text);
+    return text;
+  }
+
+  #decodeUncached(ids: readonly number[]): string {
     this.#fillVocabulary?.(ids);
     return this.#implementation.decode([...ids], { skip_special_tokens: false, clean_up_tokenization_spaces: false });
   }

@@ -116,6 +116,20 @@ describe('the Qwen3 tokenizer built from its tables (cached) and from its JSON',
     }
   });
 
+  it('decodes from its cache exactly what it decodes afresh, for short and long sequences read again and again', async () => {
+    const sequences = corpus.map((text) => plain.encode(text)).flatMap((ids) => [ids, ids.slice(0, 1), ids.slice(0, 64), ids.slice(0, 65), ids.slice(1, 9)]);
+    // Each distinct sequence decoded once by a new tokenizer: never from its cache.
+    const fresh = await loadHfTokenizer(qwen3Directory, { cacheDirectory });
+    const afresh = new Map(sequences.map((ids) => [JSON.stringify(ids), fresh.decode(ids)]));
+    for (let pass = 0; pass < 3; pass++) {
+      for (const ids of sequences) assert.equal(warm.decode(ids), afresh.get(JSON.stringify(ids)), JSON.stringify(ids.slice(0, 8)));
+    }
+    // A sequence that differs only in a token that splits a character decodes as itself, never as its neighbour.
+    const [first, second] = [plain.encode('😀'), plain.encode('😁')];
+    assert.equal(warm.decode(first), '😀');
+    assert.equal(warm.decode(second), '😁');
+  });
+
   it('hands out copies from its encode cache: a caller changing them changes nothing', () => {
     const text = '<|im_end|>\n<|im_start|>user\ncorrect<|im_end|>\n<|im_start|>assistant\n';
     const first = warm.encode(text);
