@@ -10,6 +10,8 @@ import type { EpisodeKey } from './engine-events.js';
 /** The facts an episode accumulates; records are built from it when the episode ends. */
 export interface EpisodeState {
   key: EpisodeKey;
+  /** Names the episode to the policy, which keeps its turns on one replica until `endSession`. */
+  sessionId: string;
   task: EpisodeTask;
   messages: Message[];
   /** The token sequence so far: the `token_ids` of `messages`, in order. */
@@ -28,6 +30,7 @@ export interface EpisodeState {
 export function createEpisodeState(task: EpisodeTask, rolloutIndex: number, sampling: SamplingParams, tokenizer: Tokenizer, startedAt: number): EpisodeState {
   return {
     key: { task_id: task.id, task_index: task.index, rollout_index: rolloutIndex },
+    sessionId: `${task.id}#${rolloutIndex}`,
     task,
     messages: [],
     ledger: new TokenLedger(tokenizer),

@@ -34,7 +34,7 @@ export async function generateTurn(state: EpisodeState, options: EpisodeOptions,
   const clock = options.clock ?? systemClock;
   const maxTokens = Math.min(state.sampling.max_tokens, options.maxSeqLen - state.ledger.length);
   const request: PolicyRequest = {
-    session_id: `${state.key.task_id}#${state.key.rollout_index}`,
+    session_id: state.sessionId,
     prompt_token_ids: state.ledger.tokenIds(),
     messages: [...state.messages],
     ...(state.task.tools ? { tools: state.task.tools } : {}),

@@ -63,6 +63,7 @@ export async function runEpisode(
     record = failureRecord(state, error, signal, clock.now(), recordedMetadata(options));
   } finally {
     deadline.dispose();
+    options.policy.endSession?.(state.sessionId);
   }
   await releaseEnvironment(options, state);
   emit({ type: 'episode-end', ...state.key, record });

@@ -60,6 +60,8 @@ export interface Policy {
   readonly name: string;
   /** Rejects with a `PolicyError` (or the signal's reason) instead of returning a partial result. */
   generate(request: PolicyRequest, signal: AbortSignal): Promise<PolicyResultInput>;
+  /** The episode of `sessionId` is over: what the policy kept for it (a replica pin) can go. */
+  endSession?(sessionId: string): void;
   /** Releases what the policy holds (connections, timers, decoding state). Call it once no more generations are wanted. */
   close(): Promise<void>;
 }

@@ -86,6 +86,10 @@ export class RemotePolicy<Wire> implements Policy {
     return this.#backend.fromWire(wire, fitted);
   }
 
+  endSession(sessionId: string): void {
+    this.router.release(sessionId);
+  }
+
   /**
    * The served model's name and context length, asked of the servers once (`GET /v1/models`) unless
    * both were configured. Waits at most `timeoutMs` (then a `RequestTimeoutError`) or until `signal`

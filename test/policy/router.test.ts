@@ -94,6 +94,25 @@ describe('the router', () => {
     assert.deepEqual(perReplica, [4, 4, 4]);
   });
 
+  it('keeps a pin only while its episode runs, and none for a single replica: pins follow the episodes in flight, not the run', async () => {
+    for (const [replicas, expectPins] of [
+      [3, true],
+      [1, false],
+    ] as const) {
+      const { policy } = await setup(replicas);
+      const remote = policy as RemotePolicy<unknown>;
+      let mostPinned = 0;
+      const options = await toolEpisodeOptions(policy, { onEvent: () => (mostPinned = Math.max(mostPinned, remote.router.pinnedSessions)) });
+      const tasks = Array.from({ length: 8 }, (_, i) => addTask(i));
+      let records = 0;
+      for await (const group of runGroups(tasks, options, { groupSize: 2, schedule: { kind: 'async', concurrency: 4 } })) records += group.records.length;
+      assert.equal(records, 16);
+      assert.equal(remote.router.pinnedSessions, 0, `${replicas} replicas: every pin is let go once its episode ends`);
+      if (expectPins) assert.ok(mostPinned > 0 && mostPinned <= 4, `3 replicas: at most one pin per episode in flight, saw ${mostPinned}`);
+      else assert.equal(mostPinned, 0, 'one replica: nothing to pin');
+    }
+  });
+
   it('fails over when a replica dies mid-run: its episodes move, none fail, and it is evicted', async () => {
     const { servers, policy, events } = await setup(3);
     const options = await toolEpisodeOptions(policy);

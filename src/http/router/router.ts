@@ -110,11 +110,24 @@ export class Router {
     );
   }
 
+  /** The session is over: its pin goes, so pins follow the sessions in flight, not every session of a run. */
+  release(sessionId: string): void {
+    this.#pins.delete(sessionId);
+  }
+
+  /** How many sessions are pinned to a replica now. */
+  get pinnedSessions(): number {
+    return this.#pins.size;
+  }
+
   close(): void {
     clearInterval(this.#healthTimer);
   }
 
   #replicaFor(sessionId: string): Replica {
+    // One replica is never evicted (it is the last healthy one) and leaves nothing to choose: no pin
+    // is kept for it, since a pin per session is memory that grows with the run (issue 13).
+    if (this.replicas.length === 1) return this.replicas[0]!;
     const pinned = this.#pins.get(sessionId);
     if (pinned?.healthy) return pinned;
     const healthy = this.replicas.filter((replica) => replica.healthy);
