@@ -1,15 +1,15 @@
 import { EpisodeTask } from '../core/episode-task.js';
 import { ConfigError } from '../core/errors/config-error.js';
-import { SamplingOverrides } from '../core/sampling-params.js';
+import type { SamplingOverrides } from '../core/sampling-params.js';
 import { runEpisode, type EpisodeOptions, type JobControl } from '../engine/index.js';
 import type { Environment } from '../environments/environment.js';
 import type { AggregateMetrics } from './server-aggregate.js';
 import { findEnvironment } from '../environments/registry.js';
 import { parseWithIssues, schemaIssues } from '../core/schema-issues.js';
-import { ResponsesItem, ResponsesTool, responsesInputToMessages, responsesToolsToChatTools } from '../core/responses-items.js';
-import { z } from 'zod';
+import { responsesInputToMessages, responsesToolsToChatTools } from '../core/responses-items.js';
 import type { MaterializedRow } from '../core/result-row.js';
 import { episodeOutcome, type EpisodeOutcomeOptions } from './output-row.js';
+import { extraBodyObject, plainRequest, RequestFields } from './request-fields.js';
 import type { RowIssue } from './row-error.js';
 import type { RolloutOutcome } from './sink.js';
 
@@ -32,27 +32,6 @@ export interface Agent {
    */
   aggregateMetrics?(verifyResponses: readonly Record<string, unknown>[], signal?: AbortSignal): Promise<AggregateMetrics | undefined>;
 }
-
-const sampling = SamplingOverrides.shape;
-
-/** NeMo Gym's per-request engine extras: a JSON object as text, whose `seed`, when given, is a whole number. */
-const ExtraBody = z.string().refine((text) => extraBodyObject(text) !== undefined, { error: 'expected a JSON object as text, e.g. "{\\"seed\\": 1}"' }).refine((text) => {
-  const seed = extraBodyObject(text)?.seed;
-  return seed === undefined || Number.isInteger(seed);
-}, { error: 'expected its seed to be a whole number' });
-
-/** The request fields a row's episode reads; the sampling ones are held to the run's own ranges (SamplingParams). */
-const RequestFields = z
-  .object({
-    input: z.union([z.string(), z.array(ResponsesItem)]).optional(),
-    tools: z.array(ResponsesTool).optional(),
-    temperature: sampling.temperature,
-    top_p: sampling.top_p,
-    max_output_tokens: sampling.max_tokens,
-    metadata: z.object({ extra_body: ExtraBody.optional() }).passthrough().nullable().optional(),
-  })
-  .passthrough();
-type RequestFields = z.infer<typeof RequestFields>;
 
 const NON_TASK_FIELDS = new Set(['responses_create_params', 'agent_ref', '_ng_task_index', '_ng_rollout_index', '_ng_attempt_index', '_ng_rollout_id']);
 
@@ -80,8 +59,9 @@ export function environmentAgent(name: string, environment: Environment, options
   return {
     name,
     check: (row) => {
-      const task = rowToTask(row);
-      return [...(Array.isArray(task) ? task : []), ...taskDataIssues(environment, dataOf(row))];
+      const data = dataOf(row);
+      const task = taskOf(row, data);
+      return [...(Array.isArray(task) ? task : []), ...taskDataIssues(environment, data)];
     },
     async run(row, context) {
       const task = checkedTask(row, dataOf(row));
@@ -91,14 +71,9 @@ export function environmentAgent(name: string, environment: Environment, options
   };
 }
 
-/**
- * The task of a row that passed `check`, with `data` for the environment; a row changed since is a
- * config error, never a guess. Read once per rollout, so its request is parsed without the wording of
- * issues (`rowToTask` words them only when a row fails, which a checked one does not).
- */
+/** The task of a row that passed `check`, with `data` for the environment; a row changed since is a config error, never a guess. */
 function checkedTask(row: MaterializedRow, data: unknown): EpisodeTask {
-  const request = RequestFields.safeParse(row.responses_create_params);
-  const task = request.success ? requestToTask(row, request.data, data) : rowToTask(row);
+  const task = taskOf(row, data);
   if (!Array.isArray(task)) return task;
   throw new ConfigError(`rollout ${row._ng_task_index}:${row._ng_rollout_index}: ${task.map((issue) => `${issue.field}: ${issue.message}`).join('; ')}`);
 }
@@ -115,12 +90,20 @@ function taskDataIssues(environment: Environment, data: unknown): RowIssue[] {
  * other field is the environment's task data. Issues carry the field; the planner adds file and line.
  */
 export function rowToTask(row: MaterializedRow): EpisodeTask | RowIssue[] {
-  const parsed = parseWithIssues(RequestFields, row.responses_create_params);
-  if ('issues' in parsed) return parsed.issues.map(({ field, message }) => ({ file: '', line: 0, field: `responses_create_params${field ? `.${field}` : ''}`, message }));
-  return requestToTask(row, parsed.data, taskData(row));
+  return taskOf(row, taskData(row));
 }
 
-function requestToTask(row: MaterializedRow, request: RequestFields, data: unknown): EpisodeTask | RowIssue[] {
+/** `rowToTask` with the environment's `data`; a plain request (the common shape) is read by hand, any other by the schema. */
+function taskOf(row: MaterializedRow, data: unknown): EpisodeTask | RowIssue[] {
+  const plain = plainRequest(row.responses_create_params);
+  if (plain) return requestToTask(row, plain, data, Number.isSafeInteger(row._ng_task_index) && row._ng_task_index >= 0);
+  const parsed = parseWithIssues(RequestFields, row.responses_create_params);
+  if ('issues' in parsed) return parsed.issues.map(({ field, message }) => ({ file: '', line: 0, field: `responses_create_params${field ? `.${field}` : ''}`, message }));
+  return requestToTask(row, parsed.data, data, false);
+}
+
+/** `plain`: the request and index are known to make a task `EpisodeTask` returns unchanged (see `plainRequest`), so it is not parsed again. */
+function requestToTask(row: MaterializedRow, request: RequestFields, data: unknown, plain: boolean): EpisodeTask | RowIssue[] {
   if (request.input === undefined) return [{ file: '', line: 0, field: 'responses_create_params.input', message: 'missing: the row has no prompt' }];
   const seed = extraBodySeed(request.metadata?.extra_body);
   const sampling: SamplingOverrides = {
@@ -129,14 +112,15 @@ function requestToTask(row: MaterializedRow, request: RequestFields, data: unkno
     ...(request.max_output_tokens === undefined ? {} : { max_tokens: request.max_output_tokens }),
     ...(seed === undefined ? {} : { seed }),
   };
-  return EpisodeTask.parse({
+  const task: EpisodeTask = {
     id: `${row._ng_task_index}`,
     index: row._ng_task_index,
     messages: responsesInputToMessages(request.input),
     ...(request.tools ? { tools: responsesToolsToChatTools(request.tools) } : {}),
     data,
     ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
-  });
+  };
+  return plain ? task : EpisodeTask.parse(task);
 }
 
 /** Every field of a row but the request and the keys: what the environment reads. */
@@ -147,13 +131,4 @@ function taskData(row: MaterializedRow): Record<string, unknown> {
 function extraBodySeed(extraBody: string | undefined): number | undefined {
   const seed = extraBody === undefined ? undefined : extraBodyObject(extraBody)?.seed;
   return typeof seed === 'number' ? seed : undefined;
-}
-
-function extraBodyObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }

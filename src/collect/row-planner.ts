@@ -3,11 +3,10 @@ import { ConfigError } from '../core/errors/config-error.js';
 import { HashTable64 } from '../util/hash-table-64.js';
 import { TaskCounter } from '../util/task-counter.js';
 import { builtinEnvironments } from '../environments/registry.js';
-import { parseWithIssues } from '../core/schema-issues.js';
 import type { Agent } from './agent.js';
 import { builtinAgent } from './agent.js';
 import { FailureRow, MaterializedRow, ResultRow } from '../core/result-row.js';
-import { DatasetRow } from './dataset-row.js';
+import { readDatasetRow, type DatasetRow } from './dataset-row.js';
 import { applyPrompt, hasPrompt, PROMPT_CONFLICT, type PromptConfig } from './prompt-config.js';
 import type { RowIssue } from './row-error.js';
 
@@ -50,12 +49,15 @@ export class RowPlanner {
   readonly #nextRollout = new TaskCounter();
   readonly #agents = new Map<string, Agent>();
   readonly #usedAgents = new Set<string>();
+  /** `--set` overrides as paths into `responses_create_params`. */
+  readonly #overrides: readonly [string[], unknown][];
   #nextTask = 0;
 
   constructor(options: PlannerOptions) {
     checkRepeats(options.numRepeats ?? 1);
     if (nestedDeeperThan(options.overrides, MAX_ROW_DEPTH)) throw new ConfigError(`--set: a value nested deeper than ${MAX_ROW_DEPTH} levels`);
     this.#options = options;
+    this.#overrides = Object.entries(options.overrides ?? {}).map(([key, value]) => [key.split('.'), value]);
   }
 
   /** Pass 1: every problem with this line, named by file, line and field; assigns its task when it has none. */
@@ -98,8 +100,8 @@ export class RowPlanner {
     } catch (error) {
       return { issues: [{ file, line, field: '', message: `not valid JSON (${(error as Error).message})` }] };
     }
-    if (nestedDeeperThan(value, MAX_ROW_DEPTH)) return { issues: [{ file, line, field: '', message: `nested deeper than ${MAX_ROW_DEPTH} levels` }] };
-    const parsed = parseWithIssues(DatasetRow, value);
+    if (mayNestDeeperThan(text, MAX_ROW_DEPTH) && nestedDeeperThan(value, MAX_ROW_DEPTH)) return { issues: [{ file, line, field: '', message: `nested deeper than ${MAX_ROW_DEPTH} levels` }] };
+    const parsed = readDatasetRow(value);
     if ('issues' in parsed) return { issues: parsed.issues.map(({ field, message }) => ({ file, line, field, message })) };
     let row = parsed.data;
     if (this.#options.promptConfig) {
@@ -146,15 +148,26 @@ export class RowPlanner {
     return issue.field !== key && Object.hasOwn(this.#options.overrides ?? {}, key) ? `${issue.message} (set by --set ${key})` : issue.message;
   }
 
+  /**
+   * The rollouts of a line share its nested values, uncopied: the row was parsed for this call alone,
+   * and nothing changes a planned row (`--set` copies the objects on its path before writing into them).
+   */
   #materialize({ row, agent }: PreparedRow, task: number, rollout: number): MaterializedRow {
-    const params: Record<string, unknown> = structuredClone(row.responses_create_params ?? {});
-    for (const [key, value] of Object.entries(this.#options.overrides ?? {})) setPath(params, key.split('.'), value);
+    const params: Record<string, unknown> = { ...row.responses_create_params };
+    for (const [path, value] of this.#overrides) setPath(params, path, value);
     if (this.#options.addSeed) {
       const metadata = (typeof params.metadata === 'object' && params.metadata !== null ? params.metadata : {}) as Record<string, unknown>;
       params.metadata = { ...metadata, extra_body: JSON.stringify({ seed: rollout }) };
     }
-    const taskFields = Object.fromEntries(Object.entries(structuredClone(row)).filter(([key]) => !OUTPUT_FIELDS.has(key)));
-    return { ...taskFields, responses_create_params: params, agent_ref: { ...(row.agent_ref ?? {}), name: agent }, _ng_task_index: task, _ng_rollout_index: rollout };
+    // Assigned in place (a key the row has keeps its position); the row has no `__proto__` key to
+    // assign (DatasetRow drops it), which would set the copy's prototype instead.
+    const materialized: Record<string, unknown> = {};
+    for (const key in row) if (!OUTPUT_FIELDS.has(key)) materialized[key] = (row as Record<string, unknown>)[key];
+    materialized.responses_create_params = params;
+    materialized.agent_ref = { ...row.agent_ref, name: agent };
+    materialized._ng_task_index = task;
+    materialized._ng_rollout_index = rollout;
+    return materialized as MaterializedRow;
   }
 }
 
@@ -168,10 +181,22 @@ const OUTPUT_FIELDS: ReadonlySet<string> = new Set(
 
 /**
  * How deep a row may nest (objects and lists within each other). Real rows need a dozen levels (a
- * tool's JSON Schema a few more); far deeper ones are refused before anything recursive (cloning,
- * JSON.stringify, zod) meets them and overflows the stack.
+ * tool's JSON Schema a few more); far deeper ones are refused before anything recursive (JSON.stringify,
+ * zod) meets them and overflows the stack.
  */
 const MAX_ROW_DEPTH = 100;
+
+/**
+ * Whether a JSON text could nest more than `limit` levels: each level opens with a bracket, so a text
+ * with no more brackets than that cannot, and (the common case) needs no walk of its parsed value.
+ */
+function mayNestDeeperThan(text: string, limit: number): boolean {
+  let brackets = 0;
+  for (const bracket of ['{', '[']) {
+    for (let at = text.indexOf(bracket); at !== -1; at = text.indexOf(bracket, at + 1)) if (++brackets > limit) return true;
+  }
+  return false;
+}
 
 /** Whether `value` nests more than `limit` levels, walked without recursion so the check itself cannot overflow. */
 function nestedDeeperThan(value: unknown, limit: number): boolean {
@@ -201,7 +226,8 @@ function setPath(target: Record<string, unknown>, path: readonly string[], value
     return;
   }
   const child = target[head];
-  const next = typeof child === 'object' && child !== null && !Array.isArray(child) ? (child as Record<string, unknown>) : {};
+  // A copy: the object may be the input row's, shared by the line's other rollouts.
+  const next = typeof child === 'object' && child !== null && !Array.isArray(child) ? { ...(child as Record<string, unknown>) } : {};
   target[head] = next;
   setPath(next, rest, value);
 }

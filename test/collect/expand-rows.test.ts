@@ -57,6 +57,22 @@ describe("NeMo Gym's row expansion", () => {
     assert.equal(rows.length, 1);
   });
 
+  it('takes a row of exactly 100 levels, and brackets inside text do not count as levels', () => {
+    const row = (levels: number) => `{"responses_create_params":{"input":"${'[{'.repeat(200)}"},"x":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
+    const { rows, issues } = expandRows([{ line: 1, text: row(100) }, { line: 2, text: row(101) }], { file: 'in.jsonl', agent: 'x' });
+    assert.deepEqual(issues.map((issue) => `${issue.line}: ${issue.message}`), ['2: nested deeper than 100 levels']);
+    assert.equal(rows.length, 1);
+  });
+
+  it('gives each rollout of a line its own copy of what --set and --add-seed change', () => {
+    const row = question('a');
+    (row.responses_create_params as Record<string, unknown>).metadata = { user: 'me', nested: { kept: 1 } };
+    const { rows } = expandRows([source(1, row)], { file: 'in.jsonl', agent: 'x', numRepeats: 2, addSeed: true, overrides: { 'metadata.nested.tag': 'eval' } });
+    const [first, second] = rows.map((r) => r.responses_create_params.metadata as { nested: Record<string, unknown>; extra_body: string });
+    first!.nested.tag = 'changed';
+    assert.deepEqual(second, { user: 'me', nested: { kept: 1, tag: 'eval' }, extra_body: '{"seed":1}' });
+  });
+
   it('refuses a repeat count below 1', () => {
     assert.throws(() => expandRows([source(1, question('a'))], { file: 'in.jsonl', agent: 'x', numRepeats: 0 }), /at least 1/);
   });

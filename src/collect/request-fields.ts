@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { ResponsesItem, ResponsesTool } from '../core/responses-items.js';
+import { SamplingOverrides } from '../core/sampling-params.js';
+
+const sampling = SamplingOverrides.shape;
+
+/** NeMo Gym's per-request engine extras: a JSON object as text, whose `seed`, when given, is a whole number. */
+const ExtraBody = z.string().refine((text) => extraBodyObject(text) !== undefined, { error: 'expected a JSON object as text, e.g. "{\\"seed\\": 1}"' }).refine((text) => {
+  const seed = extraBodyObject(text)?.seed;
+  return seed === undefined || Number.isInteger(seed);
+}, { error: 'expected its seed to be a whole number' });
+
+/** The request fields a row's episode reads; the sampling ones are held to the run's own ranges (SamplingParams). */
+export const RequestFields = z
+  .object({
+    input: z.union([z.string(), z.array(ResponsesItem)]).optional(),
+    tools: z.array(ResponsesTool).optional(),
+    temperature: sampling.temperature,
+    top_p: sampling.top_p,
+    max_output_tokens: sampling.max_tokens,
+    metadata: z.object({ extra_body: ExtraBody.optional() }).passthrough().nullable().optional(),
+  })
+  .passthrough();
+export type RequestFields = z.infer<typeof RequestFields>;
+
+/**
+ * The request itself when it has the common plain shape: text or plain messages (`{role, content}`
+ * with text content) as input, flat function tools, sampling fields in range, and a seed (if any) that
+ * is a safe whole number. Such a request passes `RequestFields`, and the task made of it passes
+ * `EpisodeTask` unchanged, so neither schema needs to walk it: read once per row when the input is
+ * checked and once per rollout, they were most of a small row's cost. Undefined for anything else,
+ * which the schemas read (and word the problems of).
+ */
+export function plainRequest(value: unknown): RequestFields | undefined {
+  if (!isOwnObject(value)) return undefined;
+  const { input, tools, temperature, top_p: topP, max_output_tokens: maxTokens, metadata } = value;
+  const plain =
+    (input === undefined || typeof input === 'string' || (Array.isArray(input) && input.every(isPlainMessage))) &&
+    (tools === undefined || (Array.isArray(tools) && tools.every(isPlainTool))) &&
+    (temperature === undefined || (isNumber(temperature) && temperature >= 0)) &&
+    (topP === undefined || (isNumber(topP) && topP > 0 && topP <= 1)) &&
+    (maxTokens === undefined || (Number.isSafeInteger(maxTokens) && (maxTokens as number) > 0)) &&
+    (metadata === undefined || metadata === null || (isOwnObject(metadata) && isPlainExtraBody(metadata.extra_body)));
+  return plain ? (value as RequestFields) : undefined;
+}
+
+const MESSAGE_ROLES: ReadonlySet<unknown> = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
+
+function isPlainMessage(item: unknown): boolean {
+  return isOwnObject(item) && (item.type === undefined || item.type === 'message') && MESSAGE_ROLES.has(item.role) && typeof item.content === 'string';
+}
+
+function isPlainTool(tool: unknown): boolean {
+  if (!isOwnObject(tool)) return false;
+  const { description, parameters, strict } = tool;
+  return (
+    tool.type === 'function' &&
+    typeof tool.name === 'string' &&
+    (description === undefined || typeof description === 'string') &&
+    (parameters === undefined || isOwnObject(parameters)) &&
+    (strict === undefined || typeof strict === 'boolean')
+  );
+}
+
+function isPlainExtraBody(text: unknown): boolean {
+  if (text === undefined) return true;
+  if (typeof text !== 'string') return false;
+  const body = extraBodyObject(text);
+  return body !== undefined && (body.seed === undefined || Number.isSafeInteger(body.seed));
+}
+
+/**
+ * An object the schemas copy as it is: not a list, and without a `__proto__` key (JSON.parse makes it
+ * an own key, which a schema's copy drops or turns into a prototype).
+ */
+function isOwnObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !Object.hasOwn(value, '__proto__');
+}
+
+const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+
+export function extraBodyObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
