@@ -6,6 +6,7 @@ import { RequestTimeoutError } from '../core/errors/request-timeout-error.js';
 import { ServerError } from '../core/errors/server-error.js';
 import { TransportError } from '../core/errors/transport-error.js';
 import { deadlineSignal } from '../util/deadline-signal.js';
+import { dispatchReply } from './dispatch-reply.js';
 
 export interface JsonRequest<T> {
   method: 'GET' | 'POST';
@@ -73,14 +74,11 @@ export class JsonClient {
     const url = `${request.baseUrl}${request.path}`;
     const deadline = deadlineSignal(request.signal, request.timeoutMs);
     try {
-      const response = await this.#pool(request.baseUrl).request({
-        method: request.method,
-        path: request.path,
-        headers: { 'content-type': 'application/json', ...request.headers },
-        ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
-        signal: deadline.signal,
-      });
-      return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
+      return await dispatchReply(
+        this.#pool(request.baseUrl),
+        { method: request.method, path: request.path, headers: { 'content-type': 'application/json', ...request.headers }, body: request.body === undefined ? null : JSON.stringify(request.body) },
+        deadline.signal,
+      );
     } catch (error) {
       if (hasKind(error, ...policyErrorKinds)) throw error;
       if (request.signal?.aborted) throw request.signal.reason;

@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict';
+import { getEventListeners, once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { hasKind } from '../../src/core/errors/has-kind.js';
+import { JsonClient } from '../../src/http/json-client.js';
+
+/** Routes of a loopback server, each a way of answering (or not). */
+const routes: Record<string, (request: IncomingMessage, response: ServerResponse) => void> = {
+  '/echo': (request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      response.setHeader('Set-Cookie', ['a=1', 'b=2']);
+      response.setHeader('X-Mixed-Case', 'yes');
+      response.end(JSON.stringify({ method: request.method, type: request.headers['content-type'], session: request.headers['x-session-id'], body }));
+    });
+  },
+  // "é" split across two writes, after a byte-order mark (undici's text() drops it).
+  '/chunks': (_request, response) => {
+    const bytes = Buffer.from('\uFEFF{"text":"café"}');
+    const cut = bytes.indexOf(0xa9);
+    response.write(bytes.subarray(0, cut));
+    setTimeout(() => response.end(bytes.subarray(cut)), 10);
+  },
+  '/empty': (_request, response) => response.writeHead(204).end(),
+  '/busy': (_request, response) => response.writeHead(429, { 'retry-after': '2', 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'slow down' } })),
+  '/wrong-shape': (_request, response) => response.end(JSON.stringify({ count: 'three' })),
+  '/not-json': (_request, response) => response.end('{"count": 3'),
+  '/hang': () => undefined,
+  '/hang-in-body': (_request, response) => {
+    response.writeHead(200, { 'content-length': '100' });
+    response.write('{"count":');
+  },
+  '/cut-short': (_request, response) => {
+    response.writeHead(200, { 'content-length': '100' });
+    response.write('{"count":');
+    setTimeout(() => response.socket?.destroy(), 10);
+  },
+};
+
+const server = createServer((request, response) => routes[request.url!]!(request, response));
+server.listen(0, '127.0.0.1');
+await once(server, 'listening');
+const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const client = new JsonClient();
+after(async () => {
+  await client.close();
+  server.closeAllConnections();
+  server.close();
+});
+
+const Count = z.object({ count: z.number() });
+const post = (path: string, options: { signal?: AbortSignal; timeoutMs?: number; body?: unknown } = {}) => client.request({ method: 'POST', baseUrl, path, body: options.body ?? {}, schema: Count, timeoutMs: options.timeoutMs ?? 5_000, ...(options.signal ? { signal: options.signal } : {}) });
+
+/** The caller's signal is let go of and no deadline timer is left once a request ends, however it ended. */
+function assertNothingHeld(signal: AbortSignal, timersBefore: number): void {
+  assert.equal(getEventListeners(signal, 'abort').length, 0, 'no listener left on the caller signal');
+  assert.equal(timers(), timersBefore, 'no timer left');
+}
+const timers = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
+
+describe('JsonClient', () => {
+  it('gives an answer as it came: status, lower-case headers (repeated ones as a list) and the body text', async () => {
+    const reply = await client.exchange({ method: 'POST', baseUrl, path: '/echo', body: { a: [1, 'é'] }, headers: { 'x-session-id': 's1' }, timeoutMs: 5_000 });
+    assert.equal(reply.status, 200);
+    assert.deepEqual(reply.headers['set-cookie'], ['a=1', 'b=2']);
+    assert.equal(reply.headers['x-mixed-case'], 'yes');
+    assert.deepEqual(JSON.parse(reply.text), { method: 'POST', type: 'application/json', session: 's1', body: '{"a":[1,"é"]}' });
+    const get = await client.exchange({ method: 'GET', baseUrl, path: '/echo', timeoutMs: 5_000 });
+    assert.deepEqual(JSON.parse(get.text), { method: 'GET', type: 'application/json', body: '' });
+  });
+
+  it('decodes a body that comes in pieces once, a character split between them included, without a byte-order mark', async () => {
+    assert.equal((await client.exchange({ method: 'GET', baseUrl, path: '/chunks', timeoutMs: 5_000 })).text, '{"text":"café"}');
+    assert.deepEqual(await client.request({ method: 'GET', baseUrl, path: '/chunks', schema: z.object({ text: z.string() }), timeoutMs: 5_000 }), { text: 'café' });
+    assert.deepEqual(await client.exchange({ method: 'GET', baseUrl, path: '/empty', timeoutMs: 5_000 }), { status: 204, headers: (await client.exchange({ method: 'GET', baseUrl, path: '/empty', timeoutMs: 5_000 })).headers, text: '' });
+  });
+
+  it('throws a status of 400 or more as a ServerError with its message and Retry-After', async () => {
+    await assert.rejects(post('/busy'), (error) => hasKind(error, 'server') && error.status === 429 && error.retryAfterMs === 2_000 && /slow down/.test(error.message));
+  });
+
+  it('throws a body that is not its schema as a PolicyError naming the field, and one that is not JSON as a TransportError', async () => {
+    await assert.rejects(post('/wrong-shape'), (error) => hasKind(error, 'policy') && /unexpected response: count: /.test(error.message));
+    await assert.rejects(post('/not-json'), (error) => hasKind(error, 'transport') && /not complete JSON \(11 bytes\)/.test(error.message));
+  });
+
+  it('gives up at its deadline with a RequestTimeoutError, before the headers or during the body', async () => {
+    for (const path of ['/hang', '/hang-in-body']) {
+      const signal = new AbortController().signal;
+      const before = timers();
+      const started = performance.now();
+      await assert.rejects(post(path, { signal, timeoutMs: 100 }), (error) => hasKind(error, 'timeout') && error.timeoutMs === 100 && error.message.includes(`${baseUrl}${path}`));
+      assert.ok(performance.now() - started < 2_000);
+      assertNothingHeld(signal, before);
+    }
+  });
+
+  it("throws the caller's own reason when its signal aborts: before sending, before the headers, or during the body", async () => {
+    const reason = new Error('the run was stopped');
+    const early = new AbortController();
+    early.abort(reason);
+    await assert.rejects(post('/echo', { signal: early.signal }), (error) => error === reason);
+    for (const path of ['/hang', '/hang-in-body']) {
+      const controller = new AbortController();
+      const before = timers();
+      setTimeout(() => controller.abort(reason), 50);
+      await assert.rejects(post(path, { signal: controller.signal }), (error) => error === reason);
+      assertNothingHeld(controller.signal, before);
+    }
+  });
+
+  it('throws a refused connection or a body cut short as a TransportError with its cause', async () => {
+    const closed = createServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const port = (closed.address() as AddressInfo).port;
+    closed.close();
+    const signal = new AbortController().signal;
+    const before = timers();
+    await assert.rejects(client.request({ method: 'GET', baseUrl: `http://127.0.0.1:${port}`, path: '/x', schema: Count, timeoutMs: 5_000, signal }), (error) => hasKind(error, 'transport') && (error.cause as { code?: string }).code === 'ECONNREFUSED');
+    await assert.rejects(post('/cut-short', { signal }), (error) => hasKind(error, 'transport') && error.cause instanceof Error);
+    assertNothingHeld(signal, before);
+  });
+
+  it('lets go of the signal and the deadline after a successful answer, at any concurrency', async () => {
+    const signal = new AbortController().signal;
+    const before = timers();
+    const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => client.exchange({ method: 'POST', baseUrl, path: '/echo', body: { i }, timeoutMs: 5_000, signal })));
+    assert.deepEqual(
+      replies.map((reply) => (JSON.parse(JSON.parse(reply.text).body) as { i: number }).i),
+      Array.from({ length: 50 }, (_, i) => i),
+    );
+    assertNothingHeld(signal, before);
+  });
+
+  it('gives up at its deadline while it waits for a connection, and the connection then serves the next request', async () => {
+    const single = new JsonClient({ connections: 1 });
+    try {
+      const hung = assert.rejects(single.exchange({ method: 'GET', baseUrl, path: '/hang', timeoutMs: 400 }), (error) => hasKind(error, 'timeout'));
+      const started = performance.now();
+      await assert.rejects(single.exchange({ method: 'GET', baseUrl, path: '/echo', timeoutMs: 100 }), (error) => hasKind(error, 'timeout'));
+      assert.ok(performance.now() - started < 300, 'not held until the connection is free');
+      await hung;
+      await sleep(10);
+      assert.equal((await single.exchange({ method: 'GET', baseUrl, path: '/echo', timeoutMs: 5_000 })).status, 200);
+    } finally {
+      await single.close();
+    }
+  });
+});
