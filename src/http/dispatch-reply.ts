@@ -1,22 +1,35 @@
 import type { Dispatcher } from 'undici';
+import { subscribeAbort } from '../util/subscribe-abort.js';
 import type { HttpReply } from './json-client.js';
 
+/** When a request gives up. */
+export interface ReplyLimits {
+  /** The caller's signal: when it aborts, the request rejects with its reason. */
+  signal: AbortSignal | undefined;
+  /** The deadline: when it passes, the request rejects with `timedOut()`. */
+  timeoutMs: number;
+  timedOut(): unknown;
+}
+
 /**
- * Sends one request through `dispatcher` and gives its whole answer, the body decoded once at the end,
- * as undici's `request()` + `body.text()` do (UTF-8, a byte-order mark dropped), without the Readable
- * stream they build per response (~10% of a collect's CPU). Rejects with undici's error, or with
- * `signal`'s reason once it aborts: at once, even while the request still waits for a connection
- * (it is then dropped when it reaches one), and nothing is kept on `signal` once the request ends.
+ * Sends one request through `dispatcher` and gives its whole answer, the body decoded once at the end
+ * as undici's `request()` + `body.text()` decode it, without the Readable stream they build for every
+ * response. It gives up when `limits` say, at once even while the request still waits for a
+ * connection (undici then drops it when it reaches one). Otherwise it rejects with undici's error.
+ * The deadline is a timer of its own and the signal is watched through `subscribeAbort`: no
+ * AbortController per request. Nothing is left behind (timer, subscription) however it ends.
  */
-export function dispatchReply(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal: AbortSignal): Promise<HttpReply> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+export function dispatchReply(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, limits: ReplyLimits): Promise<HttpReply> {
+  if (limits.signal?.aborted) return Promise.reject(limits.signal.reason);
   return new Promise((resolve, reject) => {
-    dispatcher.dispatch(options, new ReplyHandler(signal, resolve, reject));
+    dispatcher.dispatch(options, new ReplyHandler(limits, resolve, reject));
   });
 }
 
 class ReplyHandler implements Dispatcher.DispatchHandler {
-  readonly #signal: AbortSignal;
+  readonly #timer: NodeJS.Timeout;
+  readonly #unsubscribe: (() => void) | undefined;
+  #reason: unknown;
   #resolve: ((reply: HttpReply) => void) | undefined;
   readonly #reject: (reason: unknown) => void;
   #controller: Dispatcher.DispatchController | undefined;
@@ -25,23 +38,24 @@ class ReplyHandler implements Dispatcher.DispatchHandler {
   readonly #chunks: Buffer[] = [];
   #length = 0;
 
-  constructor(signal: AbortSignal, resolve: (reply: HttpReply) => void, reject: (reason: unknown) => void) {
-    this.#signal = signal;
+  constructor(limits: ReplyLimits, resolve: (reply: HttpReply) => void, reject: (reason: unknown) => void) {
     this.#resolve = resolve;
     this.#reject = reject;
-    signal.addEventListener('abort', this);
+    this.#timer = setTimeout(() => this.#abort(limits.timedOut()), limits.timeoutMs);
+    this.#unsubscribe = limits.signal && subscribeAbort(limits.signal, (reason) => this.#abort(reason));
   }
 
-  /** The signal's `abort`: settles now, and stops the request if it is on a connection (else when it reaches one). */
-  handleEvent(): void {
+  /** Settles now, and stops the request if it is on a connection (else when it reaches one). */
+  #abort(reason: unknown): void {
     const controller = this.#controller;
+    this.#reason = reason;
     this.#settle();
-    this.#reject(this.#signal.reason);
-    controller?.abort(this.#signal.reason);
+    this.#reject(reason);
+    controller?.abort(reason as Error);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
-    if (this.#resolve === undefined) controller.abort(this.#signal.reason);
+    if (this.#resolve === undefined) controller.abort(this.#reason as Error);
     else this.#controller = controller;
   }
 
@@ -73,7 +87,8 @@ class ReplyHandler implements Dispatcher.DispatchHandler {
   #settle(): void {
     this.#resolve = undefined;
     this.#controller = undefined;
-    this.#signal.removeEventListener('abort', this);
+    clearTimeout(this.#timer);
+    this.#unsubscribe?.();
   }
 }
 

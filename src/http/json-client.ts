@@ -5,7 +5,6 @@ import { PolicyError } from '../core/errors/policy-error.js';
 import { RequestTimeoutError } from '../core/errors/request-timeout-error.js';
 import { ServerError } from '../core/errors/server-error.js';
 import { TransportError } from '../core/errors/transport-error.js';
-import { deadlineSignal } from '../util/deadline-signal.js';
 import { dispatchReply } from './dispatch-reply.js';
 
 export interface JsonRequest<T> {
@@ -72,20 +71,17 @@ export class JsonClient {
    */
   async exchange(request: HttpExchange): Promise<HttpReply> {
     const url = `${request.baseUrl}${request.path}`;
-    const deadline = deadlineSignal(request.signal, request.timeoutMs);
+    const { signal, timeoutMs } = request;
     try {
       return await dispatchReply(
         this.#pool(request.baseUrl),
         { method: request.method, path: request.path, headers: { 'content-type': 'application/json', ...request.headers }, body: request.body === undefined ? null : JSON.stringify(request.body) },
-        deadline.signal,
+        { signal, timeoutMs, timedOut: () => new RequestTimeoutError(url, timeoutMs) },
       );
     } catch (error) {
+      if (signal?.aborted) throw signal.reason;
       if (hasKind(error, ...policyErrorKinds)) throw error;
-      if (request.signal?.aborted) throw request.signal.reason;
-      if (deadline.signal.aborted) throw new RequestTimeoutError(url, request.timeoutMs);
       throw new TransportError(url, error instanceof Error ? error.message : String(error), { cause: error });
-    } finally {
-      deadline.dispose();
     }
   }
 
