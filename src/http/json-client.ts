@@ -15,12 +15,17 @@ export interface JsonRequest<T> {
   headers?: Record<string, string>;
   /** What a successful answer must look like; anything else is a PolicyError naming the field. */
   schema: z.ZodType<T>;
+  /**
+   * A hand check of the answer's usual shape that returns what `schema` would, or undefined to let
+   * `schema` read it (and name what is wrong). It must accept nothing `schema` refuses.
+   */
+  read?: (value: unknown) => T | undefined;
   timeoutMs: number;
   signal?: AbortSignal;
 }
 
 /** A request whose answer is taken as it comes, whatever its status. */
-export type HttpExchange = Omit<JsonRequest<unknown>, 'schema'>;
+export type HttpExchange = Omit<JsonRequest<unknown>, 'schema' | 'read'>;
 
 /** An answer as it came: its status, headers (lower-case names) and body text. */
 export interface HttpReply {
@@ -61,7 +66,7 @@ export class JsonClient {
     if (reply.status >= 400) {
       throw new ServerError(url, reply.status, errorMessage(reply.text), retryAfterMs(reply.headers['retry-after']));
     }
-    return parseBody(url, reply.text, request.schema);
+    return parseBody(url, reply.text, request);
   }
 
   /**
@@ -100,13 +105,15 @@ export class JsonClient {
   }
 }
 
-function parseBody<T>(url: string, text: string, schema: z.ZodType<T>): T {
+function parseBody<T>(url: string, text: string, { schema, read }: JsonRequest<T>): T {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     throw new TransportError(url, `the response body is not complete JSON (${text.length} bytes)`);
   }
+  const plain = read?.(value);
+  if (plain !== undefined) return plain;
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`).join('; ');

@@ -13,5 +13,11 @@ export interface BackendRecipe<Wire> {
   readonly returnsTokenIds: boolean;
   toWire(request: PolicyRequest, model: string): unknown;
   readonly responseSchema: z.ZodType<Wire>;
+  /**
+   * The usual answer confirmed by hand and returned as `responseSchema` reads it, or undefined for
+   * anything else, which the schema then reads (and names what is wrong): zod's generic walk of every
+   * answer cost more than the hand check. It must accept exactly what the schema accepts.
+   */
+  readonly readResponse?: (value: unknown) => Wire | undefined;
   fromWire(wire: Wire, request: PolicyRequest): PolicyResultInput;
 }

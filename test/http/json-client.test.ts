@@ -89,6 +89,13 @@ describe('JsonClient', () => {
     await assert.rejects(post('/not-json'), (error) => hasKind(error, 'transport') && /not complete JSON \(11 bytes\)/.test(error.message));
   });
 
+  it("takes the hand check's reading of an answer, and lets the schema read (and name what is wrong in) any answer it declines", async () => {
+    const echo = z.object({ method: z.string() });
+    assert.deepEqual(await client.request({ method: 'GET', baseUrl, path: '/echo', schema: echo, read: () => ({ method: 'by hand' }), timeoutMs: 5_000 }), { method: 'by hand' });
+    assert.deepEqual(await client.request({ method: 'GET', baseUrl, path: '/echo', schema: echo, read: () => undefined, timeoutMs: 5_000 }), { method: 'GET' });
+    await assert.rejects(client.request({ method: 'POST', baseUrl, path: '/wrong-shape', schema: Count, read: () => undefined, timeoutMs: 5_000 }), (error) => hasKind(error, 'policy') && /unexpected response: count: /.test(error.message));
+  });
+
   it('gives up at its deadline with a RequestTimeoutError, before the headers or during the body', async () => {
     for (const path of ['/hang', '/hang-in-body']) {
       const signal = new AbortController().signal;

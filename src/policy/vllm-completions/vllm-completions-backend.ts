@@ -2,6 +2,7 @@ import { PolicyError } from '../../core/errors/policy-error.js';
 import type { BackendRecipe } from '../backend-recipe.js';
 import { mapOpenAiFinishReason } from '../map-finish-reason.js';
 import { convertToVllmCompletionsRequest } from './convert-to-vllm-completions-request.js';
+import { readVllmCompletionsResponse } from './read-vllm-completions-response.js';
 import { VllmCompletionsResponse } from './vllm-completions-wire-types.js';
 
 /** vLLM's exact path: gymnast renders and tokenizes, vLLM samples from exactly those ids. The default for vLLM. */
@@ -11,6 +12,7 @@ export const vllmCompletionsBackend: BackendRecipe<VllmCompletionsResponse> = {
   returnsTokenIds: true,
   toWire: convertToVllmCompletionsRequest,
   responseSchema: VllmCompletionsResponse,
+  readResponse: readVllmCompletionsResponse,
   fromWire(wire) {
     const choice = wire.choices[0]!;
     if (!choice.token_ids) throw new PolicyError('vllm-completions: the server returned no token_ids (it needs vLLM 0.10.2 or later, which honours return_token_ids)');

@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { BackendRecipe } from '../../src/policy/backend-recipe.js';
+import { vllmCompletionsBackend } from '../../src/policy/index.js';
+
+/** vLLM 0.10's `/v1/completions` answer to gymnast's request (return_token_ids, logprobs 0, ids as tokens), every field it sends. */
+const vllmAnswer = {
+  id: 'cmpl-5f1c',
+  object: 'text_completion',
+  created: 1_760_000_000,
+  model: 'Qwen/Qwen3-0.6B',
+  choices: [
+    {
+      index: 0,
+      text: ' ok<|im_end|>',
+      logprobs: { text_offset: [0, 3], token_logprobs: [-0.5, -0.125], tokens: ['token_id:562', 'token_id:151645'], top_logprobs: [{ 'token_id:562': -0.5 }, { 'token_id:151645': -0.125 }] },
+      finish_reason: 'stop',
+      stop_reason: null,
+      token_ids: [562, 151645],
+      prompt_logprobs: null,
+      prompt_token_ids: [1, 2, 3],
+    },
+  ],
+  service_tier: null,
+  system_fingerprint: null,
+  usage: { prompt_tokens: 3, total_tokens: 5, completion_tokens: 2, prompt_tokens_details: null },
+  kv_transfer_params: null,
+};
+
+/** Each backend's answers: one as its server sends it, then others that use the rest of the schema. */
+const cases: { backend: BackendRecipe<unknown>; answers: unknown[] }[] = [
+  {
+    backend: vllmCompletionsBackend as BackendRecipe<unknown>,
+    answers: [
+      vllmAnswer,
+      { choices: [{ text: '', finish_reason: null }], usage: { prompt_tokens: 0, completion_tokens: 0 } },
+      {
+        choices: [
+          { text: 'a', token_ids: null, logprobs: null, finish_reason: 'length', stop_reason: 151_645 },
+          { text: 'b', token_ids: [], logprobs: { token_logprobs: [null, -1] }, finish_reason: 'stop', stop_reason: '</tool_call>' },
+        ],
+        usage: { prompt_tokens: 1, completion_tokens: 2 },
+      },
+    ],
+  },
+];
+
+const REPLACEMENTS: unknown[] = [undefined, null, -1, 0, -0, 1.5, -0.5, 2 ** 53, Number.NaN, Number.POSITIVE_INFINITY, 'x', '', true, {}, [], [1.5], ['x'], [null], { zz: 1 }];
+const SET_UNDEFINED = Symbol('set to undefined');
+
+/** Every variant of an answer with one value replaced, removed, set to undefined, or one unknown key added to an object. */
+function* variants(value: unknown, replace: (next: unknown) => unknown, depth = 0): Generator<unknown> {
+  for (const next of REPLACEMENTS) yield replace(next);
+  if (depth > 6 || typeof value !== 'object' || value === null) return;
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.slice(0, 3).entries()) yield* variants(item, (next) => replace(value.map((old, j) => (j === i ? next : old))), depth + 1);
+    yield replace([...value, value[0]]);
+    yield replace(value.slice(1));
+    return;
+  }
+  const record = value as Record<string, unknown>;
+  yield replace({ ...record, zz: 1 });
+  for (const key of Object.keys(record)) {
+    yield replace({ ...record, [key]: SET_UNDEFINED });
+    yield* variants(record[key], (next) => {
+      const copy = { ...record };
+      if (next === undefined) delete copy[key];
+      else copy[key] = next;
+      return replace(copy);
+    }, depth + 1);
+  }
+}
+
+/** Turns the SET_UNDEFINED marks into keys that are present but undefined. */
+function materialize(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(materialize);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, item === SET_UNDEFINED ? undefined : materialize(item)]));
+}
+
+/** Every object's keys in order, nested ones included: what a reader hands on must be laid out as the schema's. */
+function layout(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(layout);
+  if (typeof value !== 'object' || value === null) return typeof value;
+  return Object.entries(value).map(([key, item]) => [key, layout(item)]);
+}
+
+describe("the backends' hand-read answers (readResponse)", () => {
+  for (const { backend, answers } of cases) {
+    it(`${backend.name}: read exactly as its schema reads them, for every one-field change of an answer`, () => {
+      const read = backend.readResponse!;
+      let checked = 0;
+      for (const [n, answer] of answers.entries()) {
+        assert.notEqual(read(answer), undefined, `answer ${n} is read by hand`);
+        for (const variant of [answer, ...variants(answer, (next) => next)].map(materialize)) {
+          const bySchema = backend.responseSchema.safeParse(variant);
+          const byHand = read(variant);
+          assert.equal(byHand !== undefined, bySchema.success, `the hand check ${byHand === undefined ? 'refuses' : 'accepts'} what the schema ${bySchema.success ? 'accepts' : 'refuses'}: ${JSON.stringify(variant)}`);
+          if (bySchema.success) {
+            assert.deepEqual(byHand, bySchema.data, JSON.stringify(variant));
+            assert.deepEqual(layout(byHand), layout(bySchema.data), `same keys in the same order: ${JSON.stringify(variant)}`);
+          }
+          checked += 1;
+        }
+      }
+      assert.ok(checked > 300, `${checked} variants`);
+    });
+  }
+});
