@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { BackendRecipe } from '../../src/policy/backend-recipe.js';
-import { vllmCompletionsBackend } from '../../src/policy/index.js';
+import { chatCompletionsBackend, sglangGenerateBackend, vllmCompletionsBackend } from '../../src/policy/index.js';
 
 /** vLLM 0.10's `/v1/completions` answer to gymnast's request (return_token_ids, logprobs 0, ids as tokens), every field it sends. */
 const vllmAnswer = {
@@ -27,6 +27,48 @@ const vllmAnswer = {
   kv_transfer_params: null,
 };
 
+/** vLLM 0.10's `/v1/chat/completions` answer (return_token_ids, logprobs), every field it sends. */
+const vllmChatAnswer = {
+  id: 'chatcmpl-9a0b',
+  object: 'chat.completion',
+  created: 1_760_000_000,
+  model: 'Qwen/Qwen3-0.6B',
+  choices: [
+    {
+      index: 0,
+      message: { role: 'assistant', content: 'ok', refusal: null, annotations: null, audio: null, function_call: null, tool_calls: [], reasoning_content: null },
+      logprobs: { content: [{ token: 'token_id:562', logprob: -0.5, bytes: [111, 107], top_logprobs: [] }, { token: 'token_id:151645', logprob: -0.125, bytes: null, top_logprobs: [] }] },
+      finish_reason: 'stop',
+      stop_reason: null,
+      token_ids: [562, 151645],
+    },
+  ],
+  service_tier: null,
+  system_fingerprint: null,
+  usage: { prompt_tokens: 3, total_tokens: 5, completion_tokens: 2, prompt_tokens_details: null },
+  prompt_logprobs: null,
+  prompt_token_ids: [1, 2, 3],
+  kv_transfer_params: null,
+};
+
+/** SGLang's native `/generate` answer (return_logprob), every field it sends. */
+const sglangAnswer = {
+  text: 'ok',
+  output_ids: [562, 151645],
+  meta_info: {
+    id: '5c1d',
+    finish_reason: { type: 'stop', matched: 151_645 },
+    prompt_tokens: 3,
+    completion_tokens: 2,
+    cached_tokens: 0,
+    e2e_latency: 0.05,
+    output_token_logprobs: [
+      [-0.5, 562, null],
+      [-0.125, 151_645, null],
+    ],
+  },
+};
+
 /** Each backend's answers: one as its server sends it, then others that use the rest of the schema. */
 const cases: { backend: BackendRecipe<unknown>; answers: unknown[] }[] = [
   {
@@ -42,6 +84,19 @@ const cases: { backend: BackendRecipe<unknown>; answers: unknown[] }[] = [
         usage: { prompt_tokens: 1, completion_tokens: 2 },
       },
     ],
+  },
+  {
+    backend: chatCompletionsBackend('vllm') as BackendRecipe<unknown>,
+    answers: [
+      vllmChatAnswer,
+      // SGLang's: the prompt's ids on the choice.
+      { choices: [{ index: 0, message: { role: 'assistant', content: null }, logprobs: { content: null }, finish_reason: null, matched_stop: 151_645, prompt_token_ids: [1, 2], token_ids: null }], usage: { prompt_tokens: 2, completion_tokens: 0 } },
+      { choices: [{ message: { content: '' }, logprobs: null, finish_reason: 'length', prompt_token_ids: null }, { message: { content: 'b' }, finish_reason: 'stop' }], prompt_token_ids: null, usage: { prompt_tokens: 0, completion_tokens: 0 } },
+    ],
+  },
+  {
+    backend: sglangGenerateBackend as BackendRecipe<unknown>,
+    answers: [sglangAnswer, { text: '', meta_info: { finish_reason: null, prompt_tokens: 0, completion_tokens: 0 } }, { text: 'a', output_ids: [], meta_info: { finish_reason: { type: 'length', matched: null }, prompt_tokens: 1, completion_tokens: 0, output_token_logprobs: [[-1, 2, 'a']] } }],
   },
 ];
 

@@ -3,6 +3,7 @@ import type { BackendRecipe } from '../backend-recipe.js';
 import { mapOpenAiFinishReason } from '../map-finish-reason.js';
 import { ChatCompletionsResponse } from './chat-completions-wire-types.js';
 import { convertToChatRequest, type ChatFlavor } from './convert-to-chat-request.js';
+import { readChatCompletionsResponse } from './read-chat-completions-response.js';
 
 export interface ChatBackendOptions {
   /** Template variables for the server's chat template, e.g. `{enable_thinking: false}`. */
@@ -22,6 +23,7 @@ export function chatCompletionsBackend(flavor: ChatFlavor, options: ChatBackendO
     returnsTokenIds: true,
     toWire: convertToChatRequest(flavor, options.chatTemplateKwargs),
     responseSchema: ChatCompletionsResponse,
+    readResponse: readChatCompletionsResponse,
     fromWire(wire) {
       const choice = wire.choices[0]!;
       if (!choice.token_ids) throw new PolicyError(`${name}: the server returned no token_ids (return_token_ids needs vLLM 0.10.2+ or a recent SGLang)`);

@@ -2,6 +2,7 @@ import { PolicyError } from '../../core/errors/policy-error.js';
 import type { BackendRecipe } from '../backend-recipe.js';
 import { mapOpenAiFinishReason } from '../map-finish-reason.js';
 import type { PolicyRequest } from '../policy.js';
+import { readSglangGenerateResponse } from './read-sglang-generate-response.js';
 import { SglangGenerateResponse } from './sglang-generate-wire-types.js';
 
 function convertToSglangGenerateRequest(request: PolicyRequest): Record<string, unknown> {
@@ -32,6 +33,7 @@ export const sglangGenerateBackend: BackendRecipe<SglangGenerateResponse> = {
   returnsTokenIds: true,
   toWire: convertToSglangGenerateRequest,
   responseSchema: SglangGenerateResponse,
+  readResponse: readSglangGenerateResponse,
   fromWire(wire) {
     const entries = wire.meta_info.output_token_logprobs;
     if (!entries) throw new PolicyError('sglang-generate: the server returned no output_token_logprobs (send return_logprob)');
