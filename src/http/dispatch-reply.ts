@@ -9,6 +9,9 @@ export interface ReplyLimits {
   /** The deadline: when it passes, the request rejects with `timedOut()`. */
   timeoutMs: number;
   timedOut(): unknown;
+  /** The most body bytes kept: past it, the request rejects with `tooLarge()` and the connection is dropped. */
+  maxBodyBytes: number;
+  tooLarge(): unknown;
 }
 
 /**
@@ -32,6 +35,7 @@ class ReplyHandler implements Dispatcher.DispatchHandler {
   #reason: unknown;
   #resolve: ((reply: HttpReply) => void) | undefined;
   readonly #reject: (reason: unknown) => void;
+  readonly #limits: ReplyLimits;
   #controller: Dispatcher.DispatchController | undefined;
   #status = 0;
   #headers: HttpReply['headers'] = {};
@@ -41,6 +45,7 @@ class ReplyHandler implements Dispatcher.DispatchHandler {
   constructor(limits: ReplyLimits, resolve: (reply: HttpReply) => void, reject: (reason: unknown) => void) {
     this.#resolve = resolve;
     this.#reject = reject;
+    this.#limits = limits;
     this.#timer = setTimeout(() => this.#abort(limits.timedOut()), limits.timeoutMs);
     this.#unsubscribe = limits.signal && subscribeAbort(limits.signal, (reason) => this.#abort(reason));
   }
@@ -67,8 +72,11 @@ class ReplyHandler implements Dispatcher.DispatchHandler {
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.#chunks.push(chunk);
+    if (this.#resolve === undefined) return;
     this.#length += chunk.length;
+    // A server that never stops sending must not fill the client's memory before the deadline.
+    if (this.#length > this.#limits.maxBodyBytes) return this.#abort(this.#limits.tooLarge());
+    this.#chunks.push(chunk);
   }
 
   onResponseEnd(): void {

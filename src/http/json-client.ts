@@ -37,7 +37,12 @@ export interface HttpReply {
 export interface JsonClientOptions {
   /** Most connections per server (default 1,024); they are opened as requests need them. */
   connections?: number;
+  /** The largest answer body taken, in bytes (default 64 MiB); a larger one is a PolicyError, not retried. */
+  maxResponseBytes?: number;
 }
+
+/** A vLLM answer with logprobs runs ~100 bytes a token: 64 MiB is far past any real answer, and bounds a runaway one. */
+const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /**
  * undici opens a pool's connections only when every open one is busy, so the cap is not what is
@@ -55,9 +60,11 @@ const MAX_CONNECTIONS = 1_024;
 export class JsonClient {
   readonly #pools = new Map<string, Pool>();
   readonly #connections: number;
+  readonly #maxResponseBytes: number;
 
   constructor(options: JsonClientOptions = {}) {
     this.#connections = options.connections ?? MAX_CONNECTIONS;
+    this.#maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   }
 
   async request<T>(request: JsonRequest<T>): Promise<T> {
@@ -81,7 +88,13 @@ export class JsonClient {
       return await dispatchReply(
         this.#pool(request.baseUrl),
         { method: request.method, path: request.path, headers: { 'content-type': 'application/json', ...request.headers }, body: request.body === undefined ? null : JSON.stringify(request.body) },
-        { signal, timeoutMs, timedOut: () => new RequestTimeoutError(url, timeoutMs) },
+        {
+          signal,
+          timeoutMs,
+          timedOut: () => new RequestTimeoutError(url, timeoutMs),
+          maxBodyBytes: this.#maxResponseBytes,
+          tooLarge: () => new PolicyError(`${url}: the answer passed ${this.#maxResponseBytes} bytes, the most taken (JsonClientOptions.maxResponseBytes)`),
+        },
       );
     } catch (error) {
       if (signal?.aborted) throw signal.reason;

@@ -31,6 +31,17 @@ const routes: Record<string, (request: IncomingMessage, response: ServerResponse
   '/wrong-shape': (_request, response) => response.end(JSON.stringify({ count: 'three' })),
   '/not-json': (_request, response) => response.end('{"count": 3'),
   '/hang': () => undefined,
+  // A server that never stops sending: 64 KiB at a time until the client hangs up.
+  '/endless': (_request, response) => {
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    const send = () => {
+      while (!response.destroyed && response.write(chunk));
+      if (!response.destroyed) response.once('drain', send);
+    };
+    response.once('close', () => (endlessClosed = true));
+    send();
+  },
+  '/count-padded': (_request, response) => response.end(`{"count":3}${' '.repeat(1024 * 1024 - 11)}`),
   '/hang-in-body': (_request, response) => {
     response.writeHead(200, { 'content-length': '100' });
     response.write('{"count":');
@@ -42,6 +53,7 @@ const routes: Record<string, (request: IncomingMessage, response: ServerResponse
   },
 };
 
+let endlessClosed = false;
 const server = createServer((request, response) => routes[request.url!]!(request, response));
 server.listen(0, '127.0.0.1');
 await once(server, 'listening');
@@ -143,6 +155,25 @@ describe('JsonClient', () => {
       Array.from({ length: 50 }, (_, i) => i),
     );
     assertNothingHeld(signal, before);
+  });
+
+  it('refuses an answer past its size limit as a PolicyError, not retried, and hangs up on a server that never stops sending', async () => {
+    const small = new JsonClient({ maxResponseBytes: 1024 * 1024 });
+    try {
+      const signal = new AbortController().signal;
+      const before = timers();
+      await assert.rejects(small.request({ method: 'GET', baseUrl, path: '/endless', schema: Count, timeoutMs: 30_000, signal }), (error) => {
+        assert.ok(hasKind(error, 'policy') && !error.isRetryable, String(error));
+        assert.match(error.message, /\/endless: the answer passed 1048576 bytes/);
+        return true;
+      });
+      assertNothingHeld(signal, before);
+      for (let waited = 0; !endlessClosed && waited < 2_000; waited += 10) await sleep(10);
+      assert.ok(endlessClosed, 'the connection is dropped, not drained');
+      assert.deepEqual(await small.request({ method: 'GET', baseUrl, path: '/count-padded', schema: Count, timeoutMs: 5_000 }), { count: 3 }, 'an answer of exactly the limit is taken');
+    } finally {
+      await small.close();
+    }
   });
 
   it('gives up at its deadline while it waits for a connection, and the connection then serves the next request', async () => {
