@@ -7,6 +7,7 @@ import { FailureRow, MaterializedRow, ResultRow, ROW_SCHEMA_VERSION, RowKeys } f
 import { SamplingParams } from './sampling-params.js';
 import { Termination, TerminationKind } from './termination.js';
 import { TurnRecord } from './turn-record.js';
+import { isRecord } from '../util/is-record.js';
 
 /**
  * A row without its heavy fields checked: `messages`, `env_metadata` and `sampling` can hold thousands
@@ -58,7 +59,7 @@ export function readOwnMaterializedRow(value: unknown, where: string): Materiali
 }
 
 function isPlannedRollout(value: unknown): value is MaterializedRow {
-  if (!isObject(value) || !isObject(value.responses_create_params) || !isObject(value.agent_ref)) return false;
+  if (!isRecord(value) || !isRecord(value.responses_create_params) || !isRecord(value.agent_ref)) return false;
   const { name, type } = value.agent_ref;
   const attempt = value._ng_attempt_index;
   return (
@@ -69,10 +70,6 @@ function isPlannedRollout(value: unknown): value is MaterializedRow {
     isIndex(value._ng_rollout_index) &&
     (attempt === undefined || (isIndex(attempt) && attempt > 0))
   );
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isIndex(value: unknown): value is number {
@@ -150,7 +147,7 @@ function inSchemaOrder(row: Record<string, unknown>, keys: readonly string[]): R
 /** `heavy`: also the fields the head leaves unchecked (messages, sampling). */
 function isPlainResultRow(row: Record<string, unknown>, heavy: boolean): boolean {
   const { response, agent_ref: agent, _ng_attempt_index: attempt, duration_ms: duration, reward_components: components, extracted_answer: answer } = row;
-  if (!isObject(row.responses_create_params) || !isObject(agent) || !isObject(response)) return false;
+  if (!isRecord(row.responses_create_params) || !isRecord(agent) || !isRecord(response)) return false;
   const { output, usage } = response;
   return (
     typeof agent.name === 'string' &&
@@ -181,11 +178,11 @@ const FINISH_REASONS = new Set(FinishReason.shape.unified.options);
 const ROLES = new Set(Role.options);
 
 function isTermination(value: unknown): boolean {
-  return isObject(value) && TERMINATION_KINDS.has(value.kind as TerminationKind) && optional(value.detail, isString) && hasOnly(value, Termination.shape);
+  return isRecord(value) && TERMINATION_KINDS.has(value.kind as TerminationKind) && optional(value.detail, isString) && hasOnly(value, Termination.shape);
 }
 
 function isTurn(value: unknown): boolean {
-  if (!isObject(value)) return false;
+  if (!isRecord(value)) return false;
   const { finish_reason: finish, timing, token_drift: drift, logprobs_mode: mode, answer } = value;
   return (
     isIndex(value.index) &&
@@ -194,11 +191,11 @@ function isTurn(value: unknown): boolean {
     isIndex(value.env_tokens) &&
     isNumber(value.reward) &&
     isBoolean(value.observation_truncated) &&
-    isObject(finish) &&
+    isRecord(finish) &&
     FINISH_REASONS.has(finish.unified as FinishReason['unified']) &&
     optional(finish.raw, isString) &&
     hasOnly(finish, FinishReason.shape) &&
-    isObject(timing) &&
+    isRecord(timing) &&
     isNumber(timing.generation_ms) &&
     timing.generation_ms >= 0 &&
     isNumber(timing.env_ms) &&
@@ -216,7 +213,7 @@ function isTurn(value: unknown): boolean {
 }
 
 function isMessage(value: unknown): boolean {
-  if (!isObject(value)) return false;
+  if (!isRecord(value)) return false;
   const { token_ids: ids, generation_logprobs: logprobs } = value;
   return (
     ROLES.has(value.role as Role) &&
@@ -234,7 +231,7 @@ const MESSAGE_KEYS = Message.shape;
 
 /** Sampling as recorded: every defaulted field present (else the schema fills it in). */
 function isSampling(value: unknown): boolean {
-  if (!isObject(value)) return false;
+  if (!isRecord(value)) return false;
   const { temperature, top_p: topP, top_k: topK, max_tokens: maxTokens, seed, greedy } = value;
   return (
     isNumber(temperature) &&
@@ -252,11 +249,11 @@ function isSampling(value: unknown): boolean {
 }
 
 function isUsage(value: unknown): boolean {
-  return isObject(value) && optional(value.input_tokens, isNumber) && optional(value.output_tokens, isNumber) && optional(value.total_tokens, isNumber);
+  return isRecord(value) && optional(value.input_tokens, isNumber) && optional(value.output_tokens, isNumber) && optional(value.total_tokens, isNumber);
 }
 
 function isNumberRecord(value: unknown): boolean {
-  if (!isObject(value)) return false;
+  if (!isRecord(value)) return false;
   for (const key in value) if (!isNumber(value[key])) return false;
   return true;
 }

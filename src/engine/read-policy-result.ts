@@ -1,5 +1,6 @@
 import { FinishReason } from '../core/finish-reason.js';
 import { PolicyResult } from '../policy/policy.js';
+import { isRecord } from '../util/is-record.js';
 
 /**
  * What a policy returned, as the `PolicyResult` schema reads it, or zod's issues. The shape every
@@ -46,9 +47,6 @@ function plainResult(raw: unknown): PolicyResult | undefined {
   };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isCount(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) >= 0;

@@ -1,5 +1,6 @@
 import { Role } from '../core/message.js';
 import { StepResult } from '../environments/environment.js';
+import { isRecord } from '../util/is-record.js';
 
 /**
  * What an environment's step returned, as the `StepResult` schema reads it, or zod's issues. The shape
@@ -52,8 +53,4 @@ function isPlainMessage(value: unknown): value is PlainMessage {
   if (!isRecord(value) || !ROLES.has(value.role) || typeof value.content !== 'string') return false;
   for (const key in value) if (key !== 'role' && key !== 'content' && value[key] !== undefined) return false;
   return true;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -2,11 +2,7 @@
  * Checks of parsed JSON, each accepting exactly what the zod type it names accepts, for the backends'
  * hand-read responses (`BackendRecipe.readResponse`).
  */
-
-/** `z.object(…)`'s input: an object, not an array. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isRecord } from '../util/is-record.js';
 
 /** `z.number()`: finite. */
 export function isNumber(value: unknown): value is number {

@@ -5,6 +5,7 @@ import { DatasetRow, readDatasetRow } from '../../src/collect/dataset-row.js';
 import { plainRequest, RequestFields } from '../../src/collect/request-fields.js';
 import { EpisodeTask } from '../../src/core/episode-task.js';
 import type { MaterializedRow } from '../../src/core/result-row.js';
+import { oneChangeVariants } from '../support/one-change-variants.js';
 
 const REQUESTS: Record<string, unknown>[] = [
   { input: [{ role: 'user', content: 'what is 1+2?' }] },
@@ -27,28 +28,8 @@ const ROWS: Record<string, unknown>[] = [
 
 const REPLACEMENTS: unknown[] = [undefined, null, -1, 0, 1.5, -0.5, 2 ** 53, 1e20, 'x', '', true, {}, [], [1.5], ['x'], { zz: 1 }, { role: 'user', content: 'q' }, '{"seed":3}', '{"seed":1e20}', '{"seed":"3"}', '[1]', 'not json'];
 
-/** Every variant of a value with one value in it replaced, removed, or one unknown key added to an object. */
-function* variants(value: unknown, replace: (next: unknown) => unknown, depth = 0): Generator<unknown> {
-  for (const next of REPLACEMENTS) yield replace(next);
-  if (depth > 5 || typeof value !== 'object' || value === null) return;
-  if (Array.isArray(value)) {
-    for (const [i, item] of value.slice(0, 3).entries()) yield* variants(item, (next) => replace(value.map((old, j) => (j === i ? next : old))), depth + 1);
-    return;
-  }
-  const record = value as Record<string, unknown>;
-  yield replace({ ...record, zz: 1 });
-  for (const key of Object.keys(record)) {
-    yield* variants(record[key], (next) => {
-      const copy = { ...record };
-      if (next === undefined) delete copy[key];
-      else copy[key] = next;
-      return replace(copy);
-    }, depth + 1);
-  }
-}
-
 /** Each variant as a line of input would give it: written as JSON and parsed back. */
-const parsedVariants = (base: unknown) => [...variants(base, (next) => next)].filter((variant) => variant !== undefined).map((variant) => JSON.parse(JSON.stringify(variant)) as unknown);
+const parsedVariants = (base: unknown) => [...oneChangeVariants(base, { replacements: REPLACEMENTS, maxDepth: 5 })].filter((variant) => variant !== undefined).map((variant) => JSON.parse(JSON.stringify(variant)) as unknown);
 
 /** A line with a `__proto__` key (JSON.parse makes it an own key) spliced in after the first `{` of `at`. */
 const withProto = (value: unknown, at: string) => JSON.parse(JSON.stringify(value).replace(at, `${at}"__proto__":{"injected":1},`)) as unknown;

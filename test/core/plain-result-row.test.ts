@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { MaterializedRow, readFullRow, readMaterializedRow, readRow, ResultRow, ResultRowHead } from '../../src/core/index.js';
+import { oneChangeVariants } from '../support/one-change-variants.js';
 
 const rows = (name: string) =>
   readFileSync(new URL(`../fixtures/rows/${name}`, import.meta.url), 'utf8')
@@ -22,26 +23,6 @@ function richRow(rare: boolean): Record<string, unknown> {
 
 const REPLACEMENTS: unknown[] = [undefined, null, -1, 0, 1.5, -0.5, 2 ** 53, 'x', '', true, {}, [], [1.5], ['x'], { zz: 1 }];
 
-/** Every variant of a row with one value replaced, removed, or one unknown key added to an object. */
-function* variants(value: unknown, replace: (next: unknown) => unknown, depth = 0): Generator<unknown> {
-  for (const next of REPLACEMENTS) yield replace(next);
-  if (depth > 5 || typeof value !== 'object' || value === null) return;
-  if (Array.isArray(value)) {
-    for (const [i, item] of value.slice(0, 3).entries()) yield* variants(item, (next) => replace(value.map((old, j) => (j === i ? next : old))), depth + 1);
-    return;
-  }
-  const record = value as Record<string, unknown>;
-  yield replace({ ...record, zz: 1 });
-  for (const key of Object.keys(record)) {
-    yield* variants(record[key], (next) => {
-      const copy = { ...record };
-      if (next === undefined) delete copy[key];
-      else copy[key] = next;
-      return replace(copy);
-    }, depth + 1);
-  }
-}
-
 /** The schema's own reading (no hand check), or its error. */
 function bySchema(schema: typeof ResultRow | typeof ResultRowHead | typeof MaterializedRow, value: unknown): unknown {
   const parsed = schema.safeParse(value);
@@ -61,7 +42,7 @@ describe('successful rows confirmed by hand', () => {
     let checked = 0;
     let byHand = 0;
     for (const base of [...rows('v2_rollouts.jsonl'), richRow(false), richRow(true)]) {
-      for (const variant of variants(base, (next) => next)) {
+      for (const variant of oneChangeVariants(base, { replacements: REPLACEMENTS, maxDepth: 5 })) {
         if (typeof variant !== 'object' || variant === null || Array.isArray(variant) || (variant as { schema_version?: unknown }).schema_version !== 2) continue;
         for (const [schema, read] of [[ResultRow, readFullRow], [ResultRowHead, readRow]] as const) {
           const expected = bySchema(schema, variant);
@@ -82,7 +63,7 @@ describe('successful rows confirmed by hand', () => {
   it('planned rows too, as admission confirms them', () => {
     let checked = 0;
     for (const base of rows('v2_rollouts_materialized_inputs.jsonl')) {
-      for (const variant of variants({ ...base, zz: [1] }, (next) => next)) {
+      for (const variant of oneChangeVariants({ ...base, zz: [1] }, { replacements: REPLACEMENTS, maxDepth: 5 })) {
         const expected = bySchema(MaterializedRow, variant);
         const actual = byReader(readMaterializedRow, variant);
         assert.deepEqual(actual, expected, JSON.stringify(variant));

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { BackendRecipe } from '../../src/policy/backend-recipe.js';
 import { chatCompletionsBackend, sglangGenerateBackend, vllmCompletionsBackend } from '../../src/policy/index.js';
+import { oneChangeVariants, withUndefinedKeys } from '../support/one-change-variants.js';
 
 /** vLLM 0.10's `/v1/completions` answer to gymnast's request (return_token_ids, logprobs 0, ids as tokens), every field it sends. */
 const vllmAnswer = {
@@ -101,37 +102,6 @@ const cases: { backend: BackendRecipe<unknown>; answers: unknown[] }[] = [
 ];
 
 const REPLACEMENTS: unknown[] = [undefined, null, -1, 0, -0, 1.5, -0.5, 2 ** 53, Number.NaN, Number.POSITIVE_INFINITY, 'x', '', true, {}, [], [1.5], ['x'], [null], { zz: 1 }];
-const SET_UNDEFINED = Symbol('set to undefined');
-
-/** Every variant of an answer with one value replaced, removed, set to undefined, or one unknown key added to an object. */
-function* variants(value: unknown, replace: (next: unknown) => unknown, depth = 0): Generator<unknown> {
-  for (const next of REPLACEMENTS) yield replace(next);
-  if (depth > 6 || typeof value !== 'object' || value === null) return;
-  if (Array.isArray(value)) {
-    for (const [i, item] of value.slice(0, 3).entries()) yield* variants(item, (next) => replace(value.map((old, j) => (j === i ? next : old))), depth + 1);
-    yield replace([...value, value[0]]);
-    yield replace(value.slice(1));
-    return;
-  }
-  const record = value as Record<string, unknown>;
-  yield replace({ ...record, zz: 1 });
-  for (const key of Object.keys(record)) {
-    yield replace({ ...record, [key]: SET_UNDEFINED });
-    yield* variants(record[key], (next) => {
-      const copy = { ...record };
-      if (next === undefined) delete copy[key];
-      else copy[key] = next;
-      return replace(copy);
-    }, depth + 1);
-  }
-}
-
-/** Turns the SET_UNDEFINED marks into keys that are present but undefined. */
-function materialize(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(materialize);
-  if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, item === SET_UNDEFINED ? undefined : materialize(item)]));
-}
 
 /** Every object's keys in order, nested ones included: what a reader hands on must be laid out as the schema's. */
 function layout(value: unknown): unknown {
@@ -147,7 +117,7 @@ describe("the backends' hand-read answers (readResponse)", () => {
       let checked = 0;
       for (const [n, answer] of answers.entries()) {
         assert.notEqual(read(answer), undefined, `answer ${n} is read by hand`);
-        for (const variant of [answer, ...variants(answer, (next) => next)].map(materialize)) {
+        for (const variant of [answer, ...oneChangeVariants(answer, { replacements: REPLACEMENTS, maxDepth: 6, reshape: true })].map(withUndefinedKeys)) {
           const bySchema = backend.responseSchema.safeParse(variant);
           const byHand = read(variant);
           assert.equal(byHand !== undefined, bySchema.success, `the hand check ${byHand === undefined ? 'refuses' : 'accepts'} what the schema ${bySchema.success ? 'accepts' : 'refuses'}: ${JSON.stringify(variant)}`);

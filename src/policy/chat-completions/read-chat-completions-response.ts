@@ -1,4 +1,5 @@
-import { isIntList, isNumber, isRecord, readUsage } from '../wire-checks.js';
+import { isRecord } from '../../util/is-record.js';
+import { isIntList, isNumber, readUsage } from '../wire-checks.js';
 import type { ChatCompletionsResponse } from './chat-completions-wire-types.js';
 
 type Choice = ChatCompletionsResponse['choices'][number];

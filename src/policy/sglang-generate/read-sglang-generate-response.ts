@@ -1,4 +1,5 @@
-import { isInt, isIntList, isNumber, isRecord } from '../wire-checks.js';
+import { isRecord } from '../../util/is-record.js';
+import { isInt, isIntList, isNumber } from '../wire-checks.js';
 import type { SglangGenerateResponse } from './sglang-generate-wire-types.js';
 
 type MetaInfo = SglangGenerateResponse['meta_info'];

@@ -1,4 +1,5 @@
-import { isIntList, isNumber, isNumberOrNullList, isRecord, readUsage } from '../wire-checks.js';
+import { isRecord } from '../../util/is-record.js';
+import { isIntList, isNumber, isNumberOrNullList, readUsage } from '../wire-checks.js';
 import type { VllmCompletionsResponse } from './vllm-completions-wire-types.js';
 
 type Choice = VllmCompletionsResponse['choices'][number];
