@@ -1,4 +1,7 @@
-import { Pool } from 'undici';
+// undici's index loads all of undici (fetch, WebSocket, cookies, EventSource, HTTP/2) for the one class
+// used here: about 50 ms of every start, a sixth of `gymnast collect`'s CPU to its first request (issue
+// 13). Its own module is loaded instead; a spec holds it to the class the index exports.
+import Pool from 'undici/lib/dispatcher/pool.js';
 import type { z } from 'zod';
 import { hasKind, policyErrorKinds } from '../core/errors/has-kind.js';
 import { PolicyError } from '../core/errors/policy-error.js';
@@ -58,7 +61,7 @@ const MAX_CONNECTIONS = 1_024;
  * that does not match its schema. It never retries: that is the router's job.
  */
 export class JsonClient {
-  readonly #pools = new Map<string, Pool>();
+  readonly #pools = new Map<string, InstanceType<typeof Pool>>();
   readonly #connections: number;
   readonly #maxResponseBytes: number;
 
@@ -108,7 +111,7 @@ export class JsonClient {
     this.#pools.clear();
   }
 
-  #pool(baseUrl: string): Pool {
+  #pool(baseUrl: string): InstanceType<typeof Pool> {
     let pool = this.#pools.get(baseUrl);
     if (!pool) {
       pool = new Pool(baseUrl, { connections: this.#connections, keepAliveTimeout: 60_000, pipelining: 1 });
