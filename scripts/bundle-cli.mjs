@@ -61,6 +61,22 @@ const packageRelativeUrls = {
   },
 };
 
+/**
+ * zod re-exports all of its ~50 message locales (`z.locales`), ~370 KB that every start of the CLI
+ * parsed: gymnast words errors in English only, so the bundle's locales module is English alone
+ * (`z.locales.en`, which zod itself configures). The library in dist/ keeps zod as it is.
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
+      if (!args.importer.split(sep).join('/').includes('/node_modules/zod/v4/')) return undefined;
+      return { path: join(dirname(args.importer), '..', 'locales', 'en-only.js'), namespace: 'zod-english-only', pluginData: { dir: join(dirname(args.importer), '..', 'locales') } };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({ contents: 'export { default as en } from "./en.js";', resolveDir: args.pluginData.dir, loader: 'js' }));
+  },
+};
+
 function sourceError(file, source, offset, text) {
   const before = source.slice(0, offset).split('\n');
   const line = before.length;
@@ -102,7 +118,7 @@ try {
     // Bundled CommonJS dependencies (undici, commander) call require() for Node's own modules.
     banner: { js: banner },
     chunkNames: 'chunk-[hash]',
-    plugins: [packageRelativeUrls],
+    plugins: [packageRelativeUrls, zodEnglishOnly],
     legalComments: 'eof',
     logLevel: 'warning',
   });

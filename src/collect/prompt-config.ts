@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
 import { parseWithIssues } from '../core/schema-issues.js';
@@ -27,6 +26,8 @@ export async function readYamlFile(path: string, what: string): Promise<unknown>
   } catch (error) {
     throw new ConfigError(`cannot read ${what} ${path}: ${fileErrorReason(error) ?? String(error)}`, { cause: error });
   }
+  // Imported when a file is read, not at every start of the CLI: the YAML parser is ~260 KB of code.
+  const { parse: parseYaml, YAMLParseError } = await import('yaml');
   try {
     // Warnings (a list as a mapping key, …) would reach stderr as Node process warnings; the keys are checked anyway.
     return parseYaml(text, { logLevel: 'error' });

@@ -110,6 +110,12 @@ describe('the CLI bundle (dist/cli-bundle)', () => {
     }
   });
 
+  it("carries zod's English messages alone, not its other locales (parsed at every start for nothing)", () => {
+    const code = readdirSync(join(dir, 'bundle')).map((name) => readFileSync(join(dir, 'bundle', name), 'utf8')).join('\n');
+    assert.match(code, /node_modules\/zod\/v4\/locales\/en\.js/);
+    assert.doesNotMatch(code, /node_modules\/zod\/v4\/locales\/(?!en\.js|en-only\.js)[\w-]+\.js/);
+  });
+
   it('keeps the licence comments of bundled dependencies', () => {
     const chunks = readdirSync(join(dir, 'bundle')).map((name) => readFileSync(join(dir, 'bundle', name), 'utf8'));
     assert.ok(chunks.some((code) => /formdata-polyfill\. MIT License\./.test(code)), "undici's bundled formdata-polyfill keeps its licence");
