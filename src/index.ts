@@ -178,7 +178,8 @@ export { AgentServer, AgentServerSettings, type AgentServerOptions } from './ser
 export { aggregateRows, type AggregateRowsOptions } from './collect/aggregate-rows.js';
 export { loadServerConfig, parseServerConfig, SERVER_TYPES, DATASET_TYPES, type GymConfig, type ServerInstance } from './servers/config/server-config.js';
 export { startConfigRun, type ConfigRun, type ConfigRunOptions } from './servers/config/config-run.js';
-export { splitDatasets, collatedRows, collateDataset, type SplitDataset, type DatasetSplit } from './servers/config/split-datasets.js';
+export { splitDatasets, collatedRows, collateDataset, type SplitDataset } from './servers/config/split-datasets.js';
+export type { DatasetSplit } from './servers/config/dataset-types.js';
 export { ViewerServer, viewerAssetsDirectory, type ViewerServerOptions } from './servers/viewer/viewer-server.js';
 export { findRuns, type ViewedRun } from './servers/viewer/run-files.js';
 export { RunIndex, type RunFiles } from './viewer/run-index.js';

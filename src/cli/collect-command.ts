@@ -14,8 +14,7 @@ import { runSampling } from '../core/sampling-params.js';
 import { showValue } from '../core/schema-issues.js';
 import { createPolicy } from '../policy/index.js';
 import { makeOutputFolder } from '../collect/output-paths.js';
-import { DATASET_TYPES, loadServerConfig } from '../servers/config/server-config.js';
-import { collateDataset, splitDatasets, type DatasetSplit } from '../servers/config/split-datasets.js';
+import { DATASET_TYPES, type DatasetSplit } from '../servers/config/dataset-types.js';
 import { withEpisodeOptions } from './episode-options.js';
 import { policySpec, withPolicyOptions } from './policy-flags.js';
 import {
@@ -115,10 +114,13 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
   if (!flags.config) throw new ConfigError('--split needs --config X.yaml: the NeMo Gym config whose datasets and servers to use');
   if (!flags.output) throw new ConfigError('--split needs --output DIR: the folder for one output per dataset');
   if (flags.input !== undefined) throw new ConfigError('--split takes its rows from the datasets in the config: drop --input');
+  // Imported here: reading a config (and its YAML parser) and the servers it starts are only needed by
+  // --split, and cost every other collect ~0.1 CPU-s to load.
+  const { loadServerConfig } = await import('../servers/config/server-config.js');
+  const { collateDataset, splitDatasets } = await import('../servers/config/split-datasets.js');
+  const { startConfigRun } = await import('../servers/config/config-run.js');
   const config = loadServerConfig(flags.config);
   const datasets = splitDatasets(config, split);
-  // Imported here: the servers a config starts are only needed by --split, and cost every other collect ~0.1 CPU-s to load.
-  const { startConfigRun } = await import('../servers/config/config-run.js');
   const run = await startConfigRun(config);
   try {
     const agents = Object.fromEntries(run.servers.filter((server) => server.type === 'responses_api_agents').map((server) => [server.name, server.url]));

@@ -6,12 +6,13 @@ import { ConfigFileError, type ConfigFileIssue } from '../../core/errors/config-
 import { parseWithIssues } from '../../core/schema-issues.js';
 import { didYouMean } from '../../util/closest-name.js';
 import { interpolateConfig } from './interpolate-config.js';
+import { DATASET_TYPES } from './dataset-types.js';
 
 /** NeMo Gym's three server types, the keys under an instance's name. */
 export const SERVER_TYPES = ['responses_api_models', 'resources_servers', 'responses_api_agents'] as const;
 export type ServerType = (typeof SERVER_TYPES)[number];
 
-export const DATASET_TYPES = ['train', 'validation', 'example', 'benchmark'] as const;
+export { DATASET_TYPES };
 
 /**
  * Top-level keys that are settings, not server instances (NeMo Gym's `NEMO_GYM_RESERVED_TOP_LEVEL_KEYS`,

@@ -4,9 +4,9 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { ConfigFileError } from '../../core/errors/config-file-error.js';
 import { InvalidRowError } from '../../core/errors/invalid-row-error.js';
 import { readJsonLines } from '../../util/json-lines.js';
-import type { DATASET_TYPES, DatasetConfig, GymConfig } from './server-config.js';
+import type { DatasetSplit } from './dataset-types.js';
+import type { DatasetConfig, GymConfig } from './server-config.js';
 
-export type DatasetSplit = (typeof DATASET_TYPES)[number];
 
 /** One dataset of a split: whose it is, where its rows are, and where the config says so. */
 export interface SplitDataset {
