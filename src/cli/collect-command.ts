@@ -6,7 +6,7 @@ import { nemoGymAgent } from '../collect/nemo-gym-agent.js';
 import type { ResourcesProtocol } from '../collect/resources-agent.js';
 import { defaultRetryBudget } from '../http/router/retry-budget.js';
 import { toolCallParsers } from '../environments/tool-call-parser.js';
-import { loadPromptConfig, readYamlFile } from '../collect/prompt-config.js';
+import { loadPromptConfig } from '../collect/prompt-config.js';
 import type { NumRepeats } from '../collect/expand-rows.js';
 import { AbortedError } from '../core/errors/aborted-error.js';
 import { ConfigError } from '../core/errors/config-error.js';
@@ -256,6 +256,7 @@ async function withConfigFile(command: Command): Promise<CollectFlags> {
   const flags = command.opts<CollectFlags & { config?: string }>();
   if (!flags.config) return withRequired(flags, undefined);
   const file = flags.config;
+  const { readYamlFile } = await import('../collect/read-yaml-file.js');
   const values = await readYamlFile(file, 'config');
   if (typeof values !== 'object' || values === null || Array.isArray(values)) throw new ConfigError(`${file}: expected a mapping of option names to values (e.g. num-repeats: 4), got ${describeValue(values)}`);
   const merged: Record<string, unknown> = { ...flags };

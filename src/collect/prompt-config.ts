@@ -1,8 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
 import { parseWithIssues } from '../core/schema-issues.js';
-import { fileErrorReason } from '../util/file-error-reason.js';
 import type { DatasetRow } from './dataset-row.js';
 
 /** NeMo Gym's prompt config: templates whose `{field}` placeholders are the row's top-level fields. */
@@ -10,32 +8,10 @@ export const PromptConfig = z.object({ user: z.string(), system: z.string().opti
 export type PromptConfig = z.infer<typeof PromptConfig>;
 
 export async function loadPromptConfig(path: string): Promise<PromptConfig> {
+  const { readYamlFile } = await import('./read-yaml-file.js');
   const parsed = parseWithIssues(PromptConfig, await readYamlFile(path, 'prompt config'));
   if ('data' in parsed) return parsed.data;
   throw new ConfigError(parsed.issues.map(({ field, message }) => `${path}: ${field ? `${field}: ` : ''}${message}`).join('\n'));
-}
-
-/**
- * A YAML (or JSON) file a run is configured by, parsed; a file that cannot be read or parsed is a
- * ConfigError naming it, and the line and column where the YAML parser found the problem.
- */
-export async function readYamlFile(path: string, what: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError(`cannot read ${what} ${path}: ${fileErrorReason(error) ?? String(error)}`, { cause: error });
-  }
-  // Imported when a file is read, not at every start of the CLI: the YAML parser is ~260 KB of code.
-  const { parse: parseYaml, YAMLParseError } = await import('yaml');
-  try {
-    // Warnings (a list as a mapping key, …) would reach stderr as Node process warnings; the keys are checked anyway.
-    return parseYaml(text, { logLevel: 'error' });
-  } catch (error) {
-    const where = error instanceof YAMLParseError && error.linePos ? `:${error.linePos[0].line}:${error.linePos[0].col}` : '';
-    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.replace(/ at line \d+, column \d+:$/, '');
-    throw new ConfigError(`${path}${where}: not valid YAML or JSON: ${reason}`, { cause: error });
-  }
 }
 
 /**
