@@ -10,6 +10,7 @@ import type { AppliedObservation } from './apply-observation.js';
 import type { EpisodeState } from './episode-state.js';
 import type { Generation } from './generate-turn.js';
 import type { Step } from './step-environment.js';
+import { elapsedMs } from '../util/clock.js';
 
 type FailedTermination = FailureRecord['termination'];
 
@@ -33,7 +34,7 @@ function commonKeys(state: EpisodeState, finishedAt: number, recorded: RecordedM
     env_metadata: state.metadata === undefined || state.metadata === null ? null : recorded(state.metadata),
     ...envFields({ ...state.fields, ...reported }),
     sampling: state.sampling,
-    timing: { duration_ms: Math.max(0, finishedAt - state.startedAt) },
+    timing: { duration_ms: elapsedMs(state.startedAt, finishedAt) },
   };
 }
 

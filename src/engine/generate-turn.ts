@@ -5,7 +5,7 @@ import { TokenAlignmentError } from '../core/errors/token-alignment-error.js';
 import type { Message } from '../core/message.js';
 import type { TokenDrift } from '../tokens/conversation-renderer.js';
 import type { PolicyRequest, PolicyResult } from '../policy/policy.js';
-import { systemClock } from '../util/clock.js';
+import { elapsedMs, systemClock } from '../util/clock.js';
 import { mixSeed } from '../util/seeded-random.js';
 import type { EpisodeOptions } from './episode-options.js';
 import { appendMessages, type EpisodeState } from './episode-state.js';
@@ -52,7 +52,7 @@ export async function generateTurn(state: EpisodeState, options: EpisodeOptions,
   }
   const result = checkResult(policy.name, raw, maxTokens);
   const drift = serverPromptDrift(request.prompt_token_ids, result.prompt_token_ids, options);
-  const ms = clock.now() - started;
+  const ms = elapsedMs(started, clock.now());
   appendMessages(state, [assistantMessage(result, options)]);
   const filledSequence = result.finish_reason.unified === 'length' && maxTokens < state.sampling.max_tokens;
   return { type: 'generated', result, promptTokens: request.prompt_token_ids.length, filledSequence, ...(drift ? { drift } : {}), ms };

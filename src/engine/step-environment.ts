@@ -2,7 +2,7 @@ import { EnvironmentError } from '../core/errors/environment-error.js';
 import { RewardComponentsError } from '../core/errors/reward-components-error.js';
 import type { Message } from '../core/message.js';
 import type { EnvironmentTurn, EpisodeUsage, StepResult } from '../environments/environment.js';
-import { systemClock } from '../util/clock.js';
+import { elapsedMs, systemClock } from '../util/clock.js';
 import type { EpisodeOptions } from './episode-options.js';
 import type { EpisodeState } from './episode-state.js';
 import type { Generation } from './generate-turn.js';
@@ -41,7 +41,7 @@ export async function stepEnvironment(state: EpisodeState, options: EpisodeOptio
   }
   checkComponents(environment.name, parsed.data);
   if (parsed.data.tool_calls && parsed.data.tool_calls.length > 0) state.toolCalls.set(state.messages.length - 1, parsed.data.tool_calls);
-  return { result: parsed.data, ms: clock.now() - started };
+  return { result: parsed.data, ms: elapsedMs(started, clock.now()) };
 }
 
 /** The recorded turns' tokens and this turn's, as NeMo Gym's `response.usage` adds them up. */

@@ -5,3 +5,11 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => performance.now() };
+
+/**
+ * Milliseconds from `from` to `to` (never negative), to the microsecond: a timer difference's full
+ * double (21.498392000000081) says no more, and took 17 bytes a value in every row written.
+ */
+export function elapsedMs(from: number, to: number): number {
+  return Math.max(0, Math.round((to - from) * 1000) / 1000);
+}

@@ -22,6 +22,19 @@ describe('the episode loop', () => {
     assert.equal(assistant?.content, tokenizer.decode([20, 21, 22]));
   });
 
+  it('times turns and the episode in milliseconds to the microsecond, never below zero', async () => {
+    let now = 1_000.123_456_7;
+    // A clock whose differences carry a float's noise, as performance.now()'s do.
+    const clock = { now: () => (now += 21.498_392_000_000_08) };
+    const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }, { text: 'b' }] });
+    const environment = new ScriptedEnvironment({ step: (_turn, index) => ({ observation: [{ role: 'environment', content: 'go on' }], reward: 0, terminated: index === 1 }) });
+    const record = asRollout(await runEpisode(task(0), 0, episodeOptions(policy, environment, { clock })));
+    const timings = [record.timing.duration_ms, ...record.turns.flatMap((turn) => [turn.timing.generation_ms, turn.timing.env_ms])];
+    assert.equal(timings.length, 5);
+    for (const ms of timings) assert.match(String(ms), /^\d+(\.\d{1,3})?$/, `${ms}`);
+    assert.equal(record.turns[0]!.timing.generation_ms, 21.498);
+  });
+
   it('prompts each turn with the exact sequence so far: earlier tokens never change', async () => {
     const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'first' }, { text: 'second' }, { text: 'third' }] });
     const environment = new ScriptedEnvironment({
