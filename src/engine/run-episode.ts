@@ -32,11 +32,12 @@ export async function runEpisode(
   control: EpisodeControl = {},
 ): Promise<EpisodeRecord> {
   const clock = options.clock ?? systemClock;
-  const emit = options.onEvent ?? (() => {});
+  // Events are built only for a listener: `?.` skips the arguments when there is none.
+  const emit = options.onEvent;
   const deadline = deadlineSignal(control.signal, options.episodeTimeoutMs);
   const { signal } = deadline;
   const state = createEpisodeState(task, rolloutIndex, options.sampling, options.renderer.tokenizer, clock.now());
-  emit({ type: 'episode-start', ...state.key });
+  emit?.({ type: 'episode-start', ...state.key });
 
   let record: EpisodeRecord;
   try {
@@ -44,7 +45,7 @@ export async function runEpisode(
     for (let turn = 0; next.type === 'continue'; turn++) {
       await control.pace?.();
       signal.throwIfAborted();
-      emit({ type: 'turn-start', ...state.key, turn });
+      emit?.({ type: 'turn-start', ...state.key, turn });
       const generation = await generateTurn(state, options, turn, signal);
       if (generation.type === 'end') {
         next = generation;
@@ -54,7 +55,7 @@ export async function runEpisode(
       const observation = applyObservation(state, step.result, decideNextStep(step.result, generation, turn, options), options);
       const turnEnded = turnRecord(turn, generation, step, observation);
       state.turns.push(turnEnded);
-      emit({ type: 'turn-end', ...state.key, turn: turnEnded });
+      emit?.({ type: 'turn-end', ...state.key, turn: turnEnded });
       carryForward(state, step.result);
       next = observation.next;
     }
@@ -66,7 +67,7 @@ export async function runEpisode(
     options.policy.endSession?.(state.sessionId);
   }
   await releaseEnvironment(options, state);
-  emit({ type: 'episode-end', ...state.key, record });
+  emit?.({ type: 'episode-end', ...state.key, record });
   return record;
 }
 
