@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ResponsesItem, ResponsesTool } from '../core/responses-items.js';
 import { SamplingOverrides } from '../core/sampling-params.js';
+import { isOwnRecord } from '../util/is-record.js';
 
 const sampling = SamplingOverrides.shape;
 
@@ -32,7 +33,7 @@ export type RequestFields = z.infer<typeof RequestFields>;
  * which the schemas read (and word the problems of).
  */
 export function plainRequest(value: unknown): RequestFields | undefined {
-  if (!isOwnObject(value)) return undefined;
+  if (!isOwnRecord(value)) return undefined;
   const { input, tools, temperature, top_p: topP, max_output_tokens: maxTokens, metadata } = value;
   const plain =
     (input === undefined || typeof input === 'string' || (Array.isArray(input) && input.every(isPlainMessage))) &&
@@ -40,24 +41,24 @@ export function plainRequest(value: unknown): RequestFields | undefined {
     (temperature === undefined || (isNumber(temperature) && temperature >= 0)) &&
     (topP === undefined || (isNumber(topP) && topP > 0 && topP <= 1)) &&
     (maxTokens === undefined || (Number.isSafeInteger(maxTokens) && (maxTokens as number) > 0)) &&
-    (metadata === undefined || metadata === null || (isOwnObject(metadata) && isPlainExtraBody(metadata.extra_body)));
+    (metadata === undefined || metadata === null || (isOwnRecord(metadata) && isPlainExtraBody(metadata.extra_body)));
   return plain ? (value as RequestFields) : undefined;
 }
 
 const MESSAGE_ROLES: ReadonlySet<unknown> = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
 
 function isPlainMessage(item: unknown): boolean {
-  return isOwnObject(item) && (item.type === undefined || item.type === 'message') && MESSAGE_ROLES.has(item.role) && typeof item.content === 'string';
+  return isOwnRecord(item) && (item.type === undefined || item.type === 'message') && MESSAGE_ROLES.has(item.role) && typeof item.content === 'string';
 }
 
 function isPlainTool(tool: unknown): boolean {
-  if (!isOwnObject(tool)) return false;
+  if (!isOwnRecord(tool)) return false;
   const { description, parameters, strict } = tool;
   return (
     tool.type === 'function' &&
     typeof tool.name === 'string' &&
     (description === undefined || typeof description === 'string') &&
-    (parameters === undefined || isOwnObject(parameters)) &&
+    (parameters === undefined || isOwnRecord(parameters)) &&
     (strict === undefined || typeof strict === 'boolean')
   );
 }
@@ -67,14 +68,6 @@ function isPlainExtraBody(text: unknown): boolean {
   if (typeof text !== 'string') return false;
   const body = extraBodyObject(text);
   return body !== undefined && (body.seed === undefined || Number.isSafeInteger(body.seed));
-}
-
-/**
- * An object the schemas copy as it is: not a list, and without a `__proto__` key (JSON.parse makes it
- * an own key, which a schema's copy drops or turns into a prototype).
- */
-function isOwnObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !Object.hasOwn(value, '__proto__');
 }
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);

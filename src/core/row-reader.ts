@@ -8,6 +8,7 @@ import { SamplingParams } from './sampling-params.js';
 import { Termination, TerminationKind } from './termination.js';
 import { TurnRecord } from './turn-record.js';
 import { isRecord } from '../util/is-record.js';
+import { inSchemaOrder } from '../util/in-schema-order.js';
 
 /**
  * A row without its heavy fields checked: `messages`, `env_metadata` and `sampling` can hold thousands
@@ -131,18 +132,6 @@ function upgrade(value: unknown, where: string): Record<string, unknown> {
 const FULL_KEYS = Object.keys(ResultRow.shape);
 const HEAD_KEYS = Object.keys(ResultRowHead.shape);
 const PLANNED_KEYS = Object.keys(MaterializedRow.shape);
-
-/**
- * The row's keys as a loose object schema returns them: the schema's own in its order, then the others
- * in the row's. A `__proto__` key (JSON.parse makes it an own property) is dropped, as the schema drops
- * it: assigning it would set the new row's prototype, planting fields the row does not have.
- */
-function inSchemaOrder(row: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
-  const ordered: Record<string, unknown> = {};
-  for (const key of keys) if (Object.hasOwn(row, key)) ordered[key] = row[key];
-  for (const key in row) if (key !== '__proto__' && !Object.hasOwn(ordered, key)) ordered[key] = row[key];
-  return ordered;
-}
 
 /** `heavy`: also the fields the head leaves unchecked (messages, sampling). */
 function isPlainResultRow(row: Record<string, unknown>, heavy: boolean): boolean {
