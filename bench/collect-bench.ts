@@ -28,6 +28,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'gymnast.js');
 const USAGE_PRELOAD = fileURLToPath(new URL('./child-usage.mjs', import.meta.url));
 const PYTHON_COLLECTOR = fileURLToPath(new URL('./python-collector.py', import.meta.url));
+const NODE_COLLECTOR = fileURLToPath(new URL('./node-collector.mjs', import.meta.url));
 const MODEL = 'gymnast-test-model';
 const REPEATS = 4;
 const CONCURRENCY = 64;
@@ -177,14 +178,30 @@ async function findAiohttp(): Promise<PythonClient | undefined> {
   return undefined;
 }
 
-/** bench/python-collector.py: its CPU and peak RSS as it reports them (getrusage), turns as the server counted. */
-async function runPython(server: Server, client: PythonClient, dir: string, input: string, rollouts: number, concurrency: number): Promise<Measured & { ownTurns: number }> {
-  const output = join(dir, `python-${client.http}-${concurrency}-${rollouts}.jsonl`);
-  const result = await runChild(server, client.python, [PYTHON_COLLECTOR, '--http', client.http, server.url, MODEL, input, output, String(concurrency), String(REPEATS)]);
-  const report = JSON.parse(result.stdout) as { rollouts: number; turns: number; startup_cpu_s: number; cpu_s: number; peak_rss_mb: number };
-  if (report.rollouts !== rollouts || countLines(output) !== rollouts) throw new Error(`collect bench: the Python collector wrote ${report.rollouts} of ${rollouts} rollouts`);
+/** A baseline collector script: what it reports itself (rollouts, turns, CPU at the first request and in all, getrusage's peak RSS). */
+interface CollectorReport {
+  rollouts: number;
+  turns: number;
+  startup_cpu_s: number;
+  cpu_s: number;
+  peak_rss_mb: number;
+}
+
+/** bench/python-collector.py or bench/node-collector.mjs: CPU and peak RSS as it reports them, turns as the server counted. */
+async function runBaseline(server: Server, name: string, command: string, args: string[], dir: string, input: string, rollouts: number, concurrency: number): Promise<Measured & { ownTurns: number }> {
+  const output = join(dir, `${name}-${concurrency}-${rollouts}.jsonl`);
+  const result = await runChild(server, command, [...args, server.url, MODEL, input, output, String(concurrency), String(REPEATS)]);
+  const report = JSON.parse(result.stdout) as CollectorReport;
+  if (report.rollouts !== rollouts || countLines(output) !== rollouts) throw new Error(`collect bench: the ${name} collector wrote ${report.rollouts} of ${rollouts} rollouts`);
   return { rollouts, turns: result.turns, ownTurns: report.turns, startupCpuS: report.startup_cpu_s, cpuS: report.cpu_s, peakRssMb: report.peak_rss_mb, lastRequestCpuS: result.lastRequestCpuS, runPeakRssMb: result.runPeakRssMb, rolloutsPerSecond: rollouts / result.seconds };
 }
+
+const runPython = (server: Server, client: PythonClient, dir: string, input: string, rollouts: number, concurrency: number) =>
+  runBaseline(server, `python-${client.http}`, client.python, [PYTHON_COLLECTOR, '--http', client.http], dir, input, rollouts, concurrency);
+
+/** The same collector in Node (bench/node-collector.mjs): the floor under gymnast on its own runtime, with undici or a hand-written client. */
+const runNode = (server: Server, http: 'undici' | 'net', dir: string, input: string, rollouts: number, concurrency: number) =>
+  runBaseline(server, `node-${http}`, process.execPath, [NODE_COLLECTOR, '--http', http], dir, input, rollouts, concurrency);
 
 /** CPU of an empty Node process (`node -e ''`, with the same preload): the floor under any CLI's startup. */
 async function emptyNodeCpuS(dir: string): Promise<number> {
@@ -220,9 +237,13 @@ export async function collectOverhead(): Promise<BenchResult[]> {
     const pythonStart = await runPython(server, stdlib, dir, single, REPEATS, 1);
     const aiohttpStart = aiohttp && (await runPython(server, aiohttp, dir, single, REPEATS, 1));
     const gymnastStart = await runGymnast(server, dir, single, REPEATS, 1);
+    const undiciStart = await runNode(server, 'undici', dir, single, REPEATS, 1);
+    const netStart = await runNode(server, 'net', dir, single, REPEATS, 1);
     const python = await runPython(server, stdlib, dir, main, 8_000, CONCURRENCY);
     const aiohttpRun = aiohttp && (await runPython(server, aiohttp, dir, main, 8_000, CONCURRENCY));
     const gymnast = await runGymnast(server, dir, main, 8_000, CONCURRENCY);
+    const undici = await runNode(server, 'undici', dir, main, 8_000, CONCURRENCY);
+    const net = await runNode(server, 'net', dir, main, 8_000, CONCURRENCY);
     const wide = await runGymnast(server, dir, main, 8_000, 1_024);
     const small = await runGymnast(server, dir, await rowsFile(250), 1_000, CONCURRENCY);
     const large = await runGymnast(server, dir, await rowsFile(25_000), 100_000, CONCURRENCY);
@@ -249,6 +270,12 @@ export async function collectOverhead(): Promise<BenchResult[]> {
       {
         name: `collect: client CPU per turn, startup removed, same runs: gymnast collect vs the cheapest Python collector (stdlib asyncio with a hand-written keep-alive HTTP/1.1 client; first to last request only: ${ms(runPerTurnMs(python))}/turn; after the last request ${tailCpuS(python).toFixed(2)} CPU-s)`,
         baseline: { label: 'Python stdlib collector', value: perTurnMs(python, pythonStart.startupCpuS), unit: 'ms/turn' },
+        measured: { label: 'gymnast collect', value: gymnastPerTurn, unit: 'ms/turn' },
+        lowerIsBetter: true,
+      },
+      {
+        name: `collect: client CPU per turn, startup removed, same runs: gymnast collect vs the same collector in Node (bench/node-collector.mjs over undici, gymnast's HTTP client): what gymnast's template, tokens, checks and rows cost on top of its runtime (first to last request only: ${ms(runPerTurnMs(undici))}/turn; with a hand-written node:net client ${ms(perTurnMs(net, netStart.startupCpuS))}/turn${aiohttpRun && aiohttpStart ? `, which is ${(perTurnMs(net, netStart.startupCpuS) / perTurnMs(aiohttpRun, aiohttpStart.startupCpuS)).toFixed(2)}× the aiohttp collector: issue 13's 0.5× leaves gymnast ${ms(0.5 * perTurnMs(aiohttpRun, aiohttpStart.startupCpuS))}/turn in all` : ''})`,
+        baseline: { label: 'Node undici collector', value: perTurnMs(undici, undiciStart.startupCpuS), unit: 'ms/turn' },
         measured: { label: 'gymnast collect', value: gymnastPerTurn, unit: 'ms/turn' },
         lowerIsBetter: true,
       },
