@@ -29,7 +29,10 @@ function axes(yMax, xTicks) {
   ];
 }
 
-/** bins: [{lo, hi, count}] → a bar chart. */
+/** A bar's values: one value when `lo === hi` (an integer bar of one value), else "lo to hi". */
+const binLabel = (bin) => (bin.lo === bin.hi ? tickLabel(bin.lo) : `${tickLabel(bin.lo)} to ${tickLabel(bin.hi)}`);
+
+/** bins: [{lo, hi, count}] (see src/viewer/histogram.ts) → a bar chart. */
 export function histogram(bins, { label }) {
   if (!bins || bins.length === 0) return h('p', { class: 'empty' }, `${label}: no data`);
   const max = Math.max(1, ...bins.map((bin) => bin.count));
@@ -41,7 +44,7 @@ export function histogram(bins, { label }) {
     return s(
       'rect',
       { x: PAD.left + i * barW + 1, y: H - PAD.bottom - height, width: Math.max(1, barW - 2), height, class: 'bar' },
-      s('title', {}, `${tickLabel(bin.lo)} to ${tickLabel(bin.hi)}: ${bin.count}`),
+      s('title', {}, `${binLabel(bin)}: ${bin.count}`),
     );
   });
   const first = bins[0];
@@ -51,7 +54,7 @@ export function histogram(bins, { label }) {
     { x: W - PAD.right, text: tickLabel(last.hi) },
   ];
   if (bins.length > 2) ticks.push({ x: PAD.left + plotW / 2, text: tickLabel((first.lo + last.hi) / 2) });
-  const summary = `${label}: ${bins.map((bin) => `${tickLabel(bin.lo)}–${tickLabel(bin.hi)}: ${bin.count}`).join(', ')}`;
+  const summary = `${label}: ${bins.map((bin) => `${binLabel(bin)}: ${bin.count}`).join(', ')}`;
   return frame(summary, ...axes(max, ticks), ...bars);
 }
 

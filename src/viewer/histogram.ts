@@ -1,4 +1,8 @@
-/** One bar: values in `[lo, hi)`, the last bar's `hi` included. */
+/**
+ * One bar. Over integer values (turns, tokens, 0/1 rewards) it holds the integers `lo` through `hi`,
+ * both included (`lo === hi`: one value); over fractional values, `[lo, hi)`, the last bar's `hi`
+ * included. A bar for reward 1 reads "1", never "1 to 2".
+ */
 export interface HistogramBin {
   lo: number;
   hi: number;
@@ -29,5 +33,5 @@ export function histogram(values: ArrayLike<number>, positions: Iterable<number>
     const value = values[at]!;
     if (Number.isFinite(value)) counts[Math.min(bins - 1, Math.floor((value - min) / width))]! += 1;
   }
-  return Array.from(counts, (count, bin) => ({ lo: min + bin * width, hi: span === 0 ? max : Math.min(min + (bin + 1) * width, integers ? max + 1 : max), count }));
+  return Array.from(counts, (count, bin) => ({ lo: min + bin * width, hi: span === 0 ? max : integers ? Math.min(min + (bin + 1) * width - 1, max) : Math.min(min + (bin + 1) * width, max), count }));
 }
