@@ -31,7 +31,7 @@ describe('histogram (the viewer\'s reward, turn and token bars)', () => {
     const tokens = Array.from({ length: 100 }, (_, i) => 10 + i);
     const result = over(tokens, 20);
     assert.equal(result.length, 20);
-    assert.deepEqual([result[0], result[19]].map(({ lo, hi, count }) => [lo, hi, count]), [
+    assert.deepEqual([result[0]!, result[19]!].map(({ lo, hi, count }) => [lo, hi, count]), [
       [10, 14, 5],
       [105, 109, 5],
     ]);
