@@ -7,6 +7,7 @@ import { ConfigError } from '../core/errors/config-error.js';
 import { fileErrorReason } from '../util/file-error-reason.js';
 import { LruMap } from '../util/lru-map.js';
 import type { BpeTables } from './bpe-tables.js';
+import { installByteLevelFastPath } from './byte-level-fast-path.js';
 import { StringTableMap } from './string-table-map.js';
 import type { Tokenizer } from './tokenizer.js';
 import { TokenizerConfig } from './tokenizer-config.js';
@@ -47,9 +48,11 @@ export class HfTokenizer implements Tokenizer {
       this.#fillVocabulary = built.fillVocabulary;
       this.vocabSize = built.vocabSize;
       this.#maxCharsPerToken = once(() => charsPerTokenBound(tables.shell, built.longestToken));
+      installByteLevelFastPath(this.#implementation, tables.shell);
     } else {
       const json = tables === undefined ? tokenizerJson : tablesToJson(tables);
       this.#implementation = new HfTokenizerImplementation(json, config);
+      installByteLevelFastPath(this.#implementation, json);
       const vocabulary = this.#implementation.get_vocab(true);
       // A loop, not Math.max(...ids): 150k arguments overflow the stack.
       let largest = -1;
