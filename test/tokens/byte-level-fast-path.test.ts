@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { Tokenizer as LibraryTokenizer } from '@huggingface/tokenizers';
-import { byteLevelSpelling, installByteLevelFastPath } from '../../src/tokens/byte-level-fast-path.js';
+import { byteLevelSpelling, byteLevelText, installByteLevelFastPath } from '../../src/tokens/byte-level-fast-path.js';
 import { loadHfTokenizer, TokenizerConfig, type HfTokenizer } from '../../src/tokens/index.js';
 import { qwen3Directory } from '../support/qwen3.js';
 
@@ -26,14 +26,21 @@ function randomText(seed: number, length: number): string {
   return text;
 }
 
-/** The library's own ByteLevel spelling: UTF-8 by TextEncoder, each byte through GPT-2's table. */
-function librarySpelling(text: string): string {
-  const printable = (byte: number) => (byte >= 0x21 && byte <= 0x7e) || (byte >= 0xa1 && byte <= 0xac) || (byte >= 0xae && byte <= 0xff);
-  const table: string[] = [];
+/** GPT-2's table character for a byte, computed the library's way (printable bytes themselves, the rest shifted past U+00FF in order). */
+function tableCharacter(byte: number): string {
+  const printable = (value: number) => (value >= 0x21 && value <= 0x7e) || (value >= 0xa1 && value <= 0xac) || (value >= 0xae && value <= 0xff);
   let shifted = 0;
-  for (let byte = 0; byte < 256; byte++) table.push(String.fromCharCode(printable(byte) ? byte : 256 + shifted++));
-  return Array.from(new TextEncoder().encode(text), (byte) => table[byte]).join('');
+  for (let value = 0; value < byte; value++) if (!printable(value)) shifted++;
+  return String.fromCharCode(printable(byte) ? byte : 256 + shifted);
 }
+const TABLE = Array.from({ length: 256 }, (_, byte) => tableCharacter(byte));
+const BYTE_OF = new Map(TABLE.map((character, byte) => [character, byte]));
+
+/** The library's ByteLevel spelling: UTF-8 by TextEncoder, each byte through the table. */
+const librarySpelling = (text: string) => Array.from(new TextEncoder().encode(text), (byte) => TABLE[byte]).join('');
+
+/** The library's ByteLevel reading of one run: each code point through the reversed table (a missing one as byte 0), then UTF-8. */
+const libraryText = (spelled: string) => new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode(new Uint8Array([...spelled].map((character) => BYTE_OF.get(character) ?? 0)));
 
 describe("byte-level text preparation done directly (Qwen3's, Llama 3's): the library's ids, several times faster", () => {
   let fast: HfTokenizer;
@@ -77,11 +84,27 @@ describe("byte-level text preparation done directly (Qwen3's, Llama 3's): the li
     }
   });
 
+  it('decodes 2,000 random id sequences (any id, added tokens, bytes that are not UTF-8) to the library\'s text', () => {
+    let state = 7;
+    const next = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0), state / 2 ** 32);
+    const added = ['<|im_start|>', '<|im_end|>', '<think>', '<|endoftext|>'].map((token) => fast.tokenId(token)!);
+    for (let sequence = 0; sequence < 2_000; sequence++) {
+      const ids = Array.from({ length: 1 + (sequence % 61) }, () => (next() < 0.1 ? added[Math.floor(next() * added.length)]! : Math.floor(next() * fast.vocabSize)));
+      assert.equal(fast.decode(ids), library.decode(ids, { skip_special_tokens: false, clean_up_tokenization_spaces: false }), ids.join(','));
+    }
+    const text = readFileSync('README.md', 'utf8');
+    assert.equal(fast.decode(fast.encode(text)), text, 'the README round-trips');
+  });
+
+  it('reads byte-level text back as the library does: characters outside the table as byte 0, a byte order mark kept', () => {
+    for (const spelled of ['ĠhelloĊ', 'Ã©', 'ï»¿bom', 'x😀y', '\ud800', 'Ã', '']) assert.equal(byteLevelText(spelled), libraryText(spelled), JSON.stringify(spelled));
+  });
+
   it('leaves other pre-tokenizers to the library (GPT-2\'s ByteLevel with its own regex, BERT\'s whitespace)', () => {
     for (const pre_tokenizer of [{ type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true }, { type: 'BertPreTokenizer' }, null]) {
       const implementation = { pre_tokenizer: Object.assign(() => [], { tokenizers: [{ pattern: /x/g }] }), normalizer: null };
       const before = implementation.pre_tokenizer;
-      assert.equal(installByteLevelFastPath(implementation, { pre_tokenizer }), false);
+      assert.equal(installByteLevelFastPath(implementation, { pre_tokenizer }).encode, false);
       assert.equal(implementation.pre_tokenizer, before);
     }
   });
