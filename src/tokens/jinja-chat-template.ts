@@ -3,7 +3,7 @@ import type { ChatTool } from '../core/chat-tool.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import type { Message } from '../core/message.js';
 import type { ChatTemplate, ChatTemplateOptions } from './chat-template.js';
-import { tryCompileTemplate, type CompiledTemplate } from './jinja/compile-template.js';
+import { tryCompileTemplate } from './jinja/compile-template.js';
 import { InterpreterFallbacks, notCompiledReason, renderFailedReason, type FallbackReason } from './jinja/interpreter-fallbacks.js';
 import type { TokenizerConfig } from './tokenizer-config.js';
 import { selectChatTemplate } from './tokenizer-config.js';
@@ -22,7 +22,7 @@ export interface JinjaChatTemplateOptions {
 export class JinjaChatTemplate implements ChatTemplate {
   readonly #template: Template;
   /** The same template compiled to closures (about 10× cheaper per render), or why it uses a construct the compiler leaves to the interpreter. */
-  readonly #compilation: { compiled: CompiledTemplate } | { compiled: undefined; reason: FallbackReason };
+  readonly #compilation: { render: (variables: Record<string, unknown>) => string } | { render: undefined; reason: FallbackReason };
   readonly #fallbacks = new InterpreterFallbacks();
   readonly #specialTokens: Record<string, string>;
   readonly #kwargs: Record<string, unknown>;
@@ -30,13 +30,16 @@ export class JinjaChatTemplate implements ChatTemplate {
 
   constructor(source: string, config: Pick<TokenizerConfig, 'bos_token' | 'eos_token' | 'pad_token' | 'unk_token'>, options: JinjaChatTemplateOptions = {}) {
     this.#template = new Template(source);
-    const compilation = tryCompileTemplate(this.#template);
-    this.#compilation = compilation.compiled ? compilation : { compiled: undefined, reason: notCompiledReason(compilation.reason) };
     this.#specialTokens = Object.fromEntries(
       (['bos_token', 'eos_token', 'pad_token', 'unk_token'] as const).map((key) => [key, config[key] ?? '']),
     );
     this.#kwargs = options.kwargs ?? {};
     this.#roleMap = { environment: 'user', ...options.roleMap };
+    // The special tokens and default kwargs are bound once; a render brings only its own variables.
+    const compilation = tryCompileTemplate(this.#template);
+    this.#compilation = compilation.compiled
+      ? { render: compilation.compiled.withShared({ ...this.#specialTokens, ...this.#kwargs }) }
+      : { render: undefined, reason: notCompiledReason(compilation.reason) };
   }
 
   /** The template of a tokenizer config; a config without one is a configuration error. */
@@ -47,28 +50,31 @@ export class JinjaChatTemplate implements ChatTemplate {
   }
 
   render(messages: readonly Message[], options: ChatTemplateOptions): string {
-    const variables = {
-      ...this.#specialTokens,
-      // The render's own kwargs override the template's defaults, as a request's do vLLM's `--default-chat-template-kwargs`.
-      ...this.#kwargs,
+    // The render's own kwargs override the template's defaults, as a request's do vLLM's `--default-chat-template-kwargs`.
+    const own = {
       ...options.kwargs,
       messages: messages.map((message) => this.#templateMessage(message)),
       ...(options.tools && options.tools.length > 0 ? { tools: options.tools as ChatTool[] } : {}),
       add_generation_prompt: options.addGenerationPrompt,
     };
     const compilation = this.#compilation;
-    if (!compilation.compiled) {
+    if (!compilation.render) {
       this.#fallbacks.record(compilation.reason);
-      return this.#template.render(variables);
+      return this.#template.render(this.#variables(own));
     }
     try {
-      return compilation.compiled(variables);
+      return compilation.render(own);
     } catch (error) {
       // A value the compiled template does not reproduce, or an error the template raises: the
       // interpreter renders the same conversation, so its text or its own error is what callers see.
       this.#fallbacks.record(renderFailedReason(error));
-      return this.#template.render(variables);
+      return this.#template.render(this.#variables(own));
     }
+  }
+
+  /** Every variable of a render, as the interpreter takes them: the shared ones, then the render's own. */
+  #variables(own: Record<string, unknown>): Record<string, unknown> {
+    return { ...this.#specialTokens, ...this.#kwargs, ...own };
   }
 
   /** How many renders the interpreter did instead of the compiled template, and why the first one did. */

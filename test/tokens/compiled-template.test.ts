@@ -275,6 +275,34 @@ describe('JinjaChatTemplate with the compiled Qwen3 template', () => {
   });
 });
 
+describe('JinjaChatTemplate variables: the special tokens and default kwargs bound once, each render\'s own on top', () => {
+  const config = { bos_token: '<s>', eos_token: '</s>', pad_token: undefined, unk_token: undefined };
+  const messages: Message[] = [{ role: 'user', content: 'hi' }];
+  const source = '{{ bos_token }}|{{ eos_token }}|{{ flag }}|{{ other }}|{% for m in messages %}{% set eos_token = m.content %}{{ eos_token }}{% endfor %}|{{ eos_token }}|{{ add_generation_prompt }}';
+  const interpreted = (variables: Record<string, unknown>) => new Template(source).render({ bos_token: '<s>', eos_token: '</s>', pad_token: '', unk_token: '', messages: [{ role: 'user', content: 'hi' }], ...variables });
+
+  it('lets a render\'s kwargs hide the template\'s default kwargs and special tokens, and a set inside a loop stay in the loop', () => {
+    const template = new JinjaChatTemplate(source, config, { kwargs: { flag: 'default', other: 'kept' } });
+    assert.equal(template.render(messages, { addGenerationPrompt: false }), interpreted({ flag: 'default', other: 'kept', add_generation_prompt: false }));
+    assert.equal(template.render(messages, { addGenerationPrompt: true, kwargs: { flag: 'mine', bos_token: '[B]' } }), interpreted({ flag: 'mine', other: 'kept', bos_token: '[B]', add_generation_prompt: true }));
+    assert.equal(template.render(messages, { addGenerationPrompt: false }), interpreted({ flag: 'default', other: 'kept', add_generation_prompt: false }), 'a render\'s kwargs do not stay for the next');
+    assert.equal(template.interpreterFallbacks.count, 0);
+  });
+
+  it('leaves a default kwarg named as a global (range) to the interpreter, whose error every render then gets', () => {
+    const template = new JinjaChatTemplate('{{ 1 }}', config, { kwargs: { range: 3 } });
+    const expected = (() => {
+      try {
+        return new Template('{{ 1 }}').render({ bos_token: '<s>', eos_token: '</s>', pad_token: '', unk_token: '', range: 3, messages: [], add_generation_prompt: false });
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    for (let i = 0; i < 2; i++) assert.throws(() => template.render(messages, { addGenerationPrompt: false }), { message: expected });
+    assert.equal(template.interpreterFallbacks.count, 2);
+  });
+});
+
 describe('renders left to the interpreter are observable', () => {
   const config = { bos_token: '<s>', eos_token: '</s>', pad_token: undefined, unk_token: undefined };
   const messages: Message[] = [

@@ -82,7 +82,7 @@ function objectLiteral(node: LiteralNode<Map<AstNode, AstNode>>): Evaluate {
 function identifier(node: IdentifierNode): Evaluate {
   const name = node.value;
   if (name === '__proto__') unsupported('the name __proto__');
-  return (scope) => scope[name];
+  return (scope) => scope.lookup(name);
 }
 
 function unary({ operator, argument }: UnaryExpressionNode): Evaluate {

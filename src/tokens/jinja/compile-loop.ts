@@ -3,7 +3,7 @@ import { bindable, bindableTupleNames } from './bindable-name.js';
 import type { Evaluate, Render, StatementCompiler } from './compiled-closures.js';
 import { BREAK, CONTINUE } from './loop-control.js';
 import { LoopInfo } from './loop-info.js';
-import { isArrayKind, kindOf, truthy, type Scope } from './template-values.js';
+import { isArrayKind, kindOf, Scope, truthy } from './template-values.js';
 
 /** How a loop variable receives each item: one name, or a tuple of names unpacked from a list item. */
 interface LoopTarget {
@@ -22,7 +22,7 @@ export function compileForLoop(node: ForNode, compile: StatementCompiler): Rende
   const otherwise = compile.block(node.defaultBlock);
   const iterate = compile.hasLoopControl ? iterateWithControl : iterateWithoutControl;
   return (scope) => {
-    const loopScope = Object.create(scope) as Scope;
+    const loopScope = new Scope(scope);
     let items = loopItems(iterable(loopScope));
     if (target.names || test) items = checkedItems(items, target, test, loopScope);
     if (items.length === 0) return otherwise(loopScope);
@@ -37,13 +37,11 @@ function loopTarget(loopvar: AstNode): LoopTarget {
     const name = bindable((loopvar as IdentifierNode).value);
     return {
       names: undefined,
-      bind: (scope, item) => {
-        scope[name] = item;
-      },
+      bind: (scope, item) => scope.assign(name, item),
     };
   }
   const names = bindableTupleNames(loopvar as LiteralNode<AstNode[]>);
-  return { names, bind: (scope, item) => names.forEach((name, j) => (scope[name] = (item as unknown[])[j])) };
+  return { names, bind: (scope, item) => names.forEach((name, j) => scope.assign(name, (item as unknown[])[j])) };
 }
 
 /** The items a loop walks: a list's items or a mapping's keys. */
@@ -66,7 +64,7 @@ function checkedItems(items: unknown[], target: LoopTarget, test: Evaluate | und
       if (names.length !== length) throw new Error(`Too ${names.length > length ? 'few' : 'many'} items to unpack`);
     }
     if (test) {
-      const testScope = Object.create(loopScope) as Scope;
+      const testScope = new Scope(loopScope);
       bind(testScope, item);
       if (!truthy(test(testScope))) continue;
     }
@@ -78,7 +76,7 @@ function checkedItems(items: unknown[], target: LoopTarget, test: Evaluate | und
 function iterateWithoutControl(items: unknown[], bind: LoopTarget['bind'], body: Render, loopScope: Scope): string {
   let text = '';
   for (let i = 0; i < items.length; ++i) {
-    loopScope.loop = new LoopInfo(i, items);
+    loopScope.assign('loop', new LoopInfo(i, items));
     bind(loopScope, items[i]);
     text += body(loopScope);
   }
@@ -90,7 +88,7 @@ function iterateWithControl(items: unknown[], bind: LoopTarget['bind'], body: Re
   let text = '';
   let noIteration = true;
   for (let i = 0; i < items.length; ++i) {
-    loopScope.loop = new LoopInfo(i, items);
+    loopScope.assign('loop', new LoopInfo(i, items));
     bind(loopScope, items[i]);
     try {
       text += body(loopScope);

@@ -3,7 +3,7 @@ import { bindable } from './bindable-name.js';
 import { compileArguments } from './compile-arguments.js';
 import type { Evaluate, Render, StatementCompiler } from './compiled-closures.js';
 import { containsNode } from './contains-node.js';
-import { kindOf, outputText, TemplateFunction, type Kwargs, type Scope } from './template-values.js';
+import { kindOf, outputText, Scope, TemplateFunction, type Kwargs } from './template-values.js';
 import { unsupported } from './unsupported-construct-error.js';
 
 interface Parameter {
@@ -19,11 +19,14 @@ export function compileMacro(node: MacroNode, compile: StatementCompiler): Rende
   const body = compile.block(node.body);
   return (scope) => {
     // Called with the caller's scope: the interpreter's macros scope dynamically.
-    scope[name] = new TemplateFunction((args, kwargs, callScope) => {
-      const macroScope = Object.create(callScope) as Scope;
-      bindMacroArguments(`'${name}'`, parameters, args, kwargs, macroScope);
-      return body(macroScope);
-    }, true);
+    scope.assign(
+      name,
+      new TemplateFunction((args, kwargs, callScope) => {
+        const macroScope = new Scope(callScope);
+        bindMacroArguments(`'${name}'`, parameters, args, kwargs, macroScope);
+        return body(macroScope);
+      }, true),
+    );
     return '';
   };
 }
@@ -38,7 +41,7 @@ export function compileCallBlock(node: CallStatementNode, compile: StatementComp
   const callee = compile.expression(node.call.callee);
   return (scope) => {
     const caller = new TemplateFunction((args, kwargs) => {
-      const callerScope = Object.create(scope) as Scope;
+      const callerScope = new Scope(scope);
       bindMacroArguments('None', parameters, args, kwargs, callerScope);
       return body(callerScope);
     }, true);
@@ -47,8 +50,8 @@ export function compileCallBlock(node: CallStatementNode, compile: StatementComp
     const macro = callee(scope);
     if (!(macro instanceof TemplateFunction)) throw new Error(`Cannot call something that is not a function: got ${kindOf(macro)}`);
     if (!macro.isMacro) unsupported('a call block around a builtin function');
-    const macroScope = Object.create(scope) as Scope;
-    macroScope.caller = caller;
+    const macroScope = new Scope(scope);
+    macroScope.assign('caller', caller);
     return outputText(macro.call(args, kwargs, macroScope));
   };
 }
@@ -85,10 +88,10 @@ function bindMacroArguments(displayName: string, parameters: Parameter[], args: 
       given = true;
     }
     if (!given && parameter.fallback) pending.push(parameter);
-    scope[parameter.name] = value;
+    scope.assign(parameter.name, value);
   }
   if (keyword.size > 0) throw new Error(`macro ${displayName} takes no keyword argument '${String(keyword.keys().next().value)}'`);
   if (args.length > parameters.length) throw new Error(`macro ${displayName} takes not more than ${parameters.length} argument(s)`);
   // Defaults are evaluated once every parameter is bound, so `b=a * 2` reads the given `a`.
-  for (const parameter of pending) scope[parameter.name] = (parameter.fallback as Evaluate)(scope);
+  for (const parameter of pending) scope.assign(parameter.name, (parameter.fallback as Evaluate)(scope));
 }

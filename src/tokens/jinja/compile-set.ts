@@ -18,7 +18,7 @@ export function compileSet(node: SetNode, compile: StatementCompiler): Render {
 
 function setName(name: string, value: Evaluate): Render {
   return (scope) => {
-    scope[name] = value(scope);
+    scope.assign(name, value(scope));
     return '';
   };
 }
@@ -29,7 +29,7 @@ function setTuple(names: string[], value: Evaluate): Render {
     if (!isArrayKind(kindOf(values))) throw new Error(`Cannot unpack non-iterable type in set: ${kindOf(values)}`);
     const items = values as unknown[];
     if (items.length !== names.length) throw new Error(`Too ${names.length > items.length ? 'few' : 'many'} items to unpack in set`);
-    names.forEach((name, i) => (scope[name] = items[i]));
+    names.forEach((name, i) => scope.assign(name, items[i]));
     return '';
   };
 }

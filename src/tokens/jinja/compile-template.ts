@@ -4,11 +4,19 @@ import { statementCompiler } from './compile-statements.js';
 import { containsNode } from './contains-node.js';
 import { GLOBAL_SCOPE } from './template-globals.js';
 import { BREAK, CONTINUE } from './loop-control.js';
-import type { Scope } from './template-values.js';
+import { Scope } from './template-values.js';
 import { unsupported } from './unsupported-construct-error.js';
 
 /** Renders a template with its variables: the same text as `Template.render`, or a throw. */
-export type CompiledTemplate = (variables: Record<string, unknown>) => string;
+export interface CompiledTemplate {
+  (variables: Record<string, unknown>): string;
+  /**
+   * The template with the variables every render shares (special tokens, default kwargs) put in a
+   * scope of their own once: each render then brings only its own variables, which hide shared ones
+   * of the same name, as a later key of one variables object would.
+   */
+  withShared(shared: Record<string, unknown>): (variables: Record<string, unknown>) => string;
+}
 
 /** A compiled template, or why the template is left to the interpreter (the error compiling it threw). */
 export type TemplateCompilation = { compiled: CompiledTemplate } | { compiled: undefined; reason: unknown };
@@ -30,28 +38,41 @@ export function tryCompileTemplate(template: string | Template): TemplateCompila
   try {
     const hasLoopControl = containsNode(program, (node) => node.type === 'Break' || node.type === 'Continue');
     const render = statementCompiler(hasLoopControl).block(program.body);
-    return { compiled: (variables) => renderProgram(render, variables) };
+    const withShared = (shared: Record<string, unknown>) => {
+      let sharedScope: Scope;
+      try {
+        sharedScope = scopeOf(shared, GLOBAL_SCOPE);
+      } catch (error) {
+        // A shared variable named as a global: every render fails as the interpreter's would.
+        return () => {
+          throw error;
+        };
+      }
+      return (variables: Record<string, unknown>) => renderProgram(render, scopeOf(variables, sharedScope));
+    };
+    return { compiled: Object.assign((variables: Record<string, unknown>) => renderProgram(render, scopeOf(variables, GLOBAL_SCOPE)), { withShared }) };
   } catch (reason) {
     // An UnsupportedConstructError, or an AST shape this compiler did not expect: the interpreter renders it.
     return { compiled: undefined, reason };
   }
 }
 
-function renderProgram(render: (scope: Scope) => string, variables: Record<string, unknown>): string {
+function renderProgram(render: (scope: Scope) => string, scope: Scope): string {
   try {
-    return render(globalScope(variables));
+    return render(scope);
   } catch (error) {
     if (error === BREAK || error === CONTINUE) unsupported('break or continue outside a loop');
     throw error;
   }
 }
 
-function globalScope(variables: Record<string, unknown>): Scope {
-  const scope = Object.create(GLOBAL_SCOPE) as Scope;
+/** A scope of the render's variables inside `enclosing`. */
+function scopeOf(variables: Record<string, unknown>, enclosing: Scope): Scope {
+  const scope = new Scope(enclosing);
   for (const key of Object.keys(variables)) {
     // The interpreter refuses to redeclare a global ("Variable already declared").
-    if (key in GLOBAL_SCOPE) unsupported(`a render variable named ${key}`);
-    scope[key] = variables[key];
+    if (GLOBAL_SCOPE.has(key)) unsupported(`a render variable named ${key}`);
+    scope.assign(key, variables[key]);
   }
   return scope;
 }

@@ -1,4 +1,4 @@
-import { isArrayKind, kindOf, Namespace, TemplateFunction, type Kwargs, type Scope } from './template-values.js';
+import { isArrayKind, kindOf, Namespace, Scope, TemplateFunction, type Kwargs } from './template-values.js';
 import { unsupported } from './unsupported-construct-error.js';
 
 function namespaceEntry(pair: unknown): [string, unknown] {
@@ -92,9 +92,8 @@ function strftimeNow(args: unknown[], kwargs: Kwargs): string {
 /**
  * The names the interpreter's global environment declares (`setupGlobals`, and the `namespace`
  * every Environment holds). A render variable with one of these names makes the interpreter throw.
- * Not frozen: a frozen prototype would forbid scopes below it to shadow these names.
  */
-export const GLOBAL_SCOPE: Scope = Object.assign(Object.create(null) as Scope, {
+export const GLOBAL_SCOPE: Scope = globalScope({
   namespace: new TemplateFunction(namespace),
   false: false,
   true: true,
@@ -106,3 +105,10 @@ export const GLOBAL_SCOPE: Scope = Object.assign(Object.create(null) as Scope, {
   False: false,
   None: null,
 });
+
+function globalScope(globals: Record<string, unknown>): Scope {
+  const scope = new Scope();
+  for (const [name, value] of Object.entries(globals)) scope.assign(name, value);
+  return scope;
+}
+
