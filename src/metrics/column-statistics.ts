@@ -18,19 +18,29 @@ interface Described {
  * - missing values are skipped, and a statistic of no values is left out;
  * - `std` is the sample standard deviation (ddof = 1), undefined for one value; when it is undefined
  *   for every column (e.g. a task with one rollout), it is 0 for the columns no row misses.
- * `scratch` holds at least `positions.length` numbers; it is overwritten.
+ * `scratch` holds at least `positions.length` numbers; it is overwritten. The statistics are added
+ * to `into` (a group's metrics are written straight into the group), which is returned.
  */
-export function describeColumns(columns: readonly MetricColumn[], positions: Uint32Array, scratch: Float64Array): Record<string, number> {
+export function describeColumns<T extends object>(columns: readonly MetricColumn[], positions: Uint32Array, scratch: Float64Array, into: T = {} as T): T & Record<string, number> {
   const described = columns.map((column) => describe(column, positions, scratch));
   const noStd = described.every((column) => Number.isNaN(column.std));
-  const result: Record<string, number> = {};
-  for (const statistic of STATISTICS) {
+  const result = into as T & Record<string, number>;
+  STATISTICS.forEach((statistic, s) => {
     columns.forEach((column, i) => {
       const value = statistic === 'std' && noStd && described[i]!.count === positions.length ? 0 : described[i]![statistic];
-      if (!Number.isNaN(value)) result[`${statistic}/${column.name}`] = value;
+      if (!Number.isNaN(value)) (result as Record<string, number>)[statisticKeys(column)[s]!] = value;
     });
-  }
+  });
   return result;
+}
+
+/** A column's `<statistic>/<name>` keys in STATISTICS order, made once: an aggregate describes every task's group with the same columns. */
+const keysOfColumn = new WeakMap<MetricColumn, readonly string[]>();
+
+function statisticKeys(column: MetricColumn): readonly string[] {
+  let keys = keysOfColumn.get(column);
+  if (keys === undefined) keysOfColumn.set(column, (keys = STATISTICS.map((statistic) => `${statistic}/${column.name}`)));
+  return keys;
 }
 
 function describe(column: MetricColumn, positions: Uint32Array, scratch: Float64Array): Described {

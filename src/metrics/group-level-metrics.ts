@@ -75,16 +75,15 @@ export function* groupLevelMetrics(source: GroupSource): Generator<GroupLevelMet
 
 function group(source: GroupSource, task: number, positions: Uint32Array, expected: number, scratch: Float64Array): GroupLevelMetrics {
   const count = positions.length;
-  return {
-    _ng_task_index: task,
-    ...describeColumns(source.statistics, positions, scratch),
+  // The statistics go straight into the group, after its task index: a spread would copy them again.
+  return Object.assign(describeColumns(source.statistics, positions, scratch, { _ng_task_index: task }), {
     sample: { agent_ref: { name: source.agent } },
     num_rollouts: count,
     expected_num_rollouts: expected,
     missing_num_rollouts: Math.max(0, expected - count),
     reward_profile_completion_pct: (100 * count) / expected,
     ...(source.rolloutInfos ? { rollout_infos: Array.from(positions, (position) => rolloutInfo(source, position)) } : {}),
-  };
+  });
 }
 
 function rolloutInfo(source: GroupSource, position: number): RolloutInfo {

@@ -8,7 +8,7 @@ export const USAGE_FIELDS = ['input_tokens', 'output_tokens', 'total_tokens'] as
 const BOOKKEEPING_FIELDS = ['schema_version', 'duration_ms'] as const;
 
 export interface MetricColumn {
-  name: string;
+  readonly name: string;
   /** The value of each row, by position; NaN where the row does not have the field. */
   values: NumberList;
   /** `usage` columns come from `response.usage`; `reward` is always a column. */
