@@ -21,18 +21,21 @@ const BYTE_OF_CHARACTER: Int16Array = (() => {
   return table;
 })();
 
-/** A pre-token spelled in byte-level characters: the UTF-8 bytes of `text`, each as its table character. */
+/**
+ * A pre-token spelled in byte-level characters: the UTF-8 bytes of `text`, each as its table character.
+ * ASCII text is copied in runs of printable characters, which stand for themselves (" the" is "Ġ" + "the").
+ */
 export function byteLevelSpelling(text: string): string {
-  let plain = true;
+  let spelled = '';
+  let run = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code >= 0x80) return spellBytes(utf8.encode(text));
-    if (code < 0x21 || code > 0x7e) plain = false;
+    if (code >= 0x21 && code <= 0x7e) continue;
+    spelled += text.slice(run, i) + BYTE_CHARACTERS[code];
+    run = i + 1;
   }
-  if (plain) return text;
-  let spelled = '';
-  for (let i = 0; i < text.length; i++) spelled += BYTE_CHARACTERS[text.charCodeAt(i)];
-  return spelled;
+  return run === 0 ? text : spelled + text.slice(run);
 }
 
 function spellBytes(bytes: Uint8Array): string {
