@@ -1,6 +1,7 @@
 import type { AstNode, KeywordArgumentNode, SpreadNode } from './ast-nodes.js';
 import type { CompileExpression, Evaluate } from './compiled-closures.js';
-import { isArrayKind, kindOf, type Scope } from './template-values.js';
+import type { Scope } from './scope.js';
+import { isArrayKind, kindOf } from './template-values.js';
 
 /** A call's compiled arguments, evaluated positional first, as the interpreter does. */
 export interface Arguments {

@@ -2,7 +2,8 @@ import type { CallExpressionNode, IdentifierNode, MemberExpressionNode } from '.
 import { compileArguments } from './compile-arguments.js';
 import type { CompileExpression, Evaluate } from './compiled-closures.js';
 import { callMethod, callValue } from './members.js';
-import type { Kwargs, Scope } from './template-values.js';
+import type { Scope } from './scope.js';
+import type { Kwargs } from './template-values.js';
 
 /** `f(args)`, and `object.method(args)` dispatched by name without building a bound function. */
 export function compileCall(node: CallExpressionNode, expression: CompileExpression): Evaluate {

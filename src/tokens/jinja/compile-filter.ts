@@ -2,7 +2,7 @@ import type { AstNode, CallExpressionNode, IdentifierNode } from './ast-nodes.js
 import { compileArguments } from './compile-arguments.js';
 import type { CompileExpression } from './compiled-closures.js';
 import { applyCallFilter, applyFilter } from './filters.js';
-import type { Scope } from './template-values.js';
+import type { Scope } from './scope.js';
 import { unsupported } from './unsupported-construct-error.js';
 
 /** A filter applied to an evaluated operand: `value|name` or `value|name(args)`, and `{% filter %}` blocks. */

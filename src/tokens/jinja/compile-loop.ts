@@ -3,7 +3,8 @@ import { bindable, bindableTupleNames } from './bindable-name.js';
 import type { Evaluate, Render, StatementCompiler } from './compiled-closures.js';
 import { BREAK, CONTINUE } from './loop-control.js';
 import { LoopInfo } from './loop-info.js';
-import { isArrayKind, kindOf, Scope, truthy } from './template-values.js';
+import { Scope } from './scope.js';
+import { isArrayKind, kindOf, truthy } from './template-values.js';
 
 /** How a loop variable receives each item: one name, or a tuple of names unpacked from a list item. */
 interface LoopTarget {

@@ -3,7 +3,8 @@ import { bindable } from './bindable-name.js';
 import { compileArguments } from './compile-arguments.js';
 import type { Evaluate, Render, StatementCompiler } from './compiled-closures.js';
 import { containsNode } from './contains-node.js';
-import { kindOf, outputText, Scope, TemplateFunction, type Kwargs } from './template-values.js';
+import { Scope } from './scope.js';
+import { kindOf, outputText, TemplateFunction, type Kwargs } from './template-values.js';
 import { unsupported } from './unsupported-construct-error.js';
 
 interface Parameter {

@@ -4,7 +4,7 @@ import { statementCompiler } from './compile-statements.js';
 import { containsNode } from './contains-node.js';
 import { GLOBAL_SCOPE } from './template-globals.js';
 import { BREAK, CONTINUE } from './loop-control.js';
-import { Scope } from './template-values.js';
+import { Scope } from './scope.js';
 import { unsupported } from './unsupported-construct-error.js';
 
 /** Renders a template with its variables: the same text as `Template.render`, or a throw. */

@@ -1,5 +1,5 @@
 import type { AstNode } from './ast-nodes.js';
-import type { Scope } from './template-values.js';
+import type { Scope } from './scope.js';
 
 /** A compiled expression: its value in a scope. */
 export type Evaluate = (scope: Scope) => unknown;

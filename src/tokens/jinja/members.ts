@@ -7,8 +7,8 @@ import {
   ownEntry,
   TemplateFunction,
   type Kwargs,
-  type Scope,
 } from './template-values.js';
+import type { Scope } from './scope.js';
 import { unsupported } from './unsupported-construct-error.js';
 
 /** StringValue's builtins that are functions (`length` is a property). */

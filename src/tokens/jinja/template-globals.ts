@@ -1,4 +1,5 @@
-import { isArrayKind, kindOf, Namespace, Scope, TemplateFunction, type Kwargs } from './template-values.js';
+import { Scope } from './scope.js';
+import { isArrayKind, kindOf, Namespace, TemplateFunction, type Kwargs } from './template-values.js';
 import { unsupported } from './unsupported-construct-error.js';
 
 function namespaceEntry(pair: unknown): [string, unknown] {
