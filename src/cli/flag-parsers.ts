@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { CollectSettings } from '../collect/collect-settings.js';
+import { MAX_REPEATS } from '../collect/row-planner.js';
 import { SamplingParams } from '../core/sampling-params.js';
 import { schemaIssues } from '../core/schema-issues.js';
 import { RequestSettings } from '../policy/create-policy.js';
@@ -79,7 +80,7 @@ export function parseSchedule(value: string): 'async' | 'lockstep' {
   return parsed.data;
 }
 
-const parseRepeatCount = numberFlag(z.number().int().min(1, { error: 'expected a whole number ≥ 1' }));
+const parseRepeatCount = numberFlag(z.number().int().min(1, { error: 'expected a whole number ≥ 1' }).max(MAX_REPEATS, { error: `expected at most ${MAX_REPEATS}` }));
 
 /** `--num-repeats`: a whole number ≥ 1, or a JSON map of agent → count with an optional `_default`. */
 export function parseNumRepeats(value: string): number | Record<string, number> {
@@ -93,6 +94,7 @@ export function parseNumRepeats(value: string): number | Record<string, number> 
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InvalidArgumentError(`expected a number or a JSON object like {"math": 4, "_default": 1}, got ${value}`);
   for (const [agent, count] of Object.entries(parsed)) {
     if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) throw new InvalidArgumentError(`"${agent}": expected a whole number ≥ 1, got ${JSON.stringify(count)}`);
+    if (count > MAX_REPEATS) throw new InvalidArgumentError(`"${agent}": expected at most ${MAX_REPEATS}, got ${count}`);
   }
   return parsed as Record<string, number>;
 }

@@ -13,6 +13,9 @@ import type { RowIssue } from './row-error.js';
 /** `--num-repeats`: one count for every agent, or a count per agent with an optional `_default`. */
 export type NumRepeats = number | Readonly<Record<string, number>>;
 
+/** The most rollouts of one row: a row's rollouts are planned together, so its count bounds the memory planning takes. */
+export const MAX_REPEATS = 100_000;
+
 export interface PlannerOptions {
   file: string;
   /** The agent for rows without an `agent_ref` (`--agent`). */
@@ -210,11 +213,13 @@ function nestedDeeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
-/** A repeat count is a whole number ≥ 1, whether one for all agents or one per agent. */
+/** A repeat count is a whole number from 1 to MAX_REPEATS, whether one for all agents or one per agent. */
 function checkRepeats(numRepeats: NumRepeats): void {
   const counts = typeof numRepeats === 'number' ? [['', numRepeats] as const] : Object.entries(numRepeats);
   for (const [agent, count] of counts) {
-    if (!Number.isInteger(count) || count < 1) throw new ConfigError(`--num-repeats must be a whole number of at least 1, got ${count}${agent ? ` for ${agent}` : ''}`);
+    const of = `, got ${count}${agent ? ` for ${agent}` : ''}`;
+    if (!Number.isInteger(count) || count < 1) throw new ConfigError(`--num-repeats must be a whole number of at least 1${of}`);
+    if (count > MAX_REPEATS) throw new ConfigError(`--num-repeats must be at most ${MAX_REPEATS}${of}`);
   }
 }
 

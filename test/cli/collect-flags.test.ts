@@ -43,6 +43,8 @@ describe('gymnast collect refuses bad numbers before any work', { concurrency: 4
     [['--max-tokens', '0'], /--max-tokens.*expected a number > 0, got 0/],
     [['--num-repeats', '0'], /--num-repeats.*expected a whole number ≥ 1, got 0/],
     [['--num-repeats', '{"arithmetic": -2}'], /--num-repeats.*"arithmetic": expected a whole number ≥ 1, got -2/],
+    [['--num-repeats', '1e12'], /--num-repeats.*expected at most 100000, got 1e12/],
+    [['--num-repeats', '{"_default": 100001}'], /--num-repeats.*"_default": expected at most 100000, got 100001/],
     [['--schedule', 'sometimes'], /--schedule.*expected async or lockstep, got "sometimes"/],
     [['--fail-on-error', '1.5'], /--fail-on-error.*expected a whole count of failures/],
     [['--request-timeout', '-5'], /--request-timeout.*expected a duration in seconds > 0, got -5/],

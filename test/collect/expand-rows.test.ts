@@ -76,4 +76,10 @@ describe("NeMo Gym's row expansion", () => {
   it('refuses a repeat count below 1', () => {
     assert.throws(() => expandRows([source(1, question('a'))], { file: 'in.jsonl', agent: 'x', numRepeats: 0 }), /at least 1/);
   });
+
+  it('refuses a repeat count above 100,000 before planning anything (a row\'s rollouts are planned together), naming the agent', () => {
+    assert.throws(() => expandRows([source(1, question('a'))], { file: 'in.jsonl', agent: 'x', numRepeats: 1e12 }), { name: 'ConfigError', message: '--num-repeats must be at most 100000, got 1000000000000' });
+    assert.throws(() => expandRows([source(1, question('a'))], { file: 'in.jsonl', agent: 'x', numRepeats: { x: 100_001 } }), /at most 100000, got 100001 for x/);
+    assert.equal(expandRows([source(1, question('a'))], { file: 'in.jsonl', agent: 'x', numRepeats: 100_000 }).rows.length, 100_000);
+  });
 });
