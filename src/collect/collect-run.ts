@@ -1,7 +1,8 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { ConfigError } from '../core/errors/config-error.js';
 import { hasKind } from '../core/errors/has-kind.js';
 import type { SamplingParams } from '../core/sampling-params.js';
+import { healthPaths } from '../metrics/health/health-paths.js';
 import { runJobs, type EpisodeOptions } from '../engine/index.js';
 import type { TokenDecoder } from '../core/token-decoder.js';
 import type { Policy } from '../policy/policy.js';
@@ -123,6 +124,7 @@ async function collectLocked(options: CollectOptions, settings: CollectSettings,
   const identity = resumed ? await checkSameRun(paths, plannedRows(source, planner), config) : await startFresh(paths, plannedRows(source, planner), config);
   const state = resumed ? loadResumeState(paths, options.onNotice) : new ResumeState();
   if (resumed) options.onNotice?.(`resuming: ${state.done} done before, running the rest`);
+  removeHealthReport(paths.output);
 
   const files = new JsonlRolloutSink(paths);
   const extraSinks = options.sinks ?? [];
@@ -202,6 +204,22 @@ async function readRun(paths: CollectPaths, options: CollectOptions): Promise<{ 
     throw error;
   }
   return { computed: aggregate.finish(), health: await health.finish() };
+}
+
+/**
+ * A health report beside the output describes its rows as they were. Once this run changes them the
+ * report is stale, and the viewer would show its verdicts against the new rows, so it goes before the
+ * first row is written. The end-of-run pass writes the new one; an interrupted run, or one without
+ * health checks, leaves none.
+ */
+function removeHealthReport(output: string): void {
+  for (const path of Object.values(healthPaths(output))) {
+    try {
+      rmSync(path, { force: true });
+    } catch (error) {
+      throw writeFailure(path, error, 'remove it (or make it writable), then run again');
+    }
+  }
 }
 
 /**

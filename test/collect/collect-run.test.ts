@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -113,6 +113,23 @@ describe('gymnast collect', () => {
     await collect(options({ sampling: SamplingParams.parse({ max_tokens: 16, top_p: 0.9, seed: 1 }) }));
     const [result] = readRows(output);
     assert.deepEqual(result!.sampling, { temperature: 0.5, top_p: 0.9, max_tokens: 16, seed: 1, greedy: false });
+  });
+
+  it("removes a health report an earlier run left beside the output: the new rows are never shown with its verdicts", async () => {
+    const { output, options } = setup([row('1+2', 3)]);
+    const report = { summary: join(dirname(output), 'rollouts_health.json'), verdicts: join(dirname(output), 'rollouts_health.jsonl') };
+    const leaveStaleReport = () => {
+      mkdirSync(dirname(output), { recursive: true });
+      writeFileSync(report.summary, '{"stale": true}\n');
+      writeFileSync(report.verdicts, '{"stale": true}\n');
+    };
+    leaveStaleReport();
+    await collect(options());
+    assert.deepEqual([existsSync(report.summary), existsSync(report.verdicts)], [false, false], 'a run without health checks leaves no report');
+    leaveStaleReport();
+    const summary = await collect(options({ resume: true, health: { decoder: tokenizer } }));
+    assert.equal(summary.health?.rollouts.total, 1);
+    assert.doesNotMatch(readFileSync(report.summary, 'utf8'), /stale/);
   });
 
   it('still writes the aggregate when the health pass fails, then reports that failure', async () => {
