@@ -13,6 +13,7 @@ import type { Agent } from './agent.js';
 import { failureFields } from './output-row.js';
 import { AggregateMetrics, unlessNotFound } from './server-aggregate.js';
 import type { RolloutOutcome } from './sink.js';
+import { extensibleCopy } from '../util/extensible-copy.js';
 
 export interface NemoGymAgentOptions {
   name: string;
@@ -86,11 +87,11 @@ export function nemoGymAgent(options: NemoGymAgentOptions): Agent & { close(): P
           AbortSignal.any([signal, deadline]),
         );
         const { reward, _ng_failure_class: reported, _ng_no_persist: unpersisted, ...rest } = result;
-        const common = { ...row, ...rest, ...stampsOf(row), schema_version: ROW_SCHEMA_VERSION, duration_ms: elapsed() };
+        const common = extensibleCopy(row, { ...rest, ...stampsOf(row), schema_version: ROW_SCHEMA_VERSION, duration_ms: elapsed() });
         // NeMo Gym's "kill-shaped" rollouts never reached a verdict: retried later, never a reward.
         if (unpersisted === true) return failure(row, 'aborted', { kind: 'agent-reported', name: 'NemoGymNoPersist', message: 'the agent server marked the rollout _ng_no_persist' }, elapsed());
-        if (reported !== undefined) return { kind: 'failure', row: { ...common, ...reportedFailure(reported) } };
-        const success = { ...common, response: result.response ?? {}, reward };
+        if (reported !== undefined) return { kind: 'failure', row: extensibleCopy(common, reportedFailure(reported)) };
+        const success = extensibleCopy(common, { response: result.response ?? {}, reward });
         const checked = ResultRowHead.safeParse(success);
         if (checked.success) return { kind: 'result', row: success };
         const issue = checked.error.issues[0]!;
@@ -121,7 +122,7 @@ export function nemoGymAgent(options: NemoGymAgentOptions): Agent & { close(): P
 
 /** A failure row of the planned row alone: nothing the agent sent is kept. */
 function failure(row: MaterializedRow, failureClass: FailureClass, error: RecordedError, durationMs: number): RolloutOutcome {
-  return { kind: 'failure', row: { ...row, ...stampsOf(row), schema_version: ROW_SCHEMA_VERSION, duration_ms: durationMs, ...failureFields(failureClass, error) } };
+  return { kind: 'failure', row: extensibleCopy(row, { ...stampsOf(row), schema_version: ROW_SCHEMA_VERSION, duration_ms: durationMs, ...failureFields(failureClass, error) }) };
 }
 
 /** A failure the agent reported in NeMo Gym's words (its placeholder reward is dropped, never kept). */

@@ -7,6 +7,7 @@ import type { TerminationKind } from '../core/termination.js';
 import { messagesToResponsesItems } from '../core/responses-items.js';
 import type { RolloutOutcome } from './sink.js';
 import { withTrainingTokens } from './training-tokens.js';
+import { extensibleCopy } from '../util/extensible-copy.js';
 
 export interface EpisodeOutcomeOptions {
   /**
@@ -34,7 +35,7 @@ export function episodeOutcome(row: MaterializedRow, record: EpisodeRecord, open
   const items = options.responseOutput ? options.responseOutput(record.messages, prompted) : messagesToResponsesItems(record.messages, prompted);
   // Built once, key by key, in the order the row is written (the order spreads of each part would give): rows are
   // ~3 KB of token ids each, and copying them part by part was a third of the client's output cost (issue 13).
-  const built: Record<string, unknown> = { ...row };
+  const built: Record<string, unknown> = extensibleCopy(row);
   const observed = withObservedInput(row, record.messages.slice(openingMessages, prompted));
   if (observed !== undefined) built.responses_create_params = observed;
   putReportedFields(built, record);

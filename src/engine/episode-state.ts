@@ -6,6 +6,7 @@ import type { TurnRecord } from '../core/turn-record.js';
 import { TokenLedger } from '../tokens/token-ledger.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import type { EpisodeKey } from './engine-events.js';
+import { extensibleCopy } from '../util/extensible-copy.js';
 
 /** The facts an episode accumulates; records are built from it when the episode ends. */
 export interface EpisodeState {
@@ -36,7 +37,7 @@ export function createEpisodeState(task: EpisodeTask, rolloutIndex: number, samp
     ledger: new TokenLedger(tokenizer),
     metadata: undefined,
     stopStrings: task.stop_strings ?? [],
-    sampling: { ...sampling, ...task.sampling },
+    sampling: extensibleCopy(sampling, task.sampling),
     turns: [],
     toolCalls: new Map(),
     fields: {},

@@ -1,4 +1,5 @@
 import type { Message } from '../core/message.js';
+import { extensibleCopy } from '../util/extensible-copy.js';
 
 export interface FittedMessages {
   messages: Message[];
@@ -20,7 +21,7 @@ export function fitToBudget(messages: readonly Message[], tokenIds: readonly num
     const kept = ids.length <= remaining ? ids : ids.slice(0, remaining);
     if (kept.length < ids.length) truncated = true;
     remaining -= kept.length;
-    return { ...message, token_ids: kept };
+    return extensibleCopy(message, { token_ids: kept });
   });
   return { messages: fitted, tokenCount: Math.max(0, budget) - remaining, truncated };
 }

@@ -12,6 +12,7 @@ import { appendMessages, type EpisodeState } from './episode-state.js';
 import { endWith, type EpisodeEnd } from './next-step.js';
 import { readPolicyResult } from './read-policy-result.js';
 import { asPolicyError, typedErrors } from './wrap-error.js';
+import { extensibleCopy } from '../util/extensible-copy.js';
 
 export interface Generation {
   type: 'generated';
@@ -38,7 +39,7 @@ export async function generateTurn(state: EpisodeState, options: EpisodeOptions,
     prompt_token_ids: state.ledger.tokenIds(),
     messages: [...state.messages],
     ...(state.task.tools ? { tools: state.task.tools } : {}),
-    sampling: { ...state.sampling, max_tokens: maxTokens, seed: turnSeed(state, turn) },
+    sampling: extensibleCopy(state.sampling, { max_tokens: maxTokens, seed: turnSeed(state, turn) }),
     stop_strings: state.stopStrings,
     stop_token_ids: options.stopTokenIds ?? options.renderer.tokenizer.stopTokenIds,
   };

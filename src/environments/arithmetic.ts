@@ -4,6 +4,7 @@ import { createSeededRandom, type SeededRandom } from '../util/seeded-random.js'
 import { evaluateArithmetic } from './arithmetic-expression.js';
 import type { Environment, StepResultInput } from './environment.js';
 import { parseTaskData } from './parse-task-data.js';
+import { extensibleCopy } from '../util/extensible-copy.js';
 
 /**
  * The conversation format the embedded model is trained on, and this environment enforces:
@@ -45,7 +46,7 @@ export function arithmeticEnvironment(): Environment<ArithmeticMetadata> {
     taskSchema: ArithmeticTask,
     async reset(data) {
       const task = parseTaskData('arithmetic', ArithmeticTask, data);
-      return { metadata: { ...task, attempts: 0, tool_calls: 0 }, stop_strings: [...ARITHMETIC_FORMAT.stopStrings] };
+      return { metadata: extensibleCopy(task, { attempts: 0, tool_calls: 0 }), stop_strings: [...ARITHMETIC_FORMAT.stopStrings] };
     },
     async step({ messages, metadata }) {
       const said = (messages.at(-1)?.content ?? '').trim();

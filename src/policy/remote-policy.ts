@@ -8,6 +8,7 @@ import type { BackendRecipe } from './backend-recipe.js';
 import { JsonClient } from '../http/json-client.js';
 import type { Policy, PolicyRequest, PolicyResultInput } from './policy.js';
 import { Router, type RouterOptions } from '../http/router/router.js';
+import { extensibleCopy } from '../util/extensible-copy.js';
 
 export interface RemotePolicyOptions<Wire> extends RouterOptions {
   backend: BackendRecipe<Wire>;
@@ -74,7 +75,7 @@ export class RemotePolicy<Wire> implements Policy {
       request.session_id,
       (replica) =>
         this.#client
-          .request({ method: 'POST', baseUrl: replica.url, path: this.#backend.path, body, headers: { ...this.#headers, 'x-session-id': request.session_id }, schema: this.#backend.responseSchema, read: this.#backend.readResponse, timeoutMs: this.#timeoutMs, signal })
+          .request({ method: 'POST', baseUrl: replica.url, path: this.#backend.path, body, headers: extensibleCopy(this.#headers, { 'x-session-id': request.session_id }), schema: this.#backend.responseSchema, read: this.#backend.readResponse, timeoutMs: this.#timeoutMs, signal })
           .catch((error: unknown) => {
             if (hasKind(error, 'server') && error.status === 400 && CONTEXT_LENGTH_MESSAGE.test(error.message)) {
               throw new ContextLengthError(request.prompt_token_ids.length, model.maxModelLen ?? 0, error.message);
