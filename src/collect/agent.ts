@@ -12,6 +12,7 @@ import { episodeOutcome, type EpisodeOutcomeOptions } from './output-row.js';
 import { extraBodyObject, plainRequest, RequestFields } from './request-fields.js';
 import type { RowIssue } from './row-error.js';
 import type { RolloutOutcome } from './sink.js';
+import { extensibleCopy } from '../util/extensible-copy.js';
 
 /** What every rollout of a run shares, and how the schedule drives this one. */
 export interface AgentContext {
@@ -65,7 +66,7 @@ export function environmentAgent(name: string, environment: Environment, options
     },
     async run(row, context) {
       const task = checkedTask(row, dataOf(row));
-      const record = await runEpisode(task, row._ng_rollout_index, { ...context.episode, environment }, context.control);
+      const record = await runEpisode(task, row._ng_rollout_index, extensibleCopy(context.episode, { environment }), context.control);
       return episodeOutcome(row, record, task.messages.length, outcome);
     },
   };
