@@ -5,6 +5,7 @@ import type { EpisodeOptions } from './episode-options.js';
 import { appendMessages, type EpisodeState } from './episode-state.js';
 import { fitToBudget } from './fit-to-budget.js';
 import { endWith, type NextStep } from './next-step.js';
+import { extensibleCopy } from '../util/extensible-copy.js';
 
 export interface AppliedObservation {
   envTokens: number;
@@ -30,17 +31,17 @@ export function applyObservation(state: EpisodeState, step: StepResult, next: Ne
   });
   const fitted = fitToBudget(step.observation, tokenIds, options.maxSeqLen - state.ledger.length);
   appendMessages(state, fitted.messages);
-  const applied = { envTokens: fitted.tokenCount, truncated: fitted.truncated, ...(drift ? { drift } : {}) };
-  if (continuing && state.ledger.length >= options.maxSeqLen) {
-    const detail = fitted.truncated ? 'the observation was cut to fit max_seq_len' : 'no room left under max_seq_len to generate';
-    return { ...applied, next: endWith('max-seq-len', detail) };
-  }
-  return { ...applied, next };
+  // One literal: a spread copy of `applied` with `next` added made a hidden class per turn (see extensibleCopy).
+  return { envTokens: fitted.tokenCount, truncated: fitted.truncated, ...(drift ? { drift } : {}), next: continuing && state.ledger.length >= options.maxSeqLen ? noRoomLeft(fitted.truncated) : next };
+}
+
+function noRoomLeft(observationCut: boolean): NextStep {
+  return endWith('max-seq-len', observationCut ? 'the observation was cut to fit max_seq_len' : 'no room left under max_seq_len to generate');
 }
 
 /** Carries the environment's state, reported fields and next stop strings forward (null metadata keeps the old one). */
 export function carryForward(state: EpisodeState, step: StepResult): void {
   if (step.metadata !== undefined && step.metadata !== null) state.metadata = step.metadata;
-  if (step.fields) state.fields = { ...state.fields, ...step.fields };
+  if (step.fields) state.fields = extensibleCopy(state.fields, step.fields);
   if (step.next_stop_strings !== undefined) state.stopStrings = step.next_stop_strings ?? [];
 }

@@ -11,6 +11,7 @@ import type { EpisodeState } from './episode-state.js';
 import type { Generation } from './generate-turn.js';
 import type { Step } from './step-environment.js';
 import { elapsedMs } from '../util/clock.js';
+import { extensibleCopy } from '../util/extensible-copy.js';
 
 type FailedTermination = FailureRecord['termination'];
 
@@ -43,7 +44,7 @@ function withToolCalls(state: EpisodeState): Message[] {
   if (state.toolCalls.size === 0) return state.messages;
   return state.messages.map((message, i) => {
     const calls = state.toolCalls.get(i);
-    return calls ? { ...message, tool_calls: calls } : message;
+    return calls ? extensibleCopy(message, { tool_calls: calls }) : message;
   });
 }
 
