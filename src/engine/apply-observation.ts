@@ -31,8 +31,9 @@ export function applyObservation(state: EpisodeState, step: StepResult, next: Ne
   });
   const fitted = fitToBudget(step.observation, tokenIds, options.maxSeqLen - state.ledger.length);
   appendMessages(state, fitted.messages);
-  // One literal: a spread copy of `applied` with `next` added made a hidden class per turn (see extensibleCopy).
-  return { envTokens: fitted.tokenCount, truncated: fitted.truncated, ...(drift ? { drift } : {}), next: continuing && state.ledger.length >= options.maxSeqLen ? noRoomLeft(fitted.truncated) : next };
+  const noRoom = continuing && state.ledger.length >= options.maxSeqLen;
+  // One literal: a spread copy with `next` added made a hidden class per turn (see extensibleCopy).
+  return { envTokens: fitted.tokenCount, truncated: fitted.truncated, ...(drift ? { drift } : {}), next: noRoom ? noRoomLeft(fitted.truncated) : next };
 }
 
 function noRoomLeft(observationCut: boolean): NextStep {

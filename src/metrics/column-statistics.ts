@@ -24,14 +24,14 @@ interface Described {
 export function describeColumns<T extends object>(columns: readonly MetricColumn[], positions: Uint32Array, scratch: Float64Array, into: T = {} as T): T & Record<string, number> {
   const described = columns.map((column) => describe(column, positions, scratch));
   const noStd = described.every((column) => Number.isNaN(column.std));
-  const result = into as T & Record<string, number>;
+  const statistics = into as Record<string, number>;
   STATISTICS.forEach((statistic, s) => {
     columns.forEach((column, i) => {
       const value = statistic === 'std' && noStd && described[i]!.count === positions.length ? 0 : described[i]![statistic];
-      if (!Number.isNaN(value)) (result as Record<string, number>)[statisticKeys(column)[s]!] = value;
+      if (!Number.isNaN(value)) statistics[statisticKeys(column)[s]!] = value;
     });
   });
-  return result;
+  return into as T & Record<string, number>;
 }
 
 /** A column's `<statistic>/<name>` keys in STATISTICS order, made once: an aggregate describes every task's group with the same columns. */

@@ -33,5 +33,7 @@ export function histogram(values: ArrayLike<number>, positions: Iterable<number>
     const value = values[at]!;
     if (Number.isFinite(value)) counts[Math.min(bins - 1, Math.floor((value - min) / width))]! += 1;
   }
-  return Array.from(counts, (count, bin) => ({ lo: min + bin * width, hi: span === 0 ? max : integers ? Math.min(min + (bin + 1) * width - 1, max) : Math.min(min + (bin + 1) * width, max), count }));
+  // An integer bar ends on its last integer; a fractional one where the next begins.
+  const end = integers ? 1 : 0;
+  return Array.from(counts, (count, bin) => ({ lo: min + bin * width, hi: span === 0 ? max : Math.min(min + (bin + 1) * width - end, max), count }));
 }
