@@ -50,7 +50,7 @@ export function tryCompileTemplate(template: string | Template): TemplateCompila
       }
       return (variables: Record<string, unknown>) => renderProgram(render, scopeOf(variables, sharedScope));
     };
-    return { compiled: Object.assign((variables: Record<string, unknown>) => renderProgram(render, scopeOf(variables, GLOBAL_SCOPE)), { withShared }) };
+    return { compiled: Object.assign(withShared({}), { withShared }) };
   } catch (reason) {
     // An UnsupportedConstructError, or an AST shape this compiler did not expect: the interpreter renders it.
     return { compiled: undefined, reason };
