@@ -47,7 +47,6 @@ function plainResult(raw: unknown): PolicyResult | undefined {
   };
 }
 
-
 function isCount(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) >= 0;
 }
