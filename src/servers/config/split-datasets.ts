@@ -7,7 +7,6 @@ import { readJsonLines } from '../../util/json-lines.js';
 import type { DatasetSplit } from './dataset-types.js';
 import type { DatasetConfig, GymConfig } from './server-config.js';
 
-
 /** One dataset of a split: whose it is, where its rows are, and where the config says so. */
 export interface SplitDataset {
   /** The agent instance the rows are for: stamped as their `agent_ref`. */
