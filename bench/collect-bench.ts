@@ -37,6 +37,9 @@ const ISSUE_AIOHTTP_MS_PER_TURN = 0.37;
 /** Pythons that may have aiohttp: the one on PATH, and Debian's, where `apt-get install python3-aiohttp` puts it. */
 const PYTHONS = ['python3', '/usr/bin/python3'];
 const STARTUP_TARGET_CPU_S = 0.3;
+const WIDE = 1_024;
+/** A server that takes time to generate (a fast one: real servers take hundreds of ms), where concurrency should pay. */
+const SLOW_SERVER_MS = 25;
 
 const run = promisify(execFile);
 
@@ -122,6 +125,10 @@ async function startServer() {
       const message = await next('generation_requests');
       return { turns: message.generation_requests as number, lastRequestCpuS: message.last_request_cpu_s as number, runPeakRssMb: message.last_request_hwm_mb as number };
     },
+    /** Holds every later generation request `ms` milliseconds (0: answer at once). */
+    latency(ms: number) {
+      child.stdin.write(`latency ${ms}\n`);
+    },
     stop() {
       child.stdin.end();
       child.kill('SIGTERM');
@@ -147,9 +154,9 @@ async function runChild(server: Server, command: string, args: string[], env: No
 }
 
 /** `gymnast collect` from dist/, its CPU and peak RSS from its own getrusage at exit. */
-async function runGymnast(server: Server, dir: string, input: string, rollouts: number, concurrency: number): Promise<Measured> {
+async function runGymnast(server: Server, dir: string, input: string, rollouts: number, concurrency: number, tag = ''): Promise<Measured> {
   if (!buildIsCurrent()) await build();
-  const output = join(dir, `gymnast-${concurrency}-${rollouts}.jsonl`);
+  const output = join(dir, `gymnast${tag}-${concurrency}-${rollouts}.jsonl`);
   const usageFile = join(dir, 'usage.json');
   rmSync(usageFile, { force: true });
   const args = ['--import', USAGE_PRELOAD, BIN, 'collect', '--policy', 'vllm-completions', '--base-url', server.url, '--model', MODEL, '--tokenizer', qwen3Directory, '-i', input, '-o', output, '-c', String(concurrency), '--num-repeats', String(REPEATS)];
@@ -244,10 +251,18 @@ export async function collectOverhead(): Promise<BenchResult[]> {
     const gymnast = await runGymnast(server, dir, main, 8_000, CONCURRENCY);
     const undici = await runNode(server, 'undici', dir, main, 8_000, CONCURRENCY);
     const net = await runNode(server, 'net', dir, main, 8_000, CONCURRENCY);
-    const wide = await runGymnast(server, dir, main, 8_000, 1_024);
+    const wide = await runGymnast(server, dir, main, 8_000, WIDE);
+    const aiohttpWide = aiohttp && (await runPython(server, aiohttp, dir, main, 8_000, WIDE));
+    const undiciWide = await runNode(server, 'undici', dir, main, 8_000, WIDE);
     const small = await runGymnast(server, dir, await rowsFile(250), 1_000, CONCURRENCY);
+    const settled = await runGymnast(server, dir, await rowsFile(2_500), 10_000, CONCURRENCY);
     const large = await runGymnast(server, dir, await rowsFile(25_000), 100_000, CONCURRENCY);
+    server.latency(SLOW_SERVER_MS);
+    const slow = await runGymnast(server, dir, main, 8_000, CONCURRENCY, '-slow');
+    const slowWide = await runGymnast(server, dir, main, 8_000, WIDE, '-slow');
+    server.latency(0);
     const emptyNode = await emptyNodeCpuS(dir);
+    const scaling = (narrow: Measured, wider: Measured) => wider.rolloutsPerSecond / narrow.rolloutsPerSecond;
     const turns = gymnast.turns === python.turns ? `${gymnast.turns / gymnast.rollouts} turns a rollout in both` : `turns differ: gymnast ${gymnast.turns}, Python ${python.turns} (its own count ${python.ownTurns})`;
     const ms = (value: number) => `${value.toFixed(3)} ms`;
     const gymnastPerTurn = perTurnMs(gymnast, gymnastStart.startupCpuS);
@@ -292,6 +307,12 @@ export async function collectOverhead(): Promise<BenchResult[]> {
         lowerIsBetter: true,
       },
       {
+        name: `collect: peak RSS of gymnast collect at concurrency ${CONCURRENCY}, 100,000 rollouts vs 10,000 (25,000 rows × ${REPEATS} vs 2,500 × ${REPEATS}): growth once V8 has sized its heap for the run, which a 1,000-rollout run ends before doing (up to the last generation request: ${large.runPeakRssMb.toFixed(0)} MB vs ${settled.runPeakRssMb.toFixed(0)} MB)`,
+        baseline: { label: '10,000 rollouts', value: settled.peakRssMb, unit: 'MB' },
+        measured: { label: '100,000 rollouts', value: large.peakRssMb, unit: 'MB' },
+        lowerIsBetter: true,
+      },
+      {
         name: `collect: peak RSS, 8,000 rollouts at concurrency ${CONCURRENCY}: gymnast collect vs the Python ${aiohttpRun ? 'aiohttp' : 'stdlib'} collector (issue 13: 444 MB vs 68 MB with aiohttp)`,
         baseline: { label: `Python ${aiohttpRun ? 'aiohttp' : 'stdlib'} collector`, value: (aiohttpRun || python).peakRssMb, unit: 'MB' },
         measured: { label: 'gymnast collect', value: gymnast.peakRssMb, unit: 'MB' },
@@ -301,6 +322,18 @@ export async function collectOverhead(): Promise<BenchResult[]> {
         name: `collect: gymnast collect rollouts/s (first generation request to exit, wall time), concurrency 1,024 vs ${CONCURRENCY}, 8,000 rollouts (target > 1×; 100,000-rollout run: ${large.rolloutsPerSecond.toFixed(0)}/s, ${perTurnMs(large, gymnastStart.startupCpuS).toFixed(3)} ms CPU/turn)`,
         baseline: { label: `concurrency ${CONCURRENCY}`, value: gymnast.rolloutsPerSecond, unit: 'rollouts/s' },
         measured: { label: 'concurrency 1,024', value: wide.rolloutsPerSecond, unit: 'rollouts/s' },
+        lowerIsBetter: false,
+      },
+      {
+        name: `collect: how rollouts/s scale from concurrency ${CONCURRENCY} to 1,024 on the zero-latency server, gymnast collect against ${aiohttpWide && aiohttpRun ? 'the Python aiohttp collector' : 'the Node undici collector'} in the same run (each collector's 1,024-vs-${CONCURRENCY} ratio; > 1× scales better; Node undici collector ${scaling(undici, undiciWide).toFixed(2)}×${aiohttpWide && aiohttpRun ? `, aiohttp ${scaling(aiohttpRun, aiohttpWide).toFixed(2)}×` : ''}, gymnast ${scaling(gymnast, wide).toFixed(2)}×: with client and server sharing 2 cores, more requests in flight cost every client more than they save)`,
+        baseline: { label: aiohttpWide && aiohttpRun ? 'aiohttp collector' : 'Node undici collector', value: aiohttpWide && aiohttpRun ? scaling(aiohttpRun, aiohttpWide) : scaling(undici, undiciWide), unit: '×' },
+        measured: { label: 'gymnast collect', value: scaling(gymnast, wide), unit: '×' },
+        lowerIsBetter: false,
+      },
+      {
+        name: `collect: gymnast collect rollouts/s, concurrency 1,024 vs ${CONCURRENCY}, 8,000 rollouts, the server taking ${SLOW_SERVER_MS} ms a request (> 1× when concurrency pays; CPU per turn ${perTurnMs(slowWide, gymnastStart.startupCpuS).toFixed(3)} ms at 1,024, ${perTurnMs(slow, gymnastStart.startupCpuS).toFixed(3)} ms at ${CONCURRENCY})`,
+        baseline: { label: `concurrency ${CONCURRENCY}`, value: slow.rolloutsPerSecond, unit: 'rollouts/s' },
+        measured: { label: 'concurrency 1,024', value: slowWide.rolloutsPerSecond, unit: 'rollouts/s' },
         lowerIsBetter: false,
       },
     ];

@@ -3,11 +3,12 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createInterface } from 'node:readline';
 import { InferenceServer, type RecordedRequest } from '../src/testing/index.js';
+import { abortableDelay } from '../src/util/abortable-delay.js';
 import { JinjaChatTemplate, loadHfTokenizer } from '../src/tokens/index.js';
 import { qwen3Directory } from '../test/support/qwen3.js';
 
 /**
- * The test inference server (Qwen3 tokenizer, zero latency, answering `ok`) in its own process, for
+ * The test inference server (Qwen3 tokenizer, zero latency unless told, answering `ok`) in its own process, for
  * benchmarks of a collector in another process. Prints its URL, then takes commands on stdin, one a line:
  * - `watch PID`: start counting generation requests from zero, and on the first one read
  *   /proc/PID/stat (the collector's utime + stime) before answering it, printing
@@ -17,6 +18,8 @@ import { qwen3Directory } from '../test/support/qwen3.js';
  *   generation requests since `watch`, and the collector's CPU at the last of them and its peak RSS
  *   (VmHWM, read every 64th request) so far: what it spent running rollouts, before its
  *   end-of-run work (aggregation, health checks).
+ * - `latency MS`: hold every later generation request MS milliseconds before answering it (0: none), a
+ *   server that takes time to generate, for runs where concurrency should pay.
  * Requests are counted, not recorded (the InferenceServer's log would grow with a 100,000-rollout run).
  */
 const GENERATION_PATHS = new Set(['/v1/completions', '/v1/chat/completions', '/v1/responses', '/generate']);
@@ -49,6 +52,7 @@ class CountingServer extends InferenceServer {
   generationRequests = 0;
   lastCpuS: number | null = null;
   lastHwmMb: number | null = null;
+  latencyMs = 0;
 
   protected override async intercept(call: RecordedRequest, request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<boolean> {
     if (request.method === 'POST' && GENERATION_PATHS.has(call.path)) {
@@ -58,6 +62,7 @@ class CountingServer extends InferenceServer {
         if (this.generationRequests % 64 === 1) this.lastHwmMb = read(this.watched, peakRssMbOf);
         if (this.generationRequests === 1) process.stdout.write(`${JSON.stringify({ first_request_cpu_s: this.lastCpuS, at_ms: performance.timeOrigin + performance.now() })}\n`);
       }
+      if (this.latencyMs > 0) await abortableDelay(this.latencyMs, signal);
     }
     const handled = await super.intercept(call, request, response, signal);
     this.requests.length = 0;
@@ -74,6 +79,8 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     server.watched = Number(argument);
     server.generationRequests = 0;
     server.lastCpuS = server.lastHwmMb = null;
+  } else if (command === 'latency') {
+    server.latencyMs = Number(argument);
   } else if (command === 'count') {
     process.stdout.write(`${JSON.stringify({ generation_requests: server.generationRequests, last_request_cpu_s: server.lastCpuS, last_request_hwm_mb: server.lastHwmMb })}\n`);
   }
