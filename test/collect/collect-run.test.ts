@@ -132,6 +132,17 @@ describe('gymnast collect', () => {
     assert.doesNotMatch(readFileSync(report.summary, 'utf8'), /stale/);
   });
 
+  it('says, once the last rollout is done, that it is reading the rollouts back (and for what)', async () => {
+    const { options } = setup([row('1+2', 3), row('4+5', 9)]);
+    const events = (extra: Partial<CollectOptions>) => {
+      const seen: string[] = [];
+      const run = collect(options({ ...extra, onProgress: ({ done, total }) => seen.push(`${done}/${total}`), onNotice: (message) => seen.push(message) }));
+      return run.then(() => seen);
+    };
+    assert.deepEqual(await events({}), ['1/2', '2/2', 'reading the rollouts back for the aggregate metrics']);
+    assert.deepEqual(await events({ resume: true, health: { decoder: tokenizer } }), ['resuming: 2 done before, running the rest', 'reading the rollouts back for the aggregate metrics and the health checks']);
+  });
+
   it('still writes the aggregate when the health pass fails, then reports that failure', async () => {
     const { options } = setup([row('1+2', 3)]);
     const broken = { decode: (): string => { throw new Error('decoder broke'); } };
