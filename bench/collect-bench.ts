@@ -260,9 +260,21 @@ export async function collectOverhead(): Promise<BenchResult[]> {
     server.latency(SLOW_SERVER_MS);
     const slow = await runGymnast(server, dir, main, 8_000, CONCURRENCY, '-slow');
     const slowWide = await runGymnast(server, dir, main, 8_000, WIDE, '-slow');
+    const aiohttpSlow = aiohttp && (await runPython(server, aiohttp, dir, main, 8_000, CONCURRENCY));
     server.latency(0);
     const emptyNode = await emptyNodeCpuS(dir);
     const scaling = (narrow: Measured, wider: Measured) => wider.rolloutsPerSecond / narrow.rolloutsPerSecond;
+    const slowVersusAiohttp: BenchResult[] =
+      aiohttpSlow && aiohttpStart
+        ? [
+            {
+              name: `collect: client CPU per turn, startup removed, 2,000 rows × ${REPEATS} at concurrency ${CONCURRENCY}, the server taking ${SLOW_SERVER_MS} ms a request: gymnast collect vs the Python aiohttp collector (a server that takes time costs every client more per turn than a zero-latency one: fewer answers per pass of the event loop, and requests that live through more garbage collections)`,
+              baseline: { label: 'Python aiohttp collector', value: perTurnMs(aiohttpSlow, aiohttpStart.startupCpuS), unit: 'ms/turn' },
+              measured: { label: 'gymnast collect', value: perTurnMs(slow, gymnastStart.startupCpuS), unit: 'ms/turn' },
+              lowerIsBetter: true,
+            },
+          ]
+        : [];
     const turns = gymnast.turns === python.turns ? `${gymnast.turns / gymnast.rollouts} turns a rollout in both` : `turns differ: gymnast ${gymnast.turns}, Python ${python.turns} (its own count ${python.ownTurns})`;
     const ms = (value: number) => `${value.toFixed(3)} ms`;
     const gymnastPerTurn = perTurnMs(gymnast, gymnastStart.startupCpuS);
@@ -336,6 +348,7 @@ export async function collectOverhead(): Promise<BenchResult[]> {
         measured: { label: 'concurrency 1,024', value: slowWide.rolloutsPerSecond, unit: 'rollouts/s' },
         lowerIsBetter: false,
       },
+      ...slowVersusAiohttp,
     ];
   } finally {
     server.stop();
