@@ -264,6 +264,8 @@ export async function collectOverhead(): Promise<BenchResult[]> {
     server.latency(0);
     const emptyNode = await emptyNodeCpuS(dir);
     const scaling = (narrow: Measured, wider: Measured) => wider.rolloutsPerSecond / narrow.rolloutsPerSecond;
+    const aiohttpScaling = aiohttpRun && aiohttpWide ? scaling(aiohttpRun, aiohttpWide) : undefined;
+    const scalingBaseline = aiohttpScaling === undefined ? { label: 'Node undici collector', value: scaling(undici, undiciWide) } : { label: 'Python aiohttp collector', value: aiohttpScaling };
     const slowVersusAiohttp: BenchResult[] =
       aiohttpSlow && aiohttpStart
         ? [
@@ -337,8 +339,8 @@ export async function collectOverhead(): Promise<BenchResult[]> {
         lowerIsBetter: false,
       },
       {
-        name: `collect: how rollouts/s scale from concurrency ${CONCURRENCY} to 1,024 on the zero-latency server, gymnast collect against ${aiohttpWide && aiohttpRun ? 'the Python aiohttp collector' : 'the Node undici collector'} in the same run (each collector's 1,024-vs-${CONCURRENCY} ratio; > 1× scales better; Node undici collector ${scaling(undici, undiciWide).toFixed(2)}×${aiohttpWide && aiohttpRun ? `, aiohttp ${scaling(aiohttpRun, aiohttpWide).toFixed(2)}×` : ''}, gymnast ${scaling(gymnast, wide).toFixed(2)}×: with client and server sharing 2 cores, more requests in flight cost every client more than they save)`,
-        baseline: { label: aiohttpWide && aiohttpRun ? 'aiohttp collector' : 'Node undici collector', value: aiohttpWide && aiohttpRun ? scaling(aiohttpRun, aiohttpWide) : scaling(undici, undiciWide), unit: '×' },
+        name: `collect: how rollouts/s scale from concurrency ${CONCURRENCY} to 1,024 on the zero-latency server, gymnast collect against the ${scalingBaseline.label} in the same run (each collector's 1,024-vs-${CONCURRENCY} ratio; > 1× scales better; Node undici collector ${scaling(undici, undiciWide).toFixed(2)}×${aiohttpScaling === undefined ? '' : `, aiohttp ${aiohttpScaling.toFixed(2)}×`}, gymnast ${scaling(gymnast, wide).toFixed(2)}×: with client and server sharing 2 cores, more requests in flight cost every client more than they save)`,
+        baseline: { ...scalingBaseline, unit: '×' },
         measured: { label: 'gymnast collect', value: scaling(gymnast, wide), unit: '×' },
         lowerIsBetter: false,
       },

@@ -134,10 +134,10 @@ describe('gymnast collect', () => {
 
   it('says, once the last rollout is done, that it is reading the rollouts back (and for what)', async () => {
     const { options } = setup([row('1+2', 3), row('4+5', 9)]);
-    const events = (extra: Partial<CollectOptions>) => {
+    const events = async (extra: Partial<CollectOptions>) => {
       const seen: string[] = [];
-      const run = collect(options({ ...extra, onProgress: ({ done, total }) => seen.push(`${done}/${total}`), onNotice: (message) => seen.push(message) }));
-      return run.then(() => seen);
+      await collect(options({ ...extra, onProgress: ({ done, total }) => seen.push(`${done}/${total}`), onNotice: (message) => seen.push(message) }));
+      return seen;
     };
     assert.deepEqual(await events({}), ['1/2', '2/2', 'reading the rollouts back for the aggregate metrics']);
     assert.deepEqual(await events({ resume: true, health: { decoder: tokenizer } }), ['resuming: 2 done before, running the rest', 'reading the rollouts back for the aggregate metrics and the health checks']);
