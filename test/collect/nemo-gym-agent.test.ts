@@ -88,7 +88,8 @@ describe('NeMo Gym agent servers', () => {
       const { outcome, elapsedMs } = await runOnce('busy', 600);
       assert.equal(outcome.kind, 'failure');
       assert.equal((outcome.row as { _ng_failure_class: string })._ng_failure_class, 'timeout');
-      assert.ok(elapsedMs < 900, `a 600 ms rollout timeout took ${Math.round(elapsedMs)} ms`);
+      // Unbounded, ten attempts with their backoff (250 ms doubling) take over 30 s; the slack is for a loaded machine.
+      assert.ok(elapsedMs < 3_000, `a 600 ms rollout timeout took ${Math.round(elapsedMs)} ms`);
     });
 
     it('never re-sends a /run that timed out: the agent may still be running it', async () => {
@@ -96,7 +97,8 @@ describe('NeMo Gym agent servers', () => {
       const { outcome, elapsedMs } = await runOnce('slow', 300);
       assert.equal((outcome.row as { _ng_failure_class: string })._ng_failure_class, 'timeout');
       assert.equal(calls.filter((row) => row.behaviour === 'slow').length - before, 1, 'sent once');
-      assert.ok(elapsedMs < 600, `took ${Math.round(elapsedMs)} ms`);
+      // The agent answers after 1,500 ms: ending before that is the deadline's doing, however loaded the machine.
+      assert.ok(elapsedMs < 1_400, `took ${Math.round(elapsedMs)} ms`);
     });
   });
 });
