@@ -33,11 +33,13 @@ export function serveCommand(): Command {
   const serve = new Command('serve')
     .description('run gymnast servers: one (model, resources, agent), or every server a NeMo Gym-style config names (--config)')
     .option('--config <file>', "start every server of a NeMo Gym-style YAML config and a head server (NeMo Gym's ng_run); Ctrl-C stops all")
-    .action(async (options: { config?: string }) => {
+    .option('--api-key <key>', "with --config: require Authorization: Bearer <key> on the head server (NeMo Gym's own clients send none)")
+    .enablePositionalOptions()
+    .action(async (options: { config?: string; apiKey?: string }) => {
       if (!options.config) {
         serve.help({ error: true });
       }
-      await serveConfig(options.config!);
+      await serveConfig(options.config!, options.apiKey === undefined ? {} : { headApiKey: options.apiKey });
     });
   serve
     .command('model')

@@ -4,6 +4,7 @@ import { builtinAgent, type Agent } from '../../collect/agent.js';
 import { resourcesAgent } from '../../collect/resources-agent.js';
 import { ServerStartError } from '../../core/errors/server-start-error.js';
 import { GymnastError } from '../../core/errors/gymnast-error.js';
+import { redactUrls } from '../../util/redact-urls.js';
 import { runSampling } from '../../core/sampling-params.js';
 import { createPolicy, parsePolicySpec, type CreatedPolicy } from '../../policy/create-policy.js';
 import type { EmbeddedPolicy } from '../../policy/embedded/embedded-policy.js';
@@ -20,6 +21,8 @@ export interface ConfigRunOptions {
   output?: (line: string) => void;
   /** Grace period between SIGTERM and SIGKILL for external servers (default 5 s). */
   graceMs?: number;
+  /** The bearer token the head server requires (`gymnast serve --config X --api-key K`); none by default, as in NeMo Gym. */
+  headApiKey?: string;
 }
 
 /** Every server of a config, running, and the head server that lists them. */
@@ -60,7 +63,7 @@ export async function startConfigRun(config: GymConfig, options: ConfigRunOption
   };
 
   let resolved: Record<string, unknown> = {};
-  const head = headServer({ ...config.headServer, instances: () => started.map((server) => server.info), config: () => resolved });
+  const head = headServer({ ...config.headServer, ...(options.headApiKey === undefined ? {} : { apiKey: options.headApiKey }), instances: () => started.map((server) => server.info), config: () => resolved });
   const headUrl = await head.start().catch((error: unknown) => {
     throw new ServerStartError('head_server', `could not listen on ${config.headServer.host}:${config.headServer.port}: ${reason(error)}`, { cause: error });
   });
@@ -129,7 +132,8 @@ async function startOne(plan: ServerPlan, context: StartContext): Promise<Starte
       return { info: info(`${await server.start()}/v1`), close: () => server.close() };
     }
     case 'served-model':
-      return { info: info(plan.baseUrls[0]!), close: async () => undefined };
+      // Listed by the head server and printed: its credentials stay in the plan, which the policy uses.
+      return { info: info(redactUrls(plan.baseUrls[0]!)), close: async () => undefined };
     case 'resources': {
       const server = resourcesServerFor(instance.impl, listen)!;
       return { info: info(await server.start()), close: () => server.close() };
