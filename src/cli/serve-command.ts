@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { parsePort } from './flag-parsers.js';
+import { portFlagHint } from './port-flag-hint.js';
 import { untilSignalled } from './until-signalled.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { EmbeddedPolicy } from '../policy/embedded/embedded-policy.js';
@@ -53,7 +54,7 @@ export function serveCommand(): Command {
       if (!options.embedded) throw new ConfigError('say which model to serve: --embedded');
       const policy = await EmbeddedPolicy.load();
       const server = embeddedModelServer(policy, { maxBodyBytes: Math.floor((options.maxBodyMb ?? EMBEDDED_MAX_BODY_MB) * MIB), host: options.host, port: options.port, ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
-      const url = await server.start();
+      const url = await server.start().catch(portFlagHint);
       process.stdout.write(`serving the embedded model at ${url}/v1 (model "${EMBEDDED_MODEL_NAME}", context ${policy.maxModelLen} tokens); Ctrl-C stops\n`);
       await untilSignalled(server);
     });
@@ -68,7 +69,7 @@ export function serveCommand(): Command {
     .action(async (name: string, options: ServeResourcesOptions) => {
       const listen = { host: options.host, port: options.port, ...(options.apiKey ? { apiKey: options.apiKey } : {}) };
       const server = resourcesServerFor(name, listen);
-      const url = await server.start();
+      const url = await server.start().catch(portFlagHint);
       process.stdout.write(`serving ${name} as a NeMo Gym resources server at ${url}; Ctrl-C stops\n`);
       await untilSignalled(server);
     });
