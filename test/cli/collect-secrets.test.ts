@@ -83,7 +83,7 @@ describe('credentials in a URL never reach the run folder, stdout or stderr', ()
     server.faults.inject({ kind: 'hang' }); // keeps the run, and its lock, alive until --request-timeout
     server.faults.inject({ kind: 'status', status: 500 });
     server.faults.inject({ kind: 'status', status: 400, message: `bad request to ${url}/v1/completions?api_key=${SECRET}` });
-    const run = await collect(['--policy', 'vllm-completions', '--base-url', `${url}/v1`, '--tokenizer', qwen3Directory, '--max-tokens', '8', '--limit', '6', '--concurrency', '1', '--request-attempts', '1', '--request-timeout', '2']);
+    const run = await collect(['--policy', 'vllm-completions', '--base-url', `${url}/v1`, '--tokenizer', qwen3Directory, '--max-tokens', '8', '--limit', '6', '--concurrency', '1', '--request-attempts', '1', '--request-timeout', '3']);
     assert.equal(run.code, 0, run.stderr);
     assert.ok(run.lock !== undefined, 'the lock was read while the run held it');
     assert.match(run.lock, /--base-url http:\/\/\*\*\*@127\.0\.0\.1:\d+\/v1/, 'the lock names the server, not its key');
