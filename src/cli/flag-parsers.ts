@@ -5,6 +5,7 @@ import { MAX_REPEATS } from '../collect/row-planner.js';
 import { SamplingParams } from '../core/sampling-params.js';
 import { schemaIssues } from '../core/schema-issues.js';
 import { RequestSettings } from '../policy/create-policy.js';
+import { redactUrls } from '../util/redact-urls.js';
 
 /**
  * Every flag value that is not plain text is parsed here, checked by the same zod schema the library
@@ -109,9 +110,9 @@ export function parseKeyValue(value: string, previous: Record<string, unknown>):
 /** `--agent-server name=URL`, repeatable: an agent name and the http(s) URL of its server. */
 export function parseAgentServer(value: string, previous: Record<string, string>): Record<string, string> {
   const equals = value.indexOf('=');
-  if (equals <= 0) throw new InvalidArgumentError(`expected name=URL, got "${value}"`);
+  if (equals <= 0) throw new InvalidArgumentError(`expected name=URL, got "${redactUrls(value)}"`);
   const [name, url] = [value.slice(0, equals), jsonOrText(value.slice(equals + 1))];
-  if (typeof url !== 'string' || !isHttpUrl(url)) throw new InvalidArgumentError(`expected an http or https URL for ${name}, got ${JSON.stringify(url)}`);
+  if (typeof url !== 'string' || !isHttpUrl(url)) throw new InvalidArgumentError(`expected an http or https URL for ${name}, got ${redactUrls(JSON.stringify(url))}`);
   return { ...previous, [name]: url };
 }
 

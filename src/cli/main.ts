@@ -32,6 +32,9 @@ export async function createProgram(args: readonly string[] = []): Promise<Comma
     .description('Rollouts for reinforcement learning of language models: policy ↔ environment episodes with exact tokens and logprobs.')
     .version(packageVersion(), '-v, --version')
     .showHelpAfterError()
+    // A command's options come before its subcommand (`serve --api-key K` is the head server's key,
+    // `serve model --api-key K` the model server's): commander needs this from the root down.
+    .enablePositionalOptions()
     .exitOverride();
   const named = args[0] !== undefined && Object.hasOwn(commands, args[0]) ? [commands[args[0]]!] : Object.values(commands);
   for (const command of await Promise.all(named.map((load) => load()))) program.addCommand(command);

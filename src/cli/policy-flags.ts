@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../core/errors/config-error.js';
+import { hasCredentials } from '../policy/create-policy.js';
 import { parsePolicySpec, policyKinds, type PolicySpec } from '../policy/index.js';
 
 /** The flags that name a policy, as every command that runs one takes them. */
@@ -8,7 +9,7 @@ export interface PolicyFlags {
   baseUrl: readonly string[];
   tokenizer?: string;
   model?: string;
-  /** The inference server's key; `$GYMNAST_API_KEY` or `$OPENAI_API_KEY` when absent. */
+  /** The inference server's key; `$GYMNAST_API_KEY` or `$OPENAI_API_KEY` when absent, unless a base URL has its own user and password. */
   apiKey?: string;
   /** Seconds. */
   requestTimeout?: number;
@@ -24,7 +25,8 @@ export function policySpec(flags: PolicyFlags): PolicySpec {
   if (!(policyKinds as readonly string[]).includes(flags.policy)) throw new ConfigError(`unknown --policy "${flags.policy}": use ${policyKinds.join(', ')}`);
   if (flags.baseUrl.length === 0) throw new ConfigError(`--policy ${flags.policy} needs at least one --base-url`);
   if (!flags.tokenizer) throw new ConfigError(`--policy ${flags.policy} needs --tokenizer DIR (the model's tokenizer.json and tokenizer_config.json)`);
-  const apiKey = flags.apiKey ?? process.env.GYMNAST_API_KEY ?? process.env.OPENAI_API_KEY;
+  // A key in the environment is a default; credentials written into a base URL are what this run was told.
+  const apiKey = flags.apiKey ?? (flags.baseUrl.some(hasCredentials) ? undefined : (process.env.GYMNAST_API_KEY ?? process.env.OPENAI_API_KEY));
   return parsePolicySpec({
     kind: flags.policy,
     baseUrls: flags.baseUrl,

@@ -7,6 +7,7 @@ import { withEpisodeOptions } from './episode-options.js';
 import { policySpec, withPolicyOptions } from './policy-flags.js';
 import { AgentServer } from '../servers/agent/agent-server.js';
 import { parseConcurrency, parsePort, parseSeconds } from './flag-parsers.js';
+import { portFlagHint } from './port-flag-hint.js';
 import { untilSignalled } from './until-signalled.js';
 
 interface ServeAgentFlags {
@@ -62,7 +63,7 @@ export function serveAgentCommand(): Command {
       });
       const url = await server.start().catch(async (error: unknown) => {
         await policy.close();
-        throw error;
+        portFlagHint(error);
       });
       process.stdout.write(`serving agent "${agent.name}" (policy ${policy.name}) at ${url}: POST /run, POST /aggregate_metrics; Ctrl-C stops\n`);
       await untilSignalled(server, policy);

@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { parsePort } from './flag-parsers.js';
+import { portFlagHint } from './port-flag-hint.js';
 import { untilSignalled } from './until-signalled.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { EmbeddedPolicy } from '../policy/embedded/embedded-policy.js';
@@ -33,11 +34,13 @@ export function serveCommand(): Command {
   const serve = new Command('serve')
     .description('run gymnast servers: one (model, resources, agent), or every server a NeMo Gym-style config names (--config)')
     .option('--config <file>', "start every server of a NeMo Gym-style YAML config and a head server (NeMo Gym's ng_run); Ctrl-C stops all")
-    .action(async (options: { config?: string }) => {
+    .option('--api-key <key>', "with --config: require Authorization: Bearer <key> on the head server (NeMo Gym's own clients send none)")
+    .enablePositionalOptions()
+    .action(async (options: { config?: string; apiKey?: string }) => {
       if (!options.config) {
         serve.help({ error: true });
       }
-      await serveConfig(options.config!);
+      await serveConfig(options.config!, options.apiKey === undefined ? {} : { headApiKey: options.apiKey });
     });
   serve
     .command('model')
@@ -51,7 +54,7 @@ export function serveCommand(): Command {
       if (!options.embedded) throw new ConfigError('say which model to serve: --embedded');
       const policy = await EmbeddedPolicy.load();
       const server = embeddedModelServer(policy, { maxBodyBytes: Math.floor((options.maxBodyMb ?? EMBEDDED_MAX_BODY_MB) * MIB), host: options.host, port: options.port, ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
-      const url = await server.start();
+      const url = await server.start().catch(portFlagHint);
       process.stdout.write(`serving the embedded model at ${url}/v1 (model "${EMBEDDED_MODEL_NAME}", context ${policy.maxModelLen} tokens); Ctrl-C stops\n`);
       await untilSignalled(server);
     });
@@ -66,7 +69,7 @@ export function serveCommand(): Command {
     .action(async (name: string, options: ServeResourcesOptions) => {
       const listen = { host: options.host, port: options.port, ...(options.apiKey ? { apiKey: options.apiKey } : {}) };
       const server = resourcesServerFor(name, listen);
-      const url = await server.start();
+      const url = await server.start().catch(portFlagHint);
       process.stdout.write(`serving ${name} as a NeMo Gym resources server at ${url}; Ctrl-C stops\n`);
       await untilSignalled(server);
     });

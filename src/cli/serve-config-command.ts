@@ -1,4 +1,4 @@
-import { startConfigRun, type ConfigRun } from '../servers/config/config-run.js';
+import { startConfigRun, type ConfigRun, type ConfigRunOptions } from '../servers/config/config-run.js';
 import { loadServerConfig } from '../servers/config/server-config.js';
 
 /**
@@ -7,7 +7,7 @@ import { loadServerConfig } from '../servers/config/server-config.js';
  * all, external processes included. A config gymnast cannot run, or a server that does not come up,
  * fails the command naming it, after stopping whatever had started.
  */
-export async function serveConfig(file: string): Promise<void> {
+export async function serveConfig(file: string, options: ConfigRunOptions = {}): Promise<void> {
   const config = loadServerConfig(file);
   // Signals during startup stop it too: a Ctrl-C while the model loads must not leave a spawned server behind.
   let stopRequested = false;
@@ -20,7 +20,7 @@ export async function serveConfig(file: string): Promise<void> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
-    run = await startConfigRun(config);
+    run = await startConfigRun(config, options);
   } catch (error) {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);

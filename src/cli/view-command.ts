@@ -4,6 +4,7 @@ import { findRuns } from '../servers/viewer/run-files.js';
 import { ViewerServer } from '../servers/viewer/viewer-server.js';
 import { parsePort } from './flag-parsers.js';
 import { openBrowser } from './open-browser.js';
+import { portFlagHint } from './port-flag-hint.js';
 import { untilSignalled } from './until-signalled.js';
 
 interface ViewOptions {
@@ -25,7 +26,7 @@ export function viewCommand(): Command {
       const runs = await findRuns(run);
       const tokenizer = options.tokenizer === undefined ? undefined : await loadHfTokenizer(options.tokenizer);
       const server = await ViewerServer.open({ runs, host: options.host, port: options.port, ...(tokenizer ? { tokenizer } : {}) });
-      const url = await server.start();
+      const url = await server.start().catch(portFlagHint);
       // The pages fill in as the runs are indexed: a big run shows its first rollouts at once.
       process.stdout.write(`viewing ${runs.length === 1 ? runs[0]!.output : `${runs.length} runs in ${run}`} at ${url} (indexing as you look); Ctrl-C stops\n`);
       if (options.open) openBrowser(url, (reason) => process.stderr.write(`gymnast: could not open a browser (${reason}); open ${url} yourself\n`));

@@ -8,6 +8,7 @@ import { recordError, type RecordedError } from '../core/recorded-error.js';
 import { ResultRowHead } from '../core/row-reader.js';
 import { ROW_SCHEMA_VERSION, RowResponse, type MaterializedRow } from '../core/result-row.js';
 import { JsonClient } from '../http/json-client.js';
+import { requestUrl } from '../http/request-url.js';
 import { Router } from '../http/router/router.js';
 import type { Agent } from './agent.js';
 import { failureFields } from './output-row.js';
@@ -98,7 +99,7 @@ export function nemoGymAgent(options: NemoGymAgentOptions): Agent & { close(): P
         return failure(row, 'agent-error', { kind: 'agent-reported', name: 'InvalidAgentResult', message: `the agent server's ${issue.path.join('.')} does not fit a result row: ${issue.message}` }, elapsed());
       } catch (error) {
         if (!signal.aborted && (timedOut !== undefined || deadline.aborted)) {
-          return failure(row, 'timeout', recordError(timedOut ?? new RequestTimeoutError(`${options.urls[0]}/run`, timeoutMs)), elapsed());
+          return failure(row, 'timeout', recordError(timedOut ?? new RequestTimeoutError(requestUrl(options.urls[0]!, '/run'), timeoutMs)), elapsed());
         }
         if (!GymnastError.isInstance(error) && !signal.aborted) throw error;
         const failureClass: FailureClass = signal.aborted ? 'aborted' : hasKind(error, 'transport', 'timeout') ? error.kind : 'agent-error';

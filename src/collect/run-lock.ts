@@ -7,6 +7,7 @@ import { RunLockedError } from '../core/errors/run-locked-error.js';
 import { cannotWriteIn } from './output-paths.js';
 import { writeFailure } from './write-failure.js';
 import { isProcessAlive } from '../util/process-alive.js';
+import { redactUrls } from '../util/redact-urls.js';
 
 /** Who writes a run: enough for a person to find the process, and for a later run to tell it is gone. */
 export const LockHolder = z.object({
@@ -62,9 +63,9 @@ function currentHolder(): LockHolder {
   return { pid: process.pid, hostname: hostname(), started_at: new Date().toISOString(), command: redacted([basename(process.argv[1] ?? 'node'), ...process.argv.slice(2)]).join(' ') };
 }
 
-/** The lock file is readable by anyone who can list the folder: an API key on the command line stays out of it. */
+/** The lock file is readable by anyone who can list the folder: an API key on the command line, or credentials in a URL, stay out of it. */
 function redacted(args: readonly string[]): string[] {
-  return args.map((arg, index) => (args[index - 1] === '--api-key' ? '***' : arg.replace(/^--api-key=.*/, '--api-key=***')));
+  return args.map((arg, index) => (args[index - 1] === '--api-key' ? '***' : redactUrls(arg.replace(/^--api-key=.*/, '--api-key=***'))));
 }
 
 /** Creates the lock with its content, or reports that one exists; a half-made lock is removed. */

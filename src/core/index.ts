@@ -16,6 +16,7 @@ export { ServerError } from './errors/server-error.js';
 export { ContextLengthError } from './errors/context-length-error.js';
 export { OutputPathError } from './errors/output-path-error.js';
 export { RunLockedError } from './errors/run-locked-error.js';
+export { ListenError } from './errors/listen-error.js';
 export { WriteFailedError } from './errors/write-failed-error.js';
 export { hasKind, policyErrorKinds, environmentErrorKinds, type ErrorKind, type ErrorKinds } from './errors/has-kind.js';
 export { ToolCall } from './tool-call.js';

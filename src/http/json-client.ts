@@ -8,10 +8,16 @@ import { PolicyError } from '../core/errors/policy-error.js';
 import { RequestTimeoutError } from '../core/errors/request-timeout-error.js';
 import { ServerError } from '../core/errors/server-error.js';
 import { TransportError } from '../core/errors/transport-error.js';
+import { redactUrls } from '../util/redact-urls.js';
 import { dispatchReply } from './dispatch-reply.js';
+import { requestUrl } from './request-url.js';
 
 export interface JsonRequest<T> {
   method: 'GET' | 'POST';
+  /**
+   * The server: `http://host:port`, with a path its endpoints are under, a query sent with every
+   * request (`?api-version=…`), and `user:password@` sent as Basic auth unless `headers` authorize.
+   */
   baseUrl: string;
   path: string;
   body?: unknown;
@@ -56,12 +62,27 @@ const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 const MAX_CONNECTIONS = 1_024;
 
 /**
+ * A base URL taken apart once: undici's pools take an origin alone, and drop a user and password
+ * without a word (a key in the URL would never reach the server).
+ */
+interface Endpoint {
+  pool: InstanceType<typeof Pool>;
+  /** The base URL's path, put before each request's. */
+  prefix: string;
+  /** The base URL's query, put after each request's path. */
+  query: string;
+  /** The headers of every request: JSON, and `Basic …` auth from the base URL's user and password. */
+  headers: Record<string, string>;
+}
+
+/**
  * JSON over HTTP on undici pools, one per server (5–8× less client CPU than fetch or the openai SDK).
  * Every failure comes back typed: transport, timeout, server status (with Retry-After), or a body
- * that does not match its schema. It never retries: that is the router's job.
+ * that does not match its schema, its URL's credentials masked. It never retries: that is the
+ * router's job.
  */
 export class JsonClient {
-  readonly #pools = new Map<string, InstanceType<typeof Pool>>();
+  readonly #endpoints = new Map<string, Endpoint>();
   readonly #connections: number;
   readonly #maxResponseBytes: number;
 
@@ -71,7 +92,7 @@ export class JsonClient {
   }
 
   async request<T>(request: JsonRequest<T>): Promise<T> {
-    const url = `${request.baseUrl}${request.path}`;
+    const url = requestUrl(request.baseUrl, request.path);
     const reply = await this.exchange(request);
     if (reply.status >= 400) {
       throw new ServerError(url, reply.status, errorMessage(reply.text), retryAfterMs(reply.headers['retry-after']));
@@ -85,18 +106,24 @@ export class JsonClient {
    * Only failures to get an answer are thrown: transport and timeout, typed.
    */
   async exchange(request: HttpExchange): Promise<HttpReply> {
-    const url = `${request.baseUrl}${request.path}`;
+    const url = requestUrl(request.baseUrl, request.path);
     const { signal, timeoutMs } = request;
     try {
+      const { pool, prefix, query, headers } = this.#endpoint(request.baseUrl);
       return await dispatchReply(
-        this.#pool(request.baseUrl),
-        { method: request.method, path: request.path, headers: { 'content-type': 'application/json', ...request.headers }, body: request.body === undefined ? null : JSON.stringify(request.body) },
+        pool,
+        {
+          method: request.method,
+          path: `${prefix}${request.path}${query}`,
+          headers: { ...headers, ...request.headers },
+          body: request.body === undefined ? null : JSON.stringify(request.body),
+        },
         {
           signal,
           timeoutMs,
           timedOut: () => new RequestTimeoutError(url, timeoutMs),
           maxBodyBytes: this.#maxResponseBytes,
-          tooLarge: () => new PolicyError(`${url}: the answer passed ${this.#maxResponseBytes} bytes, the most taken (JsonClientOptions.maxResponseBytes)`),
+          tooLarge: () => new PolicyError(`${redactUrls(url)}: the answer passed ${this.#maxResponseBytes} bytes, the most taken (JsonClientOptions.maxResponseBytes)`),
         },
       );
     } catch (error) {
@@ -107,18 +134,30 @@ export class JsonClient {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.#pools.values()].map((pool) => pool.close()));
-    this.#pools.clear();
+    await Promise.all([...this.#endpoints.values()].map((endpoint) => endpoint.pool.close()));
+    this.#endpoints.clear();
   }
 
-  #pool(baseUrl: string): InstanceType<typeof Pool> {
-    let pool = this.#pools.get(baseUrl);
-    if (!pool) {
-      pool = new Pool(baseUrl, { connections: this.#connections, keepAliveTimeout: 60_000, pipelining: 1 });
-      this.#pools.set(baseUrl, pool);
+  #endpoint(baseUrl: string): Endpoint {
+    let endpoint = this.#endpoints.get(baseUrl);
+    if (!endpoint) {
+      const url = new URL(baseUrl);
+      endpoint = {
+        pool: new Pool(url.origin, { connections: this.#connections, keepAliveTimeout: 60_000, pipelining: 1 }),
+        prefix: url.pathname.replace(/\/+$/, ''),
+        query: url.search,
+        headers: { 'content-type': 'application/json', ...basicAuthorization(url) },
+      };
+      this.#endpoints.set(baseUrl, endpoint);
     }
-    return pool;
+    return endpoint;
   }
+}
+
+/** The user and password of a URL as a Basic `authorization` header, as curl and Python's HTTP clients send them. */
+function basicAuthorization(url: URL): { authorization?: string } {
+  if (url.username === '' && url.password === '') return {};
+  return { authorization: `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` };
 }
 
 function parseBody<T>(url: string, text: string, { schema, read }: JsonRequest<T>): T {
@@ -133,7 +172,7 @@ function parseBody<T>(url: string, text: string, { schema, read }: JsonRequest<T
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`).join('; ');
-    throw new PolicyError(`${url}: unexpected response: ${issues}`);
+    throw new PolicyError(`${redactUrls(url)}: unexpected response: ${issues}`);
   }
   return parsed.data;
 }

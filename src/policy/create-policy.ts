@@ -13,6 +13,7 @@ import { defaultRetryBudget } from '../http/router/retry-budget.js';
 import type { RouterEvent } from '../http/router/router.js';
 import { sglangGenerateBackend } from './sglang-generate/sglang-generate-backend.js';
 import { vllmCompletionsBackend } from './vllm-completions/vllm-completions-backend.js';
+import { redactUrls } from '../util/redact-urls.js';
 
 const remoteKinds = ['vllm-completions', 'vllm-chat', 'sglang-chat', 'sglang-generate', 'openai'] as const;
 
@@ -40,13 +41,13 @@ export type RequestSettings = z.infer<typeof RequestSettings>;
 
 const RemotePolicySpec = z.strictObject({
   kind: z.enum(remoteKinds),
-  /** Replicas of one model (`http://host:8000`, with or without `/v1`). */
+  /** Replicas of one model (`http://host:8000`, with or without `/v1`); a `user:password@` in one is sent as Basic auth. */
   baseUrls: z.array(z.url({ protocol: /^https?$/ })).min(1),
   /** The model's `tokenizer.json` and `tokenizer_config.json` (with its chat template). */
   tokenizerDir: z.string().min(1),
   /** Served model name; the first one `/v1/models` lists when absent. */
   model: z.string().min(1).optional(),
-  /** Sent as `Authorization: Bearer …`. */
+  /** Sent as `Authorization: Bearer …`; not with a base URL that has a user and password. */
   apiKey: z.string().min(1).optional(),
   /** The model's context length; asked of the server (`/v1/models`) when absent. */
   maxModelLen: z.number().int().positive().optional(),
@@ -89,9 +90,25 @@ const servedPolicies: Record<(typeof remoteKinds)[number], (options: ServedPolic
 /** Checks a spec from outside (flags, a config file), with a `ConfigError` naming each field that is wrong. */
 export function parsePolicySpec(input: unknown): PolicySpec {
   const parsed = PolicySpec.safeParse(input);
-  if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(spec)'}: ${issue.message}`);
-  throw new ConfigError(`invalid policy spec: ${issues.join('; ')}`);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(spec)'}: ${issue.message}`);
+    throw new ConfigError(`invalid policy spec: ${issues.join('; ')}`);
+  }
+  const spec = parsed.data;
+  const withCredentials = spec.kind === 'embedded' || spec.apiKey === undefined ? undefined : spec.baseUrls.find(hasCredentials);
+  // Both would be sent as the one Authorization header: one would be dropped without a word.
+  if (withCredentials !== undefined) throw new ConfigError(`invalid policy spec: ${redactUrls(withCredentials)} has a user and password (sent as Basic auth) and an API key is given too (sent as Bearer): keep one`);
+  return spec;
+}
+
+/** Whether a URL carries a user or password (`http://user:key@host`); false for text that is no URL. */
+export function hasCredentials(url: string): boolean {
+  try {
+    const { username, password } = new URL(url);
+    return username !== '' || password !== '';
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -135,7 +152,7 @@ async function servedMaxModelLen(policy: ServedPolicy, baseUrls: readonly string
   const served = await policy.lookupModel({ signal, timeoutMs: MODEL_LOOKUP_TIMEOUT_MS });
   if (served.maxModelLen !== undefined) return served.maxModelLen;
   throw new ConfigError(
-    `${baseUrls.join(', ')}: /v1/models gives no max_model_len for ${served.id}; pass the model's context length (maxModelLen in the policy spec, --max-seq-len on the command line)`,
+    `${redactUrls(baseUrls.join(', '))}: /v1/models gives no max_model_len for ${served.id}; pass the model's context length (maxModelLen in the policy spec, --max-seq-len on the command line)`,
   );
 }
 

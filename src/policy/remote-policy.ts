@@ -6,6 +6,7 @@ import { deadlineSignal } from '../util/deadline-signal.js';
 import { raceAbort } from '../util/race-abort.js';
 import type { BackendRecipe } from './backend-recipe.js';
 import { JsonClient } from '../http/json-client.js';
+import { requestUrl } from '../http/request-url.js';
 import type { Policy, PolicyRequest, PolicyResultInput } from './policy.js';
 import { Router, type RouterOptions } from '../http/router/router.js';
 import { extensibleCopy } from '../util/extensible-copy.js';
@@ -104,7 +105,7 @@ export class RemotePolicy<Wire> implements Policy {
       return await raceAbort(this.#lookup(), deadline.signal);
     } catch (error) {
       const timedOut = timeoutMs !== undefined && deadline.signal.aborted && !signal?.aborted;
-      if (timedOut) throw new RequestTimeoutError(this.router.replicas.map((replica) => `${replica.url}/v1/models`).join(', '), timeoutMs);
+      if (timedOut) throw new RequestTimeoutError(this.router.replicas.map((replica) => requestUrl(replica.url, '/v1/models')).join(', '), timeoutMs);
       throw error;
     } finally {
       deadline.dispose();

@@ -27,6 +27,9 @@ const routes: Record<string, (request: IncomingMessage, response: ServerResponse
     setTimeout(() => response.end(bytes.subarray(cut)), 10);
   },
   '/empty': (_request, response) => response.writeHead(204).end(),
+  // Behind a proxy: a path prefix, a query it wants on every request, and Basic auth.
+  '/proxy/v1/models?api-version=2024': (request, response) => response.end(JSON.stringify({ authorization: request.headers.authorization })),
+  '/proxy/v1/broken?api-version=2024&sig=SECRET': (_request, response) => response.writeHead(502).end('no upstream'),
   '/busy': (_request, response) => response.writeHead(429, { 'retry-after': '2', 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'slow down' } })),
   '/wrong-shape': (_request, response) => response.end(JSON.stringify({ count: 'three' })),
   '/not-json': (_request, response) => response.end('{"count": 3'),
@@ -95,6 +98,24 @@ describe('JsonClient', () => {
     assert.equal((await client.exchange({ method: 'GET', baseUrl, path: '/chunks', timeoutMs: 5_000 })).text, '{"text":"café"}');
     assert.deepEqual(await client.request({ method: 'GET', baseUrl, path: '/chunks', schema: z.object({ text: z.string() }), timeoutMs: 5_000 }), { text: 'café' });
     assert.deepEqual(await client.exchange({ method: 'GET', baseUrl, path: '/empty', timeoutMs: 5_000 }), { status: 204, headers: (await client.exchange({ method: 'GET', baseUrl, path: '/empty', timeoutMs: 5_000 })).headers, text: '' });
+  });
+
+  it("sends a base URL's user and password as Basic auth, its path before each request's path and its query after", async () => {
+    const proxy = `${baseUrl.replace('http://', 'http://user:p%40ss@')}/proxy?api-version=2024`;
+    const Reply = z.object({ authorization: z.string().optional() });
+    assert.deepEqual(await client.request({ method: 'GET', baseUrl: proxy, path: '/v1/models', schema: Reply, timeoutMs: 5_000 }), { authorization: `Basic ${Buffer.from('user:p@ss').toString('base64')}` });
+    const bearer = await client.request({ method: 'GET', baseUrl: proxy, path: '/v1/models', headers: { authorization: 'Bearer k' }, schema: Reply, timeoutMs: 5_000 });
+    assert.deepEqual(bearer, { authorization: 'Bearer k' }, "the caller's own authorization wins");
+  });
+
+  it("names the request's URL in its errors, the base URL's credentials masked", async () => {
+    const proxy = `${baseUrl.replace('http://', 'http://user:SECRET@')}/proxy?api-version=2024&sig=SECRET`;
+    await assert.rejects(client.request({ method: 'GET', baseUrl: proxy, path: '/v1/broken', schema: Count, timeoutMs: 5_000 }), (error) => {
+      assert.ok(hasKind(error, 'server'));
+      assert.equal(error.message, `${baseUrl.replace('http://', 'http://***@')}/proxy/v1/broken?api-version=2024&sig=***: HTTP 502: no upstream`);
+      assert.doesNotMatch(error.url, /SECRET/);
+      return true;
+    });
   });
 
   it('throws a status of 400 or more as a ServerError with its message and Retry-After', async () => {

@@ -65,6 +65,16 @@ describe('createPolicy', () => {
     assert.deepEqual(events.map((event) => event.type), ['retry']);
   });
 
+  it("sends a base URL's user and password to the server as Basic auth, and refuses an API key beside them without showing either", async () => {
+    const server = await serve();
+    const { policy, renderer } = kept(await createPolicy({ kind: 'vllm-completions', baseUrls: [`${server.url.replace('http://', 'http://user:pass%21@')}/v1`], tokenizerDir: qwen3Directory }));
+    const record = await runEpisode(addTask(0), 0, { ...(await toolEpisodeOptions(policy)), renderer });
+    assert.equal(record.record_type, 'rollout', JSON.stringify(record.termination));
+    assert.deepEqual(new Set(server.requests.map((request) => request.authorization)), new Set([`Basic ${Buffer.from('user:pass!').toString('base64')}`]));
+    const both = { kind: 'vllm-chat', baseUrls: ['http://user:SECRET@localhost:8000'], tokenizerDir: 'x', apiKey: 'KEY' };
+    assert.throws(() => parsePolicySpec(both), (error) => error instanceof ConfigError && /http:\/\/\*\*\*@localhost:8000 has a user and password .* keep one/.test(error.message) && !/SECRET|KEY/.test(error.message));
+  });
+
   it('builds the embedded model with its own template and context length', async () => {
     const { policy, renderer, maxModelLen } = kept(await createPolicy({ kind: 'embedded' }));
     assert.equal(policy.name, 'embedded');

@@ -113,6 +113,20 @@ describe('the router', () => {
     }
   });
 
+  it('takes a server named with /v1 and a query (`…/v1?api-version=1`) and tells of its retries with its credentials masked', async () => {
+    const [server] = await startServers(1);
+    started.push(server!);
+    const events: RouterEvent[] = [];
+    const url = `${server!.url.replace('http://', 'http://user:SECRET@')}/v1?api-version=1&api_key=SECRET`;
+    const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [url], model: 'm', maxModelLen: 8192, retry: { baseDelayMs: 5, maxDelayMs: 50 }, onEvent: (event) => events.push(event) });
+    policies.push(policy);
+    server!.faults.inject({ kind: 'status', status: 503 });
+    const record = await runEpisode(addTask(0), 0, await toolEpisodeOptions(policy));
+    assert.equal(record.record_type, 'rollout', JSON.stringify(record.termination));
+    assert.deepEqual(new Set(completionCalls(server!).map((call) => call.path)), new Set(['/v1/completions']));
+    assert.deepEqual(events, [{ type: 'retry', url: `${server!.url.replace('http://', 'http://***@')}?api-version=1&api_key=***`, attempt: 1, delayMs: events[0]?.type === 'retry' ? events[0].delayMs : 0, error: `${server!.url.replace('http://', 'http://***@')}/v1/completions?api-version=1&api_key=***: HTTP 503: injected 503` }]);
+  });
+
   it('fails over when a replica dies mid-run: its episodes move, none fail, and it is evicted', async () => {
     const { servers, policy, events } = await setup(3);
     const options = await toolEpisodeOptions(policy);

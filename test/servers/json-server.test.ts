@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { hasKind } from '../../src/core/errors/has-kind.js';
 import { JsonServer } from '../../src/servers/http/json-server.js';
 
 describe('JsonServer: the core every NeMo Gym-shaped server stands on', () => {
@@ -25,6 +26,18 @@ describe('JsonServer: the core every NeMo Gym-shaped server stands on', () => {
 
   it('binds to loopback by default', () => {
     assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('refuses to start where it cannot listen with a ListenError naming the address and why', async () => {
+    const port = Number(new URL(server.url).port);
+    await assert.rejects(new JsonServer({ routes: {}, port }).start(), (error) => {
+      assert.ok(hasKind(error, 'listen'), String(error));
+      assert.deepEqual([error.host, error.port, error.code], ['127.0.0.1', port, 'EADDRINUSE']);
+      assert.equal(error.message, `cannot listen on 127.0.0.1:${port}: the port is in use (EADDRINUSE)`);
+      return true;
+    });
+    // 192.0.2.0/24 is reserved for documentation: no machine has it.
+    await assert.rejects(new JsonServer({ routes: {}, host: '192.0.2.1', port: 0 }).start(), (error) => hasKind(error, 'listen') && error.message === 'cannot listen on 192.0.2.1:0: this machine has no such address (EADDRNOTAVAIL)');
   });
 
   it('refuses a request without the bearer token with 401', async () => {

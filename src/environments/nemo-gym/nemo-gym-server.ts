@@ -5,7 +5,9 @@ import { ServerError } from '../../core/errors/server-error.js';
 import { parseWithIssues } from '../../core/schema-issues.js';
 import { JsonClient, type HttpReply } from '../../http/json-client.js';
 import type { RetryBudgetOptions } from '../../http/router/retry-budget.js';
+import { requestUrl } from '../../http/request-url.js';
 import { Router } from '../../http/router/router.js';
+import { redactUrls } from '../../util/redact-urls.js';
 import { cookieHeaders, withSetCookies, type Cookies } from './cookie-jar.js';
 
 export interface NemoGymServerOptions {
@@ -63,7 +65,7 @@ export class NemoGymServer {
     const { reply, url } = await this.#router.call(
       session.key,
       async (replica) => {
-        const url = `${replica.url}${path}`;
+        const url = requestUrl(replica.url, path);
         const reply = await this.#exchange(replica.url, path, body, session.cookies, signal);
         if (reply.status >= 400) throw new ServerError(url, reply.status, reply.text.slice(0, 500));
         return { reply, url };
@@ -106,11 +108,11 @@ export class NemoGymServer {
     try {
       value = JSON.parse(text);
     } catch {
-      throw new EnvironmentError(this.name, `${url} answered with a body that is not JSON: ${JSON.stringify(text.slice(0, 120))}`);
+      throw new EnvironmentError(this.name, `${redactUrls(url)} answered with a body that is not JSON: ${JSON.stringify(text.slice(0, 120))}`);
     }
     const parsed = parseWithIssues(schema, value);
     if ('data' in parsed) return parsed.data as T;
     const issues = parsed.issues.map((issue) => `${issue.field || '(body)'}: ${issue.message}`);
-    throw new EnvironmentError(this.name, `${url} answered with an unexpected body: ${issues.join('; ')}`);
+    throw new EnvironmentError(this.name, `${redactUrls(url)} answered with an unexpected body: ${issues.join('; ')}`);
   }
 }

@@ -7,6 +7,7 @@ import type { JsonClient } from '../json-client.js';
 import { backoffDelay, defaultRetryOptions, type RetryOptions } from './backoff.js';
 import { RetryBudget, type RetryBudgetOptions } from './retry-budget.js';
 import { LruMap } from '../../util/lru-map.js';
+import { redactUrls } from '../../util/redact-urls.js';
 
 export interface Replica {
   readonly url: string;
@@ -29,7 +30,7 @@ export interface RouterOptions {
   onEvent?: (event: RouterEvent) => void;
 }
 
-/** What the router observed; counted by observers, not by the router. */
+/** What the router observed; counted by observers, not by the router. URLs have their credentials masked: observers log them. */
 export type RouterEvent =
   | { type: 'retry'; url: string; attempt: number; delayMs: number; error: string }
   | { type: 'retry-budget-exhausted'; url: string; error: string }
@@ -58,8 +59,7 @@ export class Router {
   constructor(client: JsonClient, options: RouterOptions) {
     if (options.urls.length === 0) throw new RangeError('a router needs at least one base URL');
     this.#client = client;
-    // Servers are named as `http://host:8000` or, as OpenAI clients write it, `http://host:8000/v1`: both mean the server.
-    this.replicas = options.urls.map((url) => ({ url: url.replace(/\/+$/, '').replace(/\/v1$/, ''), inFlight: 0, healthy: true }));
+    this.replicas = options.urls.map((url) => ({ url: serverUrl(url), inFlight: 0, healthy: true }));
     this.#retry = { ...defaultRetryOptions, ...options.retry };
     this.#budget = new RetryBudget(options.retryBudget);
     this.#pins = new LruMap(options.maxSessions ?? 100_000);
@@ -80,12 +80,12 @@ export class Router {
       } catch (error) {
         if (signal.aborted || !hasKind(error, ...policyErrorKinds) || !error.isRetryable || attempt >= this.#retry.maxAttempts) throw error;
         if (!this.#budget.tryRetry()) {
-          this.#onEvent({ type: 'retry-budget-exhausted', url: replica.url, error: error.message });
+          this.#onEvent({ type: 'retry-budget-exhausted', url: redactUrls(replica.url), error: error.message });
           throw error;
         }
         if (hasKind(error, 'transport')) this.#evict(replica, error);
         const delayMs = backoffDelay(attempt, this.#retry, this.#random, hasKind(error, 'server') ? error.retryAfterMs : undefined);
-        this.#onEvent({ type: 'retry', url: replica.url, attempt, delayMs, error: error.message });
+        this.#onEvent({ type: 'retry', url: redactUrls(replica.url), attempt, delayMs, error: error.message });
         await abortableDelay(delayMs, signal);
       } finally {
         replica.inFlight -= 1;
@@ -102,7 +102,7 @@ export class Router {
           try {
             await this.#client.request({ method: 'GET', baseUrl: replica.url, path: this.#health.path, schema: z.unknown(), timeoutMs: this.#health.timeoutMs });
             replica.healthy = true;
-            this.#onEvent({ type: 'replica-readmitted', url: replica.url });
+            this.#onEvent({ type: 'replica-readmitted', url: redactUrls(replica.url) });
           } catch (error) {
             if (!GymnastError.isInstance(error)) throw error;
           }
@@ -141,6 +141,13 @@ export class Router {
   #evict(replica: Replica, error: Error): void {
     if (!replica.healthy || !this.replicas.some((other) => other !== replica && other.healthy)) return;
     replica.healthy = false;
-    this.#onEvent({ type: 'replica-evicted', url: replica.url, error: error.message });
+    this.#onEvent({ type: 'replica-evicted', url: redactUrls(replica.url), error: error.message });
   }
+}
+
+/** Servers are named as `http://host:8000` or, as OpenAI clients write it, `http://host:8000/v1`: both mean the server. A query stays. */
+function serverUrl(url: string): string {
+  const query = url.indexOf('?');
+  const base = query < 0 ? url : url.slice(0, query);
+  return `${base.replace(/\/+$/, '').replace(/\/v1$/, '')}${query < 0 ? '' : url.slice(query)}`;
 }

@@ -4,6 +4,8 @@ import { builtinAgent, type Agent } from '../../collect/agent.js';
 import { resourcesAgent } from '../../collect/resources-agent.js';
 import { ServerStartError } from '../../core/errors/server-start-error.js';
 import { GymnastError } from '../../core/errors/gymnast-error.js';
+import { hasKind } from '../../core/errors/has-kind.js';
+import { redactUrls } from '../../util/redact-urls.js';
 import { runSampling } from '../../core/sampling-params.js';
 import { createPolicy, parsePolicySpec, type CreatedPolicy } from '../../policy/create-policy.js';
 import type { EmbeddedPolicy } from '../../policy/embedded/embedded-policy.js';
@@ -20,6 +22,8 @@ export interface ConfigRunOptions {
   output?: (line: string) => void;
   /** Grace period between SIGTERM and SIGKILL for external servers (default 5 s). */
   graceMs?: number;
+  /** The bearer token the head server requires (`gymnast serve --config X --api-key K`); none by default, as in NeMo Gym. */
+  headApiKey?: string;
 }
 
 /** Every server of a config, running, and the head server that lists them. */
@@ -60,9 +64,9 @@ export async function startConfigRun(config: GymConfig, options: ConfigRunOption
   };
 
   let resolved: Record<string, unknown> = {};
-  const head = headServer({ ...config.headServer, instances: () => started.map((server) => server.info), config: () => resolved });
+  const head = headServer({ ...config.headServer, ...(options.headApiKey === undefined ? {} : { apiKey: options.headApiKey }), instances: () => started.map((server) => server.info), config: () => resolved });
   const headUrl = await head.start().catch((error: unknown) => {
-    throw new ServerStartError('head_server', `could not listen on ${config.headServer.host}:${config.headServer.port}: ${reason(error)}`, { cause: error });
+    throw new ServerStartError('head_server', reason(withPortHint(error, 'head_server.port', config.file, true)), { cause: error });
   });
   resolved = resolvedConfig(config, addresses, { host: config.headServer.host, port: Number(new URL(headUrl).port) });
   try {
@@ -70,7 +74,8 @@ export async function startConfigRun(config: GymConfig, options: ConfigRunOption
       const address = addresses.get(plan.instance.name);
       const context = { config: resolved, options, policies, address, urls };
       const server = await startOne(plan, context).catch((error: unknown) => {
-        throw error instanceof ServerStartError ? error : new ServerStartError(plan.instance.name, reason(error), { cause: error });
+        if (error instanceof ServerStartError) throw error;
+        throw new ServerStartError(plan.instance.name, reason(withPortHint(error, `${plan.instance.path}.port`, config.file, Boolean(plan.instance.config.port))), { cause: error });
       });
       started.push(server);
       urls.set(plan.instance.name, server.info.url);
@@ -129,7 +134,8 @@ async function startOne(plan: ServerPlan, context: StartContext): Promise<Starte
       return { info: info(`${await server.start()}/v1`), close: () => server.close() };
     }
     case 'served-model':
-      return { info: info(plan.baseUrls[0]!), close: async () => undefined };
+      // Listed by the head server and printed: its credentials stay in the plan, which the policy uses.
+      return { info: info(redactUrls(plan.baseUrls[0]!)), close: async () => undefined };
     case 'resources': {
       const server = resourcesServerFor(instance.impl, listen)!;
       return { info: info(await server.start()), close: () => server.close() };
@@ -231,6 +237,15 @@ function resolvedConfig(config: GymConfig, addresses: ReadonlyMap<string, { host
   }
   resolved.head_server = head;
   return resolved;
+}
+
+/**
+ * A port in use told what to do: a port the config sets is changed there; one gymnast picked free was
+ * taken by another process in the moment before its server started, and the next start picks anew.
+ */
+function withPortHint(error: unknown, key: string, file: string, configured: boolean): unknown {
+  if (!hasKind(error, 'listen') || error.code !== 'EADDRINUSE') return error;
+  return error.withHint(configured ? `set ${key} in ${file} to another port, or to 0 for a free one` : 'another process took it after gymnast picked it free: start again');
 }
 
 function reason(error: unknown): string {

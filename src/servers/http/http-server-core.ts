@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { AbortedError } from '../../core/errors/aborted-error.js';
+import { ListenError } from '../../core/errors/listen-error.js';
 import { deadlineSignal } from '../../util/deadline-signal.js';
 import { openAiErrorBody } from './openai-error-body.js';
 import { RequestRejectedError } from './request-rejected-error.js';
@@ -46,10 +47,10 @@ export class HttpServerCore {
     });
   }
 
-  /** Starts listening and returns the base URL. */
+  /** Starts listening and returns the base URL; a `ListenError` names the address when it cannot (a port in use, …). */
   async start(): Promise<string> {
     await new Promise<void>((resolve, reject) => {
-      this.#server.once('error', reject);
+      this.#server.once('error', (error) => reject(new ListenError({ host: this.#host, port: this.#port }, error)));
       this.#server.listen(this.#port, this.#host, () => resolve());
     });
     return this.url;

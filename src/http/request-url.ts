@@ -1,0 +1,8 @@
+/**
+ * The URL of `path` on the server at `baseUrl`: after the base's own path, before its query
+ * (`http://host/v1?key=K` and `/completions` give `http://host/v1/completions?key=K`).
+ */
+export function requestUrl(baseUrl: string, path: string): string {
+  const query = baseUrl.indexOf('?');
+  return query < 0 ? `${baseUrl}${path}` : `${baseUrl.slice(0, query)}${path}${baseUrl.slice(query)}`;
+}
