@@ -22,7 +22,7 @@ export function viewCommand(): Command {
     .option('--no-open', 'print the URL without opening a browser')
     .option('--tokenizer <dir>', 'a folder with tokenizer.json to show each token as text (default: the embedded model’s, for runs that used it)')
     .action(async (run: string, options: ViewOptions) => {
-      const runs = await findRuns(run);
+      const runs = await findRuns(run, { onNotice: (message) => process.stderr.write(`gymnast: ${message}\n`) });
       const tokenizer = options.tokenizer === undefined ? undefined : await loadHfTokenizer(options.tokenizer);
       const server = await ViewerServer.open({ runs, host: options.host, port: options.port, ...(tokenizer ? { tokenizer } : {}) });
       const url = await server.start();

@@ -22,8 +22,8 @@ const READ_NO_FOLLOW = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (const
  */
 export async function openRegularFile(path: string): Promise<OpenedFile | { refused: string }> {
   const named = await lstat(path);
-  if (named.isSymbolicLink()) return { refused: 'it is a symbolic link' };
-  if (!named.isFile()) return { refused: `it is ${kindOf(named)}, not a regular file` };
+  const problem = notRegularFile(named);
+  if (problem !== undefined) return { refused: problem };
   let handle: FileHandle;
   try {
     handle = await open(path, READ_NO_FOLLOW);
@@ -35,6 +35,12 @@ export async function openRegularFile(path: string): Promise<OpenedFile | { refu
   if (stats.isFile() && stats.dev === named.dev && stats.ino === named.ino) return { handle, stats };
   await handle.close();
   return { refused: 'it was replaced as it was opened' };
+}
+
+/** Why `stats` (from `lstat`) are not of a regular file, or undefined when they are. */
+export function notRegularFile(stats: Stats): string | undefined {
+  if (stats.isSymbolicLink()) return 'it is a symbolic link';
+  return stats.isFile() ? undefined : `it is ${kindOf(stats)}, not a regular file`;
 }
 
 function kindOf(stats: Stats): string {

@@ -6,6 +6,7 @@ import { BadQueryError } from '../../viewer/rollout-query.js';
 import type { TokenDecoder } from '../../core/token-decoder.js';
 import { RolloutLister } from '../../viewer/rollout-views.js';
 import { RunIndex } from '../../viewer/run-index.js';
+import { UnsafeFileError } from '../../core/errors/unsafe-file-error.js';
 import { HttpServerCore, sendJson, type ListenOptions } from '../http/http-server-core.js';
 import { answerApi, type ServedRun } from './viewer-api.js';
 import type { ViewedRun } from './run-files.js';
@@ -102,6 +103,8 @@ export class ViewerServer {
       const reply = await answerApi(this.#runs, segments, url.searchParams);
       sendJson(response, reply.status, reply.body);
     } catch (error) {
+      // A run's file found to be a link (or no regular file) is named, never followed.
+      if (error instanceof UnsafeFileError) return sendJson(response, 403, { error: { message: error.message, kind: error.kind } });
       if (!(error instanceof BadQueryError)) throw error;
       sendJson(response, 400, { error: { message: error.message, parameter: error.parameter } });
     }
