@@ -105,8 +105,8 @@ interface FolderRefusal {
 /** Whether `stats` (of the folder, or of the opened file) are this user's, writable by no one else. */
 function notOwnAlone(stats: Stats): FolderRefusal | undefined {
   if (uid === undefined) return undefined;
-  if (stats.uid !== uid) return { reason: `it is owned by another user (uid ${stats.uid})`, chmodFixes: false };
-  if ((stats.mode & 0o022) !== 0) return { reason: `it is writable by others (mode ${(stats.mode & 0o7777).toString(8)})`, chmodFixes: true };
+  if (stats.uid !== uid) return { reason: `it is owned by another user (uid ${stats.uid}), who could change the token ids a run trains on`, chmodFixes: false };
+  if ((stats.mode & 0o022) !== 0) return { reason: `it is writable by others (mode ${(stats.mode & 0o7777).toString(8)}), who could change the token ids a run trains on`, chmodFixes: true };
   return undefined;
 }
 
@@ -116,7 +116,7 @@ function noticeOnce(folder: string, refusal: FolderRefusal, onNotice: CacheNotic
   if (noticed.has(folder)) return;
   noticed.add(folder);
   const fix = `${refusal.chmodFixes ? `chmod go-w ${folder}, or ` : ''}set GYMNAST_CACHE_DIR to a folder of your own (GYMNAST_CACHE_DIR=off for none)`;
-  onNotice(`not using the tokenizer cache ${folder}: ${refusal.reason}, so another user could change the token ids a run trains on; the tables are built without it at each load. To fix: ${fix}`);
+  onNotice(`not using the tokenizer cache ${folder}: ${refusal.reason}; the tables are built without it at each load. To fix: ${fix}`);
 }
 
 /**
