@@ -66,6 +66,12 @@ export const parseRetryBudget = numberFlag(requests.retryBudget.unwrap());
 /** A TCP port to listen on; 0 picks a free one. */
 export const parsePort = numberFlag(z.number().int({ error: 'expected a whole number' }).min(0, { error: 'expected a port from 0 to 65535' }).max(65_535, { error: 'expected a port from 0 to 65535' }));
 
+/** A key a server requires (`--api-key`): an empty one would let anyone in who sends an empty key. */
+export function parseApiKey(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('expected a key, got an empty one');
+  return value;
+}
+
 /** `--fail-on-error`: a count of failures (a whole number) or a fraction of the rollouts (below 1). */
 export function parseFailureLimit(value: string): number {
   const limit = parseNumber(value);

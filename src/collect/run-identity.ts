@@ -130,13 +130,21 @@ async function fileSha256(path: string): Promise<string> {
 
 /**
  * The policy a run recorded in its `_run.json`, for readers that only want to know it (the health
- * decode check, the viewer's model name); undefined when the file is absent or unreadable, since
- * they can do without it.
+ * decode check); undefined when the file is absent or unreadable, since they can do without it.
  */
 export function recordedPolicy(runFile: string): string | undefined {
   if (!existsSync(runFile)) return undefined;
   try {
-    const policy = RunIdentity.parse(JSON.parse(readFileSync(runFile, 'utf8'))).config.policy;
+    return policyInRunFile(readFileSync(runFile, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The policy in the text of a `_run.json` (for the viewer, which opens it without following links), or undefined. */
+export function policyInRunFile(text: string): string | undefined {
+  try {
+    const policy = RunIdentity.parse(JSON.parse(text)).config.policy;
     return typeof policy === 'string' ? policy : undefined;
   } catch {
     return undefined;

@@ -18,6 +18,7 @@ export { OutputPathError } from './errors/output-path-error.js';
 export { RunLockedError } from './errors/run-locked-error.js';
 export { ListenError } from './errors/listen-error.js';
 export { WriteFailedError } from './errors/write-failed-error.js';
+export { UnsafeFileError } from './errors/unsafe-file-error.js';
 export { hasKind, policyErrorKinds, environmentErrorKinds, type ErrorKind, type ErrorKinds } from './errors/has-kind.js';
 export { ToolCall } from './tool-call.js';
 export { ChatTool } from './chat-tool.js';

@@ -43,7 +43,8 @@ export function bpeTables(json: unknown): BpeTables | undefined {
   return { shell: { ...(json as Record<string, unknown>), model: { ...model, vocab: {}, merges: [] } }, tokens: StringTable.of(tokens), ids, merges: StringTable.of(mergeKeys) };
 }
 
-const MAGIC = 'gymnast-bpe-tables-2\n';
+const MAGIC = 'gymnast-bpe-tables-3\n';
+const DIGEST_BYTES = 32;
 
 /** The body's arrays in file order, each a whole number of 4-byte words but the two texts (last). */
 function bodyArrays(tables: BpeTables): ArrayBufferView[] {
@@ -52,28 +53,32 @@ function bodyArrays(tables: BpeTables): ArrayBufferView[] {
 }
 
 /**
- * The tables as bytes: a header line of JSON (`about`, the shell, the arrays' lengths, a SHA-256 of
- * the body), then the body: the arrays of `bodyArrays` one after another, as they are in memory
- * (little-endian, as every platform Node runs on), so `decodeBpeTables` uses them in place.
+ * The tables as bytes: a header line of JSON (`about`, the shell, the arrays' lengths), then the
+ * body: the arrays of `bodyArrays` one after another, as they are in memory (little-endian, as every
+ * platform Node runs on), so `decodeBpeTables` uses them in place; last, the SHA-256 of all that. The
+ * header is covered too: its shell holds the special tokens, so a changed byte there changes ids.
  */
 export function encodeBpeTables(tables: BpeTables, about: unknown): Buffer {
   const body = Buffer.concat(bodyArrays(tables).map((array) => new Uint8Array(array.buffer, array.byteOffset, array.byteLength)));
   const lengths = bodyArrays(tables).map((array) => (array as Uint8Array).length);
-  const header = JSON.stringify({ about, shell: tables.shell, lengths, sha256: sha256(body) });
+  const header = JSON.stringify({ about, shell: tables.shell, lengths });
   // The body starts on a 4-byte boundary, so its numbers can be read in place.
   const head = Buffer.from(`${MAGIC}${header}\n`, 'utf8');
   const padding = Buffer.alloc((4 - (head.length % 4)) % 4, 0x20);
-  return Buffer.concat([head.subarray(0, head.length - 1), padding, Buffer.from('\n'), body]);
+  const covered = Buffer.concat([head.subarray(0, head.length - 1), padding, Buffer.from('\n'), body]);
+  return Buffer.concat([covered, sha256(covered)]);
 }
 
 /** The tables in `bytes` (which they then share), or undefined when they are not tables written for `about`, or are damaged. */
 export function decodeBpeTables(bytes: Buffer, about: unknown): BpeTables | undefined {
-  if (bytes.toString('latin1', 0, MAGIC.length) !== MAGIC) return undefined;
-  const end = bytes.indexOf(0x0a, MAGIC.length);
+  if (bytes.length < MAGIC.length + DIGEST_BYTES || bytes.toString('latin1', 0, MAGIC.length) !== MAGIC) return undefined;
+  const covered = bytes.subarray(0, bytes.length - DIGEST_BYTES);
+  if (!sha256(covered).equals(bytes.subarray(covered.length))) return undefined;
+  const end = covered.indexOf(0x0a, MAGIC.length);
   if (end < 0 || (end + 1) % 4 !== 0) return undefined;
-  let header: { about: unknown; shell: BpeTables['shell']; lengths: unknown; sha256: string };
+  let header: { about: unknown; shell: BpeTables['shell']; lengths: unknown };
   try {
-    header = JSON.parse(bytes.toString('utf8', MAGIC.length, end)) as typeof header;
+    header = JSON.parse(covered.toString('utf8', MAGIC.length, end)) as typeof header;
   } catch {
     return undefined;
   }
@@ -81,8 +86,8 @@ export function decodeBpeTables(bytes: Buffer, about: unknown): BpeTables | unde
   if (typeof shell !== 'object' || shell === null || typeof shell.model !== 'object' || shell.model === null) return undefined;
   if (JSON.stringify(header.about) !== JSON.stringify(about) || !Array.isArray(lengths) || lengths.length !== 7 || !lengths.every((length) => Number.isSafeInteger(length) && length >= 0)) return undefined;
   const [idCount, tokenOffsets, tokenSlots, mergeOffsets, mergeSlots, tokenText, mergeText] = lengths as number[];
-  const body = bytes.subarray(end + 1);
-  if (body.length !== 4 * (idCount! + tokenOffsets! + tokenSlots! + mergeOffsets! + mergeSlots!) + 2 * (tokenText! + mergeText!) || sha256(body) !== header.sha256) return undefined;
+  const body = covered.subarray(end + 1);
+  if (body.length !== 4 * (idCount! + tokenOffsets! + tokenSlots! + mergeOffsets! + mergeSlots!) + 2 * (tokenText! + mergeText!)) return undefined;
   // A Buffer from readFile may sit at any offset of a shared pool: copied when not aligned.
   const aligned = body.byteOffset % 4 === 0 ? body : Buffer.from(body);
   let at = aligned.byteOffset;
@@ -105,6 +110,6 @@ function consistent(table: StringTable): boolean {
   return offsets.length > 0 && offsets[0] === 0 && offsets[offsets.length - 1] === text.length && slots.length > table.size && (slots.length & (slots.length - 1)) === 0;
 }
 
-function sha256(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
+function sha256(bytes: Uint8Array): Buffer {
+  return createHash('sha256').update(bytes).digest();
 }

@@ -11,7 +11,7 @@ import { installByteLevelFastPath } from './byte-level-fast-path.js';
 import { StringTableMap } from './string-table-map.js';
 import type { Tokenizer } from './tokenizer.js';
 import { TokenizerConfig } from './tokenizer-config.js';
-import { defaultCacheDirectory, readTokenizerJson } from './tokenizer-cache.js';
+import { defaultCacheDirectory, readTokenizerJson, type CacheNotice } from './tokenizer-cache.js';
 
 /** Texts this short are remembered by `encode`: chat-template glue and short observations repeat in every turn. */
 const ENCODE_CACHE_TEXT_LENGTH = 256;
@@ -181,12 +181,14 @@ export interface LoadHfTokenizerOptions {
    * (Qwen3's 11 MB: ~0.5 CPU-s down to a few hundredths); `false` for none. Default: `defaultCacheDirectory()`.
    */
   cacheDirectory?: string | false;
+  /** Hears, once per folder, why a cache folder others could write to is not used (default: stderr). */
+  onNotice?: CacheNotice;
 }
 
 /** Loads `tokenizer.json` and `tokenizer_config.json` from a folder, with errors that name the file. */
 export async function loadHfTokenizer(directory: string, options: LoadHfTokenizerOptions = {}): Promise<HfTokenizer> {
   const cacheDirectory = options.cacheDirectory === false ? undefined : (options.cacheDirectory ?? defaultCacheDirectory());
-  const tokenizerJson = await readTokenizerJson(join(directory, 'tokenizer.json'), cacheDirectory, readJson);
+  const tokenizerJson = await readTokenizerJson(join(directory, 'tokenizer.json'), cacheDirectory, readJson, options.onNotice);
   const rawConfig = await readJson(join(directory, 'tokenizer_config.json'));
   const config = TokenizerConfig.safeParse(rawConfig);
   if (!config.success) {

@@ -1,5 +1,6 @@
 import { constants } from 'node:buffer';
 import { createReadStream } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 
 export interface JsonLine {
   /** 1-based line number in the file. */
@@ -35,9 +36,10 @@ export function overlongMessage(length: number, limit: number): string {
 /**
  * The non-blank lines of a JSONL file, streamed (memory stays flat on any file size). A line longer
  * than V8 can hold as one string is a `LineTooLongError` rather than a RangeError from deep inside.
+ * Given `handle`, the lines are read from it (closed at the end) and `path` only names the file.
  */
-export async function* readJsonLines(path: string, signal?: AbortSignal): AsyncGenerator<JsonLine> {
-  for await (const entry of readJsonLineEntries(path, { maxLineLength: constants.MAX_STRING_LENGTH, ...(signal ? { signal } : {}) })) {
+export async function* readJsonLines(path: string, signal?: AbortSignal, handle?: FileHandle): AsyncGenerator<JsonLine> {
+  for await (const entry of readJsonLineEntries(path, { maxLineLength: constants.MAX_STRING_LENGTH, ...(signal ? { signal } : {}), ...(handle ? { handle } : {}) })) {
     if ('overlong' in entry) throw new LineTooLongError(path, entry.line, entry.length, constants.MAX_STRING_LENGTH);
     yield entry;
   }
@@ -47,6 +49,8 @@ export interface ReadLineOptions {
   signal?: AbortSignal;
   /** Longer lines come out as `OverlongLine`s, their text never held in memory. */
   maxLineLength: number;
+  /** An opened file to read rather than opening `path` (closed when the lines end or the reader stops). */
+  handle?: FileHandle;
 }
 
 /**
@@ -55,7 +59,7 @@ export interface ReadLineOptions {
  * reports bad lines can report that one and go on. A file that cannot be read fails with Node's own
  * error (ENOENT, EISDIR, …), its `path` set even where Node leaves it out (a read of a directory).
  */
-export async function* readJsonLineEntries(path: string, { signal, maxLineLength }: ReadLineOptions): AsyncGenerator<JsonLine | OverlongLine> {
+export async function* readJsonLineEntries(path: string, { signal, maxLineLength, handle }: ReadLineOptions): AsyncGenerator<JsonLine | OverlongLine> {
   let parts: string[] = [];
   let length = 0;
   let line = 0;
@@ -69,7 +73,7 @@ export async function* readJsonLineEntries(path: string, { signal, maxLineLength
     return entry;
   };
   try {
-    for await (const chunk of createReadStream(path, { encoding: 'utf8', ...(signal ? { signal } : {}) }) as AsyncIterable<string>) {
+    for await (const chunk of createReadStream(path, { encoding: 'utf8', ...(signal ? { signal } : {}), ...(handle ? { fd: handle } : {}) }) as AsyncIterable<string>) {
       let start = first && chunk.startsWith('\uFEFF') ? 1 : 0;
       first = false;
       for (;;) {

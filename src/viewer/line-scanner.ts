@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { openRunFile } from './open-run-file.js';
 
 /** One complete line of a file: its bytes are `[offset, offset + length)`, the `\n` (and a `\r` before it) left out. */
 export interface ScannedLine {
@@ -18,7 +18,7 @@ const RETURN = 0x0d;
  * `onChunk` hears the offset reached after each chunk's lines, so a reader can show what it has so far.
  */
 export async function scanLines(path: string, from: number, onLine: (line: ScannedLine) => void, onChunk?: (consumed: number) => void): Promise<number> {
-  const file = await open(path, 'r');
+  const file = await openRunFile(path);
   try {
     let position = from;
     let carry: Buffer | undefined;
@@ -59,7 +59,7 @@ function emit(chunk: Buffer, start: number, end: number, chunkStart: number, onL
 
 /** The bytes of one line as text, read at its offset (a row is never held after it was indexed). */
 export async function readLineAt(path: string, offset: number, length: number): Promise<string> {
-  const file = await open(path, 'r');
+  const file = await openRunFile(path);
   try {
     const buffer = Buffer.allocUnsafe(length);
     const { bytesRead } = await file.read(buffer, 0, length, offset);

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { z } from 'zod';
 import { readJsonLines } from '../util/json-lines.js';
+import { openRunFile } from './open-run-file.js';
 
 /** A rollout's health: `healthy` when the report does not list it. */
 export type RolloutHealthVerdict = 'healthy' | 'warning' | 'unhealthy';
@@ -68,7 +69,7 @@ export class RunHealth {
   static async read(files: HealthFiles): Promise<RunHealth | null> {
     if (!existsSync(files.verdicts)) return null;
     const health = new RunHealth();
-    for await (const { text } of readJsonLines(files.verdicts)) health.#add(text);
+    for await (const { text } of readJsonLines(files.verdicts, undefined, await openRunFile(files.verdicts))) health.#add(text);
     health.overview = await readOverview(files.summary);
     return health;
   }
@@ -112,7 +113,9 @@ function worse(a: RolloutHealthVerdict, b: RolloutHealthVerdict): RolloutHealthV
 /** The summary's counts, or null when it is missing or not a summary this viewer reads. */
 async function readOverview(path: string): Promise<HealthOverview | null> {
   if (!existsSync(path)) return null;
-  const parsed = HealthSummaryRecord.safeParse(parseOrUndefined(await readFile(path, 'utf8')));
+  const file = await openRunFile(path);
+  const text = await file.readFile('utf8').finally(() => file.close());
+  const parsed = HealthSummaryRecord.safeParse(parseOrUndefined(text));
   if (!parsed.success) return null;
   const { rollouts, checks } = parsed.data;
   return { healthy: rollouts.healthy, warning: rollouts.warning, unhealthy: rollouts.unhealthy, checks: Object.fromEntries(Object.entries(checks).map(([id, count]) => [id, count.findings])) };
@@ -128,6 +131,6 @@ function parseOrUndefined(text: string): unknown {
 
 /** The files' sizes and modification times: a change means `gymnast health` wrote them again. */
 export async function healthFilesStamp(files: HealthFiles): Promise<string> {
-  const stamps = await Promise.all([files.summary, files.verdicts].map((path) => stat(path).then((found) => `${found.size}@${found.mtimeMs}`, () => '-')));
+  const stamps = await Promise.all([files.summary, files.verdicts].map((path) => lstat(path).then((found) => `${found.size}@${found.mtimeMs}`, () => '-')));
   return stamps.join(' ');
 }

@@ -1,5 +1,5 @@
-import { existsSync, statSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import { readRow } from '../core/row-reader.js';
 import { healthPaths } from '../metrics/health/health-paths.js';
 import { readLineAt, scanLines, type ScannedLine } from './line-scanner.js';
@@ -60,7 +60,7 @@ export class RunIndex {
     this.files = files;
     this.#healthFiles = healthPaths(files.output);
     // Known before the first pass begins, so a page asked for at once shows progress against the real size.
-    this.indexing.bytes_total = RUN_FILE_KINDS.reduce((total, kind) => total + (statSync(this.pathOf(kind), { throwIfNoEntry: false })?.size ?? 0), 0);
+    this.indexing.bytes_total = RUN_FILE_KINDS.reduce((total, kind) => total + (lstatSync(this.pathOf(kind), { throwIfNoEntry: false })?.size ?? 0), 0);
   }
 
   /** An index of the run's files as they are now. */
@@ -200,7 +200,11 @@ function modelOf(request: Record<string, unknown>): string | null {
   return typeof request.model === 'string' ? request.model : null;
 }
 
+/** The size at the name itself, a link's own: what it points to is never measured, and reading it is refused. */
 async function sizeOf(path: string): Promise<number> {
-  if (!existsSync(path)) return 0;
-  return (await stat(path)).size;
+  const found = await lstat(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  return found?.size ?? 0;
 }

@@ -72,6 +72,10 @@ describe('BPE tables', () => {
     flipped[flipped.length - 3]! ^= 1;
     assert.equal(decodeBpeTables(flipped, { file: 1 }), undefined);
     assert.equal(decodeBpeTables(bytes.subarray(0, bytes.length - 2), { file: 1 }), undefined);
+    // The header's shell is covered too: '1.0' read as '1.1' would be tables no one wrote.
+    const header = Buffer.from(bytes);
+    header[header.indexOf('"1.0"', 0, 'latin1') + 3] = '1'.charCodeAt(0);
+    assert.equal(decodeBpeTables(header, { file: 1 }), undefined);
     // Read at an odd offset of a larger buffer: still the same tables.
     const shifted = Buffer.concat([Buffer.alloc(1), bytes]).subarray(1);
     assert.deepEqual(decodeBpeTables(shifted, { file: 1 })!.tokens.strings(), decoded.tokens.strings());

@@ -17,6 +17,7 @@ import type { TemplateError } from './template-error.js';
 import type { TokenAlignmentError } from './token-alignment-error.js';
 import type { TransportError } from './transport-error.js';
 import type { UnhealthyRunError } from './unhealthy-run-error.js';
+import type { UnsafeFileError } from './unsafe-file-error.js';
 import type { WriteFailedError } from './write-failed-error.js';
 
 /** Every stable `kind` gymnast throws, with the class that carries it. */
@@ -39,6 +40,7 @@ export interface ErrorKinds {
   'token-alignment': TokenAlignmentError;
   transport: TransportError;
   unhealthy: UnhealthyRunError;
+  'unsafe-file': UnsafeFileError;
   'write-failed': WriteFailedError;
 }
 export type ErrorKind = keyof ErrorKinds;

@@ -7,9 +7,14 @@ import { openAiErrorBody } from './openai-error-body.js';
  */
 export function hasBearerToken(header: string | undefined, apiKey: string | undefined): boolean {
   if (apiKey === undefined) return true;
-  const expected = Buffer.from(`Bearer ${apiKey}`);
-  const given = Buffer.from(header ?? '');
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return isSecret(header, `Bearer ${apiKey}`);
+}
+
+/** Whether `given` is `secret`, compared in constant time (only the length shows). */
+export function isSecret(given: string | undefined, secret: string): boolean {
+  const expected = Buffer.from(secret);
+  const actual = Buffer.from(given ?? '');
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
 /** The 401 every gymnast server answers a request without its token. */

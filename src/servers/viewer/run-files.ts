@@ -1,10 +1,13 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { ConfigError } from '../../core/errors/config-error.js';
 import { readRow } from '../../core/row-reader.js';
 import { collectPaths, isRolloutsFile } from '../../collect/collect-paths.js';
-import { recordedPolicy } from '../../collect/run-identity.js';
+import { policyInRunFile } from '../../collect/run-identity.js';
+import { healthPaths } from '../../metrics/health/health-paths.js';
 import { readJsonLines } from '../../util/json-lines.js';
+import { notRegularFile } from '../../util/open-regular-file.js';
+import { openRunFile, RUN_FILES_RULE } from '../../viewer/open-run-file.js';
 import type { RunFiles } from '../../viewer/run-index.js';
 
 /** A run to view: its files, and the policy `gymnast collect` recorded for it (`_run.json`), when there is one. */
@@ -12,33 +15,77 @@ export interface ViewedRun extends RunFiles {
   policy: string | null;
 }
 
+export interface FindRunsOptions {
+  /** Hears, once, which runs of a folder were skipped because one of their files is a link or not a regular file. */
+  onNotice?: (message: string) => void;
+}
+
 /**
  * The runs at `path`: an output file of `gymnast collect` (its failure sidecar beside it), or a folder
- * whose output files are each a run. A path that is neither is a `ConfigError` naming it.
+ * whose output files are each a run. A path that is neither is a `ConfigError` naming it. A path given
+ * as a link is followed (the user chose it), and its run read in the folder of the file it names; in
+ * that folder, as in a folder given, every file the viewer reads must be a regular file, not a link
+ * (which could lead out of it): a folder's runs with one are skipped, a file's run is refused.
  */
-export async function findRuns(path: string): Promise<ViewedRun[]> {
+export async function findRuns(path: string, options: FindRunsOptions = {}): Promise<ViewedRun[]> {
   if (!existsSync(path)) throw new ConfigError(`cannot view ${path}: no such file or folder`);
-  if (!statSync(path).isDirectory()) {
-    const problem = await notARun(path);
-    if (problem) throw new ConfigError(`${path} is not a run: ${problem}`);
-    return [viewedRun(path)];
-  }
+  const chosen = lstatSync(path).isSymbolicLink() ? realpathSync(path) : path;
+  if (!statSync(chosen).isDirectory()) return [await singleRun(chosen)];
   const runs: ViewedRun[] = [];
-  const names = readdirSync(path).filter((name) => name.endsWith('.jsonl') && isRolloutsFile(name));
-  for (const name of names.sort()) if (!(await notARun(join(path, name)))) runs.push(viewedRun(join(path, name)));
-  if (runs.length === 0) throw new ConfigError(`${path} holds no run: no output file of gymnast collect (rows with _ng_task_index) in it`);
+  const skipped: string[] = [];
+  const names = readdirSync(chosen).filter((name) => name.endsWith('.jsonl') && isRolloutsFile(name));
+  for (const name of names.sort()) {
+    const output = join(chosen, name);
+    const unsafe = unsafeRunFile(output);
+    if (unsafe !== undefined) skipped.push(unsafe);
+    else if (!(await notARun(output))) runs.push(await viewedRun(output));
+  }
+  const skips = skipped.length === 0 ? '' : `skipped ${skipped.length} ${skipped.length === 1 ? 'run' : 'runs'} in ${chosen}: ${skipped.join('; ')} (${RUN_FILES_RULE}; view a link's file by its own path)`;
+  if (runs.length === 0) throw new ConfigError(`${path} holds no run: ${skips || 'no output file of gymnast collect (rows with _ng_task_index) in it'}`);
+  if (skips) options.onNotice?.(skips);
   return runs;
 }
 
-function viewedRun(output: string): ViewedRun {
+async function singleRun(output: string): Promise<ViewedRun> {
+  const unsafe = unsafeRunFile(output, true);
+  if (unsafe !== undefined) throw new ConfigError(`cannot view ${output}: ${unsafe}; ${RUN_FILES_RULE}`);
+  const problem = await notARun(output);
+  if (problem) throw new ConfigError(`${output} is not a run: ${problem}`);
+  return viewedRun(output);
+}
+
+/**
+ * The first of a run's files (output, failures, health report, `_run.json`) that is there but is a
+ * link or not a regular file, as `name: why` (full paths when `fullPaths`), or undefined when none is.
+ * Reads check again on the descriptor they read from; this lets a run be skipped before it is served.
+ */
+function unsafeRunFile(output: string, fullPaths = false): string | undefined {
+  const { failures, run } = collectPaths(output);
+  const { summary, verdicts } = healthPaths(output);
+  for (const file of [output, failures, verdicts, summary, run]) {
+    const found = lstatSync(file, { throwIfNoEntry: false });
+    const problem = found && notRegularFile(found);
+    if (problem) return `${fullPaths ? file : basename(file)}: ${problem}`;
+  }
+  return undefined;
+}
+
+async function viewedRun(output: string): Promise<ViewedRun> {
   const paths = collectPaths(output);
-  return { id: basename(output, extname(output)), output, failures: paths.failures, policy: recordedPolicy(paths.run) ?? null }; // a damaged _run.json only costs the model's name here
+  // A damaged _run.json only costs the model's name here.
+  const policy = existsSync(paths.run) ? policyInRunFile(await readRunFile(paths.run)) : undefined;
+  return { id: basename(output, extname(output)), output, failures: paths.failures, policy: policy ?? null };
+}
+
+async function readRunFile(path: string): Promise<string> {
+  const file = await openRunFile(path);
+  return file.readFile('utf8').finally(() => file.close());
 }
 
 /** Why a file is not a run's output, or undefined when it is: its first row must read as one; an empty file needs the run's `_run.json`. */
 async function notARun(file: string): Promise<string | undefined> {
   if (file.endsWith('.jsonl') && !isRolloutsFile(file)) return `it is written beside a run's rollouts (a sidecar or report); view the output file beside it`;
-  for await (const { line, text } of readJsonLines(file)) {
+  for await (const { line, text } of readJsonLines(file, undefined, await openRunFile(file))) {
     try {
       readRow(JSON.parse(text), `${file}:${line}`);
       return undefined;

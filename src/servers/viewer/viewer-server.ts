@@ -6,10 +6,12 @@ import { BadQueryError } from '../../viewer/rollout-query.js';
 import type { TokenDecoder } from '../../core/token-decoder.js';
 import { RolloutLister } from '../../viewer/rollout-views.js';
 import { RunIndex } from '../../viewer/run-index.js';
+import { UnsafeFileError } from '../../core/errors/unsafe-file-error.js';
 import { HttpServerCore, sendJson, type ListenOptions } from '../http/http-server-core.js';
 import { answerApi, type ServedRun } from './viewer-api.js';
 import type { ViewedRun } from './run-files.js';
 import { staticFile } from './static-files.js';
+import { ViewerGate, type GateAnswer } from './viewer-gate.js';
 
 /** The browser front-end, shipped in the package (not `.pathname`: it keeps a space as `%20`). */
 export const viewerAssetsDirectory = fileURLToPath(new URL('../../../assets/viewer/', import.meta.url));
@@ -24,21 +26,28 @@ export interface ViewerServerOptions extends ListenOptions {
   followIntervalMs?: number;
   /** How long one rollouts request may scan lines for a text search (default 2 s). */
   searchBudgetMs?: number;
+  /** When set, every request must carry it: `Authorization: Bearer`, or the cookie `?key=` trades it for (`ViewerGate`). */
+  apiKey?: string;
 }
 
 /**
  * `gymnast view`: the viewer's JSON API under `/api/` and the front-end files everywhere else, on the
- * shared hardened core (loopback by default, contained errors). Not a `JsonServer`: that one answers
- * JSON only, and the front-end is HTML, scripts and styles.
+ * shared hardened core (loopback by default, contained errors), behind a gate (loopback names only,
+ * and the API key when there is one). Not a `JsonServer`: that one answers JSON only, and the
+ * front-end is HTML, scripts and styles.
  */
 export class ViewerServer {
   readonly #core: HttpServerCore;
   readonly #runs: ReadonlyMap<string, ServedRun>;
   readonly #assets: string;
+  readonly #options: ViewerServerOptions;
+  /** Made at the first request: it needs the port the server got. */
+  #gate: ViewerGate | undefined;
 
   private constructor(runs: ReadonlyMap<string, ServedRun>, options: ViewerServerOptions) {
     this.#runs = runs;
     this.#assets = options.assetsDirectory ?? viewerAssetsDirectory;
+    this.#options = options;
     this.#core = new HttpServerCore((request, response) => this.#serve(request, response), options);
   }
 
@@ -82,6 +91,9 @@ export class ViewerServer {
   async #serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const raw = request.url ?? '/';
     const url = new URL(raw, 'http://localhost');
+    this.#gate ??= new ViewerGate({ host: this.#options.host ?? '127.0.0.1', port: Number(new URL(this.#core.url).port), apiKey: this.#options.apiKey });
+    const stopped = this.#gate.stop(request, url);
+    if (stopped) return sendGateAnswer(response, stopped);
     if (request.method !== 'GET' && request.method !== 'HEAD') return sendJson(response, 405, { error: { message: `the viewer only answers GET, not ${request.method}` } }, { allow: 'GET, HEAD' });
     if (url.pathname.startsWith('/api/')) return this.#api(response, url);
     // The raw path, not the URL's: `new URL` folds `/a/../b` into `/b`, and a climbing path is refused, not reinterpreted.
@@ -102,10 +114,18 @@ export class ViewerServer {
       const reply = await answerApi(this.#runs, segments, url.searchParams);
       sendJson(response, reply.status, reply.body);
     } catch (error) {
+      // A run's file found to be a link (or no regular file) is named, never followed.
+      if (error instanceof UnsafeFileError) return sendJson(response, 403, { error: { message: error.message, kind: error.kind } });
       if (!(error instanceof BadQueryError)) throw error;
       sendJson(response, 400, { error: { message: error.message, parameter: error.parameter } });
     }
   }
+}
+
+function sendGateAnswer(response: ServerResponse, answer: GateAnswer): void {
+  if (answer.body) return sendJson(response, answer.status, answer.body, answer.headers);
+  response.writeHead(answer.status, answer.headers);
+  response.end();
 }
 
 /** Calls `load` once, on first use. */

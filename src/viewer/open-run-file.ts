@@ -1,0 +1,18 @@
+import type { FileHandle } from 'node:fs/promises';
+import { UnsafeFileError } from '../core/errors/unsafe-file-error.js';
+import { openRegularFile } from '../util/open-regular-file.js';
+
+/** Said with every refused file: what the viewer reads, so the user knows what to change. */
+export const RUN_FILES_RULE = "gymnast view reads only regular files inside the run's folder";
+
+/**
+ * Opens one of a run's files for reading. Every file the viewer reads is a direct child of the run's
+ * folder, so refusing a link at the name (and anything but a regular file) keeps every read inside
+ * the folder, even when a file is swapped for a link while the viewer runs. A refused file is an
+ * `UnsafeFileError` naming it; a missing one fails as `open` does (ENOENT).
+ */
+export async function openRunFile(path: string): Promise<FileHandle> {
+  const opened = await openRegularFile(path);
+  if ('refused' in opened) throw new UnsafeFileError(path, `${path}: ${opened.refused}; ${RUN_FILES_RULE}`);
+  return opened.handle;
+}
