@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { AbortedError } from '../../core/errors/aborted-error.js';
 import { ListenError } from '../../core/errors/listen-error.js';
 import { deadlineSignal } from '../../util/deadline-signal.js';
+import { isLoopbackHost, loopbackNames, misdirectedMessage } from './loopback-hosts.js';
 import { openAiErrorBody } from './openai-error-body.js';
 import { RequestRejectedError } from './request-rejected-error.js';
 
@@ -24,21 +25,24 @@ export interface ListenOptions {
 export type RequestHandler = (request: IncomingMessage, response: ServerResponse, signal: AbortSignal) => Promise<void>;
 
 /**
- * What every gymnast server shares: listening (loopback by default), closing at once, a signal per
- * request that fires when its client leaves, and containment: a handler's error becomes a 400/413
- * (a `RequestRejectedError`) or a 500 with its message, never a crash and never a stack.
+ * What every gymnast server shares: listening (loopback by default), on loopback answering only
+ * loopback's own names (421 otherwise: no DNS rebinding), closing at once, a signal per request that
+ * fires when its client leaves, and containment: a handler's error becomes a 400/413 (a
+ * `RequestRejectedError`) or a 500 with its message, never a crash and never a stack.
  */
 export class HttpServerCore {
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
   readonly #host: string;
   readonly #port: number;
+  readonly #names: readonly string[] | undefined;
   /** Aborted on close: releases whatever waits inside a request. */
   readonly closing = new AbortController();
 
   constructor(handle: RequestHandler, options: ListenOptions = {}) {
     this.#host = options.host ?? '127.0.0.1';
     this.#port = options.port ?? 0;
+    this.#names = loopbackNames(this.#host);
     // The handler's errors are answered in #contain; this catch is the last guard that keeps the process up.
     this.#server = createServer((request, response) => void this.#contain(handle, request, response).catch((error: unknown) => abandon(response, error)));
     this.#server.on('connection', (socket) => {
@@ -69,6 +73,10 @@ export class HttpServerCore {
   }
 
   async #contain(handle: RequestHandler, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (this.#names && !isLoopbackHost(request.headers.host, this.#names)) {
+      sendJson(response, 421, openAiErrorBody(misdirectedMessage(request.headers.host, this.#names), { type: 'invalid_request_error' }));
+      return;
+    }
     const stop = requestSignal(response, this.closing.signal);
     try {
       await handle(request, response, stop);

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { hasBearerToken, isSecret } from '../http/bearer-token.js';
-import { isLoopbackHost, loopbackHosts } from '../http/loopback-hosts.js';
 
 /** The answer to a request the gate stops (or to a key traded for a cookie), sent as it is. */
 export interface GateAnswer {
@@ -11,46 +10,35 @@ export interface GateAnswer {
 }
 
 export interface ViewerGateOptions {
-  /** The address the server is bound to, and its port. */
-  host: string;
+  /** The port the server listens on, which names its cookie. */
   port: number;
   apiKey?: string | undefined;
 }
 
 /**
- * Who may read the viewer. Bound to loopback, only requests that name loopback in `Host` (no DNS
- * rebinding). With an API key, only requests that carry it: as `Authorization: Bearer` (scripts),
+ * Who may read the viewer (the server core has already refused names other than loopback's when bound
+ * to it: no DNS rebinding). With an API key, only requests that carry it: as `Authorization: Bearer` (scripts),
  * or as the cookie a browser gets by opening the address once with `?key=` (a browser sends no
  * header of its own when it navigates). The cookie holds a random token of this server's run, not
  * the key; HttpOnly (no script reads it), SameSite=Strict (no other site's page sends it), and named
  * by the port, since a host's cookies are shared by all its ports.
  */
 export class ViewerGate {
-  readonly #hosts: readonly string[] | undefined;
   readonly #apiKey: string | undefined;
   readonly #cookie: string;
   readonly #session = randomBytes(32).toString('base64url');
 
   constructor(options: ViewerGateOptions) {
-    this.#hosts = loopbackHosts(options.host, options.port);
     this.#apiKey = options.apiKey;
     this.#cookie = `gymnast_view_${options.port}`;
   }
 
   /** What to answer instead of serving `request`, or undefined to serve it. */
   stop(request: IncomingMessage, url: URL): GateAnswer | undefined {
-    if (this.#hosts && !isLoopbackHost(request.headers.host, this.#hosts)) return this.#misdirected(request.headers.host);
     if (this.#apiKey === undefined) return undefined;
     if (url.searchParams.has('key')) return this.#trade(url, this.#apiKey);
     if (hasBearerToken(request.headers.authorization, this.#apiKey) || isSecret(cookieValue(request.headers.cookie, this.#cookie), this.#session)) return undefined;
     return unauthorized('this viewer needs its key: open the address gymnast view printed (it ends in ?key=…), or send Authorization: Bearer <key>');
-  }
-
-  #misdirected(host: string | undefined): GateAnswer {
-    const names = this.#hosts!;
-    const listed = `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
-    const message = `refused Host ${host === undefined ? '(none)' : JSON.stringify(host)}: this viewer answers only to ${listed}, so that no page of another site can read it through a name of its own pointed at this machine (DNS rebinding); to reach it by another name, bind it to that interface with --host (and give it --api-key)`;
-    return { status: 421, headers: {}, body: { error: { message } } };
   }
 
   /** The key in the address: the cookie for it, and the same address without the key (out of the address bar and history). */

@@ -91,7 +91,7 @@ export class ViewerServer {
   async #serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const raw = request.url ?? '/';
     const url = new URL(raw, 'http://localhost');
-    this.#gate ??= new ViewerGate({ host: this.#options.host ?? '127.0.0.1', port: Number(new URL(this.#core.url).port), apiKey: this.#options.apiKey });
+    this.#gate ??= new ViewerGate({ port: Number(new URL(this.#core.url).port), apiKey: this.#options.apiKey });
     const stopped = this.#gate.stop(request, url);
     if (stopped) return sendGateAnswer(response, stopped);
     if (request.method !== 'GET' && request.method !== 'HEAD') return sendJson(response, 405, { error: { message: `the viewer only answers GET, not ${request.method}` } }, { allow: 'GET, HEAD' });
