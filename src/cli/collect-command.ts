@@ -85,7 +85,7 @@ export function collectCommand(): Command {
   return withEpisodeOptions(withPolicy)
     .option('--rollout-timeout <seconds>', 'deadline per rollout (default: none; each request still has its own)', parseSeconds)
     .option('--request-timeout <seconds>', 'deadline per HTTP request to a server, each retry its own (default: 300)', parseRequestTimeout)
-    .option('--request-attempts <n>', 'attempts per HTTP request on connection errors, timeouts, 429 and 5xx (default: 4; agent servers: 3)', parseRequestAttempts)
+    .option('--request-attempts <n>', 'attempts per HTTP request on connection errors, timeouts, 429, 5xx and replies the sampler could not have produced (default: 4; agent servers: 3)', parseRequestAttempts)
     .option('--retry-budget <fraction>', 'retries allowed per request sent, shared by all requests, plus 10 (default: 0.2)', parseRetryBudget)
     .option('--resume', 'continue this output in place: done rollouts are kept, failed ones retried; refuses if the plan or config changed')
     .option('--max-attempts <n>', 'attempts per rollout before its failure is final (with --resume)', parseMaxAttempts, 3)
