@@ -57,7 +57,8 @@ describe('a policy server that fails', () => {
     server.faults.clear();
     server.faults.inject({ kind: 'latency', ms: 0 }); // the model lookup
     server.faults.inject({ kind: 'hang' }, 2);
-    const result = await collectAgainst(server, ['--limit', '1', '--request-timeout', '0.4', '--request-attempts', '2']);
+    // Its one rollout is meant to fail: allowed, so the exit code says the run finished.
+    const result = await collectAgainst(server, ['--limit', '1', '--request-timeout', '0.4', '--request-attempts', '2', '--max-unhealthy', '1']);
     assert.equal(result.code, 0, result.stderr);
     const [failure] = rows(result.output.replace('.jsonl', '_failures.jsonl'));
     assert.equal(failure?._ng_failure_class, 'timeout');
@@ -86,6 +87,7 @@ describe('a policy server that fails', () => {
     server.faults.clear();
     server.faults.inject({ kind: 'corrupt-token', at: 0, id: 151_999 }, 1_000);
     const first = await collectAgainst(server, ['--limit', '8', '--request-attempts', '2', '--concurrency', '4']);
+    assert.equal(first.code, 1, 'every rollout unhealthy');
     assert.equal(rows(first.output).length, 0, 'no success row');
     const failures = rows(first.output.replace('.jsonl', '_failures.jsonl'));
     assert.equal(failures.length, 8);
