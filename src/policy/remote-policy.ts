@@ -42,8 +42,8 @@ const ModelList = z.object({ data: z.array(z.object({ id: z.string(), max_model_
 const CONTEXT_LENGTH_MESSAGE = /maximum context length|context length|too long|exceeds the model|max_model_len/i;
 
 /**
- * How servers refuse a token id in a prompt: vLLM's `Token id 151999 is out of vocabulary`, SGLang's
- * and this package's server's `prompt[57] is 151999: token ids must be from 0 to 151668`.
+ * How servers word a refused token id in a prompt: vLLM's `Token id 151999 is out of vocabulary`, this
+ * package's server's `prompt[57] is 151999: token ids must be from 0 to 151668`.
  */
 const TOKEN_ID_MESSAGE = /token[ _-]?ids?\b|vocab/i;
 
@@ -104,7 +104,7 @@ export class RemotePolicy<Wire> implements Policy {
 
   /** A refusal as what it means: a context-length truncation, the server's own fault, or as it came. */
   #refusal(error: unknown, request: PolicyRequest, model: ServedModel): unknown {
-    if (!hasKind(error, 'server') || error.isRetryable || error.status >= 500) return error;
+    if (!hasKind(error, 'server') || error.isRetryable) return error;
     if (error.status === 400 && CONTEXT_LENGTH_MESSAGE.test(error.message)) return new ContextLengthError(request.prompt_token_ids.length, model.maxModelLen ?? 0, error.message);
     if (refusesOwnReply(error, request)) {
       return new SamplerReplyError(`${this.name} ${error.message} (the prompt holds this server's earlier replies: its fault, not the input's)`, { isRetryable: false, status: error.status, cause: error });
