@@ -62,25 +62,29 @@ function idsAgainProblem({ tokenIds, tokenIdsAgain: again }: SampledReply): stri
 function textProblem(reply: SampledReply, tokenizer: Tokenizer): string | undefined {
   const ids = reply.tokenIds.values;
   const decoded = tokenizer.decode(ids);
-  const matches = reply.textIs === 'decoded' ? isDecodedText(decoded, reply.text, ids, tokenizer) : decoded.includes(reply.text);
+  if (decoded === reply.text) return undefined;
+  // Decoded alone, the first token may lose a leading space that the server, decoding in the prompt's
+  // context, keeps (SentencePiece tokenizers): leading whitespace is not compared.
+  const [whole, text] = [decoded.trimStart(), reply.text.trimStart()];
+  const matches = reply.textIs === 'decoded' ? isDecodedText(whole, text, ids, tokenizer) : whole.includes(text);
   if (matches) return undefined;
   let at = 0;
-  while (at < decoded.length && decoded[at] === reply.text[at]) at++;
+  while (at < whole.length && whole[at] === text[at]) at++;
   const from = Math.max(0, at - SHOWN);
-  const shown = (text: string) => JSON.stringify(`${from > 0 ? '…' : ''}${text.slice(from, at + SHOWN)}${text.length > at + SHOWN ? '…' : ''}`);
+  const shown = (part: string) => JSON.stringify(`${from > 0 ? '…' : ''}${part.slice(from, at + SHOWN)}${part.length > at + SHOWN ? '…' : ''}`);
   const how = reply.textIs === 'decoded' ? `they part at character ${at}` : 'the text is not in them';
-  return `${reply.textPath} is not the text of ${reply.tokenIds.path}: ${how}; the ids decode to ${shown(decoded)}, the text is ${shown(reply.text)}`;
+  return `${reply.textPath} is not the text of ${reply.tokenIds.path}: ${how}; the ids decode to ${shown(whole)}, the text is ${shown(text)}`;
 }
 
 /**
  * The text is the decoded ids, or stops short of them inside their last tokens (see
- * `HELD_BACK_TOKENS`). The usual reply is equal, and costs one decode; only a shorter text decodes the
- * ids before the last few again, which its text must cover.
+ * `HELD_BACK_TOKENS`): only then are the ids before the last few decoded again, for the text to cover.
+ * Both come without leading whitespace.
  */
-function isDecodedText(decoded: string, text: string, ids: readonly number[], tokenizer: Tokenizer): boolean {
-  if (decoded === text) return true;
-  if (!decoded.startsWith(text)) return false;
+function isDecodedText(whole: string, text: string, ids: readonly number[], tokenizer: Tokenizer): boolean {
+  if (whole === text) return true;
+  if (!whole.startsWith(text)) return false;
   // A character split where the last tokens begin decodes as U+FFFD in the ids before them: not text they cover.
-  const covered = tokenizer.decode(ids.slice(0, -HELD_BACK_TOKENS)).replace(/\uFFFD+$/, '');
+  const covered = tokenizer.decode(ids.slice(0, -HELD_BACK_TOKENS)).replace(/\uFFFD+$/, '').trimStart();
   return text.startsWith(covered);
 }

@@ -38,6 +38,12 @@ describe('a sampled reply the sampler could have produced', () => {
     assert.equal(problem(reply(ids, tokenizer.decode(ids))), undefined, 'or keep it, as U+FFFD');
   });
 
+  it('may keep a leading space that the ids lose decoded alone (a SentencePiece first token, decoded by the server after the prompt)', () => {
+    const ids = tokenizer.encode('Hello world');
+    assert.equal(problem(reply(ids, ' Hello world')), undefined);
+    assert.equal(problem(reply(ids, ' Hello world', { textIs: 'within-decoded' })), undefined);
+  });
+
   it('from a chat server may be only part of the decoded ids (a reasoning or tool-call parser moved the rest)', () => {
     const ids = tokenizer.encode('<think>\nhmm\n</think>\n\nthe answer is 4<|im_end|>');
     assert.equal(problem(reply(ids, 'the answer is 4', { textIs: 'within-decoded' })), undefined);
