@@ -1,5 +1,7 @@
 import { SamplingParams } from '../src/core/index.js';
 import { RemotePolicy, vllmCompletionsBackend, type PolicyRequest } from '../src/policy/index.js';
+import { loadHfTokenizer } from '../src/tokens/index.js';
+import { qwen3Directory } from '../test/support/qwen3.js';
 import type { BenchResult } from './bench-result.js';
 import { withTestServer } from './test-server-child.js';
 
@@ -33,7 +35,7 @@ const request = (i: number): PolicyRequest => ({
 /** gymnast's client (undici pool + router + zod) against global fetch, both at 256 in flight on the same server. */
 export async function httpClientThroughput(): Promise<BenchResult[]> {
   return withTestServer(async (url) => {
-    const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [url], model: 'm', maxModelLen: 32_768 });
+    const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [url], tokenizer: await loadHfTokenizer(qwen3Directory), model: 'm', maxModelLen: 32_768 });
     const signal = new AbortController().signal;
     await measure((i) => policy.generate(request(i), signal)); // warm-up: JIT, connections
     const gymnast = await measure((i) => policy.generate(request(i), signal));

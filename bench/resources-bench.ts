@@ -40,7 +40,7 @@ export async function resourcesOverhead(): Promise<BenchResult[]> {
           const run = async (agentName: string, agents?: ReadonlyMap<string, Agent>) => {
             const input = join(dir, `${agentName}.jsonl`);
             writeFileSync(input, Array.from({ length: ROLLOUTS }, (_, i) => JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: `add 3 to ${i} then stop` }], tools }, agent_ref: { name: agentName }, initial_count: i, expected_count: i + 3 })).join('\n'));
-            const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [modelUrl], model: 'm', maxModelLen: 32_768 });
+            const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [modelUrl], tokenizer, model: 'm', maxModelLen: 32_768 });
             const cpu = process.cpuUsage();
             const started = performance.now();
             const summary = await collect({ input, output: join(dir, `${agentName}-out.jsonl`), concurrency: CONCURRENCY, policy, renderer, maxSeqLen: 4096, maxTurns: 4, sampling: SamplingParams.parse({ max_tokens: 32, seed: 1 }), ...(agents ? { agents } : {}) });

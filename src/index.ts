@@ -93,6 +93,9 @@ export {
   type PolicyRequest,
   type PolicyResultInput,
   type BackendRecipe,
+  replyList,
+  type ReplyList,
+  type SampledReply,
   type RemotePolicyOptions,
   type RouterEvent,
   type ServedModel,
@@ -192,7 +195,7 @@ export { runHealth } from './collect/health/run-health.js';
 export { checkRunHealth, type RunHealthOptions } from './collect/health/check-run-health.js';
 export { healthPaths } from './metrics/health/health-paths.js';
 export { healthSummaryLine, type HealthSummary, type HealthVerdictLine } from './collect/health/health-summary.js';
-export { parseMaxUnhealthy, assertHealthy, type MaxUnhealthy } from './collect/health/health-gate.js';
+export { parseMaxUnhealthy, assertHealthy, DEFAULT_MAX_UNHEALTHY, type MaxUnhealthy } from './collect/health/health-gate.js';
 export { UnhealthyRunError } from './core/errors/unhealthy-run-error.js';
 export { exportNemoRl, nemoRlRecord, type NemoRlRecord, type NemoRlMessage, type ExportCounts } from './collect/export-nemo-rl.js';
 export { countZeroTurnRows, isZeroTurnRow } from './collect/zero-turn-rows.js';

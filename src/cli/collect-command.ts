@@ -8,6 +8,8 @@ import { defaultRetryBudget } from '../http/router/retry-budget.js';
 import { toolCallParsers } from '../environments/tool-call-parser.js';
 import { loadPromptConfig } from '../collect/prompt-config.js';
 import type { NumRepeats } from '../collect/expand-rows.js';
+import { assertHealthy, DEFAULT_MAX_UNHEALTHY, healthGate, healthGateLine, type MaxUnhealthy } from '../collect/health/health-gate.js';
+import type { HealthSummary } from '../collect/health/health-summary.js';
 import { AbortedError } from '../core/errors/aborted-error.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { runSampling } from '../core/sampling-params.js';
@@ -16,6 +18,7 @@ import { createPolicy } from '../policy/index.js';
 import { makeOutputFolder } from '../collect/output-paths.js';
 import { DATASET_TYPES, type DatasetSplit } from '../servers/config/dataset-types.js';
 import { withEpisodeOptions } from './episode-options.js';
+import { maxUnhealthyOption } from './max-unhealthy-option.js';
 import { policySpec, withPolicyOptions } from './policy-flags.js';
 import {
   parseAgentServer,
@@ -60,6 +63,7 @@ interface CollectFlags {
   resume?: boolean;
   maxAttempts: number;
   failOnError?: number;
+  maxUnhealthy?: MaxUnhealthy;
   agentServer: Record<string, string>;
   resourcesServer: Record<string, string>;
   gymnasiumServer: Record<string, string>;
@@ -85,7 +89,7 @@ export function collectCommand(): Command {
   return withEpisodeOptions(withPolicy)
     .option('--rollout-timeout <seconds>', 'deadline per rollout (default: none; each request still has its own)', parseSeconds)
     .option('--request-timeout <seconds>', 'deadline per HTTP request to a server, each retry its own (default: 300)', parseRequestTimeout)
-    .option('--request-attempts <n>', 'attempts per HTTP request on connection errors, timeouts, 429 and 5xx (default: 4; agent servers: 3)', parseRequestAttempts)
+    .option('--request-attempts <n>', 'attempts per HTTP request on connection errors, timeouts, 429, 5xx and replies the sampler could not have produced (default: 4; agent servers: 3)', parseRequestAttempts)
     .option('--retry-budget <fraction>', 'retries allowed per request sent, shared by all requests, plus 10 (default: 0.2)', parseRetryBudget)
     .option('--resume', 'continue this output in place: done rollouts are kept, failed ones retried; refuses if the plan or config changed')
     .option('--max-attempts <n>', 'attempts per rollout before its failure is final (with --resume)', parseMaxAttempts, 3)
@@ -95,12 +99,15 @@ export function collectCommand(): Command {
     .option('--tool-call-parser <name>', `how the model writes tool calls, for --resources-server and --gymnasium-server: ${toolCallParsers.map((parser) => parser.name).join(', ')} (default hermes)`)
     .option('--rollout-infos', "list every rollout in its task's group in the aggregate file (NeMo Gym's rollout_infos: 14 lines per rollout)")
     .option('--fail-on-error <count|fraction>', 'exit non-zero when more rollouts than this failed (e.g. 10, or 0.05 of them)', parseFailureLimit)
+    .addOption(maxUnhealthyOption())
     .option('--config <file>', 'YAML or JSON with any of these options by name (e.g. num-repeats: 4); flags given on the command line win. With --split: a NeMo Gym config (servers and datasets)')
     .option('--split <name>', `with --config X.yaml in NeMo Gym's shape: start its servers and collect every dataset of this split (${DATASET_TYPES.join(', ')}) through its agents, one output per dataset in the --output folder`, parseSplit)
     .action(async (_flags: CollectFlags, command: Command) => {
       const split = command.getOptionValue('split') as DatasetSplit | undefined;
       if (split !== undefined) return collectSplit(command, split);
-      await runCollect(await withConfigFile(command));
+      const flags = await withConfigFile(command);
+      const health = await runCollect(flags);
+      if (health) assertHealthy([health], flags.maxUnhealthy ?? DEFAULT_MAX_UNHEALTHY);
     });
 }
 
@@ -122,6 +129,7 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
   const config = loadServerConfig(flags.config);
   const datasets = splitDatasets(config, split);
   const run = await startConfigRun(config);
+  const health: HealthSummary[] = [];
   try {
     const agents = Object.fromEntries(run.servers.filter((server) => server.type === 'responses_api_agents').map((server) => [server.name, server.url]));
     for (const dataset of datasets) {
@@ -130,14 +138,21 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
       makeOutputFolder(input);
       await collateDataset(dataset, input);
       process.stderr.write(`[collect] ${split} dataset ${dataset.dataset.name} of ${dataset.agent} (${dataset.yamlPath})\n`);
-      await runCollect({ ...flags, input, output: join(flags.output, `${name}.jsonl`), agentServer: { ...flags.agentServer, ...agents }, numRepeats: dataset.dataset.num_repeats ?? flags.numRepeats });
+      const checked = await runCollect({ ...flags, input, output: join(flags.output, `${name}.jsonl`), agentServer: { ...flags.agentServer, ...agents }, numRepeats: dataset.dataset.num_repeats ?? flags.numRepeats });
+      if (checked) health.push(checked);
     }
   } finally {
     await run.close();
   }
+  // As `gymnast health` judges the output folder: every dataset's rollouts together.
+  assertHealthy(health, flags.maxUnhealthy ?? DEFAULT_MAX_UNHEALTHY);
 }
 
-async function runCollect(flags: CollectFlags): Promise<void> {
+/**
+ * One collection, its files written and its summary printed; resolves with the run's health for the
+ * caller to hold against `--max-unhealthy` (as `gymnast health` does), once everything is written.
+ */
+async function runCollect(flags: CollectFlags): Promise<HealthSummary | undefined> {
   let retries = 0;
   const countRetry = () => void (retries += 1);
   const runTimeout = flags.rolloutTimeout ?? flags.requestTimeout;
@@ -195,12 +210,14 @@ async function runCollect(flags: CollectFlags): Promise<void> {
   process.stdout.write(`${summary.rollouts} rollouts in ${summary.paths.output}, ${summary.failures} failures in ${summary.paths.failures}, metrics in ${summary.paths.aggregate}\n`);
   // An interrupted run must not look finished to a script that trains on its output next.
   if (stopAdmitting.aborted) throw new AbortedError(`interrupted before every rollout ran: the files hold what finished; the same command with --resume continues`);
-  // The run's health in one line, checked in the pass that aggregated it (the verdicts and summary are written beside it); `gymnast health` gates on it.
-  // Imported after the run, as are the agents of --resources-server: not paid for before the first request.
+  // The run's health in one line, checked in the pass that aggregated it (the verdicts and summary are
+  // written beside it), with where it stands against --max-unhealthy. Imported after the run, as are
+  // the agents of --resources-server: not paid for before the first request.
   const { health } = summary;
   if (health) {
     const { healthSummaryLine } = await import('../collect/health/health-summary.js');
-    process.stderr.write(`[collect] ${healthSummaryLine(health)}\n`);
+    const max = flags.maxUnhealthy ?? DEFAULT_MAX_UNHEALTHY;
+    process.stderr.write(`[collect] ${healthSummaryLine(health)}; ${healthGateLine(healthGate([health], max), max)}\n`);
     // Counted by the health pass, which reads every row anyway: no second pass over the output for it.
     if (health.zero_turn_rows > 0) process.stdout.write(`${health.zero_turn_rows} zero-turn rollouts (the prompt alone filled --max-seq-len): nothing to train on\n`);
   }
@@ -208,6 +225,7 @@ async function runCollect(flags: CollectFlags): Promise<void> {
     const limit = flags.failOnError < 1 ? flags.failOnError * (summary.rollouts + summary.failures) : flags.failOnError;
     if (summary.failures > limit) throw new ConfigError(`${summary.failures} rollouts failed, more than --fail-on-error ${flags.failOnError} allows`);
   }
+  return health;
 }
 
 function parseSplit(value: string): DatasetSplit {

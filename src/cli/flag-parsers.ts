@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { CollectSettings } from '../collect/collect-settings.js';
+import { MAX_UNHEALTHY_EXPECTED, readMaxUnhealthy, type MaxUnhealthy } from '../collect/health/health-gate.js';
 import { MAX_REPEATS } from '../collect/row-planner.js';
 import { SamplingParams } from '../core/sampling-params.js';
 import { schemaIssues } from '../core/schema-issues.js';
@@ -79,6 +80,13 @@ export function parseFailureLimit(value: string): number {
     throw new InvalidArgumentError(`expected a whole count of failures (e.g. 10) or a fraction below 1 (e.g. 0.05), got ${value}`);
   }
   return limit;
+}
+
+/** `--max-unhealthy` (collect and health): a count of unhealthy rollouts, or a fraction of the rollouts below 1. */
+export function parseMaxUnhealthy(value: string): MaxUnhealthy {
+  const max = readMaxUnhealthy(value);
+  if (max === undefined) throw new InvalidArgumentError(`${MAX_UNHEALTHY_EXPECTED}, got ${value}`);
+  return max;
 }
 
 export function parseSchedule(value: string): 'async' | 'lockstep' {

@@ -1,13 +1,14 @@
 import { Command } from 'commander';
-import { assertHealthy, parseMaxUnhealthy } from '../collect/health/health-gate.js';
+import { assertHealthy, DEFAULT_MAX_UNHEALTHY, type MaxUnhealthy } from '../collect/health/health-gate.js';
 import { healthRuns } from '../collect/health/health-runs.js';
 import type { HealthSummary } from '../collect/health/health-summary.js';
 import { healthCheckList, healthTable } from '../collect/health/health-table.js';
 import { runHealth } from '../collect/health/run-health.js';
+import { maxUnhealthyOption } from './max-unhealthy-option.js';
 
 interface HealthFlags {
   tokenizer?: string;
-  maxUnhealthy: string;
+  maxUnhealthy?: MaxUnhealthy;
   json?: boolean;
 }
 
@@ -17,11 +18,10 @@ export function healthCommand(): Command {
     .description('check rollouts for duplicated or missing keys, empty or runaway generations, token counts, token ids that do not decode to the text, bad logprobs and tasks that always fail; writes <stem>_health.json (summary) and <stem>_health.jsonl (flagged rollouts)')
     .argument('<run>', 'a rollout file (its _failures.jsonl and _materialized_inputs.jsonl beside it are read too) or a folder of them')
     .option('--tokenizer <dir>', "the model's tokenizer.json + tokenizer_config.json, for the decode check (default: the embedded model's, when the run used it)")
-    .option('--max-unhealthy <n|fraction>', 'unhealthy rollouts allowed before exiting 1: a count, or a fraction of the rollouts such as 0.01', '0')
+    .addOption(maxUnhealthyOption())
     .option('--json', 'print the summaries as JSON instead of a table')
     .addHelpText('after', `\nChecks:\n${healthCheckList()}\n`)
     .action(async (run: string, flags: HealthFlags) => {
-      const max = parseMaxUnhealthy(flags.maxUnhealthy);
       const summaries: HealthSummary[] = [];
       for (const output of healthRuns(run)) {
         const summary = await runHealth(output, flags.tokenizer === undefined ? {} : { tokenizer: flags.tokenizer });
@@ -29,6 +29,6 @@ export function healthCommand(): Command {
         if (!flags.json) process.stdout.write(healthTable(summary));
       }
       if (flags.json) process.stdout.write(`${JSON.stringify(summaries.length === 1 ? summaries[0] : summaries, null, 2)}\n`);
-      assertHealthy(summaries, max);
+      assertHealthy(summaries, flags.maxUnhealthy ?? DEFAULT_MAX_UNHEALTHY);
     });
 }

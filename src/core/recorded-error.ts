@@ -15,9 +15,12 @@ export type RecordedError = z.infer<typeof RecordedError>;
 /**
  * Whether the same attempt would fail the same way again: a drift between the chat template and the
  * tokens, or a request the server rejected as malformed (4xx other than 408, 409, 429). Such failures
- * are recorded as terminal and not retried on resume; everything else may be transient.
+ * are recorded as terminal and not retried on resume; everything else may be transient. A server's
+ * own fault (`sampler-reply`: a reply its sampler could not have produced, or a 4xx on a prompt that
+ * holds its earlier replies) is not the request's: a fresh attempt samples anew.
  */
 export function isDeterministicFailure(error: RecordedError): boolean {
+  if (error.kind === 'sampler-reply') return false;
   if (error.kind === 'token-alignment') return true;
   return error.status !== undefined && error.status >= 400 && error.status < 500 && ![408, 409, 429].includes(error.status);
 }

@@ -106,6 +106,7 @@ const failuresByKind: ReadonlyMap<ErrorKind, { failureClass: FailureClass; termi
   ['policy', { failureClass: 'policy-error', termination: 'policy-error' }],
   ['server', { failureClass: 'policy-error', termination: 'policy-error' }],
   ['context-length', { failureClass: 'policy-error', termination: 'policy-error' }],
+  ['sampler-reply', { failureClass: 'policy-error', termination: 'policy-error' }],
 ]);
 
 function classifyFailure(error: unknown, signal: AbortSignal): { failureClass: FailureClass; termination: FailedTermination; cause: unknown } {

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { PolicyRequest, PolicyResultInput } from './policy.js';
+import type { SampledReply } from './sampled-reply.js';
 
 /**
  * What makes one inference API: the path, how a request is written, and how the answer is read.
@@ -19,5 +20,11 @@ export interface BackendRecipe<Wire> {
    * answer cost more than the hand check. It must accept exactly what the schema accepts.
    */
   readonly readResponse?: (value: unknown) => Wire | undefined;
+  /**
+   * What the sampler produced and where the answer has it; undefined when the answer has no ids
+   * (text-only APIs, or a server too old to return them: `fromWire` says so). Checked before
+   * `fromWire` reads it, so `fromWire` may take the ids and logprobs as checked.
+   */
+  sampledReply(wire: Wire): SampledReply | undefined;
   fromWire(wire: Wire, request: PolicyRequest): PolicyResultInput;
 }

@@ -132,6 +132,7 @@ async function createServedPolicy(spec: z.infer<typeof RemotePolicySpec>, option
   const renderer = templateRenderer(tokenizer, spec.tokenizerDir);
   const policy = servedPolicies[spec.kind]({
     urls: spec.baseUrls,
+    tokenizer,
     model: spec.model,
     apiKey: spec.apiKey,
     maxModelLen: spec.maxModelLen,

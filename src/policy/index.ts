@@ -1,5 +1,6 @@
 export { PolicyResult, type Policy, type PolicyRequest, type PolicyResultInput } from './policy.js';
 export type { BackendRecipe } from './backend-recipe.js';
+export { replyList, type ReplyList, type SampledReply } from './sampled-reply.js';
 export { RemotePolicy, type RemotePolicyOptions, type ServedModel } from './remote-policy.js';
 export { createPolicy, parsePolicySpec, PolicySpec, RequestSettings, policyKinds, type PolicyKind, type CreatePolicyOptions, type CreatedPolicy } from './create-policy.js';
 export { JsonClient, type JsonClientOptions } from '../http/json-client.js';

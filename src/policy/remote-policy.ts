@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { ContextLengthError } from '../core/errors/context-length-error.js';
 import { hasKind } from '../core/errors/has-kind.js';
 import { RequestTimeoutError } from '../core/errors/request-timeout-error.js';
+import { SamplerReplyError } from '../core/errors/sampler-reply-error.js';
+import type { ServerError } from '../core/errors/server-error.js';
+import type { Tokenizer } from '../tokens/tokenizer.js';
 import { deadlineSignal } from '../util/deadline-signal.js';
 import { raceAbort } from '../util/race-abort.js';
 import type { BackendRecipe } from './backend-recipe.js';
@@ -10,9 +13,12 @@ import { requestUrl } from '../http/request-url.js';
 import type { Policy, PolicyRequest, PolicyResultInput } from './policy.js';
 import { Router, type RouterOptions } from '../http/router/router.js';
 import { extensibleCopy } from '../util/extensible-copy.js';
+import { sampledReplyProblem } from './sampled-reply-problem.js';
 
 export interface RemotePolicyOptions<Wire> extends RouterOptions {
   backend: BackendRecipe<Wire>;
+  /** The model's tokenizer: every reply's ids are checked against its vocabulary and decoded to the reply's text. */
+  tokenizer: Tokenizer;
   /** Served model name; read from `/v1/models` when absent. */
   model?: string;
   /** The model's context length; read from `/v1/models` (`max_model_len`) when absent. */
@@ -37,15 +43,23 @@ const ModelList = z.object({ data: z.array(z.object({ id: z.string(), max_model_
 const CONTEXT_LENGTH_MESSAGE = /maximum context length|context length|too long|exceeds the model|max_model_len/i;
 
 /**
+ * How servers word a refused token id in a prompt: vLLM's `Token id 151999 is out of vocabulary`, this
+ * package's server's `prompt[57] is 151999: token ids must be from 0 to 151668`.
+ */
+const TOKEN_ID_MESSAGE = /token[ _-]?ids?\b|vocab/i;
+
+/**
  * A policy served over HTTP: one backend recipe, many replicas behind a router. Before each call the
  * prompt and `max_tokens` are fitted to the model's context: `max_tokens` is clamped, and a prompt
  * with no room left ends the episode as a `max-seq-len` truncation. A request the server must reject
- * is never sent.
+ * is never sent. Every reply is checked before it is used: one the sampler could not have produced
+ * is a `SamplerReplyError`, retried like a 5xx (see `sampledReplyProblem`).
  */
 export class RemotePolicy<Wire> implements Policy {
   readonly name: string;
   readonly router: Router;
   readonly #backend: BackendRecipe<Wire>;
+  readonly #tokenizer: Tokenizer;
   readonly #client: JsonClient;
   readonly #ownsClient: boolean;
   readonly #timeoutMs: number;
@@ -58,6 +72,7 @@ export class RemotePolicy<Wire> implements Policy {
 
   constructor(options: RemotePolicyOptions<Wire>) {
     this.#backend = options.backend;
+    this.#tokenizer = options.tokenizer;
     this.name = options.backend.name;
     this.#client = options.client ?? new JsonClient();
     this.#ownsClient = options.client === undefined;
@@ -74,18 +89,35 @@ export class RemotePolicy<Wire> implements Policy {
     const body = this.#backend.toWire(fitted, model.id);
     const wire = await this.router.call(
       request.session_id,
-      (replica) =>
-        this.#client
+      async (replica) => {
+        const reply = await this.#client
           .request({ method: 'POST', baseUrl: replica.url, path: this.#backend.path, body, headers: extensibleCopy(this.#headers, { 'x-session-id': request.session_id }), schema: this.#backend.responseSchema, read: this.#backend.readResponse, timeoutMs: this.#timeoutMs, signal })
           .catch((error: unknown) => {
-            if (hasKind(error, 'server') && error.status === 400 && CONTEXT_LENGTH_MESSAGE.test(error.message)) {
-              throw new ContextLengthError(request.prompt_token_ids.length, model.maxModelLen ?? 0, error.message);
-            }
-            throw error;
-          }),
+            throw this.#refusal(error, request, model);
+          });
+        this.#checkSampled(reply, replica.url);
+        return reply;
+      },
       signal,
     );
     return this.#backend.fromWire(wire, fitted);
+  }
+
+  /** A refusal as what it means: a context-length truncation, the server's own fault, or as it came. */
+  #refusal(error: unknown, request: PolicyRequest, model: ServedModel): unknown {
+    if (!hasKind(error, 'server') || error.isRetryable) return error;
+    if (error.status === 400 && CONTEXT_LENGTH_MESSAGE.test(error.message)) return new ContextLengthError(request.prompt_token_ids.length, model.maxModelLen ?? 0, error.message);
+    if (refusesOwnReply(error, request)) {
+      return new SamplerReplyError(`${this.name} ${error.message} (the prompt holds this server's earlier replies: its fault, not the input's)`, { isRetryable: false, status: error.status, cause: error });
+    }
+    return error;
+  }
+
+  /** Throws when the reply is one the sampler could not have produced, naming the field and value. */
+  #checkSampled(reply: Wire, url: string): void {
+    const sampled = this.#backend.sampledReply(reply);
+    const problem = sampled && sampledReplyProblem(sampled, this.#tokenizer);
+    if (problem) throw new SamplerReplyError(`${this.name} ${url}: reply ${problem}`, { isRetryable: true });
   }
 
   endSession(sessionId: string): void {
@@ -137,6 +169,16 @@ export class RemotePolicy<Wire> implements Policy {
     this.#model.catch(() => (this.#model = undefined));
     return this.#model;
   }
+}
+
+/**
+ * A 4xx about token ids on a continuing turn: the prompt holds ids the server sampled itself. The
+ * input's own ids were accepted on the first turn and the ids since are the server's replies and the
+ * environment's answers rendered with the same tokenizer, so the server is blamed: sending the same
+ * prompt again would be refused again, but the rollout run afresh (on resume) samples new ids.
+ */
+function refusesOwnReply(error: ServerError, request: PolicyRequest): boolean {
+  return TOKEN_ID_MESSAGE.test(error.message) && request.messages.some((message) => message.generation_logprobs !== undefined);
 }
 
 function fitToContext(request: PolicyRequest, maxModelLen: number | undefined): PolicyRequest {

@@ -19,9 +19,8 @@ const input = join(root, 'examples/arithmetic.jsonl');
 const rows = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
 const keyOf = (row: Record<string, unknown>) => `${String(row._ng_task_index)}:${String(row._ng_rollout_index)}`;
 
-/** `gymnast collect` against the test server; resolves with its exit code and output. */
-async function collectAgainst(server: InferenceServer, args: readonly string[]) {
-  const output = join(mkdtempSync(join(tmpdir(), 'gymnast-faults-')), 'rollouts.jsonl');
+/** `gymnast collect` against the test server (into a new output unless given); resolves with its exit code and output. */
+async function collectAgainst(server: InferenceServer, args: readonly string[], output = join(mkdtempSync(join(tmpdir(), 'gymnast-faults-')), 'rollouts.jsonl')) {
   const common = ['collect', '--input', input, '--output', output, '--policy', 'vllm-completions', '--base-url', server.url, '--tokenizer', qwen3Directory, '--max-tokens', '32'];
   try {
     const { stdout, stderr } = await run(process.execPath, [bin, ...common, ...args]);
@@ -58,7 +57,8 @@ describe('a policy server that fails', () => {
     server.faults.inject({ kind: 'latency', ms: 0 }); // the model lookup
     server.faults.inject({ kind: 'hang' }, 2);
     // 2 s: a healthy request on a busy machine (the model lookup among them) stays well inside it.
-    const result = await collectAgainst(server, ['--limit', '1', '--request-timeout', '2', '--request-attempts', '2']);
+    // Its one rollout is meant to fail: allowed, so the exit code says the run finished.
+    const result = await collectAgainst(server, ['--limit', '1', '--request-timeout', '2', '--request-attempts', '2', '--max-unhealthy', '1']);
     assert.equal(result.code, 0, result.stderr);
     const [failure] = rows(result.output.replace('.jsonl', '_failures.jsonl'));
     assert.equal(failure?._ng_failure_class, 'timeout');
@@ -86,5 +86,64 @@ describe('a policy server that fails', () => {
     // A timer fires late by however long the event loop was busy: a loaded machine adds seconds, never a deadline's worth.
     for (const row of [...successes, ...failures]) assert.ok(Number(row.duration_ms) <= rolloutTimeoutSeconds * 1000 + 3000, `${keyOf(row)} took ${String(row.duration_ms)} ms`);
     assert.match(result.stderr, /[1-9]\d* retries/, 'the faults were retried');
+  });
+
+  it('whose replies carry token ids outside the vocabulary: no rollout is written with a reward, each fails as the server\'s fault (not terminal), and --resume runs them once the server is right', async () => {
+    server.faults.clear();
+    server.faults.inject({ kind: 'corrupt-token', at: 0, id: 151_999 }, 1_000);
+    const first = await collectAgainst(server, ['--limit', '8', '--request-attempts', '2', '--concurrency', '4']);
+    assert.equal(first.code, 1, 'every rollout unhealthy');
+    assert.equal(rows(first.output).length, 0, 'no success row');
+    const failures = rows(first.output.replace('.jsonl', '_failures.jsonl'));
+    assert.equal(failures.length, 8);
+    for (const failure of failures) {
+      assert.equal(failure._ng_failure_class, 'policy-error');
+      assert.equal(failure._ng_failure_terminal, undefined, 'resume retries it');
+      assert.match(String((failure.error as { message?: string }).message), /^vllm-completions http:\/\/127\.0\.0\.1:\d+: reply choices\[0\]\.token_ids\[0\] = 151999 is outside the vocabulary \[0, 151669\)$/);
+    }
+    assert.match(first.stderr, /[1-9]\d* retries/, 'each bad reply was asked for again');
+
+    server.faults.clear();
+    const resumed = await collectAgainst(server, ['--limit', '8', '--request-attempts', '2', '--concurrency', '4', '--resume'], first.output);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal(rows(first.output).length, 8, 'every rollout ran again and succeeded');
+  });
+});
+
+describe('a policy server that refuses token ids in a prompt', () => {
+  let server: InferenceServer;
+  // A wrong answer each time, so every rollout has a second turn, whose prompt holds the first reply.
+  before(async () => {
+    server = (await startServers(1, { respond: () => '0' }))[0]!;
+  });
+  after(() => server.close());
+  const refusal: Fault = { kind: 'status', status: 400, message: 'prompt[40] is 151999: token ids must be from 0 to 151668' };
+  const ok: Fault = { kind: 'latency', ms: 0 };
+
+  it('on a continuing turn is the server\'s fault (its own earlier reply is in the prompt): the failure is not terminal, and --resume runs the rollout again', async () => {
+    server.faults.clear();
+    server.faults.inject(ok); // the model lookup
+    server.faults.inject(ok); // the first turn
+    server.faults.inject(refusal);
+    const first = await collectAgainst(server, ['--limit', '1']);
+    const [failure] = rows(first.output.replace('.jsonl', '_failures.jsonl'));
+    assert.equal(failure?._ng_failure_class, 'policy-error');
+    assert.equal(failure?._ng_failure_terminal, undefined);
+    assert.match(String((failure?.error as { message?: string }).message), /HTTP 400: prompt\[40\] is 151999.*: its fault, not the input's/);
+    const resumed = await collectAgainst(server, ['--limit', '1', '--resume'], first.output);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal(rows(first.output).length, 1);
+  });
+
+  it('on the first turn is the input\'s fault: terminal, and --resume does not send it again', async () => {
+    server.faults.clear();
+    server.faults.inject(ok);
+    server.faults.inject(refusal);
+    const first = await collectAgainst(server, ['--limit', '1']);
+    const [failure] = rows(first.output.replace('.jsonl', '_failures.jsonl'));
+    assert.equal(failure?._ng_failure_terminal, true);
+    const resumed = await collectAgainst(server, ['--limit', '1', '--resume'], first.output);
+    assert.match(resumed.stderr, /1 rollouts failed 3 times \(or terminally\) and were not retried/);
+    assert.equal(rows(first.output).length, 0);
   });
 });

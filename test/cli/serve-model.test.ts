@@ -25,7 +25,7 @@ describe('gymnast serve model --embedded', () => {
 
   it('gives exactly the ids and logprobs of the in-process model, over the vLLM token-in path', async () => {
     const local = await embeddedPolicy();
-    const remote = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [url] });
+    const remote = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [url], tokenizer: local.tokenizer });
     policies.push(remote as RemotePolicy<unknown>);
     const request: PolicyRequest = {
       session_id: 's',
@@ -43,9 +43,9 @@ describe('gymnast serve model --embedded', () => {
   });
 
   it('serves chat completions with return_token_ids and the prompt it rendered', async () => {
-    const remote = new RemotePolicy({ backend: chatCompletionsBackend('vllm'), urls: [url] });
-    policies.push(remote as RemotePolicy<unknown>);
     const local = await embeddedPolicy();
+    const remote = new RemotePolicy({ backend: chatCompletionsBackend('vllm'), urls: [url], tokenizer: local.tokenizer });
+    policies.push(remote as RemotePolicy<unknown>);
     const result = await remote.generate(
       { session_id: 's', prompt_token_ids: [], messages: [{ role: 'user', content: 'what is 12+30?' }], sampling: SamplingParams.parse({ greedy: true, max_tokens: 8 }), stop_strings: [], stop_token_ids: [] },
       new AbortController().signal,

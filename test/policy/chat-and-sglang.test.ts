@@ -17,7 +17,7 @@ after(async () => {
 async function serve(flavor: 'vllm' | 'sglang', backend: BackendRecipe<unknown>, serverTemplate?: 'plain') {
   const [server] = await startServers(1, { flavor, ...(serverTemplate ? { template: new PlainChatTemplate() } : {}) });
   started.push(server!);
-  const policy = new RemotePolicy({ backend, urls: [server!.url], model: 'm', maxModelLen: 8192 });
+  const policy = new RemotePolicy({ backend, urls: [server!.url], tokenizer: await qwen3Tokenizer(), model: 'm', maxModelLen: 8192 });
   policies.push(policy);
   return { server: server!, policy };
 }

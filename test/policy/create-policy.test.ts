@@ -6,7 +6,7 @@ import { createPolicy, parsePolicySpec, RemotePolicy, vllmCompletionsBackend, ty
 import type { InferenceServer } from '../../src/testing/index.js';
 import { TokenLedger } from '../../src/tokens/index.js';
 import { addTask, startServers, toolEpisodeOptions } from '../support/loopback-model.js';
-import { qwen3Directory } from '../support/qwen3.js';
+import { qwen3Directory, qwen3Tokenizer } from '../support/qwen3.js';
 
 const started: InferenceServer[] = [];
 const created: { policy: { close(): Promise<void> } }[] = [];
@@ -100,7 +100,7 @@ describe('the model lookup', () => {
   it('gives up at its deadline with a timeout, and close releases the request still waiting', async () => {
     const server = await serve();
     server.faults.inject({ kind: 'hang' });
-    const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [server.url] });
+    const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [server.url], tokenizer: await qwen3Tokenizer() });
     await assert.rejects(policy.lookupModel({ timeoutMs: 100 }), (error) => hasKind(error, 'timeout') && /\/v1\/models/.test(error.message));
     const closing = performance.now();
     await policy.close();
@@ -109,7 +109,7 @@ describe('the model lookup', () => {
 
   it('says which model is served and its context length', async () => {
     const server = await serve({ maxModelLen: 3000 });
-    const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [server.url] });
+    const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [server.url], tokenizer: await qwen3Tokenizer() });
     created.push({ policy });
     assert.deepEqual(await policy.lookupModel(), { id: 'gymnast-test-model', maxModelLen: 3000 });
   });

@@ -5,6 +5,7 @@ import { runEpisode, runGroups } from '../../src/engine/index.js';
 import { backoffDelay, RemotePolicy, vllmCompletionsBackend, type Policy, type RouterEvent } from '../../src/policy/index.js';
 import type { InferenceServer } from '../../src/testing/index.js';
 import { addTask, startServers, toolEpisodeOptions } from '../support/loopback-model.js';
+import { qwen3Tokenizer } from '../support/qwen3.js';
 
 const started: InferenceServer[] = [];
 const policies: Policy[] = [];
@@ -13,12 +14,12 @@ after(async () => {
   await Promise.all(started.map((server) => server.close().catch(() => {})));
 });
 
-async function setup(replicas: number, options: Partial<ConstructorParameters<typeof RemotePolicy>[0]> = {}) {
+async function setup(replicas: number, options: Partial<Omit<ConstructorParameters<typeof RemotePolicy>[0], 'tokenizer'>> = {}) {
   const servers = await startServers(replicas);
   started.push(...servers);
   const events: RouterEvent[] = [];
   const onEvent = (event: RouterEvent) => events.push(event);
-  const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: servers.map((server) => server.url), model: 'm', maxModelLen: 8192, retry: { baseDelayMs: 5, maxDelayMs: 50 }, onEvent, ...options });
+  const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: servers.map((server) => server.url), tokenizer: await qwen3Tokenizer(), model: 'm', maxModelLen: 8192, retry: { baseDelayMs: 5, maxDelayMs: 50 }, onEvent, ...options });
   policies.push(policy);
   return { servers, policy, events };
 }
@@ -118,7 +119,7 @@ describe('the router', () => {
     started.push(server!);
     const events: RouterEvent[] = [];
     const url = `${server!.url.replace('http://', 'http://user:SECRET@')}/v1?api-version=1&api_key=SECRET`;
-    const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [url], model: 'm', maxModelLen: 8192, retry: { baseDelayMs: 5, maxDelayMs: 50 }, onEvent: (event) => events.push(event) });
+    const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [url], tokenizer: await qwen3Tokenizer(), model: 'm', maxModelLen: 8192, retry: { baseDelayMs: 5, maxDelayMs: 50 }, onEvent: (event) => events.push(event) });
     policies.push(policy);
     server!.faults.inject({ kind: 'status', status: 503 });
     const record = await runEpisode(addTask(0), 0, await toolEpisodeOptions(policy));

@@ -4,12 +4,14 @@ import { flatTokenIds, type EpisodeRecord } from '../../src/core/index.js';
 import { runEpisode } from '../../src/engine/index.js';
 import { RemotePolicy, vllmCompletionsBackend } from '../../src/policy/index.js';
 import { addTask, startServers, toolEpisodeOptions } from '../support/loopback-model.js';
+import { qwen3Tokenizer } from '../support/qwen3.js';
 
 const servers = await startServers(1, { maxModelLen: 4096 });
 const [server] = servers;
+const tokenizer = await qwen3Tokenizer();
 const policies: RemotePolicy<unknown>[] = [];
 const policy = (options: Partial<ConstructorParameters<typeof RemotePolicy>[0]> = {}) => {
-  const created = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [server!.url], retry: { baseDelayMs: 10 }, ...options });
+  const created = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [server!.url], tokenizer, retry: { baseDelayMs: 10 }, ...options });
   policies.push(created);
   return created;
 };

@@ -11,6 +11,7 @@ import type { PolicyError } from './policy-error.js';
 import type { RequestTimeoutError } from './request-timeout-error.js';
 import type { RewardComponentsError } from './reward-components-error.js';
 import type { RunLockedError } from './run-locked-error.js';
+import type { SamplerReplyError } from './sampler-reply-error.js';
 import type { ServerError } from './server-error.js';
 import type { ServerStartError } from './server-start-error.js';
 import type { TemplateError } from './template-error.js';
@@ -33,6 +34,7 @@ export interface ErrorKinds {
   policy: PolicyError;
   'reward-components': RewardComponentsError;
   'run-locked': RunLockedError;
+  'sampler-reply': SamplerReplyError;
   server: ServerError;
   'server-start': ServerStartError;
   template: TemplateError;
@@ -46,7 +48,7 @@ export interface ErrorKinds {
 export type ErrorKind = keyof ErrorKinds;
 
 /** A policy's failures (`PolicyError` and the errors built on it): they say whether a retry may help. */
-export const policyErrorKinds = ['policy', 'transport', 'timeout', 'server', 'context-length'] as const satisfies readonly ErrorKind[];
+export const policyErrorKinds = ['policy', 'transport', 'timeout', 'server', 'context-length', 'sampler-reply'] as const satisfies readonly ErrorKind[];
 
 /** An environment's failures (`EnvironmentError` and the errors built on it). */
 export const environmentErrorKinds = ['environment', 'reward-components'] as const satisfies readonly ErrorKind[];

@@ -41,7 +41,7 @@ export type RouterEvent =
  * Spreads requests over replicas of one model. A new session goes to the replica with the fewest
  * requests in flight; its later requests stick to that replica (its prefix cache holds the
  * conversation), and move only when the replica is evicted. Connection failures evict a replica
- * (never the last healthy one); a background probe re-admits it. Retryable failures (transport, timeout, 429, 5xx) are retried
+ * (never the last healthy one); a background probe re-admits it. Retryable failures (transport, timeout, 429, 5xx, a reply the sampler could not have produced) are retried
  * with backoff and jitter, honouring `Retry-After`, up to `maxAttempts` per request and within a
  * retry budget shared by all requests (`RetryBudget`).
  */

@@ -4,6 +4,7 @@ import { mapOpenAiFinishReason } from '../map-finish-reason.js';
 import { ChatCompletionsResponse } from './chat-completions-wire-types.js';
 import { convertToChatRequest, type ChatFlavor } from './convert-to-chat-request.js';
 import { readChatCompletionsResponse } from './read-chat-completions-response.js';
+import { replyList } from '../sampled-reply.js';
 
 export interface ChatBackendOptions {
   /** Template variables for the server's chat template, e.g. `{enable_thinking: false}`. */
@@ -24,21 +25,28 @@ export function chatCompletionsBackend(flavor: ChatFlavor, options: ChatBackendO
     toWire: convertToChatRequest(flavor, options.chatTemplateKwargs),
     responseSchema: ChatCompletionsResponse,
     readResponse: readChatCompletionsResponse,
+    sampledReply(wire) {
+      const choice = wire.choices[0]!;
+      if (!choice.token_ids) return undefined;
+      const entries = choice.logprobs?.content ?? [];
+      const path = 'choices[0].logprobs.content';
+      return {
+        tokenIds: replyList(choice.token_ids, 'choices[0].token_ids'),
+        logprobs: replyList(entries.map((entry) => entry.logprob), path, (index) => `${path}[${index}].logprob`),
+        tokenIdsAgain: replyList(entries.map((entry) => labelledId(entry.token)), path, (index) => `${path}[${index}].token`),
+        text: choice.message.content ?? '',
+        textPath: 'choices[0].message.content',
+        textIs: 'within-decoded',
+      };
+    },
     fromWire(wire) {
       const choice = wire.choices[0]!;
       if (!choice.token_ids) throw new PolicyError(`${name}: the server returned no token_ids (return_token_ids needs vLLM 0.10.2+ or a recent SGLang)`);
-      const entries = choice.logprobs?.content ?? [];
-      if (entries.length !== choice.token_ids.length) throw new PolicyError(`${name}: ${choice.token_ids.length} token ids but ${entries.length} logprobs`);
-      entries.forEach((entry, i) => {
-        const labelled = /^token_id:(\d+)$/.exec(entry.token);
-        if (labelled && Number(labelled[1]) !== choice.token_ids![i]) {
-          throw new PolicyError(`${name}: logprob ${i} is for token ${labelled[1]} but token_ids has ${choice.token_ids![i]}`);
-        }
-      });
       const promptIds = flavor === 'vllm' ? wire.prompt_token_ids : choice.prompt_token_ids;
       return {
         token_ids: choice.token_ids,
-        logprobs: entries.map((entry) => entry.logprob),
+        // Checked (`sampledReply`): one logprob per id.
+        logprobs: (choice.logprobs?.content ?? []).map((entry) => entry.logprob),
         text: choice.message.content ?? '',
         finish_reason: mapOpenAiFinishReason(choice.finish_reason),
         usage: { prompt_tokens: wire.usage.prompt_tokens, completion_tokens: wire.usage.completion_tokens },
@@ -46,4 +54,10 @@ export function chatCompletionsBackend(flavor: ChatFlavor, options: ChatBackendO
       };
     },
   };
+}
+
+/** The id in a logprob entry's `token` when the server labels tokens by id (`token_id:N`, as asked). */
+function labelledId(token: string): number | undefined {
+  const labelled = /^token_id:(\d+)$/.exec(token);
+  return labelled ? Number(labelled[1]) : undefined;
 }

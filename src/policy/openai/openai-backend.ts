@@ -25,6 +25,7 @@ export const openAiBackend: BackendRecipe<OpenAiChatResponse> = {
   returnsTokenIds: false,
   toWire: convertToOpenAiRequest,
   responseSchema: OpenAiChatResponse,
+  sampledReply: () => undefined,
   fromWire(wire) {
     const choice = wire.choices[0]!;
     return {

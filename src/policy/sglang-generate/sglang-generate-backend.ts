@@ -2,6 +2,7 @@ import { PolicyError } from '../../core/errors/policy-error.js';
 import type { BackendRecipe } from '../backend-recipe.js';
 import { mapOpenAiFinishReason } from '../map-finish-reason.js';
 import type { PolicyRequest } from '../policy.js';
+import { replyList } from '../sampled-reply.js';
 import { readSglangGenerateResponse } from './read-sglang-generate-response.js';
 import { SglangGenerateResponse } from './sglang-generate-wire-types.js';
 
@@ -34,13 +35,24 @@ export const sglangGenerateBackend: BackendRecipe<SglangGenerateResponse> = {
   toWire: convertToSglangGenerateRequest,
   responseSchema: SglangGenerateResponse,
   readResponse: readSglangGenerateResponse,
+  sampledReply(wire) {
+    const entries = wire.meta_info.output_token_logprobs;
+    if (!entries) return undefined;
+    const path = 'meta_info.output_token_logprobs';
+    return {
+      tokenIds: replyList(entries.map(([, id]) => id), path, (index) => `${path}[${index}][1]`),
+      logprobs: replyList(entries.map(([logprob]) => logprob), path, (index) => `${path}[${index}][0]`),
+      ...(wire.output_ids ? { tokenIdsAgain: replyList(wire.output_ids, 'output_ids') } : {}),
+      text: wire.text,
+      textPath: 'text',
+      textIs: 'decoded',
+    };
+  },
   fromWire(wire) {
     const entries = wire.meta_info.output_token_logprobs;
     if (!entries) throw new PolicyError('sglang-generate: the server returned no output_token_logprobs (send return_logprob)');
-    const tokenIds = entries.map(([, id]) => id);
-    if (wire.output_ids && wire.output_ids.join() !== tokenIds.join()) throw new PolicyError('sglang-generate: output_ids and output_token_logprobs disagree');
     return {
-      token_ids: tokenIds,
+      token_ids: entries.map(([, id]) => id),
       logprobs: entries.map(([logprob]) => logprob),
       text: wire.text,
       finish_reason: mapOpenAiFinishReason(wire.meta_info.finish_reason?.type),

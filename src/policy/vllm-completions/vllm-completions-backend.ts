@@ -1,6 +1,7 @@
 import { PolicyError } from '../../core/errors/policy-error.js';
 import type { BackendRecipe } from '../backend-recipe.js';
 import { mapOpenAiFinishReason } from '../map-finish-reason.js';
+import { replyList } from '../sampled-reply.js';
 import { convertToVllmCompletionsRequest } from './convert-to-vllm-completions-request.js';
 import { readVllmCompletionsResponse } from './read-vllm-completions-response.js';
 import { VllmCompletionsResponse } from './vllm-completions-wire-types.js';
@@ -13,16 +14,24 @@ export const vllmCompletionsBackend: BackendRecipe<VllmCompletionsResponse> = {
   toWire: convertToVllmCompletionsRequest,
   responseSchema: VllmCompletionsResponse,
   readResponse: readVllmCompletionsResponse,
+  sampledReply(wire) {
+    const choice = wire.choices[0]!;
+    if (!choice.token_ids) return undefined;
+    return {
+      tokenIds: replyList(choice.token_ids, 'choices[0].token_ids'),
+      logprobs: replyList(choice.logprobs?.token_logprobs ?? [], 'choices[0].logprobs.token_logprobs'),
+      text: choice.text,
+      textPath: 'choices[0].text',
+      textIs: 'decoded',
+    };
+  },
   fromWire(wire) {
     const choice = wire.choices[0]!;
     if (!choice.token_ids) throw new PolicyError('vllm-completions: the server returned no token_ids (it needs vLLM 0.10.2 or later, which honours return_token_ids)');
-    const logprobs = choice.logprobs?.token_logprobs ?? [];
-    if (logprobs.length !== choice.token_ids.length || logprobs.some((value) => value === null)) {
-      throw new PolicyError(`vllm-completions: ${choice.token_ids.length} token ids but ${logprobs.length} logprobs`);
-    }
     return {
       token_ids: choice.token_ids,
-      logprobs: logprobs as number[],
+      // Checked (`sampledReply`): one finite logprob per id.
+      logprobs: (choice.logprobs?.token_logprobs ?? []) as number[],
       text: choice.text,
       finish_reason: mapOpenAiFinishReason(choice.finish_reason),
       usage: { prompt_tokens: wire.usage.prompt_tokens, completion_tokens: wire.usage.completion_tokens },

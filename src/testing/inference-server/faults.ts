@@ -9,7 +9,13 @@ export type Fault =
   /** Send headers and half of the body, then destroy the connection. */
   | { kind: 'truncate' }
   /** Answer as usual, but say the generation ended for `reason` (`content_filter`, `error`, …). */
-  | { kind: 'finish-reason'; reason: string };
+  | { kind: 'finish-reason'; reason: string }
+  /**
+   * Answer as usual, but report the token sampled at `at` (default 0; past the end, the last one) as
+   * `id` and/or its logprob as `logprob`, everywhere the API reports them, the text left as it was: a
+   * server whose sampler or its bookkeeping went wrong. Not streamed answers.
+   */
+  | { kind: 'corrupt-token'; at?: number; id?: number; logprob?: number };
 
 /** A FIFO of faults: each request takes the next one, if any. */
 export class FaultQueue {

@@ -4,7 +4,8 @@ import { openAiErrorBody } from '../../servers/http/openai-error-body.js';
 import { OpenAiCompatibleServer, type IncomingCall, type OpenAiCompatibleServerOptions } from '../../servers/openai-compatible/openai-compatible-server.js';
 import type { RouteResult } from '../../servers/openai-compatible/routes.js';
 import { abortableDelay } from '../../util/abortable-delay.js';
-import { FaultQueue } from './faults.js';
+import { withCorruptToken } from './corrupt-token.js';
+import { FaultQueue, type Fault } from './faults.js';
 import { seededGenerator, seededWords, type Responder } from './seeded-generation.js';
 
 export interface InferenceServerOptions extends Omit<OpenAiCompatibleServerOptions, 'generate' | 'host'> {
@@ -22,13 +23,14 @@ export type RecordedRequest = IncomingCall;
 /**
  * The OpenAI-compatible server for tests and demos: deterministic seeded replies, every request
  * recorded, and faults on demand (latency, status codes with Retry-After, resets, hangs, truncated
- * bodies). Binds to loopback only.
+ * bodies, corrupted tokens). Binds to loopback only.
  */
 export class InferenceServer extends OpenAiCompatibleServer {
   readonly faults = new FaultQueue();
   readonly requests: RecordedRequest[] = [];
   readonly #truncated = new WeakSet<IncomingMessage>();
   readonly #finishReasons = new WeakMap<IncomingMessage, string>();
+  readonly #corruptTokens = new WeakMap<IncomingMessage, Extract<Fault, { kind: 'corrupt-token' }>>();
   readonly #reportsMaxModelLen: boolean;
   readonly #recordRequests: boolean;
 
@@ -61,6 +63,9 @@ export class InferenceServer extends OpenAiCompatibleServer {
       case 'finish-reason':
         this.#finishReasons.set(request, fault.reason);
         return false;
+      case 'corrupt-token':
+        this.#corruptTokens.set(request, fault);
+        return false;
       default:
         return false;
     }
@@ -68,7 +73,9 @@ export class InferenceServer extends OpenAiCompatibleServer {
 
   protected override respond(request: IncomingMessage, response: ServerResponse, routed: RouteResult): void | Promise<void> {
     const events = routed.events ? [...routed.events].map((event) => this.#rewriteEvent(request, event)) : undefined;
-    const result: RouteResult = { ...routed, body: this.#rewrite(request, routed.body), ...(events ? { events } : {}) };
+    const corrupt = this.#corruptTokens.get(request);
+    const body = this.#rewrite(request, routed.body);
+    const result: RouteResult = { ...routed, body: corrupt && !events ? withCorruptToken(body, corrupt) : body, ...(events ? { events } : {}) };
     if (!this.#truncated.has(request)) return super.respond(request, response, result);
     if (events) return super.respond(request, response, { ...result, events: cutShort(events, () => request.socket.destroy()) });
     const text = JSON.stringify(result.body);
