@@ -1,0 +1,27 @@
+import { hostname } from 'node:os';
+import { basename } from 'node:path';
+import { z } from 'zod';
+
+/** Who writes a run: enough for a person to find the process, and for a later run to tell it is gone. */
+export const LockHolder = z.object({
+  pid: z.number().int().positive(),
+  hostname: z.string(),
+  started_at: z.string(),
+  command: z.string(),
+});
+export type LockHolder = z.infer<typeof LockHolder>;
+
+/** This process as a lock's holder, from now. */
+export function currentHolder(): LockHolder {
+  return {
+    pid: process.pid,
+    hostname: hostname(),
+    started_at: new Date().toISOString(),
+    command: redacted([basename(process.argv[1] ?? 'node'), ...process.argv.slice(2)]).join(' '),
+  };
+}
+
+/** The lock file is readable by anyone who can list the folder: an API key on the command line stays out of it. */
+function redacted(args: readonly string[]): string[] {
+  return args.map((arg, index) => (args[index - 1] === '--api-key' ? '***' : arg.replace(/^--api-key=.*/, '--api-key=***')));
+}
