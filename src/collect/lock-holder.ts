@@ -1,13 +1,20 @@
 import { hostname } from 'node:os';
 import { basename } from 'node:path';
 import { z } from 'zod';
+import { pidScope } from '../util/pid-scope.js';
 
-/** Who writes a run: enough for a person to find the process, and for a later run to tell it is gone. */
+/**
+ * Who writes a run: enough for a person to find the process, and for a later run to tell it is gone.
+ * `boot_id` and `pid_namespace` say where `pid` means that process (see `PidScope`); locks written
+ * before they were recorded, or where /proc does not tell them, have neither.
+ */
 export const LockHolder = z.object({
   pid: z.number().int().positive(),
   hostname: z.string(),
   started_at: z.string(),
   command: z.string(),
+  boot_id: z.string().optional(),
+  pid_namespace: z.string().optional(),
 });
 export type LockHolder = z.infer<typeof LockHolder>;
 
@@ -18,6 +25,7 @@ export function currentHolder(): LockHolder {
     hostname: hostname(),
     started_at: new Date().toISOString(),
     command: redacted([basename(process.argv[1] ?? 'node'), ...process.argv.slice(2)]).join(' '),
+    ...pidScope(),
   };
 }
 

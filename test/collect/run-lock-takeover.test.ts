@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -20,6 +20,8 @@ type Order = { lock: string; at?: number; crashAt?: number; release?: boolean } 
 
 const stem = 'out_run.lock';
 
+/** Whether this machine lets an unprivileged test start a process in new user, pid and UTS namespaces: a container's view. */
+const containers = spawnSync('unshare', ['--user', '--map-root-user', '--pid', '--fork', '--mount-proc', '--uts', 'true']).status === 0;
 
 /** The racer with the lock's code in one file: it starts in plain node, where tsx takes a second of CPU a start. */
 async function bundleRacer(): Promise<string> {
@@ -97,10 +99,10 @@ describe('taking over a stale lock', () => {
   });
 
   it('is never wedged by a run that dies at any step of taking or releasing a lock: the next run takes it, at once or once the leftovers are old, and tidies', async () => {
-    const steps: string[] = [];
     const gone = await deadPid();
     for (const start of ['free', 'stale'] as const) {
-      for (let crashAt = 1; ; crashAt++) {
+      let crashAt = 1;
+      for (; ; crashAt++) {
         assert.ok(crashAt < 30, 'the racer finished within 30 changes');
         const dir = mkdtempSync(join(tmpdir(), 'gymnast-lock-crash-'));
         const lock = join(dir, stem);
@@ -116,18 +118,41 @@ describe('taking over a stale lock', () => {
         let taken;
         try {
           taken = acquireRunLock(lock, join(dir, 'out.jsonl'));
-          steps.push(`${start} ${crashAt}: at once`);
         } catch (error) {
           assert.ok(error instanceof RunLockedError && /unreadable|being taken over/.test(error.message), `${start} ${crashAt}: ${String(error)}`);
           ageFiles(dir);
           taken = acquireRunLock(lock, join(dir, 'out.jsonl'));
-          steps.push(`${start} ${crashAt}: once old`);
         }
         assert.deepEqual(readdirSync(dir), [stem], `${start} ${crashAt}: the next run's lock alone is left`);
         taken.release();
         assert.deepEqual(readdirSync(dir), [], `${start} ${crashAt}: released`);
       }
+      // Taking the lock and releasing it changes the folder 6 times at least (9 taking over): a death at each was tried.
+      assert.ok(crashAt > 6, `${start}: the racer died at each of its ${crashAt - 1} changes`);
     }
-    console.log(steps.join('\n'));
+  });
+
+  it('takes over the lock of a run killed as pid 1 in a container, from pid 1 of the next container (another hostname, the same machine)', { skip: containers ? false : 'unshare cannot start a process in new namespaces here' }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gymnast-lock-container-'));
+    const lock = join(dir, stem);
+    const inContainer = (name: string) =>
+      enlisted(spawn('unshare', ['--user', '--map-root-user', '--pid', '--fork', '--mount-proc', '--uts', 'sh', '-c', `hostname ${name} && exec "$0" "$1"`, process.execPath, racer], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+
+    const first = await inContainer('collect-a');
+    assert.equal((await race([first], lock))[0]!.outcome, 'held');
+    const holder = JSON.parse(readFileSync(lock, 'utf8')) as { pid: number; hostname: string; pid_namespace: string; boot_id: string };
+    assert.equal(holder.pid, 1, 'the run was the first process of its container');
+    assert.equal(holder.hostname, 'collect-a');
+    assert.notEqual(holder.pid_namespace, readlinkSync('/proc/self/ns/pid'));
+    assert.equal(holder.boot_id, readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim());
+    first.send('leave' satisfies Order);
+    await once(first, 'exit');
+
+    const second = await inContainer('collect-b');
+    const [turn] = await race([second], lock);
+    second.send('leave' satisfies Order);
+    assert.equal(turn!.outcome, 'held', 'not refused as pid 1 (itself, alive) nor as a run on another host');
+    // A new namespace, unless the kernel gave the new one the number of the old, gone one: then pid 1 is this process.
+    assert.match(turn!.notices.join('\n'), new RegExp(`took over ${lock}: its run (\\(pid 1 on collect-a, since [^)]+\\) was in another pid namespace \\(pid:\\[\\d+\\]; this process is in pid:\\[\\d+\\]\\)|was pid 1 in this pid namespace, which is this process now)`));
   });
 });
