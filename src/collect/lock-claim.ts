@@ -6,7 +6,8 @@ import { type FoundLock, readLock, sameLock } from './found-lock.js';
 
 /**
  * A claim is held for the few file operations of a takeover; one this old was left by a run that
- * crashed in between, and is passed over.
+ * crashed in between, and is passed over. The one window left: a run stopped this long between
+ * checking the lock and replacing it (SIGSTOP, a frozen VM) replaces it when it wakes, whoever holds it.
  */
 export const CLAIM_GRACE_MS = 10_000;
 
