@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -20,12 +20,16 @@ type Order = { lock: string; at?: number; crashAt?: number; release?: boolean } 
 
 const stem = 'out_run.lock';
 
+/** Every folder the specs make, removed at the end: the races alone make a hundred. */
+const scratch = mkdtempSync(join(tmpdir(), 'gymnast-lock-takeover-'));
+const folder = (name: string) => mkdtempSync(join(scratch, name));
+
 /** Whether this machine lets an unprivileged test start a process in new user, pid and UTS namespaces: a container's view. */
 const containers = spawnSync('unshare', ['--user', '--map-root-user', '--pid', '--fork', '--mount-proc', '--uts', 'true']).status === 0;
 
 /** The racer with the lock's code in one file: it starts in plain node, where tsx takes a second of CPU a start. */
 async function bundleRacer(): Promise<string> {
-  const outfile = join(mkdtempSync(join(tmpdir(), 'gymnast-racer-')), 'racer.mjs');
+  const outfile = join(folder('racer-'), 'racer.mjs');
   await build({ entryPoints: [fileURLToPath(new URL('../support/run-lock-racer.ts', import.meta.url))], bundle: true, platform: 'node', format: 'esm', outfile, logLevel: 'error' });
   return outfile;
 }
@@ -71,7 +75,10 @@ describe('taking over a stale lock', () => {
     racer = await bundleRacer();
   });
   // A racer, even one that is pid 1 of its own pid namespace (which ignores most signals), exits when cut off.
-  after(() => racers.forEach((each) => each.connected && each.disconnect()));
+  after(() => {
+    racers.forEach((each) => each.connected && each.disconnect());
+    rmSync(scratch, { recursive: true, force: true });
+  });
   const enlisted = (child: ChildProcess) => {
     racers.push(child);
     return started(child);
@@ -83,7 +90,7 @@ describe('taking over a stale lock', () => {
     const six = await Promise.all(Array.from({ length: 6 }, startRacer));
     const wrong: string[] = [];
     for (let trial = 0; trial < 100; trial++) {
-      const dir = mkdtempSync(join(tmpdir(), 'gymnast-lock-race-'));
+      const dir = folder('race-');
       const lock = join(dir, stem);
       writeFileSync(lock, staleLock(pid));
       const turns = await race(six, lock);
@@ -104,7 +111,7 @@ describe('taking over a stale lock', () => {
       let crashAt = 1;
       for (; ; crashAt++) {
         assert.ok(crashAt < 30, 'the racer finished within 30 changes');
-        const dir = mkdtempSync(join(tmpdir(), 'gymnast-lock-crash-'));
+        const dir = folder('crash-');
         const lock = join(dir, stem);
         if (start === 'stale') writeFileSync(lock, staleLock(gone));
         const dying = await startRacer();
@@ -133,7 +140,7 @@ describe('taking over a stale lock', () => {
   });
 
   it('takes over the lock of a run killed as pid 1 in a container, from pid 1 of the next container (another hostname, the same machine)', { skip: containers ? false : 'unshare cannot start a process in new namespaces here' }, async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gymnast-lock-container-'));
+    const dir = folder('container-');
     const lock = join(dir, stem);
     const inContainer = (name: string) =>
       enlisted(spawn('unshare', ['--user', '--map-root-user', '--pid', '--fork', '--mount-proc', '--uts', 'sh', '-c', `hostname ${name} && exec "$0" "$1"`, process.execPath, racer], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
