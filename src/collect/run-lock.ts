@@ -1,22 +1,12 @@
-import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { renameSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { basename, dirname } from 'node:path';
-import { z } from 'zod';
 import { RunLockedError } from '../core/errors/run-locked-error.js';
-import { cannotWriteIn } from './output-paths.js';
-import { writeFailure } from './write-failure.js';
 import { isProcessAlive } from '../util/process-alive.js';
-import { redactUrls } from '../util/redact-urls.js';
-
-/** Who writes a run: enough for a person to find the process, and for a later run to tell it is gone. */
-export const LockHolder = z.object({
-  pid: z.number().int().positive(),
-  hostname: z.string(),
-  started_at: z.string(),
-  command: z.string(),
-});
-export type LockHolder = z.infer<typeof LockHolder>;
+import { pidScope } from '../util/pid-scope.js';
+import { createExclusive } from './create-exclusive.js';
+import { type FoundLock, readLock } from './found-lock.js';
+import { CLAIM_GRACE_MS, removeLeftClaims, underClaim } from './lock-claim.js';
+import { currentHolder, type LockHolder } from './lock-holder.js';
 
 /** The lock a run holds on its output until `release`. */
 export interface RunLock {
@@ -32,98 +22,104 @@ export interface RunLock {
  */
 export const UNREADABLE_LOCK_GRACE_MS = 10_000;
 
-/** A lock as found on disk, identified by more than its text: a run's fresh lock may reuse the old one's inode. */
-interface FoundLock {
-  text: string;
-  holder: LockHolder | undefined;
-  inode: number;
-  mtimeMs: number;
-}
+/**
+ * Looks at the lock this many times at most: each look after the first follows a run that moved in
+ * meanwhile, and while another run's takeover is under way, waits for it 1, 2, 4… ms (a quarter
+ * second in all), so the next look usually names the new holder.
+ */
+const LOOKS = 8;
+
+/**
+ * The text of each lock this process holds now. A lock naming this pid in this pid namespace that is
+ * none of them was left by an earlier process given the same pid: a container's first process is
+ * pid 1 at every start.
+ */
+const heldHere = new Set<string>();
+
+/** Where a lock's holder ran, as far as this process can tell: what decides whether its pid can be checked. */
+type Whereabouts = 'another host' | 'an earlier boot' | 'another pid namespace' | 'this process' | 'this pid namespace';
 
 /**
  * Takes the one-writer lock of `output`: `path` is created exclusively (O_EXCL), holding this process's
- * pid, host, start time and command. A lock whose holder is gone (same host, no such pid) or that is
- * unreadable and old is taken over, with a notice; any other lock refuses the run, naming its holder.
+ * pid, host, boot, pid namespace, start time and command. A lock whose holder is gone (see
+ * `staleReason`) is taken over with a notice, under a claim that lets one run alone replace it; any
+ * other lock refuses the run, naming its holder.
  */
 export function acquireRunLock(path: string, output: string, options: { onNotice?: (message: string) => void } = {}): RunLock {
   const text = `${JSON.stringify(currentHolder(), null, 2)}\n`;
-  // A few rounds only: each lost one means another run moved in between, and the next look names it.
-  for (let round = 0; round < 3; round++) {
-    if (tryCreate(path, text)) return { path, release: () => release(path, text) };
+  let contended: string | undefined;
+  for (let look = 0; look < LOOKS; look++) {
+    if (createExclusive(path, text)) return hold(path, text);
     const found = readLock(path);
     if (found === undefined) continue;
-    const stale = staleReason(found);
+    const stale = staleReason(found, output);
     if (stale === undefined) throw new RunLockedError(path, heldMessage(path, output, found));
-    if (claimStale(path, found)) options.onNotice?.(`took over ${path}: ${stale}`);
+    const outcome = underClaim(path, found, text, (claim) => renameSync(claim, path));
+    if (outcome.kind === 'done') {
+      options.onNotice?.(`took over ${path}: ${stale}`);
+      return hold(path, text);
+    }
+    contended = outcome.kind === 'contended' ? outcome.claim : undefined;
+    if (contended !== undefined) pause(2 ** look);
+  }
+  if (contended !== undefined) {
+    throw new RunLockedError(path, `${output} is being taken over by another run this moment (its claim is ${contended}), from a run that is gone; wait, then retry. If no other run is starting, that claim was left by a run that crashed, and is passed over once ${CLAIM_GRACE_MS / 1000}s old.`);
   }
   throw new RunLockedError(path, `${output} is being claimed by several runs at once (${path} kept changing hands); wait for them, then retry`);
 }
 
-function currentHolder(): LockHolder {
-  return { pid: process.pid, hostname: hostname(), started_at: new Date().toISOString(), command: redacted([basename(process.argv[1] ?? 'node'), ...process.argv.slice(2)]).join(' ') };
-}
-
-/** The lock file is readable by anyone who can list the folder: an API key on the command line, or credentials in a URL, stay out of it. */
-function redacted(args: readonly string[]): string[] {
-  return args.map((arg, index) => (args[index - 1] === '--api-key' ? '***' : redactUrls(arg.replace(/^--api-key=.*/, '--api-key=***'))));
-}
-
-/** Creates the lock with its content, or reports that one exists; a half-made lock is removed. */
-function tryCreate(path: string, text: string): boolean {
-  let fd: number;
+function hold(path: string, text: string): RunLock {
+  heldHere.add(text);
   try {
-    fd = openSync(path, 'wx');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw cannotWriteIn(dirname(path), error);
-  }
-  try {
-    writeFileSync(fd, text);
-  } catch (error) {
-    closeSync(fd);
-    unlinkSync(path);
-    throw writeFailure(path, error, 'free space, then rerun');
-  }
-  closeSync(fd);
-  return true;
-}
-
-/** The lock at `path`, or undefined when it went away meanwhile (its run ended). */
-function readLock(path: string): FoundLock | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  try {
-    const stats = fstatSync(fd);
-    const text = readFileSync(fd, 'utf8');
-    return { text, holder: parseHolder(text), inode: stats.ino, mtimeMs: stats.mtimeMs };
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function parseHolder(text: string): LockHolder | undefined {
-  try {
-    const parsed = LockHolder.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
+    const mine = readLock(path);
+    if (mine?.text === text) removeLeftClaims(path, mine);
   } catch {
-    return undefined;
+    // Claims of locks that are gone contend for nothing: left in place they only take room.
   }
+  return { path, release: () => release(path, text) };
 }
 
-/** Why the lock no longer protects a live run, or undefined when it may. */
-function staleReason(found: FoundLock): string | undefined {
+/**
+ * Why the lock no longer protects a live run, or undefined when it may. A lock from another pid
+ * namespace on this machine is taken as stale: its pid cannot be checked from here (the same number
+ * names another process, or none, in this namespace), and the common case is a container restarted
+ * on the same volume, which gets a new namespace; refusing it would leave the output locked for good.
+ */
+function staleReason(found: FoundLock, output: string): string | undefined {
   const { holder } = found;
   if (holder === undefined) {
     const age = Date.now() - found.mtimeMs;
     return age > UNREADABLE_LOCK_GRACE_MS ? `it was unreadable and ${Math.round(age / 1000)}s old (a run crashed while taking it)` : undefined;
   }
-  if (holder.hostname !== hostname() || isProcessAlive(holder.pid)) return undefined;
-  return `its run (pid ${holder.pid} on ${holder.hostname}, since ${holder.started_at}) is gone`;
+  const run = `pid ${holder.pid} on ${holder.hostname}, since ${holder.started_at}`;
+  switch (whereabouts(holder)) {
+    case 'another host':
+      return undefined;
+    case 'an earlier boot':
+      return `it was taken before this machine rebooted (by ${run}): the run that held it is gone`;
+    case 'another pid namespace':
+      return `its run (${run}) was in another pid namespace (${holder.pid_namespace}; this process is in ${pidScope().pid_namespace}), whose pids cannot be checked from here: taken as gone, as after a container restart (each start has a new pid namespace). If a run in another container is still writing ${output}, stop one of the two.`;
+    case 'this process':
+      return heldHere.has(found.text) ? undefined : `its run was pid ${holder.pid} in this pid namespace, which is this process now: the run that held it is gone`;
+    case 'this pid namespace':
+      return isProcessAlive(holder.pid) ? undefined : `its run (${run}) is gone`;
+  }
+}
+
+/**
+ * A boot id names one machine until it reboots, whatever hostname each of its containers has; where
+ * either lock lacks one, the hostname names the machine.
+ */
+function whereabouts(holder: LockHolder): Whereabouts {
+  const here = pidScope();
+  const sameHostname = holder.hostname === hostname();
+  if (holder.boot_id !== undefined && here.boot_id !== undefined) {
+    if (holder.boot_id !== here.boot_id) return sameHostname ? 'an earlier boot' : 'another host';
+  } else if (!sameHostname) {
+    return 'another host';
+  }
+  if (holder.pid_namespace !== undefined && here.pid_namespace !== undefined && holder.pid_namespace !== here.pid_namespace) return 'another pid namespace';
+  return holder.pid === process.pid ? 'this process' : 'this pid namespace';
 }
 
 function heldMessage(path: string, output: string, found: FoundLock): string {
@@ -131,47 +127,26 @@ function heldMessage(path: string, output: string, found: FoundLock): string {
   if (holder === undefined) {
     return `${output} is locked by ${path}, which is unreadable and was written ${Math.round((Date.now() - found.mtimeMs) / 1000)}s ago: another run may be taking it this moment. Wait and retry; if no run is writing ${output}, remove ${path}.`;
   }
-  const who = `pid ${holder.pid}${holder.pid === process.pid ? ' (this process)' : ''} on host ${holder.hostname} since ${holder.started_at} (${holder.command})`;
-  if (holder.hostname !== hostname()) {
+  const where = whereabouts(holder);
+  const who = `pid ${holder.pid}${where === 'this process' ? ' (this process)' : ''} on host ${holder.hostname} since ${holder.started_at} (${holder.command})`;
+  if (where === 'another host') {
     return `${output} is being written by ${who}; a run on another host cannot be checked from here: wait for it, or if that run is gone, remove ${path} by hand.`;
   }
   return `${output} is being written by ${who}; wait for it or stop it (its lock is ${path}).`;
 }
 
-/**
- * Removes a stale lock without removing a fresh one that another run made meanwhile: the lock is moved
- * aside (one rename wins per file), and if what moved is not the lock judged stale, it is put back.
- * Returns whether the stale lock was the one removed. Two runs taking over one stale lock together
- * thus end with one lock; only a third run creating its own in the instant a lock is aside slips by.
- */
-function claimStale(path: string, stale: FoundLock): boolean {
-  const aside = `${path}.${process.pid}-${randomBytes(4).toString('hex')}`;
-  try {
-    renameSync(path, aside);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
-  }
-  const moved = statSync(aside);
-  const same = moved.ino === stale.inode && moved.mtimeMs === stale.mtimeMs && readFileSync(aside, 'utf8') === stale.text;
-  if (!same) putBack(aside, path);
-  else unlinkSync(aside);
-  return same;
-}
-
-function putBack(aside: string, path: string): void {
-  try {
-    linkSync(aside, path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  unlinkSync(aside);
-}
-
+/** Removes the lock if it is still this run's, under its claim: a run taking it over meanwhile keeps what it put there. */
 function release(path: string, text: string): void {
+  heldHere.delete(text);
   try {
-    if (readFileSync(path, 'utf8') === text) unlinkSync(path);
+    const found = readLock(path);
+    if (found?.text === text) underClaim(path, found, text, () => unlinkSync(path));
   } catch {
     // Left behind, the lock names this process, which is gone by the next run: that run takes it over.
   }
+}
+
+/** Acquiring is one synchronous step before a run writes anything; its waits are a few milliseconds. */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
