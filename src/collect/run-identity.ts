@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
 import type { MaterializedRow } from '../core/result-row.js';
 import type { collectPaths } from './collect-paths.js';
+import { writeFileAtomic } from '../util/write-file-atomic.js';
 import { writeFailure } from './write-failure.js';
 
 type CollectPaths = ReturnType<typeof collectPaths>;
@@ -32,7 +33,7 @@ export async function startFresh(paths: CollectPaths, plan: AsyncIterable<Materi
   writeFileSync(paths.output, '');
   writeFileSync(paths.failures, '');
   const identity = { plan_sha256: hash, rollouts, config };
-  await failingAs(paths.run, () => writeFileSync(paths.run, `${JSON.stringify(identity, null, 2)}\n`));
+  await failingAs(paths.run, () => writeFileAtomic(paths.run, `${JSON.stringify(identity, null, 2)}\n`));
   return identity;
 }
 
