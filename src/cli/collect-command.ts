@@ -13,7 +13,9 @@ import { ConfigError } from '../core/errors/config-error.js';
 import { runSampling } from '../core/sampling-params.js';
 import { showValue } from '../core/schema-issues.js';
 import { createPolicy } from '../policy/index.js';
+import { collectPaths } from '../collect/collect-paths.js';
 import { makeOutputFolder } from '../collect/output-paths.js';
+import { refuseToErase } from '../collect/refuse-to-erase.js';
 import { DATASET_TYPES, type DatasetSplit } from '../servers/config/dataset-types.js';
 import { withEpisodeOptions } from './episode-options.js';
 import { policySpec, withPolicyOptions } from './policy-flags.js';
@@ -58,6 +60,7 @@ interface CollectFlags {
   requestAttempts?: number;
   retryBudget?: number;
   resume?: boolean;
+  overwrite?: boolean;
   maxAttempts: number;
   failOnError?: number;
   agentServer: Record<string, string>;
@@ -88,6 +91,7 @@ export function collectCommand(): Command {
     .option('--request-attempts <n>', 'attempts per HTTP request on connection errors, timeouts, 429 and 5xx (default: 4; agent servers: 3)', parseRequestAttempts)
     .option('--retry-budget <fraction>', 'retries allowed per request sent, shared by all requests, plus 10 (default: 0.2)', parseRetryBudget)
     .option('--resume', 'continue this output in place: done rollouts are kept, failed ones retried; refuses if the plan or config changed')
+    .option('--overwrite', 'start afresh over an output that already holds rows, erasing them and their failures (without it, or --resume, collect refuses)')
     .option('--max-attempts <n>', 'attempts per rollout before its failure is final (with --resume)', parseMaxAttempts, 3)
     .option('--agent-server <name=url>', 'a NeMo Gym agent server (POST /run) to run rows of agent <name>, repeatable', parseAgentServer, {})
     .option('--resources-server <name=url>', "a NeMo Gym resources server (/seed_session, /<tool>, /verify): rows of agent <name> run gymnast's loop against it, repeatable", parseAgentServer, {})
@@ -120,12 +124,14 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
   const { collateDataset, splitDatasets } = await import('../servers/config/split-datasets.js');
   const { startConfigRun } = await import('../servers/config/config-run.js');
   const config = loadServerConfig(flags.config);
-  const datasets = splitDatasets(config, split);
+  const datasets = splitDatasets(config, split).map((dataset) => ({ dataset, name: `${dataset.agent}_${dataset.dataset.name}` }));
+  // --resume and --overwrite hold for every dataset's output; each is looked at before the servers
+  // start, so a rerun by mistake is refused before any dataset is collected, not after the first ones.
+  for (const { name } of datasets) await refuseToErase(collectPaths(join(flags.output, `${name}.jsonl`)), flags);
   const run = await startConfigRun(config);
   try {
     const agents = Object.fromEntries(run.servers.filter((server) => server.type === 'responses_api_agents').map((server) => [server.name, server.url]));
-    for (const dataset of datasets) {
-      const name = `${dataset.agent}_${dataset.dataset.name}`;
+    for (const { dataset, name } of datasets) {
       const input = join(flags.output, 'preprocessed_datasets', `${name}.jsonl`);
       makeOutputFolder(input);
       await collateDataset(dataset, input);
@@ -176,6 +182,7 @@ async function runCollect(flags: CollectFlags): Promise<void> {
     sampling: runSampling(flags),
     ...(flags.rolloutTimeout === undefined ? {} : { rolloutTimeoutMs: flags.rolloutTimeout * 1000 }),
     ...(flags.resume ? { resume: true } : {}),
+    ...(flags.overwrite ? { overwrite: true } : {}),
     maxAttempts: flags.maxAttempts,
     ...(flags.rolloutInfos ? { rolloutInfos: true } : {}),
     stopAdmitting,

@@ -14,6 +14,7 @@ export { TransportError } from './errors/transport-error.js';
 export { RequestTimeoutError } from './errors/request-timeout-error.js';
 export { ServerError } from './errors/server-error.js';
 export { ContextLengthError } from './errors/context-length-error.js';
+export { OutputExistsError } from './errors/output-exists-error.js';
 export { OutputPathError } from './errors/output-path-error.js';
 export { RunLockedError } from './errors/run-locked-error.js';
 export { WriteFailedError } from './errors/write-failed-error.js';

@@ -133,7 +133,11 @@ describe('resume', () => {
     const summary = await collect(options(input, output, flakyPolicy(state)));
     rmSync(summary.paths.run);
     const before = readFileSync(output, 'utf8');
-    await assert.rejects(collect(options(input, output, flakyPolicy(state), { resume: true })), { kind: 'config', message: /no run was recorded there .* already hold rows that a fresh start would erase/ });
+    assert.equal(before.split('\n').filter(Boolean).length, 6, '3 rows, 2 rollouts each');
+    await assert.rejects(collect(options(input, output, flakyPolicy(state), { resume: true })), {
+      kind: 'output-exists',
+      message: /^cannot resume .*: no run was recorded there .*, and a fresh start would erase the 6 rows in \S+out\.jsonl\. Move them away, or run with --overwrite instead of --resume/,
+    });
     assert.equal(readFileSync(output, 'utf8'), before);
   });
 

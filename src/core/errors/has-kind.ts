@@ -5,6 +5,7 @@ import type { EnvironmentError } from './environment-error.js';
 import { GymnastError } from './gymnast-error.js';
 import type { InvalidRowError } from './invalid-row-error.js';
 import type { LimitExceededError } from './limit-exceeded-error.js';
+import type { OutputExistsError } from './output-exists-error.js';
 import type { OutputPathError } from './output-path-error.js';
 import type { PolicyError } from './policy-error.js';
 import type { RequestTimeoutError } from './request-timeout-error.js';
@@ -26,6 +27,7 @@ export interface ErrorKinds {
   environment: EnvironmentError;
   'invalid-row': InvalidRowError;
   'limit-exceeded': LimitExceededError;
+  'output-exists': OutputExistsError;
   'output-path': OutputPathError;
   policy: PolicyError;
   'reward-components': RewardComponentsError;
