@@ -14,7 +14,7 @@ import { runSampling } from '../core/sampling-params.js';
 import { showValue } from '../core/schema-issues.js';
 import { createPolicy } from '../policy/index.js';
 import { collectPaths } from '../collect/collect-paths.js';
-import { makeOutputFolder } from '../collect/output-paths.js';
+import { checkReadFilesApart, makeOutputFolder, type ReadFile } from '../collect/output-paths.js';
 import { refuseToErase } from '../collect/refuse-to-erase.js';
 import { DATASET_TYPES, type DatasetSplit } from '../servers/config/dataset-types.js';
 import { withEpisodeOptions } from './episode-options.js';
@@ -50,6 +50,7 @@ interface CollectFlags {
   schedule: 'async' | 'lockstep';
   set: Record<string, unknown>;
   promptConfig?: string;
+  config?: string;
   maxTurns: number;
   maxSeqLen?: number;
   maxTokens: number;
@@ -114,7 +115,7 @@ export function collectCommand(): Command {
  * that agent's `/run` into `<output>/<agent>_<dataset>.jsonl`; the servers stop when it is done.
  */
 async function collectSplit(command: Command, split: DatasetSplit): Promise<void> {
-  const flags = command.opts<CollectFlags & { config?: string }>();
+  const flags = command.opts<CollectFlags>();
   if (!flags.config) throw new ConfigError('--split needs --config X.yaml: the NeMo Gym config whose datasets and servers to use');
   if (!flags.output) throw new ConfigError('--split needs --output DIR: the folder for one output per dataset');
   if (flags.input !== undefined) throw new ConfigError('--split takes its rows from the datasets in the config: drop --input');
@@ -144,6 +145,9 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
 }
 
 async function runCollect(flags: CollectFlags): Promise<void> {
+  // The library checks --input; the files only the CLI reads are checked here, before anything starts.
+  const read = [{ flag: '--prompt-config', path: flags.promptConfig }, { flag: '--config', path: flags.config }];
+  checkReadFilesApart(collectPaths(flags.output), read.filter((file): file is ReadFile => file.path !== undefined));
   let retries = 0;
   const countRetry = () => void (retries += 1);
   const runTimeout = flags.rolloutTimeout ?? flags.requestTimeout;
@@ -260,7 +264,7 @@ async function resourcesAgents(flags: CollectFlags, onRetry: () => void): Promis
  * reported at once, each as `FILE: key: what was expected, got what`.
  */
 async function withConfigFile(command: Command): Promise<CollectFlags> {
-  const flags = command.opts<CollectFlags & { config?: string }>();
+  const flags = command.opts<CollectFlags>();
   if (!flags.config) return withRequired(flags, undefined);
   const file = flags.config;
   const { readYamlFile } = await import('../collect/read-yaml-file.js');

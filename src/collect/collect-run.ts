@@ -16,7 +16,7 @@ import { checkInput, plannedRows, type PlanSource } from './collect-plan.js';
 import { collectPaths } from './collect-paths.js';
 import { checkSettings, type CollectSettings, type CollectSettingsInput } from './collect-settings.js';
 import { JsonlRolloutSink } from './jsonl-rollout-sink.js';
-import { checkOutputPaths, makeOutputFolder } from './output-paths.js';
+import { checkOutputPaths, checkReadFilesApart, makeOutputFolder } from './output-paths.js';
 import { refuseToErase } from './refuse-to-erase.js';
 import type { PromptConfig } from './prompt-config.js';
 import { loadResumeState, ResumeState } from './resume-state.js';
@@ -92,8 +92,9 @@ export interface CollectSummary {
 
 /**
  * `gymnast collect`, streaming end to end so memory follows the concurrency, not the dataset:
- * 1. the output paths and every input line are checked (all bad lines reported together, nothing written),
- *    and a fresh start over an earlier run's rows is refused unless `overwrite` (or `resume`) is given;
+ * 1. the output paths (none of them the input) and every input line are checked (all bad lines reported
+ *    together, nothing written), and a fresh start over an earlier run's rows is refused unless
+ *    `overwrite` (or `resume`) is given;
  * 2. the run takes the output's lock: one writer per output, or rows would be duplicated (and looks at
  *    the earlier rows again under it);
  * 3. the plan is written to the materialized inputs (hashed as it goes: the run's identity), or, on
@@ -108,6 +109,7 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
   const settings = checkSettings(options);
   const paths = collectPaths(options.output);
   checkOutputPaths(paths);
+  checkReadFilesApart(paths, [{ flag: '--input', path: options.input }]);
   const planner = createPlanner(options);
   const source: PlanSource = { input: options.input, ...(settings.limit === undefined ? {} : { limit: settings.limit }), ...(options.signal ? { signal: options.signal } : {}) };
   // A rerun by mistake is told at once, before a large input is read through.
