@@ -66,10 +66,14 @@ export interface CollectOptions extends CollectSettingsInput {
   health?: { decoder?: TokenDecoder };
 }
 
+/** Where a run stands; on a resumed run, the earlier rollouts that are not run again count too. */
 export interface CollectProgress {
+  /** Planned rollouts that ended: successes and failures. */
   done: number;
   total: number;
+  /** Of `done`, those that failed (in this run, or earlier and given up on). */
   failures: number;
+  /** The rewards of the successes in `done`: their mean is `rewardSum / (done - failures)`. */
   rewardSum: number;
 }
 
@@ -142,17 +146,11 @@ async function collectLocked(options: CollectOptions, settings: CollectSettings,
   const files = new JsonlRolloutSink(paths);
   const extraSinks = options.sinks ?? [];
   const sinks = [files, ...extraSinks];
-  const progress: CollectProgress = { done: 0, total: identity.rollouts, failures: 0, rewardSum: 0 };
-  let givenUp = 0;
-  let skipped = 0;
-  const jobs = admit(paths.materialized, planner, state, {
-    maxAttempts: settings.maxAttempts,
-    onSkip: (reason) => {
-      progress.done += 1;
-      skipped += 1;
-      if (reason === 'given-up') givenUp += 1;
-    },
-  });
+  // A resumed run's progress starts from the earlier rollouts that will not run again, rewards and all:
+  // its done/total counts them, so its mean reward must too.
+  const givenUp = state.givenUp(settings.maxAttempts);
+  const progress: CollectProgress = { done: state.done + givenUp, total: identity.rollouts, failures: givenUp, rewardSum: state.rewardSum };
+  const jobs = admit(paths.materialized, planner, state, settings.maxAttempts);
   const episode = episodeOptions(options, settings);
   // A failed write (a full disk) ends the rollouts in flight too: their rows could not be written.
   const writeFailed = new AbortController();
@@ -188,8 +186,8 @@ async function collectLocked(options: CollectOptions, settings: CollectSettings,
   if (health && 'error' in health) throw health.error;
   return {
     paths,
-    rollouts: state.done + progress.done - progress.failures - skipped,
-    failures: progress.failures,
+    rollouts: progress.done - progress.failures,
+    failures: progress.failures - givenUp,
     aggregate: aggregate.map(({ group_level_metrics: _groups, ...agent }) => agent),
     ...(health && 'result' in health ? { health: health.result } : {}),
   };
