@@ -14,6 +14,7 @@ export {
   ReportedFailureError,
   ConfigFileError,
   ServerStartError,
+  OutputExistsError,
   OutputPathError,
   RunLockedError,
   WriteFailedError,

@@ -15,7 +15,9 @@ import { ConfigError } from '../core/errors/config-error.js';
 import { runSampling } from '../core/sampling-params.js';
 import { showValue } from '../core/schema-issues.js';
 import { createPolicy } from '../policy/index.js';
-import { makeOutputFolder } from '../collect/output-paths.js';
+import { collectPaths } from '../collect/collect-paths.js';
+import { checkReadFilesApart, makeOutputFolder, type ReadFile } from '../collect/output-paths.js';
+import { refuseToErase } from '../collect/refuse-to-erase.js';
 import { DATASET_TYPES, type DatasetSplit } from '../servers/config/dataset-types.js';
 import { withEpisodeOptions } from './episode-options.js';
 import { maxUnhealthyOption } from './max-unhealthy-option.js';
@@ -51,6 +53,7 @@ interface CollectFlags {
   schedule: 'async' | 'lockstep';
   set: Record<string, unknown>;
   promptConfig?: string;
+  config?: string;
   maxTurns: number;
   maxSeqLen?: number;
   maxTokens: number;
@@ -61,6 +64,7 @@ interface CollectFlags {
   requestAttempts?: number;
   retryBudget?: number;
   resume?: boolean;
+  overwrite?: boolean;
   maxAttempts: number;
   failOnError?: number;
   maxUnhealthy?: MaxUnhealthy;
@@ -92,6 +96,7 @@ export function collectCommand(): Command {
     .option('--request-attempts <n>', 'attempts per HTTP request on connection errors, timeouts, 429, 5xx and replies the sampler could not have produced (default: 4; agent servers: 3)', parseRequestAttempts)
     .option('--retry-budget <fraction>', 'retries allowed per request sent, shared by all requests, plus 10 (default: 0.2)', parseRetryBudget)
     .option('--resume', 'continue this output in place: done rollouts are kept, failed ones retried; refuses if the plan or config changed')
+    .option('--overwrite', 'start afresh over an output that already holds rows, erasing them and their failures (without it, or --resume, collect refuses)')
     .option('--max-attempts <n>', 'attempts per rollout before its failure is final (with --resume)', parseMaxAttempts, 3)
     .option('--agent-server <name=url>', 'a NeMo Gym agent server (POST /run) to run rows of agent <name>, repeatable', parseAgentServer, {})
     .option('--resources-server <name=url>', "a NeMo Gym resources server (/seed_session, /<tool>, /verify): rows of agent <name> run gymnast's loop against it, repeatable", parseAgentServer, {})
@@ -117,7 +122,7 @@ export function collectCommand(): Command {
  * that agent's `/run` into `<output>/<agent>_<dataset>.jsonl`; the servers stop when it is done.
  */
 async function collectSplit(command: Command, split: DatasetSplit): Promise<void> {
-  const flags = command.opts<CollectFlags & { config?: string }>();
+  const flags = command.opts<CollectFlags>();
   if (!flags.config) throw new ConfigError('--split needs --config X.yaml: the NeMo Gym config whose datasets and servers to use');
   if (!flags.output) throw new ConfigError('--split needs --output DIR: the folder for one output per dataset');
   if (flags.input !== undefined) throw new ConfigError('--split takes its rows from the datasets in the config: drop --input');
@@ -127,13 +132,15 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
   const { collateDataset, splitDatasets } = await import('../servers/config/split-datasets.js');
   const { startConfigRun } = await import('../servers/config/config-run.js');
   const config = loadServerConfig(flags.config);
-  const datasets = splitDatasets(config, split);
+  const datasets = splitDatasets(config, split).map((dataset) => ({ dataset, name: `${dataset.agent}_${dataset.dataset.name}` }));
+  // --resume and --overwrite hold for every dataset's output; each is looked at before the servers
+  // start, so a rerun by mistake is refused before any dataset is collected, not after the first ones.
+  for (const { name } of datasets) await refuseToErase(collectPaths(join(flags.output, `${name}.jsonl`)), flags);
   const run = await startConfigRun(config);
   const health: HealthSummary[] = [];
   try {
     const agents = Object.fromEntries(run.servers.filter((server) => server.type === 'responses_api_agents').map((server) => [server.name, server.url]));
-    for (const dataset of datasets) {
-      const name = `${dataset.agent}_${dataset.dataset.name}`;
+    for (const { dataset, name } of datasets) {
       const input = join(flags.output, 'preprocessed_datasets', `${name}.jsonl`);
       makeOutputFolder(input);
       await collateDataset(dataset, input);
@@ -153,6 +160,9 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
  * caller to hold against `--max-unhealthy` (as `gymnast health` does), once everything is written.
  */
 async function runCollect(flags: CollectFlags): Promise<HealthSummary | undefined> {
+  // The library checks --input; the files only the CLI reads are checked here, before anything starts.
+  const read = [{ flag: '--prompt-config', path: flags.promptConfig }, { flag: '--config', path: flags.config }];
+  checkReadFilesApart(collectPaths(flags.output), read.filter((file): file is ReadFile => file.path !== undefined));
   let retries = 0;
   const countRetry = () => void (retries += 1);
   const runTimeout = flags.rolloutTimeout ?? flags.requestTimeout;
@@ -191,6 +201,7 @@ async function runCollect(flags: CollectFlags): Promise<HealthSummary | undefine
     sampling: runSampling(flags),
     ...(flags.rolloutTimeout === undefined ? {} : { rolloutTimeoutMs: flags.rolloutTimeout * 1000 }),
     ...(flags.resume ? { resume: true } : {}),
+    ...(flags.overwrite ? { overwrite: true } : {}),
     maxAttempts: flags.maxAttempts,
     ...(flags.rolloutInfos ? { rolloutInfos: true } : {}),
     stopAdmitting,
@@ -271,7 +282,7 @@ async function resourcesAgents(flags: CollectFlags, onRetry: () => void): Promis
  * reported at once, each as `FILE: key: what was expected, got what`.
  */
 async function withConfigFile(command: Command): Promise<CollectFlags> {
-  const flags = command.opts<CollectFlags & { config?: string }>();
+  const flags = command.opts<CollectFlags>();
   if (!flags.config) return withRequired(flags, undefined);
   const file = flags.config;
   const { readYamlFile } = await import('../collect/read-yaml-file.js');

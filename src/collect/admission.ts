@@ -11,25 +11,16 @@ export interface CollectJob {
   agent: Agent;
 }
 
-export interface AdmissionOptions {
-  maxAttempts: number;
-  /** Told of every planned rollout that is not run: done before, or given up on. */
-  onSkip: (reason: 'done' | 'given-up') => void;
-}
-
 /**
  * The rollouts left to run, read back from the materialized inputs (the source of truth) one at a
  * time as the scheduler asks: done keys are skipped, terminal or exhausted failures given up on, and
  * failed ones run again as their next attempt (`_ng_attempt_index`, stamped only when > 0).
  */
-export async function* admit(materialized: string, planner: RowPlanner, state: ResumeState, options: AdmissionOptions): AsyncGenerator<CollectJob> {
+export async function* admit(materialized: string, planner: RowPlanner, state: ResumeState, maxAttempts: number): AsyncGenerator<CollectJob> {
   for await (const { value, where } of jsonRows(materialized)) {
     const planned = readOwnMaterializedRow(value, where);
-    const decision = state.decide(planned, options.maxAttempts);
-    if (decision.kind !== 'run') {
-      options.onSkip(decision.kind);
-      continue;
-    }
+    const decision = state.decide(planned, maxAttempts);
+    if (decision.kind !== 'run') continue;
     const row = decision.attempt > 0 ? { ...planned, _ng_attempt_index: decision.attempt } : planned;
     yield { row, agent: planner.agent(row.agent_ref.name)! };
   }

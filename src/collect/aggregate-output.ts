@@ -1,11 +1,10 @@
-import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
-import { finished } from 'node:stream/promises';
 import { ConfigError } from '../core/errors/config-error.js';
 import type { ResultRowHead } from '../core/row-reader.js';
 import { hasRolloutKeys, readMaterializedRow, readRow } from '../core/row-reader.js';
 import { NumberList } from '../metrics/number-list.js';
 import { AggregateAccumulator, type AgentAggregate, type AnswerKey, type GroupLevelMetrics } from '../metrics/index.js';
+import { writeFileAtomic } from '../util/write-file-atomic.js';
 import { ChunkedWriter, JsonRowReader, readRunFiles, RolloutKeyIndex, type JsonRow, type OutcomeSource, type RunLine, type RunRowReader } from './result-files.js';
 import type { CollectedAggregate } from './server-aggregate.js';
 
@@ -37,15 +36,12 @@ export async function aggregateFiles(sources: AggregateSources, signal?: AbortSi
   return reader.finish();
 }
 
-/** Writes aggregates as NeMo Gym lays them out (a JSON list, indented by 2), streaming the per-task groups. */
+/**
+ * Writes aggregates as NeMo Gym lays them out (a JSON list, indented by 2), streaming the per-task
+ * groups; atomically, so a crash or a full disk keeps the previous file whole.
+ */
 export async function writeAggregateFile(path: string, aggregates: readonly CollectedAggregate[]): Promise<void> {
-  const file = createWriteStream(path);
-  try {
-    await writeAggregate(file, aggregates);
-  } finally {
-    file.end();
-  }
-  await finished(file);
+  await writeFileAtomic(path, (file) => writeAggregate(file, aggregates));
 }
 
 /** `writeAggregateFile` to any stream (stdout), which stays open. */
@@ -131,27 +127,25 @@ export class RewardProfile {
 
   /**
    * Writes `<stem>_reward_profiling.jsonl` (one group per task, in task order, its `sample` the task's
-   * materialized row without the keys) and `<stem>_agent_metrics.json` (NeMo Gym's flat layout).
+   * materialized row without the keys) and `<stem>_agent_metrics.json` (NeMo Gym's flat layout), each
+   * atomically.
    */
   async write(stem: string): Promise<{ profiling: string; agentMetrics: string }> {
     const paths = { profiling: `${stem}_reward_profiling.jsonl`, agentMetrics: `${stem}_agent_metrics.json` };
-    const file = createWriteStream(paths.profiling);
     const samples = new SampleReader(this.#plan, this.#matched);
     try {
-      const writer = new ChunkedWriter(file);
-      for (const group of byTask(this.aggregates.map((aggregate) => aggregate.group_level_metrics))) {
-        await writer.write(`${JSON.stringify({ ...group, sample: await samples.sampleOf(group._ng_task_index) })}\n`);
-      }
-      await writer.flush();
+      await writeFileAtomic(paths.profiling, async (file) => {
+        const writer = new ChunkedWriter(file);
+        for (const group of byTask(this.aggregates.map((aggregate) => aggregate.group_level_metrics))) {
+          await writer.write(`${JSON.stringify({ ...group, sample: await samples.sampleOf(group._ng_task_index) })}\n`);
+        }
+        await writer.flush();
+      });
     } finally {
       samples.close();
-      file.end();
     }
-    await finished(file);
     const agentMetrics = this.aggregates.map((aggregate) => ({ ...aggregate.agent_metrics, agent_ref: aggregate.agent_ref }));
-    const metricsFile = createWriteStream(paths.agentMetrics);
-    metricsFile.end(`${JSON.stringify(agentMetrics, null, 2)}\n`);
-    await finished(metricsFile);
+    await writeFileAtomic(paths.agentMetrics, `${JSON.stringify(agentMetrics, null, 2)}\n`);
     return paths;
   }
 

@@ -1,5 +1,4 @@
-import { existsSync, rmSync, statSync } from 'node:fs';
-import { ConfigError } from '../core/errors/config-error.js';
+import { rmSync } from 'node:fs';
 import { hasKind } from '../core/errors/has-kind.js';
 import type { SamplingParams } from '../core/sampling-params.js';
 import { healthPaths } from '../metrics/health/health-paths.js';
@@ -17,7 +16,8 @@ import { checkInput, plannedRows, type PlanSource } from './collect-plan.js';
 import { collectPaths } from './collect-paths.js';
 import { checkSettings, type CollectSettings, type CollectSettingsInput } from './collect-settings.js';
 import { JsonlRolloutSink } from './jsonl-rollout-sink.js';
-import { checkOutputPaths, makeOutputFolder } from './output-paths.js';
+import { checkOutputPaths, checkReadFilesApart, makeOutputFolder } from './output-paths.js';
+import { refuseToErase } from './refuse-to-erase.js';
 import type { PromptConfig } from './prompt-config.js';
 import { loadResumeState, ResumeState } from './resume-state.js';
 import { RowPlanner, type NumRepeats } from './row-planner.js';
@@ -40,6 +40,12 @@ export interface CollectOptions extends CollectSettingsInput {
   sampling: SamplingParams;
   /** Continue the run in place: skip done keys, retry failed ones, refuse a changed plan or config. */
   resume?: boolean;
+  /**
+   * Start afresh even though the output or its failures already hold rows, erasing them. Without it
+   * (or `resume`) such a run is refused before anything is written: a second run of the same command
+   * must not silently replace the first one's rollouts.
+   */
+  overwrite?: boolean;
   /** Stops admitting rollouts; those in flight finish (the first Ctrl-C). */
   stopAdmitting?: AbortSignal;
   /** Aborts rollouts in flight; they are recorded as `aborted` failures (the second Ctrl-C). */
@@ -60,10 +66,14 @@ export interface CollectOptions extends CollectSettingsInput {
   health?: { decoder?: TokenDecoder };
 }
 
+/** Where a run stands; on a resumed run, the earlier rollouts that are not run again count too. */
 export interface CollectProgress {
+  /** Planned rollouts that ended: successes and failures. */
   done: number;
   total: number;
+  /** Of `done`, those that failed (in this run, or earlier and given up on). */
   failures: number;
+  /** The rewards of the successes in `done`: their mean is `rewardSum / (done - failures)`. */
   rewardSum: number;
 }
 
@@ -86,8 +96,11 @@ export interface CollectSummary {
 
 /**
  * `gymnast collect`, streaming end to end so memory follows the concurrency, not the dataset:
- * 1. the output paths and every input line are checked (all bad lines reported together, nothing written);
- * 2. the run takes the output's lock: one writer per output, or rows would be duplicated;
+ * 1. the output paths (none of them the input) and every input line are checked (all bad lines reported
+ *    together, nothing written), and a fresh start over an earlier run's rows is refused unless
+ *    `overwrite` (or `resume`) is given;
+ * 2. the run takes the output's lock: one writer per output, or rows would be duplicated (and looks at
+ *    the earlier rows again under it);
  * 3. the plan is written to the materialized inputs (hashed as it goes: the run's identity), or, on
  *    resume, checked against the recorded one;
  * 4. rollouts are read back from that file and admitted by the scheduler as capacity frees, each
@@ -100,8 +113,11 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
   const settings = checkSettings(options);
   const paths = collectPaths(options.output);
   checkOutputPaths(paths);
+  checkReadFilesApart(paths, [{ flag: '--input', path: options.input }]);
   const planner = createPlanner(options);
   const source: PlanSource = { input: options.input, ...(settings.limit === undefined ? {} : { limit: settings.limit }), ...(options.signal ? { signal: options.signal } : {}) };
+  // A rerun by mistake is told at once, before a large input is read through.
+  await refuseToErase(paths, options);
   await checkInput(source, planner);
   const unused = planner.unusedRepeatAgents();
   if (unused.length > 0) options.onNotice?.(`--num-repeats names agents no row uses: ${unused.join(', ')}`);
@@ -118,7 +134,8 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
 /** Everything that writes: only ever one of these per output at a time. */
 async function collectLocked(options: CollectOptions, settings: CollectSettings, paths: CollectPaths, planner: RowPlanner, source: PlanSource): Promise<CollectSummary> {
   const resumed = options.resume === true && canResume(paths);
-  if (options.resume && !resumed) refuseToOverwrite(paths);
+  // Again under the lock: a run that ended a moment ago, after the first look, may have left rows.
+  await refuseToErase(paths, options);
   if (options.resume && !resumed) options.onNotice?.(`nothing to resume at ${paths.run}: starting a fresh run`);
   const config = configIdentity(options, settings);
   const identity = resumed ? await checkSameRun(paths, plannedRows(source, planner), config) : await startFresh(paths, plannedRows(source, planner), config);
@@ -129,17 +146,11 @@ async function collectLocked(options: CollectOptions, settings: CollectSettings,
   const files = new JsonlRolloutSink(paths);
   const extraSinks = options.sinks ?? [];
   const sinks = [files, ...extraSinks];
-  const progress: CollectProgress = { done: 0, total: identity.rollouts, failures: 0, rewardSum: 0 };
-  let givenUp = 0;
-  let skipped = 0;
-  const jobs = admit(paths.materialized, planner, state, {
-    maxAttempts: settings.maxAttempts,
-    onSkip: (reason) => {
-      progress.done += 1;
-      skipped += 1;
-      if (reason === 'given-up') givenUp += 1;
-    },
-  });
+  // A resumed run's progress starts from the earlier rollouts that will not run again, rewards and all:
+  // its done/total counts them, so its mean reward must too.
+  const givenUp = state.givenUp(settings.maxAttempts);
+  const progress: CollectProgress = { done: state.done + givenUp, total: identity.rollouts, failures: givenUp, rewardSum: state.rewardSum };
+  const jobs = admit(paths.materialized, planner, state, settings.maxAttempts);
   const episode = episodeOptions(options, settings);
   // A failed write (a full disk) ends the rollouts in flight too: their rows could not be written.
   const writeFailed = new AbortController();
@@ -175,8 +186,8 @@ async function collectLocked(options: CollectOptions, settings: CollectSettings,
   if (health && 'error' in health) throw health.error;
   return {
     paths,
-    rollouts: state.done + progress.done - progress.failures - skipped,
-    failures: progress.failures,
+    rollouts: progress.done - progress.failures,
+    failures: progress.failures - givenUp,
     aggregate: aggregate.map(({ group_level_metrics: _groups, ...agent }) => agent),
     ...(health && 'result' in health ? { health: health.result } : {}),
   };
@@ -223,16 +234,6 @@ function removeHealthReport(output: string): void {
       throw writeFailure(path, error, 'remove it (or make it writable), then run again');
     }
   }
-}
-
-/**
- * `--resume` with no recorded run must not start afresh over rows already there (a NeMo Gym output,
- * a deleted `_run.json`): a fresh start empties the files, so those rows would be lost.
- */
-function refuseToOverwrite(paths: CollectPaths): void {
-  const kept = [paths.output, paths.failures].filter((file) => existsSync(file) && statSync(file).size > 0);
-  if (kept.length === 0) return;
-  throw new ConfigError(`cannot resume ${paths.output}: no run was recorded there (${paths.run} or ${paths.materialized} is missing), and ${kept.join(' and ')} already hold rows that a fresh start would erase. Move them away, or run without --resume to start afresh.`);
 }
 
 function createPlanner(options: CollectOptions): RowPlanner {

@@ -1,18 +1,21 @@
 import { accessSync, constants, mkdirSync, statSync, type Stats } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { OutputPathError } from '../core/errors/output-path-error.js';
+import { healthPaths } from '../metrics/health/health-paths.js';
 import { fileErrorReason } from '../util/file-error-reason.js';
 import type { collectPaths } from './collect-paths.js';
 
 type CollectPaths = ReturnType<typeof collectPaths>;
 
-const roles: Record<keyof CollectPaths, string> = {
+const roles: Record<keyof CollectPaths | keyof ReturnType<typeof healthPaths>, string> = {
   output: 'rollouts',
   materialized: 'materialized inputs',
   failures: 'failures',
   aggregate: 'aggregate metrics',
   run: 'run record',
   lock: 'run lock',
+  summary: 'health summary',
+  verdicts: 'health verdicts',
 };
 
 /** Where a folder is being written, these read better than the general wording. */
@@ -37,6 +40,33 @@ export function checkOutputPaths(paths: CollectPaths): void {
   }
   for (const [role, path] of Object.entries(paths) as [keyof CollectPaths, string][]) {
     if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw new OutputPathError(path, isDirectoryMessage(role, path));
+  }
+}
+
+/** A file the run reads, and the flag that named it. */
+export interface ReadFile {
+  flag: string;
+  path: string;
+}
+
+/**
+ * Refuses a file the run reads that is one it writes (or removes): `-i data.jsonl -o data.jsonl`
+ * would replace the dataset with its first rollout, and the run's own `_failures.jsonl` or
+ * materialized inputs given as `-i` would be emptied before being read. Files are compared as the OS
+ * sees them (device and inode), so a symbolic link, another spelling of the path or a hard link is
+ * caught too. Reads only; a file that does not exist yet cannot be one of them.
+ */
+export function checkReadFilesApart(paths: CollectPaths, files: readonly ReadFile[]): void {
+  const written = [...Object.entries(paths), ...Object.entries(healthPaths(paths.output))] as [keyof typeof roles, string][];
+  for (const file of files) {
+    const read = statSync(file.path, { throwIfNoEntry: false });
+    if (read === undefined) continue;
+    for (const [role, path] of written) {
+      const stats = statSync(path, { throwIfNoEntry: false });
+      if (stats === undefined || stats.dev !== read.dev || stats.ino !== read.ino) continue;
+      const same = resolve(file.path) === resolve(path) ? 'is' : `is the same file as ${path},`;
+      throw new OutputPathError(path, `${file.flag} ${file.path} ${same} where this run (--output ${paths.output}) writes its ${roles[role]}: it would be overwritten while it is read. Choose another --output, or copy ${file.path} elsewhere first.`);
+    }
   }
 }
 

@@ -73,9 +73,14 @@ export class ResumeState {
   readonly #done = new Set<number | string>();
   readonly #attempts = new Map<number | string, number>();
   readonly #terminal = new Set<number | string>();
+  #rewardSum = 0;
 
+  /** A success, its reward summed once per key (a row repeated by hand does not count twice). */
   addSuccess(row: RowKeys): void {
-    this.#done.add(compactKey(row));
+    const key = compactKey(row);
+    if (this.#done.has(key)) return;
+    this.#done.add(key);
+    if (typeof row.reward === 'number') this.#rewardSum += row.reward;
   }
 
   /** A rollout the user interrupted (Ctrl-C) did not fail on its own: it does not use up an attempt. */
@@ -88,6 +93,20 @@ export class ResumeState {
 
   get done(): number {
     return this.#done.size;
+  }
+
+  /** The rewards of the earlier successes: with `done`, what a progress line's mean reward starts from. */
+  get rewardSum(): number {
+    return this.#rewardSum;
+  }
+
+  /** The keys without a success that will not be run again: a terminal failure, or `maxAttempts` used up. */
+  givenUp(maxAttempts: number): number {
+    let count = 0;
+    for (const [key, attempts] of this.#attempts) {
+      if (!this.#done.has(key) && (this.#terminal.has(key) || attempts >= maxAttempts)) count += 1;
+    }
+    return count;
   }
 
   /** Skip a done key; give up on a terminal or exhausted one; otherwise run it as attempt n (the failures so far). */

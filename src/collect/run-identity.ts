@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
 import type { MaterializedRow } from '../core/result-row.js';
 import type { collectPaths } from './collect-paths.js';
+import { writeFileAtomic } from '../util/write-file-atomic.js';
 import { writeFailure } from './write-failure.js';
 
 type CollectPaths = ReturnType<typeof collectPaths>;
@@ -32,7 +33,7 @@ export async function startFresh(paths: CollectPaths, plan: AsyncIterable<Materi
   writeFileSync(paths.output, '');
   writeFileSync(paths.failures, '');
   const identity = { plan_sha256: hash, rollouts, config };
-  await failingAs(paths.run, () => writeFileSync(paths.run, `${JSON.stringify(identity, null, 2)}\n`));
+  await failingAs(paths.run, () => writeFileAtomic(paths.run, `${JSON.stringify(identity, null, 2)}\n`));
   return identity;
 }
 
@@ -81,7 +82,7 @@ async function failingAs<T>(path: string, write: () => T | Promise<T>): Promise<
   try {
     return await write();
   } catch (error) {
-    throw writeFailure(path, error, 'free space, then rerun without --resume (the run had not started)');
+    throw writeFailure(path, error, 'free space, then rerun with --overwrite (the run had not started)');
   }
 }
 
@@ -98,10 +99,10 @@ export async function checkSameRun(paths: CollectPaths, plan: AsyncIterable<Mate
     rollouts += chunk.rows;
   }
   if (previous.plan_sha256 !== hash.digest('hex')) {
-    throw new ConfigError(`cannot resume ${paths.output}: the planned rollouts changed (${previous.rollouts} then, ${rollouts} now; input rows, --limit, --num-repeats, --set, --add-seed or the prompt config differ). Start a fresh run without --resume, or restore the original options.`);
+    throw new ConfigError(`cannot resume ${paths.output}: the planned rollouts changed (${previous.rollouts} then, ${rollouts} now; input rows, --limit, --num-repeats, --set, --add-seed or the prompt config differ). Start afresh with --overwrite instead of --resume, or restore the original options.`);
   }
   if ((await fileSha256(paths.materialized)) !== previous.plan_sha256) {
-    throw new ConfigError(`cannot resume ${paths.output}: ${paths.materialized} is not the plan the run recorded (cut short by a crash while it was written, or edited). Start a fresh run without --resume.`);
+    throw new ConfigError(`cannot resume ${paths.output}: ${paths.materialized} is not the plan the run recorded (cut short by a crash while it was written, or edited). Start afresh with --overwrite instead of --resume.`);
   }
   const changed = Object.keys({ ...previous.config, ...config }).filter((key) => JSON.stringify(previous.config[key]) !== JSON.stringify(config[key]));
   if (changed.length > 0) {
@@ -115,10 +116,10 @@ function readIdentity(path: string): RunIdentity {
   try {
     value = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new ConfigError(`cannot resume: ${path} is not valid JSON (${(error as Error).message.replace(/\s+/g, ' ')}); start a fresh run without --resume`);
+    throw new ConfigError(`cannot resume: ${path} is not valid JSON (${(error as Error).message.replace(/\s+/g, ' ')}); start afresh with --overwrite instead of --resume`);
   }
   const parsed = RunIdentity.safeParse(value);
-  if (!parsed.success) throw new ConfigError(`cannot resume: ${path}: ${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}; start a fresh run without --resume`);
+  if (!parsed.success) throw new ConfigError(`cannot resume: ${path}: ${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}; start afresh with --overwrite instead of --resume`);
   return parsed.data;
 }
 

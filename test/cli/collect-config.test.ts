@@ -20,8 +20,20 @@ describe('gymnast collect --config', () => {
     assert.equal(planned.length, 6);
     assert.ok(planned.every((row) => row.responses_create_params.temperature === 0.5));
 
-    await run(process.execPath, [bin, 'collect', '--config', config, '--num-repeats', '1']);
+    await run(process.execPath, [bin, 'collect', '--config', config, '--num-repeats', '1', '--overwrite']);
     assert.equal(readFileSync(join(dir, 'out_materialized_inputs.jsonl'), 'utf8').trim().split('\n').length, 3);
+  });
+
+  it('takes overwrite from the file, and refuses it next to --resume', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gymnast-config-'));
+    const config = join(dir, 'run.yaml');
+    writeFileSync(config, `input: ${join(root, 'examples/arithmetic.jsonl')}\noutput: ${join(dir, 'out.jsonl')}\nlimit: 2\n`);
+    await run(process.execPath, [bin, 'collect', '--config', config]);
+    await assert.rejects(run(process.execPath, [bin, 'collect', '--config', config]), /already holds an earlier run's rows/);
+    writeFileSync(config, `input: ${join(root, 'examples/arithmetic.jsonl')}\noutput: ${join(dir, 'out.jsonl')}\nlimit: 1\noverwrite: true\n`);
+    await run(process.execPath, [bin, 'collect', '--config', config]);
+    assert.equal(readFileSync(join(dir, 'out_materialized_inputs.jsonl'), 'utf8').trim().split('\n').length, 1);
+    await assert.rejects(run(process.execPath, [bin, 'collect', '--config', config, '--resume']), /--resume and --overwrite contradict each other/);
   });
 
   it('refuses unknown options in the file and a run with no input, naming them', async () => {

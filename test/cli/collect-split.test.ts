@@ -25,6 +25,15 @@ describe('gymnast collect --config X.yaml --split (NeMo Gym end-to-end mode)', (
     }
     assert.ok(existsSync(join(output, 'preprocessed_datasets', 'arithmetic_agent_example.jsonl')), 'the collated dataset is kept, as NeMo Gym keeps it');
     assert.match(result.stderr, /computed by its server's \/aggregate_metrics/);
+
+    const again = await gymnast('collect', '--config', config, '--split', 'example', '--output', output);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /^gymnast: output-exists: --output \S+arithmetic_agent_example\.jsonl already holds an earlier run's rows \(32 rows in .*\)/);
+    assert.doesNotMatch(again.stderr, /\[collect\] example dataset/, 'refused before any dataset is collected (or a server started)');
+    assert.deepEqual(rows(join(output, 'arithmetic_agent_example.jsonl')), collected);
+    const resumed = await gymnast('collect', '--config', config, '--split', 'example', '--output', output, '--resume');
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(resumed.stderr, /resuming: 32 done before/, '--resume goes to every dataset');
   });
 
   it('refuses what it cannot run, before starting anything', async () => {

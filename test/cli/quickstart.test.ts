@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -9,6 +9,24 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const root = new URL('../../', import.meta.url).pathname;
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
+
+/** The quick start's arguments after `npx gymnast`, writing to `output` instead of runs/quickstart/. */
+function quickstartArgs(output: string): string[] {
+  const command = readme.split('\n').find((text) => text.startsWith('npm ci && '))!.slice('npm ci && '.length);
+  return command.replace(/^npx gymnast /, '').replace(/--output \S+/, `--output ${output}`).split(' ');
+}
+
+/** Runs gymnast to its end; a non-zero exit is a result, not a throw. */
+async function gymnast(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    return { code: 0, ...(await run(process.execPath, [join(root, 'bin/gymnast.js'), ...args], { cwd: root })) };
+  } catch (error) {
+    return error as { code: number; stdout: string; stderr: string };
+  }
+}
+
+/** Every file of a folder with its bytes. */
+const snapshot = (dir: string) => Object.fromEntries(readdirSync(dir).sort().map((name) => [name, readFileSync(join(dir, name), 'latin1')]));
 
 describe("the README's quick start", () => {
   it('is one line starting with `npm ci && ` that runs gymnast collect on the embedded model', async () => {
@@ -34,5 +52,25 @@ describe("the README's quick start", () => {
       assert.ok(sampled.length > 0 && sampled.every((message) => message.token_ids!.length > 0 && message.token_ids!.length === message.generation_logprobs!.length));
     }
     assert.equal(readFileSync(output.replace('.jsonl', '_materialized_inputs.jsonl'), 'utf8').trim().split('\n').length, 64);
+  });
+
+  it('run a second time, refuses to erase the first run and says how to go on; --overwrite starts afresh', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gymnast-quickstart-'));
+    const output = join(dir, 'rollouts.jsonl');
+    assert.equal((await gymnast(quickstartArgs(output))).code, 0);
+    const held = [output, join(dir, 'rollouts_failures.jsonl')]
+      .map((path) => ({ path, rows: readFileSync(path, 'utf8').split('\n').filter(Boolean).length }))
+      .filter(({ rows }) => rows > 0)
+      .map(({ path, rows }) => `${rows} ${rows === 1 ? 'row' : 'rows'} in ${path}`);
+    const before = snapshot(dir);
+
+    const again = await gymnast(quickstartArgs(output));
+    assert.equal(again.code, 1);
+    assert.equal(again.stderr, `gymnast: output-exists: --output ${output} already holds an earlier run's rows (${held.join(' and ')}), which a fresh start would erase. Run with --resume to continue that run, or with --overwrite to start afresh.\n`);
+    assert.deepEqual(snapshot(dir), before, 'every file byte for byte, and no lock left');
+
+    const afresh = await gymnast([...quickstartArgs(output), '--overwrite']);
+    assert.equal(afresh.code, 0, afresh.stderr);
+    assert.match(afresh.stderr, /\[collect\] 64\/64 rollouts/);
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -150,5 +150,22 @@ describe('a write the disk refuses', () => {
     assert.equal(keys.length, 64);
     assert.equal(new Set(keys).size, 64, 'every key exactly once');
     assert.match(resumed.stdout, /64 rollouts in/);
+  });
+
+  it('keeps the previous aggregate metrics whole when the disk refuses the new ones, and leaves no temporary file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gymnast-full-'));
+    const output = join(dir, 'out.jsonl');
+    const aggregate = join(dir, 'out_aggregate_metrics.json');
+    const args = ['collect', '--input', input, '--output', output, '--num-repeats', '4', '--seed', '5'];
+    await run(process.execPath, [bin, ...args], { cwd: root });
+    const previous = readFileSync(aggregate);
+    // Nothing is left to run: the resume writes only its reports. 16 KiB takes the health summary, not
+    // the aggregate (~32 KiB of per-task groups).
+    assert.ok(previous.length > 16 * 1024, `the aggregate is ${previous.length} bytes`);
+    const full = await underSizeLimit(16, [process.execPath, bin, ...args, '--resume']);
+    assert.equal(full.code, 1);
+    assert.match(full.stderr, new RegExp(`^gymnast: write-failed: cannot write ${aggregate}: .*\\(EFBIG\\)`, 'm'));
+    assert.deepEqual(readFileSync(aggregate), previous, 'the previous aggregate, byte for byte');
+    assert.deepEqual(readdirSync(dir).sort(), ['out.jsonl', 'out_aggregate_metrics.json', 'out_failures.jsonl', 'out_health.json', 'out_health.jsonl', 'out_materialized_inputs.jsonl', 'out_run.json']);
   });
 });

@@ -118,6 +118,28 @@ describe('resume', () => {
     assert.equal(rows(output).length, 0);
   });
 
+  it("counts the earlier rollouts in its progress: their successes with their rewards, and the failures it gives up on", async () => {
+    const { input, output } = dataset(3);
+    // 1+2 fails (given up on with one attempt), 2+3 is answered right (reward 1), 3+4 wrong (reward 0).
+    const policy = () =>
+      new ScriptedPolicy({
+        tokenizer,
+        script: (request) => {
+          const question = request.messages[0]!.content;
+          if (question.includes('1+2')) return { error: new Error('server down') };
+          return { text: question.includes('3+4') ? '0' : '5' };
+        },
+      });
+    await collect(options(input, output, policy(), { maxAttempts: 1 }));
+    const lines = readFileSync(output, 'utf8').split('\n').filter(Boolean);
+    assert.equal(lines.length, 4);
+    writeFileSync(output, `${lines.slice(1).join('\n')}\n`);
+    const seen: unknown[] = [];
+    const summary = await collect(options(input, output, policy(), { resume: true, maxAttempts: 1, onProgress: (progress) => seen.push(progress) }));
+    assert.deepEqual(seen, [{ done: 6, total: 6, failures: 2, rewardSum: 2 }], 'the one rollout run again ends the run: 4 successes (mean reward 0.5) and 2 failures');
+    assert.deepEqual([summary.rollouts, summary.failures], [4, 0]);
+  });
+
   it('refuses to resume from materialized inputs a crash cut short, instead of silently running fewer rollouts', async () => {
     const { input, output } = dataset(3);
     const state = { failing: false };
@@ -133,7 +155,11 @@ describe('resume', () => {
     const summary = await collect(options(input, output, flakyPolicy(state)));
     rmSync(summary.paths.run);
     const before = readFileSync(output, 'utf8');
-    await assert.rejects(collect(options(input, output, flakyPolicy(state), { resume: true })), { kind: 'config', message: /no run was recorded there .* already hold rows that a fresh start would erase/ });
+    assert.equal(before.split('\n').filter(Boolean).length, 6, '3 rows, 2 rollouts each');
+    await assert.rejects(collect(options(input, output, flakyPolicy(state), { resume: true })), {
+      kind: 'output-exists',
+      message: /^cannot resume .*: no run was recorded there .*, and a fresh start would erase the 6 rows in \S+out\.jsonl\. Move them away, or run with --overwrite instead of --resume/,
+    });
     assert.equal(readFileSync(output, 'utf8'), before);
   });
 

@@ -176,9 +176,9 @@ describe('one writer per output', () => {
     assert.equal(existsSync(paths.lock), false, 'released after an error');
 
     const abort = new AbortController();
-    await collect(options({ signal: abort.signal, onProgress: () => abort.abort(new Error('interrupted twice')) }));
+    await collect(options({ overwrite: true, signal: abort.signal, onProgress: () => abort.abort(new Error('interrupted twice')) }));
     assert.equal(existsSync(paths.lock), false, 'released after an abort');
 
-    assert.equal((await collect(options())).rollouts, 4);
+    assert.equal((await collect(options({ overwrite: true }))).rollouts, 4);
   });
 });

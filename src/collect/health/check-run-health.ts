@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { readMaterializedRow } from '../../core/row-reader.js';
 import { healthFinding } from '../../metrics/health/health-check.js';
 import type { TokenDecoder } from '../../core/token-decoder.js';
@@ -11,6 +10,7 @@ import { collectPaths } from '../collect-paths.js';
 import { readRunFiles, type OutcomeSource, type RunFiles, type RunLine, type RunRowReader } from '../result-files.js';
 import { HEALTH_SCHEMA_VERSION, type HealthSummary } from './health-summary.js';
 import { HealthVerdictWriter } from './health-verdict-writer.js';
+import { writeFileAtomic } from '../../util/write-file-atomic.js';
 import { parseLenient, readHealthRow } from './read-health-row.js';
 
 export interface RunHealthOptions {
@@ -124,7 +124,7 @@ export class RunHealthReader implements RunRowReader {
       failures: { rows: this.#failureRows, by_class: Object.fromEntries([...this.#failureClasses].sort(([a], [b]) => a.localeCompare(b))) },
       zero_turn_rows: this.#zeroTurnRows,
     };
-    await writeFile(out.summary, `${JSON.stringify(summary, null, 2)}\n`);
+    await writeFileAtomic(out.summary, `${JSON.stringify(summary, null, 2)}\n`);
     return summary;
   }
 

@@ -6,6 +6,7 @@ import { GymnastError } from './gymnast-error.js';
 import type { InvalidRowError } from './invalid-row-error.js';
 import type { LimitExceededError } from './limit-exceeded-error.js';
 import type { ListenError } from './listen-error.js';
+import type { OutputExistsError } from './output-exists-error.js';
 import type { OutputPathError } from './output-path-error.js';
 import type { PolicyError } from './policy-error.js';
 import type { RequestTimeoutError } from './request-timeout-error.js';
@@ -30,6 +31,7 @@ export interface ErrorKinds {
   'invalid-row': InvalidRowError;
   'limit-exceeded': LimitExceededError;
   listen: ListenError;
+  'output-exists': OutputExistsError;
   'output-path': OutputPathError;
   policy: PolicyError;
   'reward-components': RewardComponentsError;
