@@ -212,7 +212,7 @@ describe('the inference server under malformed and hostile requests', () => {
     const body = JSON.stringify({ prompt: 'What is 2+2?', max_tokens: 8 });
     const socket = connect(Number(slowUrl.port), slowUrl.hostname);
     socket.on('error', () => {});
-    socket.write(`POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    socket.write(`POST /v1/completions HTTP/1.1\r\nHost: ${slowUrl.host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
     await until(() => generating > before.generating);
     socket.destroy();
     await until(() => aborts.length > before.aborts);
