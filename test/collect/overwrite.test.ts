@@ -5,44 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setImmediate } from 'node:timers/promises';
-import { collect, type CollectOptions } from '../../src/collect/collect-run.js';
-import { SamplingParams } from '../../src/core/index.js';
-import { ScriptedPolicy } from '../../src/testing/index.js';
-import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
-
-const tokenizer = new CharTokenizer();
-const row = (a: number, b: number) => JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: `what is ${a}+${b}?` }] }, agent_ref: { name: 'arithmetic' }, problem: `${a}+${b}`, answer: a + b });
-
-/** Answers every sum right, except that it fails on any prompt mentioning 13. */
-const adder = () =>
-  new ScriptedPolicy({
-    tokenizer,
-    script: (request) => {
-      const question = request.messages[0]!.content;
-      if (question.includes('13')) return { error: new Error('upstream 503') };
-      const [a, b] = /(\d+)\+(\d+)/.exec(question)!.slice(1).map(Number);
-      return { text: String(a! + b!) };
-    },
-  });
+import { collect } from '../../src/collect/collect-run.js';
+import { adder, sumCollection, sumRow } from '../support/sum-collection.js';
 
 /** Rows 1+2, 13+1 (its rollouts fail) and 4+5, two rollouts each: 4 results and 2 failures. */
 function dataset() {
-  const dir = mkdtempSync(join(tmpdir(), 'gymnast-overwrite-'));
-  const input = join(dir, 'in.jsonl');
-  writeFileSync(input, `${[row(1, 2), row(13, 1), row(4, 5)].join('\n')}\n`);
-  const output = join(dir, 'out.jsonl');
-  const options = (extra: Partial<CollectOptions> = {}): CollectOptions => ({
-    input,
-    output,
-    concurrency: 4,
-    policy: adder(),
-    renderer: new TemplateRenderer(tokenizer, new PlainChatTemplate()),
-    maxSeqLen: 512,
-    maxTurns: 3,
-    sampling: SamplingParams.parse({ max_tokens: 8 }),
-    numRepeats: 2,
-    ...extra,
-  });
+  const { dir, input, output, options } = sumCollection([sumRow(1, 2), sumRow(13, 1), sumRow(4, 5)], () => adder({ failOn: '13' }));
   return { dir, input, output, failures: join(dir, 'out_failures.jsonl'), options };
 }
 

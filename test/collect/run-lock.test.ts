@@ -1,52 +1,20 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { collect, type CollectOptions } from '../../src/collect/collect-run.js';
-import { SamplingParams } from '../../src/core/index.js';
-import { ScriptedPolicy } from '../../src/testing/index.js';
-import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
+import { collect } from '../../src/collect/collect-run.js';
+import { adder, sumCollection, sumRow } from '../support/sum-collection.js';
 
 const run = promisify(execFile);
 const bin = new URL('../../bin/gymnast.js', import.meta.url).pathname;
-const tokenizer = new CharTokenizer();
-const row = (a: number, b: number) => JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: `what is ${a}+${b}?` }] }, agent_ref: { name: 'arithmetic' }, problem: `${a}+${b}`, answer: a + b });
 const keys = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((text) => JSON.parse(text) as Record<string, number>).map((result) => `${result._ng_task_index}:${result._ng_rollout_index}`);
 
-/** Answers every sum right; with a gate, each reply says it was asked, then waits for the gate to open. */
-function adder(gate?: { asked: () => void; open: Promise<void> }) {
-  return new ScriptedPolicy({
-    tokenizer,
-    script: async (request) => {
-      gate?.asked();
-      await gate?.open;
-      const [a, b] = /(\d+)\+(\d+)/.exec(request.messages[0]!.content)!.slice(1).map(Number);
-      return { text: String(a! + b!) };
-    },
-  });
-}
-
 function dataset(count: number) {
-  const dir = mkdtempSync(join(tmpdir(), 'gymnast-lock-'));
-  const input = join(dir, 'in.jsonl');
-  writeFileSync(input, `${Array.from({ length: count }, (_, i) => row(i + 1, i + 2)).join('\n')}\n`);
-  const output = join(dir, 'out.jsonl');
-  const options = (extra: Partial<CollectOptions> = {}): CollectOptions => ({
-    input,
-    output,
-    concurrency: 4,
-    policy: adder(),
-    renderer: new TemplateRenderer(tokenizer, new PlainChatTemplate()),
-    maxSeqLen: 512,
-    maxTurns: 3,
-    sampling: SamplingParams.parse({ max_tokens: 8 }),
-    numRepeats: 2,
-    ...extra,
-  });
+  const { dir, input, output, options } = sumCollection(Array.from({ length: count }, (_, i) => sumRow(i + 1, i + 2)));
   // The lock's name is what users see beside their output.
   return { dir, input, output, paths: { lock: join(dir, 'out_run.lock') }, options };
 }
@@ -92,7 +60,7 @@ describe('one writer per output', () => {
     let open!: () => void;
     let asked!: () => void;
     const running = new Promise<void>((resolve) => (asked = resolve));
-    const first = collect(options({ policy: adder({ asked, open: new Promise<void>((resolve) => (open = resolve)) }) }));
+    const first = collect(options({ policy: adder({ gate: { asked, open: new Promise<void>((resolve) => (open = resolve)) } }) }));
     await running;
     const written = JSON.parse(readFileSync(paths.lock, 'utf8')) as Record<string, unknown>;
     assert.equal(written.pid, process.pid);

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -9,6 +8,7 @@ import { findRuns } from '../../src/servers/viewer/run-files.js';
 import { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
 import { gymnast as gymnastCli } from '../support/run-cli.js';
 import { syntheticRow, toLines } from '../support/synthetic-rows.js';
+import { rawGet as get } from '../support/raw-get.js';
 
 // gymnast view on a machine others share: who may ask (its own host names), and with which key.
 
@@ -16,26 +16,6 @@ const gymnast = new URL('../../bin/gymnast.js', import.meta.url).pathname;
 
 /** Four rollouts of two tasks, the assistant saying `answer`. */
 const rows = (answer: string, count = 4) => toLines(Array.from({ length: count }, (_, i) => syntheticRow({ task: Math.floor(i / 2), rollout: i % 2, reward: i % 2, answer })));
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** GET with exactly these headers (fetch would set Host itself, and follow redirects). */
-function get(base: string, path: string, headers: Record<string, string> = {}, setHost = true): Promise<Answer> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    request({ host: hostname, port, path, headers, setHost }, (response) => {
-      let body = '';
-      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body }));
-    })
-      .on('error', reject)
-      .end();
-  });
-}
 
 describe('gymnast view answers only to its own address (no DNS rebinding)', () => {
   let directory: string;

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { findRuns } from '../../src/servers/viewer/run-files.js';
 import { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
 import { syntheticRow, toLines } from '../support/synthetic-rows.js';
+import { rawGet as get } from '../support/raw-get.js';
 
 // gymnast view on a machine others share: it reads only regular files inside the run's folder.
 
@@ -14,26 +14,6 @@ const SECRET = 'top secret words';
 
 /** Four rollouts of two tasks, the assistant saying `answer`. */
 const rows = (answer: string, count = 4) => toLines(Array.from({ length: count }, (_, i) => syntheticRow({ task: Math.floor(i / 2), rollout: i % 2, reward: i % 2, answer })));
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** GET with exactly these headers (fetch would set Host itself, and follow redirects). */
-function get(base: string, path: string, headers: Record<string, string> = {}, setHost = true): Promise<Answer> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    request({ host: hostname, port, path, headers, setHost }, (response) => {
-      let body = '';
-      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body }));
-    })
-      .on('error', reject)
-      .end();
-  });
-}
 
 describe('gymnast view reads only regular files inside the run folder', () => {
   let directory: string;
