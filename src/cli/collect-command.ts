@@ -14,6 +14,7 @@ import { runSampling } from '../core/sampling-params.js';
 import { showValue } from '../core/schema-issues.js';
 import { createPolicy } from '../policy/index.js';
 import { makeOutputFolder } from '../collect/output-paths.js';
+import { MEGABYTE } from '../collect/collect-settings.js';
 import { DATASET_TYPES, type DatasetSplit } from '../servers/config/dataset-types.js';
 import { withEpisodeOptions } from './episode-options.js';
 import { policySpec, withPolicyOptions } from './policy-flags.js';
@@ -24,6 +25,7 @@ import {
   parseKeyValue,
   parseLimit,
   parseMaxAttempts,
+  parseMaxLineMb,
   parseNumRepeats,
   parseRequestAttempts,
   parseRequestTimeout,
@@ -42,6 +44,7 @@ interface CollectFlags {
   apiKey?: string;
   tokenizer?: string;
   limit?: number;
+  maxLineMb?: number;
   numRepeats: NumRepeats;
   addSeed?: boolean;
   concurrency: number;
@@ -76,6 +79,7 @@ export function collectCommand(): Command {
   const withPolicy = withPolicyOptions(command)
     .option('--api-key <key>', 'sent as Authorization: Bearer (default: $GYMNAST_API_KEY or $OPENAI_API_KEY)')
     .option('--limit <n>', 'only the first N lines of the input', parseLimit)
+    .option('--max-line-mb <n>', 'refuse input lines longer than this many MB (MiB; default 16)', parseMaxLineMb)
     .option('--num-repeats <n|json>', 'rollouts per row: a number, or {"agent": k, "_default": k}', parseNumRepeats, 1)
     .option('--add-seed', 'seed each rollout with its index (metadata.extra_body, as NeMo Gym)')
     .option('-c, --concurrency <n>', 'rollouts in flight (the batch size with --schedule lockstep)', parseConcurrency, 32)
@@ -167,6 +171,7 @@ async function runCollect(flags: CollectFlags): Promise<void> {
     overrides: flags.set,
     ...(flags.promptConfig ? { promptConfig: await loadPromptConfig(flags.promptConfig) } : {}),
     ...(flags.limit === undefined ? {} : { limit: flags.limit }),
+    ...(flags.maxLineMb === undefined ? {} : { maxLineBytes: Math.ceil(flags.maxLineMb * MEGABYTE) }),
     concurrency: flags.concurrency,
     schedule: flags.schedule,
     policy,

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
-import { CollectSettings } from '../collect/collect-settings.js';
+import { CollectSettings, MEGABYTE } from '../collect/collect-settings.js';
 import { MAX_REPEATS } from '../collect/row-planner.js';
 import { SamplingParams } from '../core/sampling-params.js';
 import { schemaIssues } from '../core/schema-issues.js';
@@ -57,6 +57,15 @@ export function parseRequestTimeout(value: string): number {
   const [issue] = schemaIssues(requests.requestTimeoutMs.unwrap(), seconds * 1000);
   if (issue) throw new InvalidArgumentError(`${issue.expected}, got ${value} seconds`);
   return seconds;
+}
+
+/** `--max-line-mb`: megabytes (of 2^20 bytes), checked against the library's range in bytes. */
+export function parseMaxLineMb(value: string): number {
+  const megabytes = parseNumber(value);
+  if (!(megabytes > 0)) throw new InvalidArgumentError(`expected a size in MB > 0, got ${value}`);
+  const [issue] = schemaIssues(settings.maxLineBytes.unwrap(), Math.ceil(megabytes * MEGABYTE));
+  if (issue) throw new InvalidArgumentError(`${issue.expected}, got ${value} MB`);
+  return megabytes;
 }
 
 export const parseRequestAttempts = numberFlag(requests.requestAttempts.unwrap());

@@ -101,7 +101,12 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
   const paths = collectPaths(options.output);
   checkOutputPaths(paths);
   const planner = createPlanner(options);
-  const source: PlanSource = { input: options.input, ...(settings.limit === undefined ? {} : { limit: settings.limit }), ...(options.signal ? { signal: options.signal } : {}) };
+  const source: PlanSource = {
+    input: options.input,
+    maxLineBytes: settings.maxLineBytes,
+    ...(settings.limit === undefined ? {} : { limit: settings.limit }),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
   await checkInput(source, planner);
   const unused = planner.unusedRepeatAgents();
   if (unused.length > 0) options.onNotice?.(`--num-repeats names agents no row uses: ${unused.join(', ')}`);

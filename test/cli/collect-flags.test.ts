@@ -51,6 +51,8 @@ describe('gymnast collect refuses bad numbers before any work', { concurrency: 4
     [['--request-timeout', '1e9'], /--request-timeout.*expected at most a day, got 1e9 seconds/],
     [['--request-attempts', '0'], /--request-attempts.*expected a whole number ≥ 1, got 0/],
     [['--retry-budget', '-0.1'], /--retry-budget.*expected a fraction ≥ 0, got -0\.1/],
+    [['--max-line-mb', '0'], /--max-line-mb.*expected a size in MB > 0, got 0/],
+    [['--max-line-mb', '1e6'], /--max-line-mb.*expected at most 511 MB \(longer text does not fit in one string\), got 1e6 MB/],
   ];
 
   for (const [args, message] of flagCases) {

@@ -27,14 +27,14 @@ interface Refusal {
 }
 
 /**
- * Runs `gymnast <args>` in a fresh directory holding `files` (removed after); `{dir}` in an argument
- * is that directory. The output, when there is one, goes to `{dir}/out/rollouts.jsonl`.
+ * Runs `gymnast <args>` (under `node <nodeFlags>`) in a fresh directory holding `files` (removed
+ * after); `{dir}` in an argument is that directory. The output, when there is one, goes to `{dir}/out/rollouts.jsonl`.
  */
-async function refused(args: readonly string[], files: Record<string, string | Buffer> = {}): Promise<Refusal & { dir: string }> {
+async function refused(args: readonly string[], files: Record<string, string | Buffer> = {}, nodeFlags: readonly string[] = []): Promise<Refusal & { dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'gymnast-malformed-'));
   for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
   try {
-    await run(process.execPath, [bin, ...args.map((arg) => arg.replaceAll('{dir}', dir))], { env: { ...process.env, GYMNAST_DEBUG: '' } });
+    await run(process.execPath, [...nodeFlags, bin, ...args.map((arg) => arg.replaceAll('{dir}', dir))], { env: { ...process.env, GYMNAST_DEBUG: '' } });
     assert.fail(`gymnast ${args.join(' ')} was accepted`);
   } catch (error) {
     const { code, stderr } = error as { code: number; stderr: string };
@@ -175,12 +175,39 @@ describe('gymnast collect refuses malformed rows, all of them at once, before an
     assert.deepEqual(Object.fromEntries(problemsByLine(refusal.stderr, join(refusal.dir, 'rows.jsonl'))), { 2: ['answer: expected a number, got "x"'] });
   });
 
-  it('refuses a line over 64 Mi characters without holding it, and checks the lines after it', async () => {
-    const huge = `{"responses_create_params":{"input":"${'a'.repeat(64 * 1024 * 1024)}"}}`;
-    const refusal = await refused(collectArgs(), { 'rows.jsonl': `${arithmetic()}\n${huge}\n${arithmetic({ answer: 'x' })}\n` });
+  it('refuses a 50 MB line in a 64 MB heap, streaming past it, and checks the lines around it', async () => {
+    // A row that size was held, parsed and run: it took 77 s and 5.3 GB, and in a smaller heap V8
+    // died with a native stack and left the run's lock behind.
+    const huge = `{"responses_create_params":{"input":"${'a'.repeat(50 * 1024 * 1024)}"},"agent_ref":{"name":"arithmetic"},"problem":"1+1","answer":2}`;
+    const started = Date.now();
+    const refusal = await refused(collectArgs(), { 'rows.jsonl': `${arithmetic()}\n${huge}\n${arithmetic({ answer: 'x' })}\n` }, ['--max-old-space-size=64']);
     assertRefusedCleanly(refusal);
     assert.deepEqual(Object.fromEntries(problemsByLine(refusal.stderr, join(refusal.dir, 'rows.jsonl'))), {
-      2: [`line too long: ${huge.length} characters, more than the ${64 * 1024 * 1024} a line may have`],
+      2: ['line is 50.0 MB, over the limit of 16 MB (--max-line-mb raises it)'],
+      3: ['answer: expected a number, got "x"'],
+    });
+    assert.ok(Date.now() - started < 30_000, `refused in ${Date.now() - started} ms`);
+  });
+
+  it('--max-line-mb moves the limit: a 2 MB line is refused under 1 MB, and read and checked under 3 MB', async () => {
+    const long = arithmetic({ answer: 'x', note: 'a'.repeat(2 * 1024 * 1024) });
+    const files = { 'rows.jsonl': `${arithmetic()}\n${long}\n` };
+    const under = await refused([...collectArgs(), '--max-line-mb', '1'], files);
+    assertRefusedCleanly(under);
+    assert.deepEqual(Object.fromEntries(problemsByLine(under.stderr, join(under.dir, 'rows.jsonl'))), { 2: ['line is 2.0 MB, over the limit of 1 MB (--max-line-mb raises it)'] });
+    const over = await refused([...collectArgs(), '--max-line-mb', '3'], files);
+    assertRefusedCleanly(over);
+    assert.deepEqual(Object.fromEntries(problemsByLine(over.stderr, join(over.dir, 'rows.jsonl'))), { 2: ['answer: expected a number, got "x"'] });
+  });
+
+  it('refuses bytes that are not UTF-8 (they were read as U+FFFD), naming the line and the byte offsets', async () => {
+    const latin1 = Buffer.concat([Buffer.from('{"responses_create_params":{"input":"café? caf'), Buffer.from([0xe9]), Buffer.from('"},"agent_ref":{"name":"arithmetic"},"problem":"1+1","answer":2}')]);
+    const offset = latin1.indexOf(0xe9);
+    const first = `${arithmetic()}\n`;
+    const refusal = await refused(collectArgs(), { 'rows.jsonl': Buffer.concat([Buffer.from(first), latin1, Buffer.from(`\n${arithmetic({ answer: 'x' })}\n`)]) });
+    assertRefusedCleanly(refusal);
+    assert.deepEqual(Object.fromEntries(problemsByLine(refusal.stderr, join(refusal.dir, 'rows.jsonl'))), {
+      2: [`not valid UTF-8: byte 0xE9 at byte offset ${offset} of the line (${first.length + offset} of the file; offsets count from 0)`],
       3: ['answer: expected a number, got "x"'],
     });
   });
