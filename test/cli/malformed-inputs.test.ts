@@ -102,6 +102,11 @@ const rowGroups: Record<string, RowCase[]> = {
     ['a fractional task index', arithmetic({ _ng_task_index: 1.5 }), '_ng_task_index: expected a whole number, got 1.5'],
     ['nesting 5000 levels deep', `{"responses_create_params":{"input":"hi"},"agent_ref":{"name":"arithmetic"},"problem":"1+1","answer":2,"x":${'['.repeat(5000)}${']'.repeat(5000)}}`, 'nested deeper than 100 levels'],
   ],
+  'prompts with nothing to answer (they failed at run time, or sampled from nothing)': [
+    ['an empty list of messages', request({ input: [] }), 'responses_create_params.input: expected a prompt (text, or at least one message), got []'],
+    ['empty text', request({ input: '' }), 'responses_create_params.input: expected a prompt (text, or at least one message), got ""'],
+    ['blank text', request({ input: ' \n ' }), 'responses_create_params.input: expected a prompt (text, or at least one message), got " \\n "'],
+  ],
   'sampling fields out of range': [
     ['a negative temperature', request({ temperature: -1 }), 'responses_create_params.temperature: expected a number ≥ 0, got -1'],
     ['a temperature in words', request({ temperature: 'hot' }), 'responses_create_params.temperature: expected a number, got "hot"'],
@@ -167,6 +172,13 @@ describe('gymnast collect refuses malformed rows, all of them at once, before an
     const refusal = await refused(collectArgs(), { 'rows.jsonl': `${arithmetic({ answer: undefined })}\n` });
     assertRefusedCleanly(refusal);
     assert.match(refusal.stderr, /rows\.jsonl:1: answer: missing \(expected a number\)/);
+  });
+
+  it('takes an empty prompt where the environment opens the conversation itself (a game\'s board), and only there', async () => {
+    const game = JSON.stringify({ responses_create_params: { input: [] }, agent_ref: { name: 'sliding-puzzle' }, seed: 1 });
+    const refusal = await refused(collectArgs(), { 'rows.jsonl': `${game}\n${request({ input: '' })}\n` });
+    assertRefusedCleanly(refusal);
+    assert.deepEqual(Object.fromEntries(problemsByLine(refusal.stderr, join(refusal.dir, 'rows.jsonl'))), { 2: ['responses_create_params.input: expected a prompt (text, or at least one message), got ""'] });
   });
 
   it('reads past a byte order mark and CRLF line ends, naming the right line', async () => {
