@@ -28,7 +28,6 @@ import {
   parseMaxLineMb,
   parseNumRepeats,
   parseRequestAttempts,
-  parseRequestTimeout,
   parseRetryBudget,
   parseSchedule,
   parseSeconds,
@@ -87,8 +86,8 @@ export function collectCommand(): Command {
     .option('--set <key=value>', 'override responses_create_params (dotted keys nest; JSON values), repeatable', parseKeyValue, {})
     .option('--prompt-config <file>', "NeMo Gym prompt YAML (system/user templates over the row's fields)");
   return withEpisodeOptions(withPolicy)
-    .option('--rollout-timeout <seconds>', 'deadline per rollout (default: none; each request still has its own)', parseSeconds)
-    .option('--request-timeout <seconds>', 'deadline per HTTP request to a server, each retry its own (default: 300)', parseRequestTimeout)
+    .option('--rollout-timeout <seconds>', 'deadline per rollout, at most a day (default: none; each request still has its own)', parseSeconds)
+    .option('--request-timeout <seconds>', 'deadline per HTTP request to a server, each retry its own, at most a day (default: 300)', parseSeconds)
     .option('--request-attempts <n>', 'attempts per HTTP request on connection errors, timeouts, 429 and 5xx (default: 4; agent servers: 3)', parseRequestAttempts)
     .option('--retry-budget <fraction>', 'retries allowed per request sent, shared by all requests, plus 10 (default: 0.2)', parseRetryBudget)
     .option('--resume', 'continue this output in place: done rollouts are kept, failed ones retried; refuses if the plan or config changed')

@@ -2,6 +2,7 @@ import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { CollectSettings, MEGABYTE } from '../collect/collect-settings.js';
 import { MAX_REPEATS } from '../collect/row-planner.js';
+import { DurationSeconds } from '../core/duration.js';
 import { SamplingParams } from '../core/sampling-params.js';
 import { schemaIssues } from '../core/schema-issues.js';
 import { RequestSettings } from '../policy/create-policy.js';
@@ -42,22 +43,10 @@ export const parseMaxTokens = numberFlag(sampling.max_tokens.unwrap());
 export const parseTemperature = numberFlag(sampling.temperature.unwrap());
 export const parseSeed = numberFlag(sampling.seed.unwrap());
 
-/** Seconds, as a user gives a deadline; the library takes milliseconds. */
-export function parseSeconds(value: string): number {
-  const seconds = parseNumber(value);
-  if (!(seconds > 0) || !Number.isFinite(seconds)) throw new InvalidArgumentError(`expected a duration in seconds > 0, got ${value}`);
-  return seconds;
-}
+/** A deadline in seconds, as a user gives one (every `--…-timeout` flag); the library takes milliseconds, up to the same day. */
+export const parseSeconds = numberFlag(DurationSeconds);
 
 const requests = RequestSettings.shape;
-
-/** `--request-timeout`: seconds, checked against the library's range in milliseconds. */
-export function parseRequestTimeout(value: string): number {
-  const seconds = parseSeconds(value);
-  const [issue] = schemaIssues(requests.requestTimeoutMs.unwrap(), seconds * 1000);
-  if (issue) throw new InvalidArgumentError(`${issue.expected}, got ${value} seconds`);
-  return seconds;
-}
 
 /** `--max-line-mb`: megabytes (of 2^20 bytes), checked against the library's range in bytes. */
 export function parseMaxLineMb(value: string): number {

@@ -40,7 +40,7 @@ export function serveAgentCommand(): Command {
     .option('--api-key <key>', 'require Authorization: Bearer <key> on every request to this server');
   return withEpisodeOptions(withPolicy)
     .option('-c, --concurrency <n>', 'rollouts running at once; more /run requests queue', parseConcurrency, 32)
-    .option('--run-timeout <seconds>', 'deadline of one /run, queueing included (default: 600)', parseSeconds)
+    .option('--run-timeout <seconds>', 'deadline of one /run, queueing included, at most a day (default: 600)', parseSeconds)
     .action(async (flags: ServeAgentFlags) => {
       const agent = builtinAgent(flags.env);
       if (!agent) throw new ConfigError(`unknown --env "${flags.env}" (see gymnast environments)`);

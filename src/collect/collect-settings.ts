@@ -1,5 +1,6 @@
 import { constants } from 'node:buffer';
 import { z } from 'zod';
+import { DurationMs } from '../core/duration.js';
 import { ConfigError } from '../core/errors/config-error.js';
 
 /** More rollouts in flight than any server takes at once; beyond it a typo (1e9) would exhaust memory. */
@@ -35,7 +36,7 @@ export const CollectSettings = z.object({
   /** Attempts per rollout before its failure is final. */
   maxAttempts: wholeNumber(1).default(3),
   /** Deadline of one rollout, in milliseconds. */
-  rolloutTimeoutMs: z.number({ error: 'expected a number' }).positive({ error: 'expected a duration > 0' }).finite({ error: 'expected a finite duration' }).optional(),
+  rolloutTimeoutMs: DurationMs.optional(),
   /** Only the first N lines of the input. */
   limit: wholeNumber(1).optional(),
   /** The longest input line taken, in bytes (default 16 MiB). */

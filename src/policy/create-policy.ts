@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DurationMs } from '../core/duration.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { hasKind } from '../core/errors/has-kind.js';
 import { TemplateRenderer, type ConversationRenderer } from '../tokens/conversation-renderer.js';
@@ -20,9 +21,6 @@ const remoteKinds = ['vllm-completions', 'vllm-chat', 'sglang-chat', 'sglang-gen
 export const policyKinds = ['embedded', ...remoteKinds] as const;
 export type PolicyKind = (typeof policyKinds)[number];
 
-/** The longest a request may be given: beyond a day a deadline is a typo, and timers overflow past ~24.8 days. */
-const MAX_REQUEST_TIMEOUT_MS = 86_400_000;
-
 /**
  * How hard a served policy tries: each request's deadline, its attempts, and the retries all requests
  * share. A hung request costs at most `requestTimeoutMs × requestAttempts` plus backoff; when a server
@@ -30,7 +28,7 @@ const MAX_REQUEST_TIMEOUT_MS = 86_400_000;
  */
 export const RequestSettings = z.object({
   /** Deadline of one HTTP request; each retry gets its own (default 300 s, as a long generation may need). */
-  requestTimeoutMs: z.number({ error: 'expected a number' }).positive({ error: 'expected a duration > 0' }).max(MAX_REQUEST_TIMEOUT_MS, { error: 'expected at most a day' }).optional(),
+  requestTimeoutMs: DurationMs.optional(),
   /** Attempts per request, the first included (default 4). */
   requestAttempts: z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(1, { error: 'expected a whole number ≥ 1' }).max(100, { error: 'expected at most 100' }).optional(),
   /** Retries allowed per request sent, on average, shared by all requests (default 0.2), plus 10 always allowed. */

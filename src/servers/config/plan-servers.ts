@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DurationSeconds } from '../../core/duration.js';
 import { ConfigFileError, type ConfigFileIssue } from '../../core/errors/config-file-error.js';
 import { parseWithIssues } from '../../core/schema-issues.js';
 import { findEnvironment } from '../../environments/registry.js';
@@ -14,8 +15,6 @@ export const EMBEDDED_MODEL_IMPL = 'gymnast_embedded';
 export const SERVED_MODEL_IMPL = 'vllm_model';
 /** NeMo Gym's agent impls gymnast's agent server stands in for. */
 export const AGENT_IMPLS = ['simple_agent', 'gymnasium_agent'] as const;
-
-const Duration = z.number().positive().max(86_400);
 
 /** What gymnast reads of a `vllm_model`: NeMo Gym's fields, and the tokenizer and API gymnast's exact-token policy needs. */
 const ServedModelSettings = z.looseObject({
@@ -37,7 +36,7 @@ const AgentSettings = z.looseObject({
   temperature: z.number().min(0).max(100).default(1),
   seed: z.number().int().optional(),
   concurrency: z.number().int().min(1).max(100_000).default(32),
-  run_timeout_seconds: Duration.optional(),
+  run_timeout_seconds: DurationSeconds.optional(),
   /** The tool-call format the model writes, for agents driving a resources server over HTTP (default hermes). */
   tool_call_parser: z.string().min(1).optional(),
 });
