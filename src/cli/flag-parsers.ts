@@ -6,6 +6,7 @@ import { DurationSeconds } from '../core/duration.js';
 import { SamplingParams } from '../core/sampling-params.js';
 import { schemaIssues } from '../core/schema-issues.js';
 import { RequestSettings } from '../policy/create-policy.js';
+import { isHttpUrl } from '../util/is-http-url.js';
 
 /**
  * Every flag value that is not plain text is parsed here, checked by the same zod schema the library
@@ -111,14 +112,6 @@ export function parseAgentServer(value: string, previous: Record<string, string>
   const [name, url] = [value.slice(0, equals), jsonOrText(value.slice(equals + 1))];
   if (typeof url !== 'string' || !isHttpUrl(url)) throw new InvalidArgumentError(`expected an http or https URL for ${name}, got ${JSON.stringify(url)}`);
   return { ...previous, [name]: url };
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    return ['http:', 'https:'].includes(new URL(text).protocol);
-  } catch {
-    return false;
-  }
 }
 
 function jsonOrText(text: string): unknown {

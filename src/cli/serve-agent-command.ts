@@ -4,7 +4,7 @@ import { ConfigError } from '../core/errors/config-error.js';
 import { runSampling } from '../core/sampling-params.js';
 import { createPolicy } from '../policy/index.js';
 import { withEpisodeOptions } from './episode-options.js';
-import { policySpec, withPolicyOptions } from './policy-flags.js';
+import { checkHeaderFlag, policySpec, withPolicyOptions } from './policy-flags.js';
 import { AgentServer } from '../servers/agent/agent-server.js';
 import { parseConcurrency, parsePort, parseSeconds } from './flag-parsers.js';
 import { untilSignalled } from './until-signalled.js';
@@ -44,7 +44,8 @@ export function serveAgentCommand(): Command {
     .action(async (flags: ServeAgentFlags) => {
       const agent = builtinAgent(flags.env);
       if (!agent) throw new ConfigError(`unknown --env "${flags.env}" (see gymnast environments)`);
-      const { policy, renderer, maxModelLen } = await createPolicy(policySpec({ ...flags, apiKey: flags.policyApiKey }));
+      if (flags.apiKey !== undefined) checkHeaderFlag('--api-key', flags.apiKey);
+      const { policy, renderer, maxModelLen } = await createPolicy(policySpec({ ...flags, apiKey: flags.policyApiKey }, '--policy-api-key'));
       const server = new AgentServer({
         agent,
         episode: {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DurationMs } from '../core/duration.js';
+import { HeaderValue } from '../core/header-value.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { hasKind } from '../core/errors/has-kind.js';
 import { TemplateRenderer, type ConversationRenderer } from '../tokens/conversation-renderer.js';
@@ -39,13 +40,13 @@ export type RequestSettings = z.infer<typeof RequestSettings>;
 const RemotePolicySpec = z.strictObject({
   kind: z.enum(remoteKinds),
   /** Replicas of one model (`http://host:8000`, with or without `/v1`). */
-  baseUrls: z.array(z.url({ protocol: /^https?$/ })).min(1),
+  baseUrls: z.array(z.url({ protocol: /^https?$/, error: 'expected an http or https URL' })).min(1),
   /** The model's `tokenizer.json` and `tokenizer_config.json` (with its chat template). */
   tokenizerDir: z.string().min(1),
   /** Served model name; the first one `/v1/models` lists when absent. */
   model: z.string().min(1).optional(),
   /** Sent as `Authorization: Bearer …`. */
-  apiKey: z.string().min(1).optional(),
+  apiKey: HeaderValue.min(1).optional(),
   /** The model's context length; asked of the server (`/v1/models`) when absent. */
   maxModelLen: z.number().int().positive().optional(),
   ...RequestSettings.shape,

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { errorReport } from '../../src/cli/main.js';
+import { qwen3Directory } from '../support/qwen3.js';
 
 /**
  * A corpus of malformed inputs run through the real CLI. For each: exit 1, a message naming where
@@ -27,14 +28,15 @@ interface Refusal {
 }
 
 /**
- * Runs `gymnast <args>` (under `node <nodeFlags>`) in a fresh directory holding `files` (removed
+ * Runs `gymnast <args>` (under `node <nodeFlags>`, with `env` added, or removed where undefined) in a fresh directory holding `files` (removed
  * after); `{dir}` in an argument is that directory. The output, when there is one, goes to `{dir}/out/rollouts.jsonl`.
  */
-async function refused(args: readonly string[], files: Record<string, string | Buffer> = {}, nodeFlags: readonly string[] = []): Promise<Refusal & { dir: string }> {
+async function refused(args: readonly string[], files: Record<string, string | Buffer> = {}, { nodeFlags = [], env = {} }: { nodeFlags?: readonly string[]; env?: Record<string, string | undefined> } = {}): Promise<Refusal & { dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'gymnast-malformed-'));
   for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
   try {
-    await run(process.execPath, [...nodeFlags, bin, ...args.map((arg) => arg.replaceAll('{dir}', dir))], { env: { ...process.env, GYMNAST_DEBUG: '' } });
+    // A server that should have been refused would otherwise listen until the suite is killed.
+    await run(process.execPath, [...nodeFlags, bin, ...args.map((arg) => arg.replaceAll('{dir}', dir))], { env: Object.fromEntries(Object.entries({ ...process.env, GYMNAST_DEBUG: '', ...env }).filter(([, value]) => value !== undefined)), timeout: 60_000 });
     assert.fail(`gymnast ${args.join(' ')} was accepted`);
   } catch (error) {
     const { code, stderr } = error as { code: number; stderr: string };
@@ -192,7 +194,7 @@ describe('gymnast collect refuses malformed rows, all of them at once, before an
     // died with a native stack and left the run's lock behind.
     const huge = `{"responses_create_params":{"input":"${'a'.repeat(50 * 1024 * 1024)}"},"agent_ref":{"name":"arithmetic"},"problem":"1+1","answer":2}`;
     const started = Date.now();
-    const refusal = await refused(collectArgs(), { 'rows.jsonl': `${arithmetic()}\n${huge}\n${arithmetic({ answer: 'x' })}\n` }, ['--max-old-space-size=64']);
+    const refusal = await refused(collectArgs(), { 'rows.jsonl': `${arithmetic()}\n${huge}\n${arithmetic({ answer: 'x' })}\n` }, { nodeFlags: ['--max-old-space-size=64'] });
     assertRefusedCleanly(refusal);
     assert.deepEqual(Object.fromEntries(problemsByLine(refusal.stderr, join(refusal.dir, 'rows.jsonl'))), {
       2: ['line is 50.0 MB, over the limit of 16 MB (--max-line-mb raises it)'],
@@ -254,6 +256,31 @@ describe('gymnast collect refuses bad flags and unusable files by name', { concu
       const refusal = await refused(args, files);
       assertRefusedCleanly(refusal);
       assert.match(refusal.stderr, message);
+    });
+  }
+});
+
+describe('gymnast refuses what it would send in a header or call as a URL, naming the flag or variable', { concurrency: 4 }, () => {
+  const served = [...collectArgs(examples), '--policy', 'vllm-chat', '--tokenizer', qwen3Directory];
+  const local = ['--base-url', 'http://127.0.0.1:9'];
+  const injected = 'sk-1\r\nX-Injected: yes';
+  const cases: [name: string, args: string[], env: Record<string, string | undefined>, message: string][] = [
+    ['an --api-key with a line break (a header of its own)', [...served, ...local, '--api-key', injected], {}, '--api-key: must not contain line breaks'],
+    ['an --api-key with a control character', [...served, ...local, '--api-key', 'sk-\u0001'], {}, '--api-key: must not contain control characters or characters beyond Latin-1 (character 4 is one)'],
+    ['$GYMNAST_API_KEY with a line break', [...served, ...local], { GYMNAST_API_KEY: injected, OPENAI_API_KEY: 'sk-2' }, '$GYMNAST_API_KEY: must not contain line breaks'],
+    ['$OPENAI_API_KEY with a line break', [...served, ...local], { GYMNAST_API_KEY: undefined, OPENAI_API_KEY: injected }, '$OPENAI_API_KEY: must not contain line breaks'],
+    ['a file: --base-url', [...served, '--base-url', 'file:///etc/passwd'], {}, '--base-url: expected an http or https URL, got file:///etc/passwd'],
+    ['a --base-url that is no URL, after a good one', [...served, ...local, '--base-url', 'localhost:8000'], {}, '--base-url: expected an http or https URL, got localhost:8000'],
+    ['serve agent, a --policy-api-key with a line break', ['serve', 'agent', '--env', 'arithmetic', '--policy', 'vllm-chat', '--tokenizer', qwen3Directory, ...local, '--policy-api-key', injected], {}, '--policy-api-key: must not contain line breaks'],
+    ['serve agent, an --api-key with a line break', ['serve', 'agent', '--env', 'arithmetic', '--port', '0', '--api-key', injected], {}, '--api-key: must not contain line breaks'],
+    ['serve model, an --api-key with a line break', ['serve', 'model', '--embedded', '--port', '0', '--api-key', injected], {}, '--api-key: must not contain line breaks'],
+    ['serve resources, an --api-key with a line break', ['serve', 'resources', 'arithmetic', '--api-key', injected], {}, '--api-key: must not contain line breaks'],
+  ];
+  for (const [name, args, env, message] of cases) {
+    it(`${name}: exit 1, named, the key never shown`, async () => {
+      const refusal = await refused(args, {}, { env });
+      assertRefusedCleanly(refusal);
+      assert.equal(refusal.stderr, `gymnast: config: ${message}\n`);
     });
   }
 });

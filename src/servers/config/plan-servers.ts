@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DurationSeconds } from '../../core/duration.js';
+import { HeaderValue } from '../../core/header-value.js';
 import { ConfigFileError, type ConfigFileIssue } from '../../core/errors/config-file-error.js';
 import { parseWithIssues } from '../../core/schema-issues.js';
 import { findEnvironment } from '../../environments/registry.js';
@@ -20,7 +21,7 @@ export const AGENT_IMPLS = ['simple_agent', 'gymnasium_agent'] as const;
 const ServedModelSettings = z.looseObject({
   base_url: z.union([z.url({ protocol: /^https?$/ }), z.array(z.url({ protocol: /^https?$/ })).min(1)], { error: 'expected an http(s) URL or a list of them' }),
   model: z.string().min(1).optional(),
-  api_key: z.string().optional(),
+  api_key: HeaderValue.optional(),
   /** The model's tokenizer.json + tokenizer_config.json (needed when a gymnast agent uses this model). */
   tokenizer: z.string().min(1).optional(),
   /** Which of gymnast's policy APIs to call it with (default vllm-chat). */
