@@ -226,6 +226,27 @@ describe('gymnast collect refuses malformed rows, all of them at once, before an
     });
   });
 
+  it('says what is wrong with a --set value once, with the rows it fails, beside the lines with problems of their own', async () => {
+    // It was one identical line per row: 16 of them for a 16-row input.
+    const all = await refused([...collectArgs(examples), '--set', 'temperature=hot']);
+    assertRefusedCleanly(all);
+    assert.equal(all.stderr, 'gymnast: invalid-input: 1 problem in the input:\n  --set temperature: expected a number, got "hot" (all 16 rows)\n');
+    const some = await refused([...collectArgs(), '--set', 'temperature=hot', '--set', 'tools=[{"type":"function"}]'], { 'rows.jsonl': `${arithmetic()}\nnot json\n${arithmetic({ answer: 'x' })}\n` });
+    assertRefusedCleanly(some);
+    const rows = join(some.dir, 'rows.jsonl');
+    assert.equal(
+      some.stderr,
+      [
+        'gymnast: invalid-input: 4 problems in the input:',
+        '  --set temperature: expected a number, got "hot" (2 of 3 rows)',
+        '  --set tools: 0.name: missing (expected text) (2 of 3 rows)',
+        `  ${rows}:2: not valid JSON (Unexpected token 'o', "not json" is not valid JSON)`,
+        `  ${rows}:3: answer: expected a number, got "x"`,
+        '',
+      ].join('\n'),
+    );
+  });
+
   for (const [name, content] of [['an empty file', ''], ['a file of blank lines', '\n  \n\r\n\n']] as const) {
     it(`refuses ${name}: no rows to run`, async () => {
       const refusal = await refused(collectArgs(), { 'rows.jsonl': content });
@@ -242,7 +263,7 @@ describe('gymnast collect refuses bad flags and unusable files by name', { concu
     ['an empty --output', ['collect', '--input', examples, '--output', ''], {}, /^gymnast: config: --output: expected a file path, got ""$/m],
     ['an --agent-server without a URL', [...collectArgs(examples), '--agent-server', 'judge=localhost'], {}, /--agent-server.*expected an http or https URL for judge, got "localhost"/],
     ['an unknown --agent', [...collectArgs(), '--agent', 'nope'], { 'rows.jsonl': `${JSON.stringify({ responses_create_params: ask() })}\n` }, /rows\.jsonl:1: agent_ref\.name: unknown agent "nope"/],
-    ['a --set out of range, on every row it reaches', [...collectArgs(examples), '--set', 'temperature=-1', '--limit', '2'], {}, /arithmetic\.jsonl:1: responses_create_params\.temperature: expected a number ≥ 0, got -1 \(set by --set temperature\)\n.*arithmetic\.jsonl:2: /],
+    ['a --set out of range, once for the rows it reaches', [...collectArgs(examples), '--set', 'temperature=-1', '--limit', '2'], {}, /^gymnast: invalid-input: 1 problem in the input:\n {2}--set temperature: expected a number ≥ 0, got -1 \(all 2 rows\)\n$/],
     ['a missing --prompt-config', [...collectArgs(examples), '--prompt-config', '{dir}/missing.yaml'], {}, /^gymnast: config: cannot read prompt config \S+missing\.yaml: no such file or directory$/m],
     ['a --prompt-config that is not YAML', [...collectArgs(examples), '--prompt-config', '{dir}/prompt.yaml'], { 'prompt.yaml': 'user: {question\n' }, /prompt\.yaml:\d+:\d+: not valid YAML or JSON: /],
     ['a --prompt-config without a user template', [...collectArgs(examples), '--prompt-config', '{dir}/prompt.yaml'], { 'prompt.yaml': 'assistant: "{question}"\n' }, /prompt\.yaml: user: missing \(expected text\)\n\S+prompt\.yaml: assistant: unknown field/],
