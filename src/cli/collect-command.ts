@@ -16,6 +16,7 @@ import { runSampling } from '../core/sampling-params.js';
 import { showValue } from '../core/schema-issues.js';
 import { createPolicy } from '../policy/index.js';
 import { collectPaths } from '../collect/collect-paths.js';
+import { MEGABYTE } from '../collect/collect-settings.js';
 import { checkReadFilesApart, makeOutputFolder, type ReadFile } from '../collect/output-paths.js';
 import { refuseToErase } from '../collect/refuse-to-erase.js';
 import { DATASET_TYPES, type DatasetSplit } from '../servers/config/dataset-types.js';
@@ -29,9 +30,9 @@ import {
   parseKeyValue,
   parseLimit,
   parseMaxAttempts,
+  parseMaxLineMb,
   parseNumRepeats,
   parseRequestAttempts,
-  parseRequestTimeout,
   parseRetryBudget,
   parseSchedule,
   parseSeconds,
@@ -47,6 +48,7 @@ interface CollectFlags {
   apiKey?: string;
   tokenizer?: string;
   limit?: number;
+  maxLineMb?: number;
   numRepeats: NumRepeats;
   addSeed?: boolean;
   concurrency: number;
@@ -84,6 +86,7 @@ export function collectCommand(): Command {
   const withPolicy = withPolicyOptions(command)
     .option('--api-key <key>', 'sent as Authorization: Bearer (default: $GYMNAST_API_KEY or $OPENAI_API_KEY)')
     .option('--limit <n>', 'only the first N lines of the input', parseLimit)
+    .option('--max-line-mb <n>', 'refuse input lines longer than this many MB (MiB; default 16)', parseMaxLineMb)
     .option('--num-repeats <n|json>', 'rollouts per row: a number, or {"agent": k, "_default": k}', parseNumRepeats, 1)
     .option('--add-seed', 'seed each rollout with its index (metadata.extra_body, as NeMo Gym)')
     .option('-c, --concurrency <n>', 'rollouts in flight (the batch size with --schedule lockstep)', parseConcurrency, 32)
@@ -91,8 +94,8 @@ export function collectCommand(): Command {
     .option('--set <key=value>', 'override responses_create_params (dotted keys nest; JSON values), repeatable', parseKeyValue, {})
     .option('--prompt-config <file>', "NeMo Gym prompt YAML (system/user templates over the row's fields)");
   return withEpisodeOptions(withPolicy)
-    .option('--rollout-timeout <seconds>', 'deadline per rollout (default: none; each request still has its own)', parseSeconds)
-    .option('--request-timeout <seconds>', 'deadline per HTTP request to a server, each retry its own (default: 300)', parseRequestTimeout)
+    .option('--rollout-timeout <seconds>', 'deadline per rollout, at most a day (default: none; each request still has its own)', parseSeconds)
+    .option('--request-timeout <seconds>', 'deadline per HTTP request to a server, each retry its own, at most a day (default: 300)', parseSeconds)
     .option('--request-attempts <n>', 'attempts per HTTP request on connection errors, timeouts, 429, 5xx and replies the sampler could not have produced (default: 4; agent servers: 3)', parseRequestAttempts)
     .option('--retry-budget <fraction>', 'retries allowed per request sent, shared by all requests, plus 10 (default: 0.2)', parseRetryBudget)
     .option('--resume', 'continue this output in place: done rollouts are kept, failed ones retried; refuses if the plan or config changed')
@@ -192,6 +195,7 @@ async function runCollect(flags: CollectFlags): Promise<HealthSummary | undefine
     overrides: flags.set,
     ...(flags.promptConfig ? { promptConfig: await loadPromptConfig(flags.promptConfig) } : {}),
     ...(flags.limit === undefined ? {} : { limit: flags.limit }),
+    ...(flags.maxLineMb === undefined ? {} : { maxLineBytes: Math.ceil(flags.maxLineMb * MEGABYTE) }),
     concurrency: flags.concurrency,
     schedule: flags.schedule,
     policy,

@@ -1,11 +1,13 @@
 import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
-import { CollectSettings } from '../collect/collect-settings.js';
+import { CollectSettings, MEGABYTE } from '../collect/collect-settings.js';
 import { MAX_UNHEALTHY_EXPECTED, readMaxUnhealthy, type MaxUnhealthy } from '../collect/health/health-gate.js';
 import { MAX_REPEATS } from '../collect/row-planner.js';
+import { DurationSeconds } from '../core/duration.js';
 import { SamplingParams } from '../core/sampling-params.js';
 import { schemaIssues } from '../core/schema-issues.js';
 import { RequestSettings } from '../policy/create-policy.js';
+import { isHttpUrl } from '../util/is-http-url.js';
 import { redactUrls } from '../util/redact-urls.js';
 
 /**
@@ -44,21 +46,18 @@ export const parseMaxTokens = numberFlag(sampling.max_tokens.unwrap());
 export const parseTemperature = numberFlag(sampling.temperature.unwrap());
 export const parseSeed = numberFlag(sampling.seed.unwrap());
 
-/** Seconds, as a user gives a deadline; the library takes milliseconds. */
-export function parseSeconds(value: string): number {
-  const seconds = parseNumber(value);
-  if (!(seconds > 0) || !Number.isFinite(seconds)) throw new InvalidArgumentError(`expected a duration in seconds > 0, got ${value}`);
-  return seconds;
-}
+/** A deadline in seconds, as a user gives one (every `--…-timeout` flag); the library takes milliseconds, up to the same day. */
+export const parseSeconds = numberFlag(DurationSeconds);
 
 const requests = RequestSettings.shape;
 
-/** `--request-timeout`: seconds, checked against the library's range in milliseconds. */
-export function parseRequestTimeout(value: string): number {
-  const seconds = parseSeconds(value);
-  const [issue] = schemaIssues(requests.requestTimeoutMs.unwrap(), seconds * 1000);
-  if (issue) throw new InvalidArgumentError(`${issue.expected}, got ${value} seconds`);
-  return seconds;
+/** `--max-line-mb`: megabytes (of 2^20 bytes), checked against the library's range in bytes. */
+export function parseMaxLineMb(value: string): number {
+  const megabytes = parseNumber(value);
+  if (!(megabytes > 0)) throw new InvalidArgumentError(`expected a size in MB > 0, got ${value}`);
+  const [issue] = schemaIssues(settings.maxLineBytes.unwrap(), Math.ceil(megabytes * MEGABYTE));
+  if (issue) throw new InvalidArgumentError(`${issue.expected}, got ${value} MB`);
+  return megabytes;
 }
 
 export const parseRequestAttempts = numberFlag(requests.requestAttempts.unwrap());
@@ -128,14 +127,6 @@ export function parseAgentServer(value: string, previous: Record<string, string>
   const [name, url] = [value.slice(0, equals), jsonOrText(value.slice(equals + 1))];
   if (typeof url !== 'string' || !isHttpUrl(url)) throw new InvalidArgumentError(`expected an http or https URL for ${name}, got ${redactUrls(JSON.stringify(url))}`);
   return { ...previous, [name]: url };
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    return ['http:', 'https:'].includes(new URL(text).protocol);
-  } catch {
-    return false;
-  }
 }
 
 function jsonOrText(text: string): unknown {

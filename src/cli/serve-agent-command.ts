@@ -4,7 +4,7 @@ import { ConfigError } from '../core/errors/config-error.js';
 import { runSampling } from '../core/sampling-params.js';
 import { createPolicy } from '../policy/index.js';
 import { withEpisodeOptions } from './episode-options.js';
-import { policySpec, withPolicyOptions } from './policy-flags.js';
+import { checkHeaderFlag, policySpec, withPolicyOptions } from './policy-flags.js';
 import { AgentServer } from '../servers/agent/agent-server.js';
 import { parseConcurrency, parsePort, parseSeconds } from './flag-parsers.js';
 import { portFlagHint } from './port-flag-hint.js';
@@ -41,11 +41,12 @@ export function serveAgentCommand(): Command {
     .option('--api-key <key>', 'require Authorization: Bearer <key> on every request to this server');
   return withEpisodeOptions(withPolicy)
     .option('-c, --concurrency <n>', 'rollouts running at once; more /run requests queue', parseConcurrency, 32)
-    .option('--run-timeout <seconds>', 'deadline of one /run, queueing included (default: 600)', parseSeconds)
+    .option('--run-timeout <seconds>', 'deadline of one /run, queueing included, at most a day (default: 600)', parseSeconds)
     .action(async (flags: ServeAgentFlags) => {
       const agent = builtinAgent(flags.env);
       if (!agent) throw new ConfigError(`unknown --env "${flags.env}" (see gymnast environments)`);
-      const { policy, renderer, maxModelLen } = await createPolicy(policySpec({ ...flags, apiKey: flags.policyApiKey }));
+      if (flags.apiKey !== undefined) checkHeaderFlag('--api-key', flags.apiKey);
+      const { policy, renderer, maxModelLen } = await createPolicy(policySpec({ ...flags, apiKey: flags.policyApiKey }, '--policy-api-key'));
       const server = new AgentServer({
         agent,
         episode: {

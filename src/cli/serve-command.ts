@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { parsePort } from './flag-parsers.js';
+import { checkHeaderFlag } from './policy-flags.js';
 import { portFlagHint } from './port-flag-hint.js';
 import { untilSignalled } from './until-signalled.js';
 import { ConfigError } from '../core/errors/config-error.js';
@@ -52,6 +53,7 @@ export function serveCommand(): Command {
     .option('--api-key <key>', 'require Authorization: Bearer <key> on every request but /health (as vllm serve --api-key)')
     .action(async (options: ServeModelOptions) => {
       if (!options.embedded) throw new ConfigError('say which model to serve: --embedded');
+      if (options.apiKey !== undefined) checkHeaderFlag('--api-key', options.apiKey);
       const policy = await EmbeddedPolicy.load();
       const server = embeddedModelServer(policy, { maxBodyBytes: Math.floor((options.maxBodyMb ?? EMBEDDED_MAX_BODY_MB) * MIB), host: options.host, port: options.port, ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
       const url = await server.start().catch(portFlagHint);
@@ -67,6 +69,7 @@ export function serveCommand(): Command {
     .option('--port <port>', 'port (0 picks a free one)', parsePort, 0)
     .option('--api-key <key>', 'require Authorization: Bearer <key> on every request')
     .action(async (name: string, options: ServeResourcesOptions) => {
+      if (options.apiKey !== undefined) checkHeaderFlag('--api-key', options.apiKey);
       const listen = { host: options.host, port: options.port, ...(options.apiKey ? { apiKey: options.apiKey } : {}) };
       const server = resourcesServerFor(name, listen);
       const url = await server.start().catch(portFlagHint);

@@ -5,7 +5,7 @@ import { runEpisode, type EpisodeOptions, type JobControl } from '../engine/inde
 import type { Environment } from '../environments/environment.js';
 import type { AggregateMetrics } from './server-aggregate.js';
 import { findEnvironment } from '../environments/registry.js';
-import { parseWithIssues, schemaIssues } from '../core/schema-issues.js';
+import { parseWithIssues, schemaIssues, showValue } from '../core/schema-issues.js';
 import { responsesInputToMessages, responsesToolsToChatTools } from '../core/responses-items.js';
 import type { MaterializedRow } from '../core/result-row.js';
 import { episodeOutcome, type EpisodeOutcomeOptions } from './output-row.js';
@@ -62,7 +62,8 @@ export function environmentAgent(name: string, environment: Environment, options
     check: (row) => {
       const data = dataOf(row);
       const task = taskOf(row, data);
-      return [...(Array.isArray(task) ? task : []), ...taskDataIssues(environment, data)];
+      const prompt = Array.isArray(task) || environment.opensConversation ? [] : emptyPromptIssues(row.responses_create_params.input);
+      return [...(Array.isArray(task) ? task : []), ...prompt, ...taskDataIssues(environment, data)];
     },
     async run(row, context) {
       const task = checkedTask(row, dataOf(row));
@@ -77,6 +78,12 @@ function checkedTask(row: MaterializedRow, data: unknown): EpisodeTask {
   const task = taskOf(row, data);
   if (!Array.isArray(task)) return task;
   throw new ConfigError(`rollout ${row._ng_task_index}:${row._ng_rollout_index}: ${task.map((issue) => `${issue.field}: ${issue.message}`).join('; ')}`);
+}
+
+/** An empty prompt (`[]`, blank text) gives the policy nothing to answer: `[]` failed every rollout of its row at run time, and blank text sampled from nothing. */
+function emptyPromptIssues(input: unknown): RowIssue[] {
+  const empty = typeof input === 'string' ? input.trim() === '' : Array.isArray(input) && input.length === 0;
+  return empty ? [{ file: '', line: 0, field: 'responses_create_params.input', message: `expected a prompt (text, or at least one message), got ${showValue(input)}` }] : [];
 }
 
 /** What the environment's declared task fields say about a row's task data (see `Environment.taskSchema`). */

@@ -115,7 +115,12 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
   checkOutputPaths(paths);
   checkReadFilesApart(paths, [{ flag: '--input', path: options.input }]);
   const planner = createPlanner(options);
-  const source: PlanSource = { input: options.input, ...(settings.limit === undefined ? {} : { limit: settings.limit }), ...(options.signal ? { signal: options.signal } : {}) };
+  const source: PlanSource = {
+    input: options.input,
+    maxLineBytes: settings.maxLineBytes,
+    ...(settings.limit === undefined ? {} : { limit: settings.limit }),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
   // A rerun by mistake is told at once, before a large input is read through.
   await refuseToErase(paths, options);
   await checkInput(source, planner);

@@ -1,8 +1,23 @@
+import { constants } from 'node:buffer';
 import { z } from 'zod';
+import { DurationMs } from '../core/duration.js';
 import { ConfigError } from '../core/errors/config-error.js';
 
 /** More rollouts in flight than any server takes at once; beyond it a typo (1e9) would exhaust memory. */
 export const MAX_CONCURRENCY = 100_000;
+
+/** `--max-line-mb` counts in units of 2^20 bytes, as `ls -lh` and `du -h` do. */
+export const MEGABYTE = 1024 * 1024;
+
+/**
+ * Input lines longer than this are refused: real NeMo Gym rows weigh a few KB (the largest of NeMo Gym's
+ * examples, a competitive coding row with its tests, ~43 KB) and a prompt of a million tokens a few MB,
+ * while a row is held whole, parsed and run, and a run's memory grows with it many times over.
+ */
+export const DEFAULT_MAX_LINE_BYTES = 16 * MEGABYTE;
+
+/** The longest a limit may be raised to: longer text than this V8 cannot hold as one string. */
+export const MAX_LINE_BYTES = Math.floor(constants.MAX_STRING_LENGTH / MEGABYTE) * MEGABYTE;
 
 const wholeNumber = (min: number) => z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(min, { error: `expected a whole number ≥ ${min}` });
 
@@ -21,9 +36,13 @@ export const CollectSettings = z.object({
   /** Attempts per rollout before its failure is final. */
   maxAttempts: wholeNumber(1).default(3),
   /** Deadline of one rollout, in milliseconds. */
-  rolloutTimeoutMs: z.number({ error: 'expected a number' }).positive({ error: 'expected a duration > 0' }).finite({ error: 'expected a finite duration' }).optional(),
+  rolloutTimeoutMs: DurationMs.optional(),
   /** Only the first N lines of the input. */
   limit: wholeNumber(1).optional(),
+  /** The longest input line taken, in bytes (default 16 MiB). */
+  maxLineBytes: wholeNumber(1)
+    .max(MAX_LINE_BYTES, { error: `expected at most ${MAX_LINE_BYTES / MEGABYTE} MB (longer text does not fit in one string)` })
+    .default(DEFAULT_MAX_LINE_BYTES),
 });
 export type CollectSettings = z.infer<typeof CollectSettings>;
 export type CollectSettingsInput = z.input<typeof CollectSettings>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkDurationMs } from '../core/duration.js';
 import { GymnastError } from '../core/errors/gymnast-error.js';
 import { hasKind } from '../core/errors/has-kind.js';
 import { PolicyError } from '../core/errors/policy-error.js';
@@ -54,6 +55,7 @@ const stampsOf = (row: MaterializedRow) => ({
  * rollout's deadline; a timed-out `/run` is not (the agent may still be running it). What still fails is a typed failure row (transport, timeout, agent-error), never a reward of 0.
  */
 export function nemoGymAgent(options: NemoGymAgentOptions): Agent & { close(): Promise<void> } {
+  checkDurationMs('timeoutMs', options.timeoutMs);
   const client = options.client ?? new JsonClient();
   const router = new Router(client, {
     urls: options.urls,

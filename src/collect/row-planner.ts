@@ -10,6 +10,15 @@ import { readDatasetRow, type DatasetRow } from './dataset-row.js';
 import { applyPrompt, hasPrompt, PROMPT_CONFLICT, type PromptConfig } from './prompt-config.js';
 import type { RowIssue } from './row-error.js';
 
+/** A `--set` value that fails rows: the key, what is wrong with it, and how many rows it failed. */
+export interface OverrideProblem {
+  key: string;
+  message: string;
+  rows: number;
+}
+
+const REQUEST_PREFIX = 'responses_create_params.';
+
 /** `--num-repeats`: one count for every agent, or a count per agent with an optional `_default`. */
 export type NumRepeats = number | Readonly<Record<string, number>>;
 
@@ -54,6 +63,8 @@ export class RowPlanner {
   readonly #usedAgents = new Set<string>();
   /** `--set` overrides as paths into `responses_create_params`. */
   readonly #overrides: readonly [string[], unknown][];
+  /** What a `--set` value fails, once per key and problem, with how many rows it failed. */
+  readonly #overrideProblems = new Map<string, OverrideProblem>();
   #nextTask = 0;
 
   constructor(options: PlannerOptions) {
@@ -68,9 +79,19 @@ export class RowPlanner {
     const prepared = this.#prepare(line, text);
     if (!('row' in prepared)) return prepared.issues;
     const agent = this.agent(prepared.agent);
-    const issues = agent ? agent.check(this.#materialize(prepared, 0, 0)).map((issue) => ({ ...issue, file: this.#options.file, line, message: this.#withOverride(issue) })) : [];
+    const issues = agent ? agent.check(this.#materialize(prepared, 0, 0)).map((issue) => ({ ...issue, file: this.#options.file, line })) : [];
     if (issues.length === 0) this.#taskFor(prepared.row, text, true);
-    return issues;
+    return issues.filter((issue) => !this.#countedAsOverride(issue));
+  }
+
+  /**
+   * The problems of `--set` values found by `check`, each once: a bad value fails every row it
+   * reaches, and was reported once per row (16 identical lines for a 16-row input). In the order the
+   * flags were given.
+   */
+  overrideProblems(): OverrideProblem[] {
+    const order = Object.keys(this.#options.overrides ?? {});
+    return [...this.#overrideProblems.values()].sort((a, b) => order.indexOf(a.key) - order.indexOf(b.key));
   }
 
   /** Pass 2: the planned rollouts of a line that passed `check`. */
@@ -145,10 +166,16 @@ export class RowPlanner {
     return typeof numRepeats === 'number' ? numRepeats : (numRepeats[agent] ?? numRepeats._default);
   }
 
-  /** An issue's message, saying so when the bad value came from `--set` rather than the row. */
-  #withOverride(issue: RowIssue): string {
-    const key = issue.field.replace(/^responses_create_params\./, '');
-    return issue.field !== key && Object.hasOwn(this.#options.overrides ?? {}, key) ? `${issue.message} (set by --set ${key})` : issue.message;
+  /** Whether the issue is in a value `--set` put there rather than the row's own; if so, it is counted there. */
+  #countedAsOverride(issue: RowIssue): boolean {
+    const field = issue.field.startsWith(REQUEST_PREFIX) ? issue.field.slice(REQUEST_PREFIX.length) : undefined;
+    const key = field === undefined ? undefined : Object.keys(this.#options.overrides ?? {}).find((name) => field === name || field.startsWith(`${name}.`));
+    if (field === undefined || key === undefined) return false;
+    const message = field === key ? issue.message : `${field.slice(key.length + 1)}: ${issue.message}`;
+    const problem = this.#overrideProblems.get(`${key}\n${message}`) ?? { key, message, rows: 0 };
+    problem.rows += 1;
+    this.#overrideProblems.set(`${key}\n${message}`, problem);
+    return true;
   }
 
   /**

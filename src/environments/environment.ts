@@ -81,6 +81,11 @@ export interface Environment<Metadata = unknown> {
    * missing or mistyped field is reported with every other bad line instead of failing its rollouts.
    */
   readonly taskSchema?: z.ZodType;
+  /**
+   * Its reset opens the conversation (a game's first observation, a board), so a task may bring no
+   * prompt of its own: `input: []` is then a task, where otherwise it is refused before the run.
+   */
+  readonly opensConversation?: boolean;
   /** Starts an episode from a task's data (`EpisodeTask.data`). */
   reset(data: unknown, signal: AbortSignal): Promise<ResetResult<Metadata>>;
   step(turn: EnvironmentTurn<Metadata>, signal: AbortSignal): Promise<StepResultInput>;

@@ -37,6 +37,7 @@ interface GymnasiumEpisode<State> {
 export function gymnasiumEnvironment<State>(spec: GymnasiumSpec<State>): Environment<GymnasiumEpisode<State>> {
   return {
     name: spec.name,
+    opensConversation: true,
     ...(spec.taskSchema ? { taskSchema: spec.taskSchema } : {}),
     async reset(data) {
       const { observation, state } = await spec.reset(data);

@@ -29,6 +29,7 @@ export function slidingPuzzleEnvironment(): Environment<SlidingPuzzleMetadata> {
   return {
     name: 'sliding-puzzle',
     taskSchema: SlidingPuzzleTask,
+    opensConversation: true,
     async reset(data) {
       const { size, shuffle_moves, max_moves, seed } = parseTaskData('sliding-puzzle', SlidingPuzzleTask, data);
       const board = shuffledBoard(size, shuffle_moves, seed);

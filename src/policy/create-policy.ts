@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { DurationMs } from '../core/duration.js';
+import { HeaderValue } from '../core/header-value.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { hasKind } from '../core/errors/has-kind.js';
 import { TemplateRenderer, type ConversationRenderer } from '../tokens/conversation-renderer.js';
@@ -21,9 +23,6 @@ const remoteKinds = ['vllm-completions', 'vllm-chat', 'sglang-chat', 'sglang-gen
 export const policyKinds = ['embedded', ...remoteKinds] as const;
 export type PolicyKind = (typeof policyKinds)[number];
 
-/** The longest a request may be given: beyond a day a deadline is a typo, and timers overflow past ~24.8 days. */
-const MAX_REQUEST_TIMEOUT_MS = 86_400_000;
-
 /**
  * How hard a served policy tries: each request's deadline, its attempts, and the retries all requests
  * share. A hung request costs at most `requestTimeoutMs × requestAttempts` plus backoff; when a server
@@ -31,7 +30,7 @@ const MAX_REQUEST_TIMEOUT_MS = 86_400_000;
  */
 export const RequestSettings = z.object({
   /** Deadline of one HTTP request; each retry gets its own (default 300 s, as a long generation may need). */
-  requestTimeoutMs: z.number({ error: 'expected a number' }).positive({ error: 'expected a duration > 0' }).max(MAX_REQUEST_TIMEOUT_MS, { error: 'expected at most a day' }).optional(),
+  requestTimeoutMs: DurationMs.optional(),
   /** Attempts per request, the first included (default 4). */
   requestAttempts: z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(1, { error: 'expected a whole number ≥ 1' }).max(100, { error: 'expected at most 100' }).optional(),
   /** Retries allowed per request sent, on average, shared by all requests (default 0.2), plus 10 always allowed. */
@@ -42,13 +41,13 @@ export type RequestSettings = z.infer<typeof RequestSettings>;
 const RemotePolicySpec = z.strictObject({
   kind: z.enum(remoteKinds),
   /** Replicas of one model (`http://host:8000`, with or without `/v1`); a `user:password@` in one is sent as Basic auth. */
-  baseUrls: z.array(z.url({ protocol: /^https?$/ })).min(1),
+  baseUrls: z.array(z.url({ protocol: /^https?$/, error: 'expected an http or https URL' })).min(1),
   /** The model's `tokenizer.json` and `tokenizer_config.json` (with its chat template). */
   tokenizerDir: z.string().min(1),
   /** Served model name; the first one `/v1/models` lists when absent. */
   model: z.string().min(1).optional(),
   /** Sent as `Authorization: Bearer …`; not with a base URL that has a user and password. */
-  apiKey: z.string().min(1).optional(),
+  apiKey: HeaderValue.min(1).optional(),
   /** The model's context length; asked of the server (`/v1/models`) when absent. */
   maxModelLen: z.number().int().positive().optional(),
   ...RequestSettings.shape,

@@ -35,6 +35,8 @@ describe('gymnast collect refuses bad numbers before any work', { concurrency: 4
     [['--max-attempts', '0'], /--max-attempts.*expected a whole number ≥ 1, got 0/],
     [['--rollout-timeout', 'abc'], /--rollout-timeout.*expected a number, got "abc"/],
     [['--rollout-timeout', '0'], /--rollout-timeout.*expected a duration in seconds > 0/],
+    // Node's timers overflow past ~24.8 days and fire at once: every rollout failed after 1 ms.
+    [['--rollout-timeout', '3000000'], /--rollout-timeout.*expected at most a day \(86400 seconds\), got 3000000/],
     [['--max-seq-len', '0'], /--max-seq-len.*expected a whole number ≥ 1, got 0/],
     [['--max-turns', 'NaN'], /--max-turns.*expected a number, got "NaN"/],
     [['--limit', ''], /--limit.*expected a number/],
@@ -48,9 +50,11 @@ describe('gymnast collect refuses bad numbers before any work', { concurrency: 4
     [['--schedule', 'sometimes'], /--schedule.*expected async or lockstep, got "sometimes"/],
     [['--fail-on-error', '1.5'], /--fail-on-error.*expected a whole count of failures/],
     [['--request-timeout', '-5'], /--request-timeout.*expected a duration in seconds > 0, got -5/],
-    [['--request-timeout', '1e9'], /--request-timeout.*expected at most a day, got 1e9 seconds/],
+    [['--request-timeout', '1e9'], /--request-timeout.*expected at most a day \(86400 seconds\), got 1e9/],
     [['--request-attempts', '0'], /--request-attempts.*expected a whole number ≥ 1, got 0/],
     [['--retry-budget', '-0.1'], /--retry-budget.*expected a fraction ≥ 0, got -0\.1/],
+    [['--max-line-mb', '0'], /--max-line-mb.*expected a size in MB > 0, got 0/],
+    [['--max-line-mb', '1e6'], /--max-line-mb.*expected at most 511 MB \(longer text does not fit in one string\), got 1e6 MB/],
   ];
 
   for (const [args, message] of flagCases) {
@@ -67,6 +71,8 @@ describe('gymnast collect refuses bad numbers before any work', { concurrency: 4
     ['concurrency: 0\n', /run\.yaml: concurrency: expected a whole number ≥ 1, got 0/],
     ['temperature: hot\n', /run\.yaml: temperature: expected a number, got "hot"/],
     ['resume: maybe\n', /run\.yaml: resume: expected true or false, got "maybe"/],
+    ['rollout-timeout: 3000000\n', /run\.yaml: rollout-timeout: expected at most a day \(86400 seconds\), got 3000000/],
+    ['request-timeout: 1e9\n', /run\.yaml: request-timeout: expected at most a day \(86400 seconds\), got 1000000000/],
     ['max-turns: [1, 2]\n', /run\.yaml: max-turns: expected a number, got "\[1,2\]"/],
     ['num-repeats: {arithmetic: 0}\n', /run\.yaml: num-repeats: "arithmetic": expected a whole number ≥ 1, got 0/],
     ['concurrency: [\n', /run\.yaml:2:1: not valid YAML or JSON: Flow sequence/],

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { errorReport } from '../../src/cli/main.js';
+import { qwen3Directory } from '../support/qwen3.js';
 
 /**
  * A corpus of malformed inputs run through the real CLI. For each: exit 1, a message naming where
@@ -27,14 +28,15 @@ interface Refusal {
 }
 
 /**
- * Runs `gymnast <args>` in a fresh directory holding `files` (removed after); `{dir}` in an argument
- * is that directory. The output, when there is one, goes to `{dir}/out/rollouts.jsonl`.
+ * Runs `gymnast <args>` (under `node <nodeFlags>`, with `env` added, or removed where undefined) in a fresh directory holding `files` (removed
+ * after); `{dir}` in an argument is that directory. The output, when there is one, goes to `{dir}/out/rollouts.jsonl`.
  */
-async function refused(args: readonly string[], files: Record<string, string | Buffer> = {}): Promise<Refusal & { dir: string }> {
+async function refused(args: readonly string[], files: Record<string, string | Buffer> = {}, { nodeFlags = [], env = {} }: { nodeFlags?: readonly string[]; env?: Record<string, string | undefined> } = {}): Promise<Refusal & { dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'gymnast-malformed-'));
   for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
   try {
-    await run(process.execPath, [bin, ...args.map((arg) => arg.replaceAll('{dir}', dir))], { env: { ...process.env, GYMNAST_DEBUG: '' } });
+    // A server that should have been refused would otherwise listen until the suite is killed.
+    await run(process.execPath, [...nodeFlags, bin, ...args.map((arg) => arg.replaceAll('{dir}', dir))], { env: Object.fromEntries(Object.entries({ ...process.env, GYMNAST_DEBUG: '', ...env }).filter(([, value]) => value !== undefined)), timeout: 60_000 });
     assert.fail(`gymnast ${args.join(' ')} was accepted`);
   } catch (error) {
     const { code, stderr } = error as { code: number; stderr: string };
@@ -101,6 +103,11 @@ const rowGroups: Record<string, RowCase[]> = {
     ['a negative task index', arithmetic({ _ng_task_index: -1 }), '_ng_task_index: expected a number ≥ 0, got -1'],
     ['a fractional task index', arithmetic({ _ng_task_index: 1.5 }), '_ng_task_index: expected a whole number, got 1.5'],
     ['nesting 5000 levels deep', `{"responses_create_params":{"input":"hi"},"agent_ref":{"name":"arithmetic"},"problem":"1+1","answer":2,"x":${'['.repeat(5000)}${']'.repeat(5000)}}`, 'nested deeper than 100 levels'],
+  ],
+  'prompts with nothing to answer (they failed at run time, or sampled from nothing)': [
+    ['an empty list of messages', request({ input: [] }), 'responses_create_params.input: expected a prompt (text, or at least one message), got []'],
+    ['empty text', request({ input: '' }), 'responses_create_params.input: expected a prompt (text, or at least one message), got ""'],
+    ['blank text', request({ input: ' \n ' }), 'responses_create_params.input: expected a prompt (text, or at least one message), got " \\n "'],
   ],
   'sampling fields out of range': [
     ['a negative temperature', request({ temperature: -1 }), 'responses_create_params.temperature: expected a number ≥ 0, got -1'],
@@ -169,20 +176,75 @@ describe('gymnast collect refuses malformed rows, all of them at once, before an
     assert.match(refusal.stderr, /rows\.jsonl:1: answer: missing \(expected a number\)/);
   });
 
+  it('takes an empty prompt where the environment opens the conversation itself (a game\'s board), and only there', async () => {
+    const game = JSON.stringify({ responses_create_params: { input: [] }, agent_ref: { name: 'sliding-puzzle' }, seed: 1 });
+    const refusal = await refused(collectArgs(), { 'rows.jsonl': `${game}\n${request({ input: '' })}\n` });
+    assertRefusedCleanly(refusal);
+    assert.deepEqual(Object.fromEntries(problemsByLine(refusal.stderr, join(refusal.dir, 'rows.jsonl'))), { 2: ['responses_create_params.input: expected a prompt (text, or at least one message), got ""'] });
+  });
+
   it('reads past a byte order mark and CRLF line ends, naming the right line', async () => {
     const refusal = await refused(collectArgs(), { 'rows.jsonl': `\uFEFF${arithmetic()}\r\n${arithmetic({ answer: 'x' })}\r\n` });
     assertRefusedCleanly(refusal);
     assert.deepEqual(Object.fromEntries(problemsByLine(refusal.stderr, join(refusal.dir, 'rows.jsonl'))), { 2: ['answer: expected a number, got "x"'] });
   });
 
-  it('refuses a line over 64 Mi characters without holding it, and checks the lines after it', async () => {
-    const huge = `{"responses_create_params":{"input":"${'a'.repeat(64 * 1024 * 1024)}"}}`;
-    const refusal = await refused(collectArgs(), { 'rows.jsonl': `${arithmetic()}\n${huge}\n${arithmetic({ answer: 'x' })}\n` });
+  it('refuses a 50 MB line in a 64 MB heap, streaming past it, and checks the lines around it', async () => {
+    // A row that size was held, parsed and run: it took 77 s and 5.3 GB, and in a smaller heap V8
+    // died with a native stack and left the run's lock behind.
+    const huge = `{"responses_create_params":{"input":"${'a'.repeat(50 * 1024 * 1024)}"},"agent_ref":{"name":"arithmetic"},"problem":"1+1","answer":2}`;
+    const started = Date.now();
+    const refusal = await refused(collectArgs(), { 'rows.jsonl': `${arithmetic()}\n${huge}\n${arithmetic({ answer: 'x' })}\n` }, { nodeFlags: ['--max-old-space-size=64'] });
     assertRefusedCleanly(refusal);
     assert.deepEqual(Object.fromEntries(problemsByLine(refusal.stderr, join(refusal.dir, 'rows.jsonl'))), {
-      2: [`line too long: ${huge.length} characters, more than the ${64 * 1024 * 1024} a line may have`],
+      2: ['line is 50.0 MB, over the limit of 16 MB (--max-line-mb raises it)'],
       3: ['answer: expected a number, got "x"'],
     });
+    assert.ok(Date.now() - started < 30_000, `refused in ${Date.now() - started} ms`);
+  });
+
+  it('--max-line-mb moves the limit: a 2 MB line is refused under 1 MB, and read and checked under 3 MB', async () => {
+    const long = arithmetic({ answer: 'x', note: 'a'.repeat(2 * 1024 * 1024) });
+    const files = { 'rows.jsonl': `${arithmetic()}\n${long}\n` };
+    const under = await refused([...collectArgs(), '--max-line-mb', '1'], files);
+    assertRefusedCleanly(under);
+    assert.deepEqual(Object.fromEntries(problemsByLine(under.stderr, join(under.dir, 'rows.jsonl'))), { 2: ['line is 2.0 MB, over the limit of 1 MB (--max-line-mb raises it)'] });
+    const over = await refused([...collectArgs(), '--max-line-mb', '3'], files);
+    assertRefusedCleanly(over);
+    assert.deepEqual(Object.fromEntries(problemsByLine(over.stderr, join(over.dir, 'rows.jsonl'))), { 2: ['answer: expected a number, got "x"'] });
+  });
+
+  it('refuses bytes that are not UTF-8 (they were read as U+FFFD), naming the line and the byte offsets', async () => {
+    const latin1 = Buffer.concat([Buffer.from('{"responses_create_params":{"input":"café? caf'), Buffer.from([0xe9]), Buffer.from('"},"agent_ref":{"name":"arithmetic"},"problem":"1+1","answer":2}')]);
+    const offset = latin1.indexOf(0xe9);
+    const first = `${arithmetic()}\n`;
+    const refusal = await refused(collectArgs(), { 'rows.jsonl': Buffer.concat([Buffer.from(first), latin1, Buffer.from(`\n${arithmetic({ answer: 'x' })}\n`)]) });
+    assertRefusedCleanly(refusal);
+    assert.deepEqual(Object.fromEntries(problemsByLine(refusal.stderr, join(refusal.dir, 'rows.jsonl'))), {
+      2: [`not valid UTF-8: byte 0xE9 at byte offset ${offset} of the line (${first.length + offset} of the file; offsets count from 0)`],
+      3: ['answer: expected a number, got "x"'],
+    });
+  });
+
+  it('says what is wrong with a --set value once, with the rows it fails, beside the lines with problems of their own', async () => {
+    // It was one identical line per row: 16 of them for a 16-row input.
+    const all = await refused([...collectArgs(examples), '--set', 'temperature=hot']);
+    assertRefusedCleanly(all);
+    assert.equal(all.stderr, 'gymnast: invalid-input: 1 problem in the input:\n  --set temperature: expected a number, got "hot" (all 16 rows)\n');
+    const some = await refused([...collectArgs(), '--set', 'temperature=hot', '--set', 'tools=[{"type":"function"}]'], { 'rows.jsonl': `${arithmetic()}\nnot json\n${arithmetic({ answer: 'x' })}\n` });
+    assertRefusedCleanly(some);
+    const rows = join(some.dir, 'rows.jsonl');
+    assert.equal(
+      some.stderr,
+      [
+        'gymnast: invalid-input: 4 problems in the input:',
+        '  --set temperature: expected a number, got "hot" (2 of 3 rows)',
+        '  --set tools: 0.name: missing (expected text) (2 of 3 rows)',
+        `  ${rows}:2: not valid JSON (Unexpected token 'o', "not json" is not valid JSON)`,
+        `  ${rows}:3: answer: expected a number, got "x"`,
+        '',
+      ].join('\n'),
+    );
   });
 
   for (const [name, content] of [['an empty file', ''], ['a file of blank lines', '\n  \n\r\n\n']] as const) {
@@ -201,7 +263,7 @@ describe('gymnast collect refuses bad flags and unusable files by name', { concu
     ['an empty --output', ['collect', '--input', examples, '--output', ''], {}, /^gymnast: config: --output: expected a file path, got ""$/m],
     ['an --agent-server without a URL', [...collectArgs(examples), '--agent-server', 'judge=localhost'], {}, /--agent-server.*expected an http or https URL for judge, got "localhost"/],
     ['an unknown --agent', [...collectArgs(), '--agent', 'nope'], { 'rows.jsonl': `${JSON.stringify({ responses_create_params: ask() })}\n` }, /rows\.jsonl:1: agent_ref\.name: unknown agent "nope"/],
-    ['a --set out of range, on every row it reaches', [...collectArgs(examples), '--set', 'temperature=-1', '--limit', '2'], {}, /arithmetic\.jsonl:1: responses_create_params\.temperature: expected a number ≥ 0, got -1 \(set by --set temperature\)\n.*arithmetic\.jsonl:2: /],
+    ['a --set out of range, once for the rows it reaches', [...collectArgs(examples), '--set', 'temperature=-1', '--limit', '2'], {}, /^gymnast: invalid-input: 1 problem in the input:\n {2}--set temperature: expected a number ≥ 0, got -1 \(all 2 rows\)\n$/],
     ['a missing --prompt-config', [...collectArgs(examples), '--prompt-config', '{dir}/missing.yaml'], {}, /^gymnast: config: cannot read prompt config \S+missing\.yaml: no such file or directory$/m],
     ['a --prompt-config that is not YAML', [...collectArgs(examples), '--prompt-config', '{dir}/prompt.yaml'], { 'prompt.yaml': 'user: {question\n' }, /prompt\.yaml:\d+:\d+: not valid YAML or JSON: /],
     ['a --prompt-config without a user template', [...collectArgs(examples), '--prompt-config', '{dir}/prompt.yaml'], { 'prompt.yaml': 'assistant: "{question}"\n' }, /prompt\.yaml: user: missing \(expected text\)\n\S+prompt\.yaml: assistant: unknown field/],
@@ -215,6 +277,31 @@ describe('gymnast collect refuses bad flags and unusable files by name', { concu
       const refusal = await refused(args, files);
       assertRefusedCleanly(refusal);
       assert.match(refusal.stderr, message);
+    });
+  }
+});
+
+describe('gymnast refuses what it would send in a header or call as a URL, naming the flag or variable', { concurrency: 4 }, () => {
+  const served = [...collectArgs(examples), '--policy', 'vllm-chat', '--tokenizer', qwen3Directory];
+  const local = ['--base-url', 'http://127.0.0.1:9'];
+  const injected = 'sk-1\r\nX-Injected: yes';
+  const cases: [name: string, args: string[], env: Record<string, string | undefined>, message: string][] = [
+    ['an --api-key with a line break (a header of its own)', [...served, ...local, '--api-key', injected], {}, '--api-key: must not contain line breaks'],
+    ['an --api-key with a control character', [...served, ...local, '--api-key', 'sk-\u0001'], {}, '--api-key: must not contain control characters or characters beyond Latin-1 (character 4 is one)'],
+    ['$GYMNAST_API_KEY with a line break', [...served, ...local], { GYMNAST_API_KEY: injected, OPENAI_API_KEY: 'sk-2' }, '$GYMNAST_API_KEY: must not contain line breaks'],
+    ['$OPENAI_API_KEY with a line break', [...served, ...local], { GYMNAST_API_KEY: undefined, OPENAI_API_KEY: injected }, '$OPENAI_API_KEY: must not contain line breaks'],
+    ['a file: --base-url', [...served, '--base-url', 'file:///etc/passwd'], {}, '--base-url: expected an http or https URL, got file:///etc/passwd'],
+    ['a --base-url that is no URL, after a good one', [...served, ...local, '--base-url', 'localhost:8000'], {}, '--base-url: expected an http or https URL, got localhost:8000'],
+    ['serve agent, a --policy-api-key with a line break', ['serve', 'agent', '--env', 'arithmetic', '--policy', 'vllm-chat', '--tokenizer', qwen3Directory, ...local, '--policy-api-key', injected], {}, '--policy-api-key: must not contain line breaks'],
+    ['serve agent, an --api-key with a line break', ['serve', 'agent', '--env', 'arithmetic', '--port', '0', '--api-key', injected], {}, '--api-key: must not contain line breaks'],
+    ['serve model, an --api-key with a line break', ['serve', 'model', '--embedded', '--port', '0', '--api-key', injected], {}, '--api-key: must not contain line breaks'],
+    ['serve resources, an --api-key with a line break', ['serve', 'resources', 'arithmetic', '--api-key', injected], {}, '--api-key: must not contain line breaks'],
+  ];
+  for (const [name, args, env, message] of cases) {
+    it(`${name}: exit 1, named, the key never shown`, async () => {
+      const refusal = await refused(args, {}, { env });
+      assertRefusedCleanly(refusal);
+      assert.equal(refusal.stderr, `gymnast: config: ${message}\n`);
     });
   }
 });

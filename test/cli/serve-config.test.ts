@@ -93,6 +93,8 @@ broken:
     ['a bad ref', 'arithmetic: {resources_servers: {arithmetic: {}}}\nm: {responses_api_models: {gymnast_embedded: {}}}\na:\n  responses_api_agents:\n    simple_agent:\n      resources_server: {type: resources_servers, name: arithmetik}\n      model_server: {type: responses_api_models, name: m}\n', 'a.responses_api_agents.simple_agent.resources_server.name: the name of a defined resources_servers instance (arithmetic), got "arithmetik" (did you mean "arithmetic"?)'],
     ['a missing required field', 'm:\n  responses_api_models:\n    vllm_model: {model: qwen}\n', 'm.responses_api_models.vllm_model.base_url: missing (expected an http(s) URL or a list of them)'],
     ['invalid YAML', 'a: [1, 2\nb: 3\n', 'line 2, column 1: valid YAML:'],
+    ['a run deadline past a day (Node\'s timers overflow)', 'arithmetic: {resources_servers: {arithmetic: {}}}\nm: {responses_api_models: {gymnast_embedded: {}}}\na:\n  responses_api_agents:\n    simple_agent:\n      resources_server: {type: resources_servers, name: arithmetic}\n      model_server: {type: responses_api_models, name: m}\n      run_timeout_seconds: 3000000\n', 'a.responses_api_agents.simple_agent.run_timeout_seconds: expected at most a day (86400 seconds), got 3000000'],
+    ['a startup deadline past a day', 'x:\n  resources_servers:\n    sidecar:\n      command: [node]\n      startup_timeout_seconds: 3000000\n', 'x.resources_servers.sidecar.startup_timeout_seconds: expected at most a day (86400 seconds), got 3000000'],
   ] as const) {
     it(`refuses ${what} naming the file, the YAML path and the expectation, without a stack`, async () => {
       const file = configFile(`${what.replaceAll(' ', '-')}.yaml`, text);

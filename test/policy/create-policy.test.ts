@@ -91,6 +91,9 @@ describe('createPolicy', () => {
       [{ kind: 'vllm-chat', baseUrls: ['http://localhost:8000'] }, /tokenizerDir/],
       [{ kind: 'vllm-chat', baseUrls: ['http://localhost:8000'], tokenizerDir: 'x', maxModelLen: 0 }, /maxModelLen/],
       [{ kind: 'embedded', baseUrls: ['http://localhost:8000'] }, /baseUrls/],
+      [{ kind: 'vllm-chat', baseUrls: ['file:///etc/passwd'], tokenizerDir: 'x' }, /baseUrls\.0: expected an http or https URL/],
+      // A line break would start a header of the key's choosing; undici refused it with no field named.
+      [{ kind: 'vllm-chat', baseUrls: ['http://localhost:8000'], tokenizerDir: 'x', apiKey: 'sk\r\nX-Injected: 1' }, /apiKey: must not contain line breaks/],
     ];
     for (const [spec, field] of cases) assert.throws(() => parsePolicySpec(spec), (error) => error instanceof ConfigError && field.test(error.message), JSON.stringify(spec));
   });

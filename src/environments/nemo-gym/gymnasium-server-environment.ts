@@ -73,6 +73,8 @@ export function nemoGymGymnasiumEnvironment(options: NemoGymResourcesOptions): N
   return {
     name: options.name,
     server,
+    // Its /reset may answer with the first observation.
+    opensConversation: true,
     recordedMetadata: withoutCookies,
     async reset(data, signal) {
       const { row, read } = readRow(options.name, data);

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { checkDurationMs } from '../../core/duration.js';
 import { EnvironmentError } from '../../core/errors/environment-error.js';
 import { hasKind } from '../../core/errors/has-kind.js';
 import { ServerError } from '../../core/errors/server-error.js';
@@ -45,6 +46,7 @@ export class NemoGymServer {
   readonly #timeoutMs: number;
 
   constructor(options: NemoGymServerOptions) {
+    checkDurationMs('timeoutMs', options.timeoutMs);
     this.name = options.name;
     this.#client = options.client ?? new JsonClient();
     this.#ownsClient = options.client === undefined;

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { Agent, AgentContext } from '../../collect/agent.js';
 import { aggregateRows } from '../../collect/aggregate-rows.js';
 import { failureFields } from '../../collect/output-row.js';
+import { DurationMs } from '../../core/duration.js';
+import { ConfigError } from '../../core/errors/config-error.js';
 import { InvalidRowError } from '../../core/errors/invalid-row-error.js';
 import { recordError } from '../../core/recorded-error.js';
 import { MaterializedRow, ROW_SCHEMA_VERSION } from '../../core/result-row.js';
@@ -17,7 +19,7 @@ export const AgentServerSettings = z.object({
   /** Requests allowed to wait for a slot; beyond them `/run` answers 503 (default 10,000). */
   maxQueued: z.number().int().min(0).max(1_000_000).default(10_000),
   /** Deadline of one `/run`, its wait for a slot included (default 600 s, NeMo Gym's own `/run` budget). */
-  runTimeoutMs: z.number().positive().max(86_400_000).default(600_000),
+  runTimeoutMs: DurationMs.default(600_000),
 });
 export type AgentServerSettings = z.input<typeof AgentServerSettings>;
 
@@ -54,7 +56,7 @@ export class AgentServer {
   constructor(options: AgentServerOptions) {
     this.#agent = options.agent;
     this.#episode = options.episode;
-    this.#settings = AgentServerSettings.parse(options);
+    this.#settings = agentServerSettings(options);
     this.#slots = new RunSlots(this.#settings.concurrency, this.#settings.maxQueued);
     this.#server = new JsonServer({
       ...(options.host === undefined ? {} : { host: options.host }),
@@ -147,4 +149,11 @@ export class AgentServer {
 function badRequest(issues: readonly { field: string; message: string }[]): JsonReply {
   const message = issues.map((issue) => (issue.field ? `${issue.field}: ${issue.message}` : issue.message)).join('; ');
   return { status: 400, body: { error: { message, code: 400, field: issues[0]?.field ?? '', issues: issues.map(({ field, message }) => ({ field, message })) } } };
+}
+
+/** The settings checked, or a ConfigError naming every one out of range (`runTimeoutMs: expected at most a day …`). */
+function agentServerSettings(options: AgentServerSettings): z.output<typeof AgentServerSettings> {
+  const parsed = parseWithIssues(AgentServerSettings, options);
+  if ('data' in parsed) return parsed.data;
+  throw new ConfigError(`invalid agent server settings: ${parsed.issues.map((issue) => `${issue.field}: ${issue.message}`).join('; ')}`);
 }

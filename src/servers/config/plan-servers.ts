@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { DurationSeconds } from '../../core/duration.js';
+import { HeaderValue } from '../../core/header-value.js';
 import { ConfigFileError, type ConfigFileIssue } from '../../core/errors/config-file-error.js';
 import { parseWithIssues } from '../../core/schema-issues.js';
 import { findEnvironment } from '../../environments/registry.js';
@@ -15,13 +17,11 @@ export const SERVED_MODEL_IMPL = 'vllm_model';
 /** NeMo Gym's agent impls gymnast's agent server stands in for. */
 export const AGENT_IMPLS = ['simple_agent', 'gymnasium_agent'] as const;
 
-const Duration = z.number().positive().max(86_400);
-
 /** What gymnast reads of a `vllm_model`: NeMo Gym's fields, and the tokenizer and API gymnast's exact-token policy needs. */
 const ServedModelSettings = z.looseObject({
   base_url: z.union([z.url({ protocol: /^https?$/ }), z.array(z.url({ protocol: /^https?$/ })).min(1)], { error: 'expected an http(s) URL or a list of them' }),
   model: z.string().min(1).optional(),
-  api_key: z.string().optional(),
+  api_key: HeaderValue.optional(),
   /** The model's tokenizer.json + tokenizer_config.json (needed when a gymnast agent uses this model). */
   tokenizer: z.string().min(1).optional(),
   /** Which of gymnast's policy APIs to call it with (default vllm-chat). */
@@ -37,7 +37,7 @@ const AgentSettings = z.looseObject({
   temperature: z.number().min(0).max(100).default(1),
   seed: z.number().int().optional(),
   concurrency: z.number().int().min(1).max(100_000).default(32),
-  run_timeout_seconds: Duration.optional(),
+  run_timeout_seconds: DurationSeconds.optional(),
   /** The tool-call format the model writes, for agents driving a resources server over HTTP (default hermes). */
   tool_call_parser: z.string().min(1).optional(),
 });

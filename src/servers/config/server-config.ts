@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
+import { DurationSeconds } from '../../core/duration.js';
 import { ConfigFileError, type ConfigFileIssue } from '../../core/errors/config-file-error.js';
 import { parseWithIssues } from '../../core/schema-issues.js';
 import { didYouMean } from '../../util/closest-name.js';
@@ -62,7 +63,7 @@ export const ImplConfig = z.looseObject({
   /** What gymnast GETs until the external server answers (default `/`). */
   health_path: z.string().startsWith('/', { error: 'expected a path starting with /' }).optional(),
   /** How long an external server has to answer (default 60). */
-  startup_timeout_seconds: z.number().positive().max(86_400).optional(),
+  startup_timeout_seconds: DurationSeconds.optional(),
 });
 export type ImplConfig = z.infer<typeof ImplConfig>;
 
