@@ -4,7 +4,9 @@ import type { Message } from '../../core/message.js';
 import { RequestRejectedError } from '../http/request-rejected-error.js';
 import { assistantReply } from './assistant-reply.js';
 import { renderChatPrompt } from './render-chat-prompt.js';
-import { checkTextFits, parseBody } from './request-checks.js';
+import { checkNoTopLogprobs, checkParallelToolCalls, checkStreamOptions, checkTextFits, parseBody, StreamOptions } from './request-checks.js';
+import { openAiRequest, requestLabels } from './openai-request.js';
+import { defaultOnlyFields, refuseNonDefault, responsesDefaults } from './unsupported-parameters.js';
 import { itemId, unixSeconds } from './response-id.js';
 import { responsesEvents, type ResponsesOutputItem } from './responses-events.js';
 import type { Route } from './routes.js';
@@ -13,24 +15,30 @@ import { checkModel } from './served-model.js';
 import { tokenPieces } from './token-pieces.js';
 
 /**
- * The Responses API request as this server reads it: strictly, like chat (an unknown field, e.g.
- * `previous_response_id`, is a 400 naming it). Nothing is stored, so `store` is served only as false.
+ * The Responses API request as this server reads it: strictly, like chat, null as not set (see
+ * `openAiRequest`). Nothing is kept, so what would need a stored response, conversation or prompt is
+ * served only at its default (see `responsesDefaults`).
  */
-const ResponsesRequest = z.strictObject({
+const ResponsesRequest = openAiRequest({
   model: z.string().optional(),
   input: z.union([z.string(), z.array(ResponsesItem)]),
   /** A system message before the input, as OpenAI places it. */
-  instructions: z.string().nullable().optional(),
+  instructions: z.string().optional(),
   tools: z.array(ResponsesTool).optional(),
   tool_choice: z.enum(['none', 'auto', 'required']).optional(),
+  /** See `checkParallelToolCalls`. */
   parallel_tool_calls: z.boolean().optional(),
-  max_output_tokens: z.number().int().positive().nullable().optional(),
-  temperature: Temperature.nullable().optional(),
-  top_p: TopP.nullable().optional(),
+  max_output_tokens: z.number().int().positive().optional(),
+  /** Bounds the calls to built-in tools; this server runs none, so every bound holds. */
+  max_tool_calls: z.number().int().nonnegative().optional(),
+  temperature: Temperature.optional(),
+  top_p: TopP.optional(),
+  top_logprobs: z.number().int().nonnegative().optional(),
   stream: z.boolean().optional(),
-  store: z.boolean().optional(),
-  metadata: z.record(z.string(), z.string()).nullable().optional(),
-  user: z.string().optional(),
+  /** The Responses API's stream options have no `include_usage`: its last event carries the usage. */
+  stream_options: StreamOptions.omit({ include_usage: true }).optional(),
+  ...requestLabels,
+  ...defaultOnlyFields(responsesDefaults),
 });
 
 const refuse = (param: string, why: string) => new RequestRejectedError(400, `${param} ${why}`, { param, code: 'unsupported_parameter' });
@@ -45,15 +53,18 @@ const refuse = (param: string, why: string) => new RequestRejectedError(400, `${
 export const responses: Route = async (context, body, signal) => {
   const request = parseBody(ResponsesRequest, body);
   checkModel(context, request.model);
-  if (request.store) throw refuse('store', 'true is not supported: this server keeps no responses; send store false or leave it out');
+  refuseNonDefault(responsesDefaults, request);
+  checkNoTopLogprobs('top_logprobs', request.top_logprobs ?? 0);
+  checkStreamOptions(request);
   if (request.tool_choice === 'required') throw refuse('tool_choice', "'required' cannot be enforced by this server: send 'auto' or 'none'");
   const messages: Message[] = [...(request.instructions ? [{ role: 'system' as const, content: request.instructions }] : []), ...responsesInputToMessages(request.input)];
   const tools = request.tools?.length ? responsesToolsToChatTools(request.tools) : undefined;
+  checkParallelToolCalls(request.parallel_tool_calls, tools !== undefined && request.tool_choice !== 'none' && context.toolCallParser !== undefined);
   const text = renderChatPrompt(context, messages, tools, { addGenerationPrompt: true, continueFinalMessage: false });
   checkTextFits(context, 'the rendered input', text, request.max_output_tokens ?? 1);
   const promptIds = context.tokenizer.encode(text);
   const maxTokens = request.max_output_tokens ?? Math.max(1, context.maxModelLen - promptIds.length);
-  const generation = await run(context, promptIds, { maxTokens, temperature: request.temperature ?? undefined, topP: request.top_p ?? undefined, stop: [], stopTokenIds: [], includeStop: false, skipSpecial: true }, signal);
+  const generation = await run(context, promptIds, { maxTokens, temperature: request.temperature, topP: request.top_p, stop: [], stopTokenIds: [], includeStop: false, skipSpecial: true }, signal);
   const reply = assistantReply(generation, context.toolCallParser, tools !== undefined && request.tool_choice !== 'none');
   const { content, tool_calls: calls = [] } = reply.message;
   const output: ResponsesOutputItem[] = [

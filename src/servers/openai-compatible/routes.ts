@@ -5,7 +5,7 @@ import type { ChatTemplate } from '../../tokens/chat-template.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
 import type { Generation, Generator } from './generator.js';
 import { RequestRejectedError } from '../http/request-rejected-error.js';
-import { checkNoSpecialTokensAdded, checkTextFits, checkTokenIds, parseBody, renderMessages } from './request-checks.js';
+import { checkNoSpecialTokensAdded, checkNoTopLogprobs, checkParallelToolCalls, checkStreamOptions, checkTextFits, checkTokenIds, parseBody, renderMessages, StreamOptions } from './request-checks.js';
 import { templateKwargs } from './template-kwargs.js';
 import { run, Temperature, TokenIds, TopK, TopP, type RunOptions } from './sampling.js';
 import { responses } from './responses-route.js';
@@ -14,7 +14,8 @@ import { responseId, unixSeconds } from './response-id.js';
 import { checkModel, modelCard, type ServedModel } from './served-model.js';
 import { ChatRequestMessage, toMessage } from './chat-request-message.js';
 import { assistantReply } from './assistant-reply.js';
-import { RefusedParameters, refuseUnsupported } from './unsupported-parameters.js';
+import { chatDefaults, completionDefaults, defaultOnlyFields, refuseNonDefault, samplingDefaults } from './unsupported-parameters.js';
+import { openAiRequest, requestLabels } from './openai-request.js';
 import { mixSeed } from '../../util/seeded-random.js';
 import { tokenPieces, type TokenPiece } from './token-pieces.js';
 import type { EventFraming } from '../http/send-event-stream.js';
@@ -59,36 +60,42 @@ const Sampling = {
   return_token_ids: z.boolean().optional(),
   return_tokens_as_token_ids: z.boolean().optional(),
   stream: z.boolean().optional(),
-  stream_options: z.object({ include_usage: z.boolean().optional() }).nullable().optional(),
+  stream_options: StreamOptions.optional(),
 };
 
-/** Read strictly: an unknown field is a 400 naming it (see `parseBody`). `user` is accepted: it labels the caller and asks nothing of the model. */
-const CompletionRequest = z.strictObject({
+/** Read strictly, null as not set (see `openAiRequest`). `user` is accepted: it labels the caller and asks nothing of the model. */
+const CompletionRequest = openAiRequest({
   model: z.string().optional(),
   /** One prompt (text or token ids) or a batch of them: each gets its own `n` choices. */
   prompt: z.union([z.string(), TokenIds, z.array(z.string()), z.array(TokenIds)]),
   max_tokens: z.number().int().positive().default(16),
-  logprobs: z.number().int().nonnegative().nullable().optional(),
+  logprobs: z.number().int().nonnegative().optional(),
   add_special_tokens: z.boolean().optional(),
   /** Prepend the prompt's text to the completion's. */
   echo: z.boolean().optional(),
+  /** Served only equal to `n`: see `checkBestOf`. */
+  best_of: z.number().int().positive().optional(),
   user: z.string().optional(),
   ...Sampling,
-  ...RefusedParameters,
+  ...defaultOnlyFields(samplingDefaults),
+  ...defaultOnlyFields(completionDefaults),
 });
-const ChatRequest = z.strictObject({
+const ChatRequest = openAiRequest({
   model: z.string().optional(),
-  user: z.string().optional(),
+  ...requestLabels,
   /** SGLang's name for `include_stop_str_in_output`. */
   no_stop_trim: z.boolean().optional(),
   add_generation_prompt: z.boolean().optional(),
   /** Render the last message open, for the model to go on writing it (vLLM's `continue_final_message`). */
   continue_final_message: z.boolean().optional(),
-  ...RefusedParameters,
+  ...defaultOnlyFields(samplingDefaults),
+  ...defaultOnlyFields(chatDefaults),
   messages: z.array(ChatRequestMessage),
   tools: z.array(ChatTool).optional(),
   /** 'required' and a named function are refused: nothing here can make the model call a tool. */
   tool_choice: z.enum(['none', 'auto', 'required']).optional(),
+  /** See `checkParallelToolCalls`. */
+  parallel_tool_calls: z.boolean().optional(),
   max_tokens: z.number().int().positive().optional(),
   max_completion_tokens: z.number().int().positive().optional(),
   /** OpenAI's boolean; an integer (the legacy form) asks for logprobs with that many alternatives. */
@@ -154,15 +161,10 @@ async function runChoices(context: RouteContext, promptIds: number[], options: R
 
 const completionTokens = (generations: readonly Generation[]) => generations.reduce((sum, generation) => sum + generation.tokenIds.length, 0);
 
-/** The generator knows only the sampled token's logprob: alternatives asked for would be an empty list passed off as an answer. */
-function checkNoTopLogprobs(param: string, count: number): void {
-  if (count === 0) return;
-  throw new RequestRejectedError(400, `${param} is ${count}: this server returns only the sampled token's logprob, so ask for 0 alternatives`, { param, code: 'unsupported_parameter' });
-}
-
-/** As vLLM: options for a stream that was not asked for are a mistake worth naming, not something to ignore. */
-function checkStreamOptions(request: { stream?: boolean | undefined; stream_options?: { include_usage?: boolean | undefined } | null | undefined }): void {
-  if (request.stream_options && !request.stream) throw new RequestRejectedError(400, 'stream_options can only be sent with stream true', { param: 'stream_options' });
+/** `best_of` samples that many and returns the `n` likeliest; this server returns every choice it samples, so it serves only best_of equal to n. */
+function checkBestOf(bestOf: number | undefined, n: number): void {
+  if (bestOf === undefined || bestOf === n) return;
+  throw new RequestRejectedError(400, `best_of ${bestOf} is not supported: this server returns every choice it samples, so best_of must equal n (${n}) or be left out`, { param: 'best_of', code: 'unsupported_parameter' });
 }
 
 const usage = (prompt: number, completion: number) => ({ prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion });
@@ -171,11 +173,13 @@ const tokenLabel = (context: RouteContext, id: number, asIds: boolean | undefine
 const completions: Route = async (context, body, signal) => {
   const request = parseBody(CompletionRequest, body);
   checkModel(context, request.model);
-  refuseUnsupported(request);
+  refuseNonDefault(samplingDefaults, request);
+  refuseNonDefault(completionDefaults, request);
+  checkBestOf(request.best_of, request.n);
   checkNoSpecialTokensAdded(request.add_special_tokens);
   checkStreamOptions(request);
   checkNoTopLogprobs('logprobs', request.logprobs ?? 0);
-  if (request.echo && request.logprobs !== undefined && request.logprobs !== null) {
+  if (request.echo && request.logprobs !== undefined) {
     throw new RequestRejectedError(400, "echo with logprobs would need the prompt's logprobs, which this server does not score", { param: 'echo', code: 'unsupported_parameter' });
   }
   const prompts = batchOf(request.prompt);
@@ -197,7 +201,7 @@ const completions: Route = async (context, body, signal) => {
       index: p * request.n + j,
       text: echoed + generation.text,
       ...(request.return_token_ids ? { token_ids: generation.tokenIds, prompt_token_ids: promptIds[p] } : {}),
-      logprobs: request.logprobs === undefined || request.logprobs === null ? null : {
+      logprobs: request.logprobs === undefined ? null : {
         tokens: generation.tokenIds.map((id) => tokenLabel(context, id, request.return_tokens_as_token_ids)),
         token_logprobs: generation.logprobs,
         top_logprobs: null,
@@ -211,7 +215,7 @@ const completions: Route = async (context, body, signal) => {
   const head = { id: responseId('cmpl'), created: unixSeconds(), model: context.model };
   const answer = { ...head, object: 'text_completion', choices, usage: usage(promptTokens, completionTokens(generated)) };
   if (!request.stream) return { status: 200, body: answer };
-  const wantsLogprobs = request.logprobs !== undefined && request.logprobs !== null;
+  const wantsLogprobs = request.logprobs !== undefined;
   const streamed = choices.map((choice, index) => ({
     index: choice.index,
     pieces: tokenPieces(context.tokenizer, generated[index]!),
@@ -238,13 +242,16 @@ function runOptions(request: z.infer<typeof CompletionRequest> | z.infer<typeof 
 const chatCompletions: Route = async (context, body, signal) => {
   const request = parseBody(ChatRequest, body);
   checkModel(context, request.model);
-  refuseUnsupported(request);
+  refuseNonDefault(samplingDefaults, request);
+  refuseNonDefault(chatDefaults, request);
   checkNoSpecialTokensAdded(request.add_special_tokens);
   checkStreamOptions(request);
   if (request.tool_choice === 'required') throw new RequestRejectedError(400, "tool_choice 'required' cannot be enforced by this server: send 'auto' or 'none'", { param: 'tool_choice', code: 'unsupported_parameter' });
   const topLogprobs = request.top_logprobs ?? (typeof request.logprobs === 'number' ? request.logprobs : 0);
   checkNoTopLogprobs(typeof request.top_logprobs === 'number' || typeof request.logprobs !== 'number' ? 'top_logprobs' : 'logprobs', topLogprobs);
   const wantsLogprobs = request.logprobs === true || typeof request.logprobs === 'number';
+  const parseTools = (request.tools?.length ?? 0) > 0 && request.tool_choice !== 'none';
+  checkParallelToolCalls(request.parallel_tool_calls, parseTools && context.toolCallParser !== undefined);
   const text = renderChatPrompt(context, request.messages.map(toMessage), request.tools, { addGenerationPrompt: request.add_generation_prompt, continueFinalMessage: request.continue_final_message, chatTemplateKwargs: request.chat_template_kwargs });
   const askedTokens = request.max_completion_tokens ?? request.max_tokens;
   checkTextFits(context, 'the rendered conversation', text, askedTokens ?? 1);
@@ -253,7 +260,6 @@ const chatCompletions: Route = async (context, body, signal) => {
   const maxTokens = askedTokens ?? Math.max(1, context.maxModelLen - promptIds.length);
   const generations = await runChoices(context, promptIds, runOptions(request, maxTokens, request.include_stop_str_in_output ?? request.no_stop_trim), request.n, signal);
   const promptOnChoice = context.flavor === 'sglang' && request.return_prompt_token_ids;
-  const parseTools = (request.tools?.length ?? 0) > 0 && request.tool_choice !== 'none';
   const replies = generations.map((generation) => assistantReply(generation, context.toolCallParser, parseTools));
   const choices = generations.map((generation, index) => {
     const reply = replies[index]!;
