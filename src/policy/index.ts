@@ -1,4 +1,4 @@
-export { PolicyResult, type Policy, type PolicyRequest, type PolicyResultInput } from './policy.js';
+export { PolicyResult, type Policy, type PolicyRequest, type PolicyResultInput, type StreamedToken, type StreamingPolicy } from './policy.js';
 export type { BackendRecipe } from './backend-recipe.js';
 export { RemotePolicy, type RemotePolicyOptions, type ServedModel } from './remote-policy.js';
 export { createPolicy, parsePolicySpec, PolicySpec, RequestSettings, policyKinds, type PolicyKind, type CreatePolicyOptions, type CreatedPolicy } from './create-policy.js';

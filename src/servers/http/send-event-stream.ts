@@ -9,17 +9,30 @@ import { once } from 'node:events';
 export type EventFraming = 'data-then-done' | 'typed';
 
 /**
- * Sends `events` as server-sent events, framed as `framing` says. Waits for the client to take each
- * event (backpressure), and stops at once when the connection is gone (the client left or the server
- * is closing): nothing is written into a closed socket.
+ * Sends `events` as server-sent events, framed as `framing` says, each as soon as it comes. The headers
+ * go with the first event, so a failure before it (a generation that cannot start) is still answered
+ * with an error status; a failure after it can only cut the stream short, before its last event. Waits
+ * for the client to take each event (backpressure), and stops at once when the connection is gone (the
+ * client left or the server is closing): nothing is written into a closed socket, and the events'
+ * iteration is ended, which stops whatever produces them.
  */
-export async function sendEventStream(response: ServerResponse, events: Iterable<unknown>, framing: EventFraming = 'data-then-done'): Promise<void> {
+export async function sendEventStream(response: ServerResponse, events: AsyncIterable<unknown>, framing: EventFraming = 'data-then-done'): Promise<void> {
   if (response.headersSent || response.destroyed) return;
-  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  for (const event of events) {
-    if (!(await write(response, frame(event, framing)))) return;
+  const iterator = events[Symbol.asyncIterator]();
+  try {
+    let next = await iterator.next();
+    if (response.destroyed) return;
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    for (; !next.done; next = await iterator.next()) {
+      if (!(await write(response, frame(next.value, framing)))) return;
+    }
+    if (framing === 'typed' || (await write(response, 'data: [DONE]\n\n'))) response.end();
+  } catch (error) {
+    if (response.headersSent) response.destroy();
+    throw error;
+  } finally {
+    await iterator.return?.();
   }
-  if (framing === 'typed' || (await write(response, 'data: [DONE]\n\n'))) response.end();
 }
 
 function frame(event: unknown, framing: EventFraming): string {
