@@ -1,6 +1,5 @@
 import type { Generation } from './generator.js';
 import type { GenerationStep } from './sampling.js';
-import type { TokenPiece } from './token-pieces.js';
 
 /** An output item as the route builds it. */
 export type ResponsesOutputItem = Record<string, unknown> & { type: string; id: string };
@@ -30,28 +29,23 @@ export interface ResponsesStreamPlan {
 export async function* responsesEvents(steps: AsyncIterable<GenerationStep>, plan: ResponsesStreamPlan): AsyncGenerator<Record<string, unknown>, void, undefined> {
   let sequence = 0;
   const event = (type: string, fields: Record<string, unknown>) => ({ type, sequence_number: sequence++, ...fields });
-  const held: TokenPiece[] = [];
-  let opened = false;
-  for await (const { piece, generation } of steps) {
-    // Opened on the first token, so a generation that cannot start is still answered with an error status.
-    if (!opened) {
-      yield event('response.created', { response: plan.pending });
-      yield event('response.in_progress', { response: plan.pending });
-      if (plan.message) yield* messageOpening(event, plan.message, 0);
-      opened = true;
-    }
-    if (plan.message) {
-      if (piece?.text) yield textDelta(event, plan.message, 0, piece.text);
-    } else if (piece) held.push(piece);
-    if (!generation) continue;
-    const response = plan.finished(generation);
+  const held: string[] = [];
+  yield event('response.created', { response: plan.pending });
+  yield event('response.in_progress', { response: plan.pending });
+  if (plan.message) yield* messageOpening(event, plan.message, 0);
+  for await (const step of steps) {
+    const text = step.piece ? step.piece.text : step.rest;
+    if (plan.message && text !== '') yield textDelta(event, plan.message, 0, text);
+    if (!plan.message) held.push(text);
+    if (!step.generation) continue;
+    const response = plan.finished(step.generation);
     for (const [index, item] of response.output.entries()) {
       if (item.type !== 'message') yield* functionCallEvents(event, item, index);
       else if (plan.message) yield* messageClosing(event, item, index);
       else {
         yield* messageOpening(event, item, index);
         // A message beside tool calls holds only the text around them, which the tokens cannot be cut to: it comes whole.
-        const deltas = response.output.length === 1 ? held.map((one) => one.text) : [messageText(item)];
+        const deltas = response.output.length === 1 ? held : [messageText(item)];
         for (const delta of deltas) if (delta !== '') yield textDelta(event, item, index, delta);
         yield* messageClosing(event, item, index);
       }

@@ -27,12 +27,12 @@ export interface RunOptions {
   skipSpecial: boolean;
 }
 
-/** One step of a running generation: a sampled token's piece; the last step also carries the generation whole. */
-export interface GenerationStep {
-  /** Absent only on the last step of a generation that sampled nothing. */
-  piece: TokenPiece | undefined;
-  generation?: Generation;
-}
+/**
+ * One step of a running generation: a token as it is sampled, with the text it lets a stream send; then
+ * the end, with the generation whole and the text its tokens' pieces did not carry (what was held back
+ * and turned out to be the answer's after all).
+ */
+export type GenerationStep = { piece: TokenPiece; generation?: undefined } | { piece?: undefined; generation: Generation; rest: string };
 
 /**
  * Checks what every generating route shares (a prompt, ids in the vocabulary, room in the context).
@@ -45,10 +45,8 @@ export function checkRun(context: RouteContext, promptIds: number[], options: Ru
 }
 
 /**
- * Samples a checked prompt, yielding each token's piece as the generator hands the token out, and
- * returns the generation whole. A piece is held until the next token or the end comes, so the last one
- * can carry the rest of the text and the finished generation (its finish reason goes on the same
- * chunk). Stopping the iteration stops the generator.
+ * Samples a checked prompt, yielding each token's piece as soon as the generator hands the token out,
+ * then the end; returns the generation whole. Stopping the iteration stops the generator.
  */
 export async function* sample(context: RouteContext, promptIds: number[], options: RunOptions, signal: AbortSignal): AsyncGenerator<GenerationStep, Generation, undefined> {
   const request = generationRequest(promptIds, options);
@@ -56,20 +54,17 @@ export async function* sample(context: RouteContext, promptIds: number[], option
   const tokens: AsyncIterator<StreamedToken, GenerationEnd> = context.generate(request, signal);
   const tokenIds: number[] = [];
   const logprobs: number[] = [];
-  let held: TokenPiece | undefined;
   try {
     for (let step = await tokens.next(); ; step = await tokens.next()) {
       if (step.done) {
         const text = visibleText(context.tokenizer, request, tokenIds, step.value.stopReason);
-        if (held) held.text += pieces.rest(text);
         const generation = { tokenIds, logprobs, text, finish: step.value.finish, stopReason: step.value.stopReason };
-        yield { piece: held, generation };
+        yield { generation, rest: pieces.rest(text) };
         return generation;
       }
       tokenIds.push(step.value.token_id);
       logprobs.push(step.value.logprob);
-      if (held) yield { piece: held };
-      held = pieces.next(step.value.token_id, step.value.logprob);
+      yield { piece: pieces.next(step.value.token_id, step.value.logprob) };
     }
   } finally {
     await tokens.return?.();

@@ -39,41 +39,43 @@ export interface ChatStreamPlan extends StreamPlan {
 }
 
 /**
- * A chat completion as `chat.completion.chunk`s, as OpenAI streams it, each sent as its token is
- * sampled: per choice a first chunk with the role, then one chunk per token with its text as
- * `delta.content`, the last one with the finish reason; choices one after the other (each chunk names
- * its `index`). A reply read for tool calls is held to its end: one chunk with the calls, or its tokens'
- * chunks when it called none. With `usage` every chunk has `usage: null` and a last chunk with no
- * choices has the usage.
+ * A chat completion as `chat.completion.chunk`s, as OpenAI streams it, each sent as soon as its token
+ * is sampled: per choice a first chunk with the role, one chunk per token with its text as
+ * `delta.content` (its id and logprob when asked), and a last chunk with the finish reason (and any text
+ * held back to the end); choices one after the other, each chunk naming its `index`. A reply read for
+ * tool calls is held to its end: one chunk with the calls, or its tokens' chunks when it called none.
+ * With `usage` every chunk has `usage: null` and a last chunk with no choices has the usage.
  */
 export async function* chatCompletionChunks(head: ChunkHead, steps: AsyncIterable<ChoiceStep>, plan: ChatStreamPlan): AsyncGenerator<unknown, void, undefined> {
   const chunk = (choice: Record<string, unknown>) => ({ ...head, object: 'chat.completion.chunk', choices: [choice], ...(plan.usage ? { usage: null } : {}) });
-  const tokenChunk = (index: number, pieces: TokenPiece[], finish: Record<string, unknown>, delta: Record<string, unknown> = { content: pieces.map((piece) => piece.text).join('') }) =>
+  const tokensChunk = (index: number, pieces: TokenPiece[], delta: Record<string, unknown>, finish: Record<string, unknown>) =>
     chunk({ index, delta, logprobs: plan.logprobs ? plan.logprobs(pieces) : null, ...finish, ...(plan.tokenIds ? { token_ids: pieces.map((piece) => piece.tokenId) } : {}) });
+  const textChunk = (index: number, piece: TokenPiece) => tokensChunk(index, [piece], { content: piece.text }, { finish_reason: null });
   const finished: Generation[] = [];
   let held: TokenPiece[] = [];
   let current = -1;
-  for await (const { index, piece, generation } of steps) {
+  for await (const step of steps) {
+    const { index } = step;
     if (index !== current) {
       const role = chunk({ index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null });
       yield current < 0 ? Object.assign(role, plan.firstExtra) : role;
       current = index;
     }
-    const pieces = piece ? [piece] : [];
-    if (!plan.reply) {
-      yield tokenChunk(index, pieces, generation ? plan.finish(generation, index) : { finish_reason: null });
-      if (generation) finished.push(generation);
+    if (step.piece) {
+      if (plan.reply) held.push(step.piece);
+      else yield textChunk(index, step.piece);
       continue;
     }
-    held.push(...pieces);
-    if (!generation) continue;
+    const { generation, rest } = step;
     finished.push(generation);
     const finish = plan.finish(generation, index);
-    const { message } = plan.reply(generation);
-    if (message.tool_calls) yield tokenChunk(index, held, finish, { content: message.content, tool_calls: message.tool_calls.map((call, position) => ({ index: position, ...call })) });
-    // No call after all: the tokens go out a chunk each, as they would have unread.
-    else if (held.length === 0) yield tokenChunk(index, [], finish);
-    else yield* held.map((one, i) => tokenChunk(index, [one], i === held.length - 1 ? finish : { finish_reason: null }));
+    const message = plan.reply?.(generation).message;
+    if (message?.tool_calls) yield tokensChunk(index, held, { content: message.content, tool_calls: message.tool_calls.map((call, position) => ({ index: position, ...call })) }, finish);
+    else {
+      // No call after all: the held tokens go out a chunk each, as they would have unread.
+      for (const piece of held) yield textChunk(index, piece);
+      yield tokensChunk(index, [], rest === '' ? {} : { content: rest }, finish);
+    }
     held = [];
   }
   if (plan.usage) yield { ...head, object: 'chat.completion.chunk', choices: [], usage: plan.usage(finished) };
@@ -87,9 +89,9 @@ export interface CompletionStreamPlan extends StreamPlan {
 }
 
 /**
- * A completion as `text_completion` chunks, as OpenAI and vLLM stream it, each sent as its token is
- * sampled: one chunk per token with its `text` (an echoed prompt comes first, in a chunk of its own),
- * the last with the finish reason, then the usage chunk when asked for.
+ * A completion as `text_completion` chunks, as OpenAI and vLLM stream it, each sent as soon as its
+ * token is sampled: one chunk per token with its `text` (an echoed prompt comes first, in a chunk of its
+ * own), a last one with the finish reason, then the usage chunk when asked for.
  */
 export async function* completionChunks(head: ChunkHead, steps: AsyncIterable<ChoiceStep>, plan: CompletionStreamPlan): AsyncGenerator<unknown, void, undefined> {
   const chunk = (choice: Record<string, unknown>) => ({ ...head, object: 'text_completion', choices: [choice], ...(plan.usage ? { usage: null } : {}) });
@@ -97,7 +99,8 @@ export async function* completionChunks(head: ChunkHead, steps: AsyncIterable<Ch
   let current = -1;
   /** vLLM sends the prompt's ids once, on the choice's first chunk. */
   let prompt: Record<string, unknown> = {};
-  for await (const { index, piece, generation } of steps) {
+  for await (const step of steps) {
+    const { index } = step;
     if (index !== current) {
       current = index;
       const ids = plan.promptTokenIds(index);
@@ -108,14 +111,14 @@ export async function* completionChunks(head: ChunkHead, steps: AsyncIterable<Ch
         prompt = {};
       }
     }
-    const pieces = piece ? [piece] : [];
-    if (generation) finished.push(generation);
+    const pieces = step.piece ? [step.piece] : [];
+    if (step.generation) finished.push(step.generation);
     yield chunk({
       index,
-      text: pieces.map((one) => one.text).join(''),
+      text: step.piece ? step.piece.text : step.rest,
       logprobs: plan.logprobs ? plan.logprobs(pieces) : null,
-      ...(generation ? plan.finish(generation, index) : { finish_reason: null }),
-      ...(plan.tokenIds ? { token_ids: pieces.map((one) => one.tokenId) } : {}),
+      ...(step.generation ? plan.finish(step.generation, index) : { finish_reason: null }),
+      ...(plan.tokenIds ? { token_ids: pieces.map((piece) => piece.tokenId) } : {}),
       ...prompt,
     });
     prompt = {};
