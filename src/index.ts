@@ -92,6 +92,8 @@ export {
   type Policy,
   type PolicyRequest,
   type PolicyResultInput,
+  type StreamedToken,
+  type StreamingPolicy,
   type BackendRecipe,
   type RemotePolicyOptions,
   type RouterEvent,

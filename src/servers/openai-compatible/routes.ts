@@ -280,7 +280,7 @@ const chatCompletions: Route = async (context, body, signal) => {
     const plan = {
       // Without a parser, or with tools not read, the reply is its text as written: it streams token by token.
       reply: parseTools && context.toolCallParser ? reply : undefined,
-      finish: (generation: Generation) => finish(generation),
+      finish,
       logprobs: wantsLogprobs ? (pieces: TokenPiece[]) => logprobs(pieces.map((piece) => piece.tokenId), pieces.map((piece) => piece.logprob)) : undefined,
       tokenIds: request.return_token_ids ?? false,
       usage: request.stream_options?.include_usage ? (finished: Generation[]) => usage(promptIds.length, completionTokens(finished)) : undefined,

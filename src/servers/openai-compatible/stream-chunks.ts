@@ -22,7 +22,7 @@ export type ChoiceStep = GenerationStep & { index: number };
 /** How a route asked for its choices to be written, chunk by chunk. */
 export interface StreamPlan {
   /** The choice's last chunk carries these (`finish_reason`, and `stop_reason` or SGLang's `matched_stop`). */
-  finish: (generation: Generation, index: number) => Record<string, unknown> & { finish_reason: string };
+  finish: (generation: Generation) => Record<string, unknown> & { finish_reason: string };
   /** The logprobs field of a chunk carrying these pieces, or undefined when none were asked for. */
   logprobs: ((pieces: TokenPiece[]) => unknown) | undefined;
   /** vLLM's `token_ids` on each chunk's choice, when `return_token_ids`. */
@@ -68,7 +68,7 @@ export async function* chatCompletionChunks(head: ChunkHead, steps: AsyncIterabl
     }
     const { generation, rest } = step;
     finished.push(generation);
-    const finish = plan.finish(generation, index);
+    const finish = plan.finish(generation);
     const message = plan.reply?.(generation).message;
     if (message?.tool_calls) yield tokensChunk(index, held, { content: message.content, tool_calls: message.tool_calls.map((call, position) => ({ index: position, ...call })) }, finish);
     else {
@@ -117,7 +117,7 @@ export async function* completionChunks(head: ChunkHead, steps: AsyncIterable<Ch
       index,
       text: step.piece ? step.piece.text : step.rest,
       logprobs: plan.logprobs ? plan.logprobs(pieces) : null,
-      ...(step.generation ? plan.finish(step.generation, index) : { finish_reason: null }),
+      ...(step.generation ? plan.finish(step.generation) : { finish_reason: null }),
       ...(plan.tokenIds ? { token_ids: pieces.map((piece) => piece.tokenId) } : {}),
       ...prompt,
     });
