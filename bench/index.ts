@@ -7,6 +7,7 @@ import { engineOverhead, scheduleCost } from './engine-bench.js';
 import { httpClientThroughput } from './http-bench.js';
 import { ledgerThroughput } from './ledger-bench.js';
 import { resourcesOverhead } from './resources-bench.js';
+import { streamFirstText } from './stream-bench.js';
 import { viewerScaling } from './viewer-bench.js';
 
 /**
@@ -21,6 +22,7 @@ const suites: Record<string, () => Promise<BenchResult | BenchResult[]>> = {
   http: httpClientThroughput,
   'embedded-decode': embeddedDecodeSpeed,
   'embedded-episodes': embeddedEpisodeThroughput,
+  'embedded-stream': streamFirstText,
   collect: collectOverhead,
   'collect-memory': collectMemory,
   aggregate: aggregateScaling,

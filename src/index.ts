@@ -93,6 +93,8 @@ export {
   type Policy,
   type PolicyRequest,
   type PolicyResultInput,
+  type StreamedToken,
+  type StreamingPolicy,
   type BackendRecipe,
   replyList,
   type ReplyList,

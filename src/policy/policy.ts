@@ -65,3 +65,19 @@ export interface Policy {
   /** Releases what the policy holds (connections, timers, decoding state). Call it once no more generations are wanted. */
   close(): Promise<void>;
 }
+
+/** One token as the sampler picked it, handed out before the generation ends. */
+export interface StreamedToken {
+  token_id: number;
+  /** The sampler's logprob of the token (which distribution: see the backend's docs). */
+  logprob: number;
+}
+
+/** A policy that hands out each token as it samples it (the embedded model), so a server can stream it. */
+export interface StreamingPolicy extends Policy {
+  /**
+   * Yields each token as soon as it is sampled and returns the whole result, as `generate` resolves it.
+   * A consumer that stops iterating ends the generation, as aborting `signal` does.
+   */
+  stream(request: PolicyRequest, signal: AbortSignal): AsyncGenerator<StreamedToken, PolicyResultInput, undefined>;
+}

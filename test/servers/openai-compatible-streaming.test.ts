@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
-import { describe, it } from 'node:test';
-import { startQwen3Server } from '../support/qwen3.js';
+import { after, describe, it } from 'node:test';
+import OpenAI, { APIError } from 'openai';
+import type { Generator } from '../../src/servers/openai-compatible/generator.js';
+import { OpenAiCompatibleServer } from '../../src/servers/openai-compatible/openai-compatible-server.js';
+import { qwen3Template, qwen3Tokenizer, startQwen3Server } from '../support/qwen3.js';
 
 const { server, url } = await startQwen3Server();
 
@@ -39,7 +42,7 @@ const chat = { messages: [{ role: 'user', content: 'hi' }], max_tokens: 12, seed
 const completion = { prompt: 'What is 2+2?', max_tokens: 12, seed: 3 };
 
 describe('the OpenAI-compatible server streams chat and completions as server-sent events when asked', () => {
-  it('streams a chat completion: the role first, then the text token by token, the finish reason last, then [DONE]; the text is the unstreamed answer', async () => {
+  it('streams a chat completion: the role first, then the text token by token, the finish reason in a last chunk, as OpenAI ends a choice, then [DONE]; the text is the unstreamed answer', async () => {
     const whole = (await (await post('/v1/chat/completions', chat)).json()) as Answer;
     const { contentType, data } = await events('/v1/chat/completions', { ...chat, stream: true });
     assert.match(contentType!, /^text\/event-stream/);
@@ -48,7 +51,8 @@ describe('the OpenAI-compatible server streams chat and completions as server-se
     assert.ok(chunks.every((chunk) => chunk.object === 'chat.completion.chunk' && chunk.id === chunks[0]!.id && chunk.id.startsWith('chatcmpl-') && chunk.created === chunks[0]!.created));
     assert.equal(chunks[0]!.choices[0]!.delta!.role, 'assistant');
     assert.equal(chunks.map((chunk) => chunk.choices[0]!.delta!.content ?? '').join(''), whole.choices[0]!.message!.content);
-    assert.equal(chunks.length, 1 + whole.usage.completion_tokens, 'one chunk per token after the role');
+    assert.equal(chunks.length, 2 + whole.usage.completion_tokens, 'one chunk per token between the role and the finish');
+    assert.deepEqual(chunks.at(-1)!.choices[0]!.delta, {});
     assert.deepEqual(chunks.map((chunk) => chunk.choices[0]!.finish_reason).slice(0, -1), Array(chunks.length - 1).fill(null));
     assert.equal(chunks.at(-1)!.choices[0]!.finish_reason, whole.choices[0]!.finish_reason);
     assert.ok(chunks.every((chunk) => !('usage' in chunk)), 'no usage unless asked');
@@ -128,5 +132,33 @@ describe('the OpenAI-compatible server streams chat and completions as server-se
     const { data } = await events('/v1/chat/completions', { ...chat, stream: true });
     const reasons = chunksOf(data).map((chunk) => chunk.choices[0]!.finish_reason);
     assert.deepEqual([reasons.at(-1), reasons.filter((reason) => reason !== null).length], ['content_filter', 1]);
+  });
+
+  it('reports a generation that fails mid-stream in the stream, as OpenAI does: the openai client raises it with its message after the tokens sent', async () => {
+    const tokenizer = await qwen3Tokenizer();
+    const [four, more] = tokenizer.encode('four more');
+    const failing: Generator = async function* () {
+      yield { token_id: four!, logprob: -0.1 };
+      yield { token_id: more!, logprob: -0.2 };
+      throw new Error('the decoder ran out of memory');
+    };
+    const broken = new OpenAiCompatibleServer({ tokenizer, template: await qwen3Template(), generate: failing });
+    const client = new OpenAI({ baseURL: `${await broken.start()}/v1`, apiKey: 'unused', maxRetries: 0 });
+    after(() => broken.close());
+    let text = '';
+    const chat = await client.chat.completions.create({ model: 'any', messages: [{ role: 'user', content: 'hi' }], stream: true });
+    const failure = await (async () => {
+      for await (const chunk of chat) text += chunk.choices[0]?.delta.content ?? '';
+    })().then(() => assert.fail('the stream ended as if whole'), (error: unknown) => error);
+    assert.ok(failure instanceof APIError, String(failure));
+    assert.match(failure.message, /the decoder ran out of memory/);
+    assert.equal(text, 'four more');
+    const events: string[] = [];
+    const response = await client.responses.create({ model: 'any', input: 'hi', stream: true });
+    const failed = await (async () => {
+      for await (const event of response) events.push(event.type);
+    })().then(() => assert.fail('the stream ended as if whole'), (error: unknown) => error);
+    assert.ok(failed instanceof APIError && /the decoder ran out of memory/.test(failed.message), String(failed));
+    assert.deepEqual(events.filter((type) => type === 'response.output_text.delta').length, 2);
   });
 });

@@ -31,10 +31,10 @@ const { hostname, port } = new URL(url);
 /** A generator that waits to be told to stop, noting each abort: a stand-in for a long decode. It fails on the prompt [7]. */
 const aborts: unknown[] = [];
 let generating = 0;
-const slow: Generator = async (request, signal) => {
+const slow: Generator = async function* (request, signal) {
   if (request.promptIds.join() === '7') throw new Error('the decoder failed');
   generating += 1;
-  return new Promise((_resolve, reject) => signal.addEventListener('abort', () => (aborts.push(signal.reason), reject(signal.reason)), { once: true }));
+  return await new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => (aborts.push(signal.reason), reject(signal.reason)), { once: true }));
 };
 const slowServer = new OpenAiCompatibleServer({ tokenizer: qwen3, template: await qwen3Template(), generate: slow });
 const slowUrl = new URL(await slowServer.start());

@@ -7,8 +7,11 @@ import { ConfigError } from '../../core/errors/config-error.js';
 import { ContextLengthError } from '../../core/errors/context-length-error.js';
 import { loadHfTokenizer, type HfTokenizer } from '../../tokens/hf-tokenizer.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
+import { AsyncQueue } from '../../util/async-queue.js';
+import { drain } from '../../util/drain.js';
 import { createSeededRandom, type SeededRandom } from '../../util/seeded-random.js';
-import type { Policy, PolicyRequest, PolicyResult } from '../policy.js';
+import { subscribeAbort } from '../../util/subscribe-abort.js';
+import type { PolicyRequest, PolicyResult, StreamedToken, StreamingPolicy } from '../policy.js';
 import { GptConfig } from './gpt-config.js';
 import { decodeStep, KvCache } from './gpt-decoder.js';
 import { GptModel } from './gpt-model.js';
@@ -28,21 +31,22 @@ interface Sequence {
   logprobs: number[];
   maxTokens: number;
   random: SeededRandom;
+  /** Hands a token out as soon as it is sampled. */
+  emit: (token: StreamedToken) => void;
   settle: (result: PolicyResult) => void;
   fail: (error: unknown) => void;
 }
 
-/** Decode steps run back to back before yielding to the event loop, so HTTP and timers stay responsive. */
-const STEPS_PER_TICK = 8;
-
 /**
  * The embedded GPT as a policy: no server, no GPU. Concurrent requests share each decoding step
- * (continuous batching: every step feeds one token per active sequence, a prompt token or the last
- * sampled one), so many episodes at once run faster than one at a time. Logprobs are the model's raw
- * ones (see `sampleToken`). Same seed, same prompt and params: same tokens, whatever else is running.
+ * (continuous batching: every step feeds each active sequence its whole prompt, on its first step, or
+ * its last sampled token), so many episodes at once run faster than one at a time. Each step samples a
+ * token for every sequence and then yields to the event loop, so a server streams it before the next
+ * one is sampled, and HTTP and timers stay responsive. Logprobs are the model's raw ones (see
+ * `sampleToken`). Same seed, same prompt and params: same tokens, whatever else is running.
  * `load` gives it the committed HF tokenizer, whose config holds the chat template.
  */
-export class EmbeddedPolicy<T extends Tokenizer = Tokenizer> implements Policy {
+export class EmbeddedPolicy<T extends Tokenizer = Tokenizer> implements StreamingPolicy {
   readonly name = 'embedded';
   readonly model: GptModel;
   readonly tokenizer: T;
@@ -66,35 +70,44 @@ export class EmbeddedPolicy<T extends Tokenizer = Tokenizer> implements Policy {
     return this.model.config.context_length;
   }
 
+  /** The stream, drained: the same decoding whether or not anyone watches the tokens go by. */
   generate(request: PolicyRequest, signal: AbortSignal): Promise<PolicyResult> {
+    return drain(this.stream(request, signal));
+  }
+
+  async *stream(request: PolicyRequest, signal: AbortSignal): AsyncGenerator<StreamedToken, PolicyResult, undefined> {
     const room = this.maxModelLen - request.prompt_token_ids.length;
-    if (room <= 0) return Promise.reject(new ContextLengthError(request.prompt_token_ids.length, this.maxModelLen));
-    if (request.prompt_token_ids.length === 0) return Promise.reject(new ConfigError('the embedded model needs at least one prompt token'));
-    return new Promise<PolicyResult>((resolve, reject) => {
-      if (signal.aborted) return reject(signal.reason);
-      // The listener holds the sequence (its KV cache): it must go when the request settles, whatever the signal's lifetime.
-      const onAbort = () => this.#remove(sequence) && sequence.fail(signal.reason);
-      const sequence: Sequence = {
-        request,
-        cache: new KvCache(this.model),
-        pending: [...request.prompt_token_ids],
-        ids: [],
-        logprobs: [],
-        maxTokens: Math.min(request.sampling.max_tokens, room),
-        random: createSeededRandom(request.sampling.seed ?? Math.floor(Math.random() * 2 ** 32)),
-        settle: (result) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(result);
-        },
-        fail: (error) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(error);
-        },
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.#active.push(sequence);
-      this.#schedule();
-    });
+    if (room <= 0) throw new ContextLengthError(request.prompt_token_ids.length, this.maxModelLen);
+    if (request.prompt_token_ids.length === 0) throw new ConfigError('the embedded model needs at least one prompt token');
+    signal.throwIfAborted();
+    const tokens = new AsyncQueue<StreamedToken>();
+    let result: PolicyResult | undefined;
+    const sequence: Sequence = {
+      request,
+      cache: new KvCache(this.model),
+      pending: [...request.prompt_token_ids],
+      ids: [],
+      logprobs: [],
+      maxTokens: Math.min(request.sampling.max_tokens, room),
+      random: createSeededRandom(request.sampling.seed ?? Math.floor(Math.random() * 2 ** 32)),
+      emit: (token) => tokens.push(token),
+      settle: (settled) => {
+        result = settled;
+        tokens.close();
+      },
+      fail: (error) => tokens.fail(error),
+    };
+    const unsubscribe = subscribeAbort(signal, (reason) => this.#remove(sequence) && sequence.fail(reason));
+    this.#active.push(sequence);
+    this.#schedule();
+    try {
+      yield* tokens;
+      return result!;
+    } finally {
+      // However the generation ends (done, failed, aborted, or its consumer stopped listening), its KV cache goes.
+      unsubscribe();
+      this.#remove(sequence);
+    }
   }
 
   /** Ends the generations still decoding with an `AbortedError`, releasing their caches. */
@@ -110,7 +123,7 @@ export class EmbeddedPolicy<T extends Tokenizer = Tokenizer> implements Policy {
 
   #run(): void {
     try {
-      for (let i = 0; i < STEPS_PER_TICK && this.#active.length > 0; i++) this.#step();
+      if (this.#active.length > 0) this.#step();
     } catch (error) {
       for (const sequence of this.#active.splice(0)) sequence.fail(error);
     }
@@ -118,17 +131,24 @@ export class EmbeddedPolicy<T extends Tokenizer = Tokenizer> implements Policy {
     if (this.#active.length > 0) this.#schedule();
   }
 
-  /** One batched decoding step over every active sequence. */
+  /**
+   * One batched decoding step over every active sequence, sampling each one's next token. A new
+   * sequence reads its whole prompt in this step (prefill): its first token comes one step after it
+   * arrives, however long the prompt.
+   */
   #step(): void {
     const batch = [...this.#active];
-    const inputs = batch.map((sequence) => sequence.pending.shift() ?? sequence.ids.at(-1)!);
-    const logits = decodeStep(this.model, inputs, batch.map((sequence) => sequence.cache));
+    const rows = batch.map((sequence) => (sequence.pending.length > 0 ? sequence.pending.splice(0) : [sequence.ids.at(-1)!]));
+    const logits = decodeStep(this.model, rows.flat(), rows.flatMap((tokens, b) => tokens.map(() => batch[b]!.cache)));
     const V = this.model.config.vocab_size;
+    let row = -1;
     batch.forEach((sequence, b) => {
-      if (sequence.pending.length > 0) return;
-      const { token, logprob } = sampleToken(logits, b * V, V, sequence.request.sampling, sequence.random);
+      // The sequence's last row predicts its next token.
+      row += rows[b]!.length;
+      const { token, logprob } = sampleToken(logits, row * V, V, sequence.request.sampling, sequence.random);
       sequence.ids.push(token);
       sequence.logprobs.push(logprob);
+      sequence.emit({ token_id: token, logprob });
       const finish = this.#finishReason(sequence, token);
       if (finish !== undefined && this.#remove(sequence)) sequence.settle(this.#result(sequence, finish));
     });

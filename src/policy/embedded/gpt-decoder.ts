@@ -15,9 +15,11 @@ export class KvCache {
 }
 
 /**
- * Incremental decoding: feeds one token per sequence for a batch of sequences at once, each with its
- * own cache and position. Batching reads every weight row once for all sequences, which is where
- * concurrent episodes gain.
+ * Incremental decoding: feeds a batch of rows at once, each a token and the cache of its sequence, and
+ * returns each row's logits. Batching reads every weight row once for all rows, which is where
+ * concurrent episodes gain. A sequence may bring several rows (its whole prompt, read in one step):
+ * they come together and in order, at consecutive positions, each attending to the ones before it.
+ * Rows do not mix, so a token's logits are the same bits however it was batched.
  */
 export function decodeStep(model: GptModel, tokens: readonly number[], caches: readonly KvCache[]): Float32Array {
   const { channels: C, heads: H, vocab_size: V, context_length: maxT } = model.config;
@@ -34,10 +36,12 @@ export function decodeStep(model: GptModel, tokens: readonly number[], caches: r
   const mean = new Float32Array(B);
   const rstd = new Float32Array(B);
   const scores = new Float32Array(maxT);
+  const positions = new Int32Array(B);
 
   for (let b = 0; b < B; b++) {
-    const position = caches[b]!.length;
-    if (position >= maxT) throw new RangeError(`sequence ${b} is full (${maxT} tokens)`);
+    const position = b > 0 && caches[b] === caches[b - 1] ? positions[b - 1]! + 1 : caches[b]!.length;
+    if (position >= maxT) throw new RangeError(`row ${b} is past the end of its sequence (${maxT} tokens)`);
+    positions[b] = position;
     const token = tokens[b]!;
     for (let i = 0; i < C; i++) x[b * C + i] = p[layout.wte + token * C + i]! + p[layout.wpe + position * C + i]!;
   }
@@ -47,7 +51,7 @@ export function decodeStep(model: GptModel, tokens: readonly number[], caches: r
     matmulForward(qkv, 0, norm, 0, p, layer.qkvw, p, layer.qkvb, B, C, 3 * C);
     for (let b = 0; b < B; b++) {
       const cache = caches[b]!;
-      const position = cache.length;
+      const position = positions[b]!;
       const keys = cache.keys[l]!;
       const values = cache.values[l]!;
       keys.set(qkv.subarray(b * 3 * C + C, b * 3 * C + 2 * C), position * C);
@@ -83,7 +87,10 @@ export function decodeStep(model: GptModel, tokens: readonly number[], caches: r
     for (let i = 0; i < B * C; i++) x[i] = x[i]! + projected[i]!;
   });
 
-  for (const cache of caches) cache.length += 1;
+  // A sequence's rows come in order, so its last row's position sets where its cache now ends.
+  caches.forEach((cache, b) => {
+    cache.length = positions[b]! + 1;
+  });
   layernormForward(norm, 0, mean, rstd, 0, x, 0, p, layout.lnfw, p, layout.lnfb, B, C);
   const logits = new Float32Array(B * V);
   const zeros = new Float32Array(V);

@@ -112,7 +112,7 @@ function abandon(response: ServerResponse, error: unknown): void {
 }
 
 /** The message only: a stack would show the server's insides to any client. */
-const internalError = (error: unknown) => openAiErrorBody(error instanceof Error ? error.message : String(error), { type: 'server_error' });
+export const internalError = (error: unknown) => openAiErrorBody(error instanceof Error ? error.message : String(error), { type: 'server_error' });
 
 /** Sends a JSON answer, unless one was already sent or the connection is gone. */
 export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string | string[]> = {}): void {

@@ -1,4 +1,4 @@
-import type { Policy } from '../../policy/policy.js';
+import type { StreamedToken, StreamingPolicy } from '../../policy/policy.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
 
 export interface GenerationRequest {
@@ -16,17 +16,25 @@ export interface GenerationRequest {
   skipSpecialTokens: boolean;
 }
 
-export interface Generation {
-  tokenIds: number[];
-  logprobs: number[];
-  text: string;
+/** How a generation ended. */
+export interface GenerationEnd {
   finish: 'stop' | 'length';
   /** The matched stop string or stop token id; null when the reply ended on its own end-of-sequence token. */
   stopReason: string | number | null;
 }
 
-/** What samples tokens behind the OpenAI-compatible routes. */
-export type Generator = (request: GenerationRequest, signal: AbortSignal) => Promise<Generation>;
+export interface Generation extends GenerationEnd {
+  tokenIds: number[];
+  logprobs: number[];
+  text: string;
+}
+
+/**
+ * What samples tokens behind the OpenAI-compatible routes: yields each token as soon as it is sampled
+ * (a stream sends it then) and returns how the generation ended. A consumer that stops iterating (a
+ * client that left) ends the generation, as `signal` aborting does.
+ */
+export type Generator = (request: GenerationRequest, signal: AbortSignal) => AsyncGenerator<StreamedToken, GenerationEnd, undefined>;
 
 /** Text the way vLLM returns it: stop string trimmed unless asked to keep it, special tokens hidden unless asked. */
 export function visibleText(tokenizer: Tokenizer, request: GenerationRequest, ids: readonly number[], stopReason: string | number | null): string {
@@ -35,10 +43,10 @@ export function visibleText(tokenizer: Tokenizer, request: GenerationRequest, id
   return typeof stopReason === 'string' && !request.includeStopString ? text.slice(0, text.indexOf(stopReason)) : text;
 }
 
-/** Serves a policy (the embedded model) through the routes. */
-export function policyGenerator(policy: Policy, tokenizer: Tokenizer): Generator {
-  return async (request, signal) => {
-    const result = await policy.generate(
+/** Serves a policy that streams its tokens (the embedded model) through the routes. */
+export function policyGenerator(policy: StreamingPolicy, tokenizer: Tokenizer): Generator {
+  return async function* (request, signal) {
+    const result = yield* policy.stream(
       {
         session_id: 'server',
         prompt_token_ids: request.promptIds,
@@ -49,12 +57,11 @@ export function policyGenerator(policy: Policy, tokenizer: Tokenizer): Generator
       },
       signal,
     );
-    const ids = result.token_ids ?? [];
+    const ids = result.token_ids;
     const last = ids.at(-1);
     const text = tokenizer.decode(ids);
     const matched = request.stop.find((stop) => text.includes(stop));
     const stopReason = last !== undefined && request.stopTokenIds.includes(last) && !tokenizer.stopTokenIds.includes(last) ? last : (matched ?? null);
-    const finish = result.finish_reason.unified === 'length' ? 'length' : 'stop';
-    return { tokenIds: ids, logprobs: result.logprobs ?? [], text: visibleText(tokenizer, request, ids, stopReason), finish, stopReason };
+    return { finish: result.finish_reason.unified === 'length' ? 'length' : 'stop', stopReason };
   };
 }

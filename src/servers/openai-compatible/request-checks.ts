@@ -73,3 +73,34 @@ export function checkNoSpecialTokensAdded(value: boolean | undefined): void {
   if (value !== true) return;
   throw new RequestRejectedError(400, 'add_special_tokens true is not supported: this server encodes text without adding special tokens and uses token prompts as sent; send false or leave it out', { param: 'add_special_tokens', code: 'unsupported_parameter' });
 }
+
+/** `stream_options` as chat, completions and Responses take it: usage on request (not on Responses, whose last event has it). */
+export const StreamOptions = z.strictObject({ include_usage: z.boolean().optional(), include_obfuscation: z.boolean().optional() });
+export type StreamOptions = z.infer<typeof StreamOptions>;
+
+/**
+ * As vLLM: options for a stream that was not asked for are a mistake worth naming, not something to
+ * ignore. Obfuscation pads stream events against size side channels; this server sends them unpadded.
+ */
+export function checkStreamOptions(request: { stream?: boolean | undefined; stream_options?: StreamOptions | undefined }): void {
+  if (request.stream_options && !request.stream) throw new RequestRejectedError(400, 'stream_options can only be sent with stream true', { param: 'stream_options' });
+  if (request.stream_options?.include_obfuscation) {
+    throw new RequestRejectedError(400, 'stream_options.include_obfuscation true is not supported: this server does not pad stream events; send false or leave it out', { param: 'stream_options.include_obfuscation', code: 'unsupported_parameter' });
+  }
+}
+
+/** The generator knows only the sampled token's logprob: alternatives asked for would be an empty list passed off as an answer. */
+export function checkNoTopLogprobs(param: string, count: number): void {
+  if (count === 0) return;
+  throw new RequestRejectedError(400, `${param} is ${count}: this server returns only the sampled token's logprob, so ask for 0 alternatives`, { param, code: 'unsupported_parameter' });
+}
+
+/**
+ * `parallel_tool_calls: false` asks for at most one call per reply. Nothing here can stop the model
+ * writing several, so it is refused when the reply is read for tool calls; otherwise no reply carries
+ * any call and it is kept trivially. True (OpenAI's default) is what the server does.
+ */
+export function checkParallelToolCalls(value: boolean | undefined, readsToolCalls: boolean): void {
+  if (value !== false || !readsToolCalls) return;
+  throw new RequestRejectedError(400, 'parallel_tool_calls false is not supported: the model may write several calls in one reply, and this server returns every call it wrote; send true or leave it out', { param: 'parallel_tool_calls', code: 'unsupported_parameter' });
+}

@@ -2,35 +2,43 @@ import { z } from 'zod';
 import { ResponsesItem, ResponsesTool, responsesInputToMessages, responsesToolsToChatTools } from '../../core/responses-items.js';
 import type { Message } from '../../core/message.js';
 import { RequestRejectedError } from '../http/request-rejected-error.js';
-import { assistantReply } from './assistant-reply.js';
+import { assistantReply, type AssistantReply } from './assistant-reply.js';
+import type { Generation } from './generator.js';
 import { renderChatPrompt } from './render-chat-prompt.js';
-import { checkTextFits, parseBody } from './request-checks.js';
+import { checkNoTopLogprobs, checkParallelToolCalls, checkStreamOptions, checkTextFits, parseBody, StreamOptions } from './request-checks.js';
+import { openAiRequest, requestLabels } from './openai-request.js';
+import { defaultOnlyFields, refuseNonDefault, responsesDefaults } from './unsupported-parameters.js';
 import { itemId, unixSeconds } from './response-id.js';
-import { responsesEvents, type ResponsesOutputItem } from './responses-events.js';
+import { responsesEvents, type ResponsesOutputItem, type ResponsesResponse } from './responses-events.js';
 import type { Route } from './routes.js';
-import { run, Temperature, TopP } from './sampling.js';
+import { checkRun, generateWhole, sample, Temperature, TopP } from './sampling.js';
 import { checkModel } from './served-model.js';
-import { tokenPieces } from './token-pieces.js';
 
 /**
- * The Responses API request as this server reads it: strictly, like chat (an unknown field, e.g.
- * `previous_response_id`, is a 400 naming it). Nothing is stored, so `store` is served only as false.
+ * The Responses API request as this server reads it: strictly, like chat, null as not set (see
+ * `openAiRequest`). Nothing is kept, so what would need a stored response, conversation or prompt is
+ * served only at its default (see `responsesDefaults`).
  */
-const ResponsesRequest = z.strictObject({
+const ResponsesRequest = openAiRequest({
   model: z.string().optional(),
   input: z.union([z.string(), z.array(ResponsesItem)]),
   /** A system message before the input, as OpenAI places it. */
-  instructions: z.string().nullable().optional(),
+  instructions: z.string().optional(),
   tools: z.array(ResponsesTool).optional(),
   tool_choice: z.enum(['none', 'auto', 'required']).optional(),
+  /** See `checkParallelToolCalls`. */
   parallel_tool_calls: z.boolean().optional(),
-  max_output_tokens: z.number().int().positive().nullable().optional(),
-  temperature: Temperature.nullable().optional(),
-  top_p: TopP.nullable().optional(),
+  max_output_tokens: z.number().int().positive().optional(),
+  /** Bounds the calls to built-in tools; this server runs none, so every bound holds. */
+  max_tool_calls: z.number().int().nonnegative().optional(),
+  temperature: Temperature.optional(),
+  top_p: TopP.optional(),
+  top_logprobs: z.number().int().nonnegative().optional(),
   stream: z.boolean().optional(),
-  store: z.boolean().optional(),
-  metadata: z.record(z.string(), z.string()).nullable().optional(),
-  user: z.string().optional(),
+  /** The Responses API's stream options have no `include_usage`: its last event carries the usage. */
+  stream_options: StreamOptions.omit({ include_usage: true }).optional(),
+  ...requestLabels,
+  ...defaultOnlyFields(responsesDefaults),
 });
 
 const refuse = (param: string, why: string) => new RequestRejectedError(400, `${param} ${why}`, { param, code: 'unsupported_parameter' });
@@ -45,35 +53,28 @@ const refuse = (param: string, why: string) => new RequestRejectedError(400, `${
 export const responses: Route = async (context, body, signal) => {
   const request = parseBody(ResponsesRequest, body);
   checkModel(context, request.model);
-  if (request.store) throw refuse('store', 'true is not supported: this server keeps no responses; send store false or leave it out');
+  refuseNonDefault(responsesDefaults, request);
+  checkNoTopLogprobs('top_logprobs', request.top_logprobs ?? 0);
+  checkStreamOptions(request);
   if (request.tool_choice === 'required') throw refuse('tool_choice', "'required' cannot be enforced by this server: send 'auto' or 'none'");
   const messages: Message[] = [...(request.instructions ? [{ role: 'system' as const, content: request.instructions }] : []), ...responsesInputToMessages(request.input)];
   const tools = request.tools?.length ? responsesToolsToChatTools(request.tools) : undefined;
+  const readsToolCalls = tools !== undefined && request.tool_choice !== 'none' && context.toolCallParser !== undefined;
+  checkParallelToolCalls(request.parallel_tool_calls, readsToolCalls);
   const text = renderChatPrompt(context, messages, tools, { addGenerationPrompt: true, continueFinalMessage: false });
   checkTextFits(context, 'the rendered input', text, request.max_output_tokens ?? 1);
   const promptIds = context.tokenizer.encode(text);
   const maxTokens = request.max_output_tokens ?? Math.max(1, context.maxModelLen - promptIds.length);
-  const generation = await run(context, promptIds, { maxTokens, temperature: request.temperature ?? undefined, topP: request.top_p ?? undefined, stop: [], stopTokenIds: [], includeStop: false, skipSpecial: true }, signal);
-  const reply = assistantReply(generation, context.toolCallParser, tools !== undefined && request.tool_choice !== 'none');
-  const { content, tool_calls: calls = [] } = reply.message;
-  const output: ResponsesOutputItem[] = [
-    ...(content !== null && (content !== '' || calls.length === 0) ? [{ type: 'message', id: itemId('msg'), role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: content, annotations: [] }] }] : []),
-    ...calls.map((call) => ({ type: 'function_call', id: itemId('fc'), call_id: call.id, name: call.function.name, arguments: call.function.arguments, status: 'completed' })),
-  ];
-  Object.assign(output.at(-1)!, { prompt_token_ids: promptIds, generation_token_ids: generation.tokenIds, generation_log_probs: generation.logprobs });
-  const cut = generation.finish === 'length';
-  const response = {
+  const options = { maxTokens, temperature: request.temperature, topP: request.top_p, stop: [], stopTokenIds: [], includeStop: false, skipSpecial: true };
+  const head = {
     id: itemId('resp'),
     object: 'response',
     created_at: unixSeconds(),
     model: context.model,
-    status: cut ? 'incomplete' : 'completed',
     error: null,
-    incomplete_details: cut ? { reason: 'max_output_tokens' } : null,
     instructions: request.instructions ?? null,
     max_output_tokens: request.max_output_tokens ?? null,
     metadata: request.metadata ?? {},
-    output,
     parallel_tool_calls: request.parallel_tool_calls ?? true,
     temperature: request.temperature ?? 1,
     top_p: request.top_p ?? 1,
@@ -81,9 +82,37 @@ export const responses: Route = async (context, body, signal) => {
     tools: request.tools ?? [],
     store: false,
     text: { format: { type: 'text' } },
+  };
+  // A reply not read for tool calls is one message: its id is known before its first token streams.
+  const messageId = itemId('msg');
+  const finished = (generation: Generation) => responseOf(head, messageId, promptIds, generation, assistantReply(generation, context.toolCallParser, readsToolCalls));
+  if (!request.stream) return { status: 200, body: finished(await generateWhole(context, promptIds, options, signal)) };
+  checkRun(context, promptIds, options);
+  const plan = {
+    pending: { ...head, status: 'in_progress', incomplete_details: null, output: [], usage: null },
+    finished,
+    message: readsToolCalls ? undefined : { type: 'message', id: messageId, role: 'assistant', status: 'in_progress', content: [] },
+  };
+  return { status: 200, events: responsesEvents(sample(context, promptIds, options, signal), plan), framing: 'typed' };
+};
+
+/**
+ * The whole response for a finished generation: the reply as Responses items (a message with the text
+ * around any calls, then the calls), the model call's last item carrying NeMo Gym's training fields.
+ */
+function responseOf(head: Record<string, unknown>, messageId: string, promptIds: number[], generation: Generation, reply: AssistantReply): ResponsesResponse {
+  const { content, tool_calls: calls = [] } = reply.message;
+  const output: ResponsesOutputItem[] = [
+    ...(content !== null && (content !== '' || calls.length === 0) ? [{ type: 'message', id: messageId, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: content, annotations: [] }] }] : []),
+    ...calls.map((call) => ({ type: 'function_call', id: itemId('fc'), call_id: call.id, name: call.function.name, arguments: call.function.arguments, status: 'completed' })),
+  ];
+  Object.assign(output.at(-1)!, { prompt_token_ids: promptIds, generation_token_ids: generation.tokenIds, generation_log_probs: generation.logprobs });
+  const cut = generation.finish === 'length';
+  return {
+    ...head,
+    status: cut ? 'incomplete' : 'completed',
+    incomplete_details: cut ? { reason: 'max_output_tokens' } : null,
+    output,
     usage: { input_tokens: promptIds.length, input_tokens_details: { cached_tokens: 0 }, output_tokens: generation.tokenIds.length, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: promptIds.length + generation.tokenIds.length },
   };
-  if (!request.stream) return { status: 200, body: response };
-  const textPieces = calls.length === 0 ? tokenPieces(context.tokenizer, generation) : undefined;
-  return { status: 200, body: response, events: responsesEvents(response, textPieces), framing: 'typed' };
-};
+}

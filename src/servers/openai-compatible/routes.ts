@@ -5,20 +5,21 @@ import type { ChatTemplate } from '../../tokens/chat-template.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
 import type { Generation, Generator } from './generator.js';
 import { RequestRejectedError } from '../http/request-rejected-error.js';
-import { checkNoSpecialTokensAdded, checkTextFits, checkTokenIds, parseBody, renderMessages } from './request-checks.js';
+import { checkNoSpecialTokensAdded, checkNoTopLogprobs, checkParallelToolCalls, checkStreamOptions, checkTextFits, checkTokenIds, parseBody, renderMessages, StreamOptions } from './request-checks.js';
 import { templateKwargs } from './template-kwargs.js';
-import { run, Temperature, TokenIds, TopK, TopP, type RunOptions } from './sampling.js';
+import { checkRun, generateWhole, sample, Temperature, TokenIds, TopK, TopP, type RunOptions } from './sampling.js';
 import { responses } from './responses-route.js';
 import { renderChatPrompt } from './render-chat-prompt.js';
 import { responseId, unixSeconds } from './response-id.js';
 import { checkModel, modelCard, type ServedModel } from './served-model.js';
 import { ChatRequestMessage, toMessage } from './chat-request-message.js';
 import { assistantReply } from './assistant-reply.js';
-import { RefusedParameters, refuseUnsupported } from './unsupported-parameters.js';
+import { chatDefaults, completionDefaults, defaultOnlyFields, refuseNonDefault, samplingDefaults } from './unsupported-parameters.js';
+import { openAiRequest, requestLabels } from './openai-request.js';
 import { mixSeed } from '../../util/seeded-random.js';
-import { tokenPieces, type TokenPiece } from './token-pieces.js';
+import type { TokenPiece } from './token-pieces.js';
 import type { EventFraming } from '../http/send-event-stream.js';
-import { chatCompletionChunks, completionChunks } from './stream-chunks.js';
+import { chatCompletionChunks, completionChunks, type ChoiceStep } from './stream-chunks.js';
 
 export interface RouteContext extends ServedModel {
   tokenizer: Tokenizer;
@@ -34,10 +35,13 @@ export interface RouteContext extends ServedModel {
 
 export interface RouteResult {
   status: number;
-  /** The JSON answer; for a streamed answer, what the same request unstreamed would have returned (what a recorder sees). */
-  body: unknown;
-  /** Present when the client asked for `stream: true`: the chunks to send as server-sent events instead of `body`. */
-  events?: Iterable<unknown>;
+  /** The JSON answer; absent for a stream. */
+  body?: unknown;
+  /**
+   * Present when the client asked for `stream: true`: the events to send as server-sent events, each
+   * as soon as the generation yields it. Iterating samples; stopping the iteration stops the sampling.
+   */
+  events?: AsyncIterable<unknown>;
   /** How the events are framed (default: chat's `data:` lines and `[DONE]`). */
   framing?: EventFraming;
 }
@@ -59,36 +63,42 @@ const Sampling = {
   return_token_ids: z.boolean().optional(),
   return_tokens_as_token_ids: z.boolean().optional(),
   stream: z.boolean().optional(),
-  stream_options: z.object({ include_usage: z.boolean().optional() }).nullable().optional(),
+  stream_options: StreamOptions.optional(),
 };
 
-/** Read strictly: an unknown field is a 400 naming it (see `parseBody`). `user` is accepted: it labels the caller and asks nothing of the model. */
-const CompletionRequest = z.strictObject({
+/** Read strictly, null as not set (see `openAiRequest`). `user` is accepted: it labels the caller and asks nothing of the model. */
+const CompletionRequest = openAiRequest({
   model: z.string().optional(),
   /** One prompt (text or token ids) or a batch of them: each gets its own `n` choices. */
   prompt: z.union([z.string(), TokenIds, z.array(z.string()), z.array(TokenIds)]),
   max_tokens: z.number().int().positive().default(16),
-  logprobs: z.number().int().nonnegative().nullable().optional(),
+  logprobs: z.number().int().nonnegative().optional(),
   add_special_tokens: z.boolean().optional(),
   /** Prepend the prompt's text to the completion's. */
   echo: z.boolean().optional(),
+  /** Served only equal to `n`: see `checkBestOf`. */
+  best_of: z.number().int().positive().optional(),
   user: z.string().optional(),
   ...Sampling,
-  ...RefusedParameters,
+  ...defaultOnlyFields(samplingDefaults),
+  ...defaultOnlyFields(completionDefaults),
 });
-const ChatRequest = z.strictObject({
+const ChatRequest = openAiRequest({
   model: z.string().optional(),
-  user: z.string().optional(),
+  ...requestLabels,
   /** SGLang's name for `include_stop_str_in_output`. */
   no_stop_trim: z.boolean().optional(),
   add_generation_prompt: z.boolean().optional(),
   /** Render the last message open, for the model to go on writing it (vLLM's `continue_final_message`). */
   continue_final_message: z.boolean().optional(),
-  ...RefusedParameters,
+  ...defaultOnlyFields(samplingDefaults),
+  ...defaultOnlyFields(chatDefaults),
   messages: z.array(ChatRequestMessage),
   tools: z.array(ChatTool).optional(),
   /** 'required' and a named function are refused: nothing here can make the model call a tool. */
   tool_choice: z.enum(['none', 'auto', 'required']).optional(),
+  /** See `checkParallelToolCalls`. */
+  parallel_tool_calls: z.boolean().optional(),
   max_tokens: z.number().int().positive().optional(),
   max_completion_tokens: z.number().int().positive().optional(),
   /** OpenAI's boolean; an integer (the legacy form) asks for logprobs with that many alternatives. */
@@ -145,24 +155,36 @@ const asList = (stop: string | string[] | undefined) => (stop === undefined ? []
  */
 const choiceSeed = (seed: number | undefined, index: number) => (seed === undefined || index === 0 ? seed : mixSeed(seed, index));
 
-/** `n` choices, sampled one after another (the generator is one model: running them at once would not be faster). */
-async function runChoices(context: RouteContext, promptIds: number[], options: RunOptions, n: number, signal: AbortSignal): Promise<Generation[]> {
-  const generations: Generation[] = [];
-  for (let index = 0; index < n; index++) generations.push(await run(context, promptIds, { ...options, seed: choiceSeed(options.seed, index) }, signal));
-  return generations;
+/**
+ * The `n` choices of each prompt, sampled one after another (the generator is one model: running them at
+ * once would not be faster), as steps: what a stream sends as it comes and an unstreamed answer waits
+ * for. As vLLM orders them: the n choices of the first prompt, then those of the next. Every prompt is
+ * checked before any is sampled.
+ */
+function sampleChoices(context: RouteContext, prompts: number[][], options: RunOptions, n: number, signal: AbortSignal): AsyncGenerator<ChoiceStep, void, undefined> {
+  for (const promptIds of prompts) checkRun(context, promptIds, options);
+  return (async function* () {
+    for (const [p, promptIds] of prompts.entries()) {
+      for (let j = 0; j < n; j++) {
+        for await (const step of sample(context, promptIds, { ...options, seed: choiceSeed(options.seed, j) }, signal)) yield { index: p * n + j, ...step };
+      }
+    }
+  })();
+}
+
+/** Every choice's finished generation, in order: the steps an unstreamed answer waits for. */
+async function generations(steps: AsyncIterable<ChoiceStep>): Promise<Generation[]> {
+  const finished: Generation[] = [];
+  for await (const step of steps) if (step.generation) finished.push(step.generation);
+  return finished;
 }
 
 const completionTokens = (generations: readonly Generation[]) => generations.reduce((sum, generation) => sum + generation.tokenIds.length, 0);
 
-/** The generator knows only the sampled token's logprob: alternatives asked for would be an empty list passed off as an answer. */
-function checkNoTopLogprobs(param: string, count: number): void {
-  if (count === 0) return;
-  throw new RequestRejectedError(400, `${param} is ${count}: this server returns only the sampled token's logprob, so ask for 0 alternatives`, { param, code: 'unsupported_parameter' });
-}
-
-/** As vLLM: options for a stream that was not asked for are a mistake worth naming, not something to ignore. */
-function checkStreamOptions(request: { stream?: boolean | undefined; stream_options?: { include_usage?: boolean | undefined } | null | undefined }): void {
-  if (request.stream_options && !request.stream) throw new RequestRejectedError(400, 'stream_options can only be sent with stream true', { param: 'stream_options' });
+/** `best_of` samples that many and returns the `n` likeliest; this server returns every choice it samples, so it serves only best_of equal to n. */
+function checkBestOf(bestOf: number | undefined, n: number): void {
+  if (bestOf === undefined || bestOf === n) return;
+  throw new RequestRejectedError(400, `best_of ${bestOf} is not supported: this server returns every choice it samples, so best_of must equal n (${n}) or be left out`, { param: 'best_of', code: 'unsupported_parameter' });
 }
 
 const usage = (prompt: number, completion: number) => ({ prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion });
@@ -171,11 +193,13 @@ const tokenLabel = (context: RouteContext, id: number, asIds: boolean | undefine
 const completions: Route = async (context, body, signal) => {
   const request = parseBody(CompletionRequest, body);
   checkModel(context, request.model);
-  refuseUnsupported(request);
+  refuseNonDefault(samplingDefaults, request);
+  refuseNonDefault(completionDefaults, request);
+  checkBestOf(request.best_of, request.n);
   checkNoSpecialTokensAdded(request.add_special_tokens);
   checkStreamOptions(request);
   checkNoTopLogprobs('logprobs', request.logprobs ?? 0);
-  if (request.echo && request.logprobs !== undefined && request.logprobs !== null) {
+  if (request.echo && request.logprobs !== undefined) {
     throw new RequestRejectedError(400, "echo with logprobs would need the prompt's logprobs, which this server does not score", { param: 'echo', code: 'unsupported_parameter' });
   }
   const prompts = batchOf(request.prompt);
@@ -186,42 +210,33 @@ const completions: Route = async (context, body, signal) => {
     else checkTokenIds(context, field, prompt);
     return typeof prompt === 'string' ? context.tokenizer.encode(prompt) : prompt;
   });
-  const options = runOptions(request, request.max_tokens, request.include_stop_str_in_output);
-  // As vLLM orders them: the n choices of the first prompt, then those of the next.
-  const perPrompt: Generation[][] = [];
-  for (const ids of promptIds) perPrompt.push(await runChoices(context, ids, options, request.n, signal));
-  const generated = perPrompt.flat();
-  const choices = perPrompt.flatMap((generations, p) => {
-    const echoed = !request.echo ? '' : typeof prompts[p] === 'string' ? prompts[p] : context.tokenizer.decode(promptIds[p]!);
-    return generations.map((generation, j) => ({
-      index: p * request.n + j,
-      text: echoed + generation.text,
-      ...(request.return_token_ids ? { token_ids: generation.tokenIds, prompt_token_ids: promptIds[p] } : {}),
-      logprobs: request.logprobs === undefined || request.logprobs === null ? null : {
-        tokens: generation.tokenIds.map((id) => tokenLabel(context, id, request.return_tokens_as_token_ids)),
-        token_logprobs: generation.logprobs,
-        top_logprobs: null,
-        text_offset: [],
-      },
-      finish_reason: generation.finish,
-      stop_reason: generation.stopReason,
-    }));
-  });
+  const steps = sampleChoices(context, promptIds, runOptions(request, request.max_tokens, request.include_stop_str_in_output), request.n, signal);
+  const promptOf = (index: number) => Math.floor(index / request.n);
+  const echo = (index: number) => (!request.echo ? '' : typeof prompts[promptOf(index)] === 'string' ? (prompts[promptOf(index)] as string) : context.tokenizer.decode(promptIds[promptOf(index)]!));
+  const finish = (generation: Generation) => ({ finish_reason: generation.finish, stop_reason: generation.stopReason });
+  const logprobs = (ids: readonly number[], values: readonly number[]) => ({ tokens: ids.map((id) => tokenLabel(context, id, request.return_tokens_as_token_ids)), token_logprobs: values, top_logprobs: null, text_offset: [] });
   const promptTokens = promptIds.reduce((sum, ids) => sum + ids.length, 0);
   const head = { id: responseId('cmpl'), created: unixSeconds(), model: context.model };
-  const answer = { ...head, object: 'text_completion', choices, usage: usage(promptTokens, completionTokens(generated)) };
-  if (!request.stream) return { status: 200, body: answer };
-  const wantsLogprobs = request.logprobs !== undefined && request.logprobs !== null;
-  const streamed = choices.map((choice, index) => ({
-    index: choice.index,
-    pieces: tokenPieces(context.tokenizer, generated[index]!),
-    echo: choice.text.slice(0, choice.text.length - generated[index]!.text.length),
-    promptTokenIds: request.return_token_ids ? promptIds[Math.floor(index / request.n)] : undefined,
-    finish: { finish_reason: choice.finish_reason, stop_reason: choice.stop_reason },
-    logprobs: wantsLogprobs ? (pieces: TokenPiece[]) => ({ tokens: pieces.map((piece) => tokenLabel(context, piece.tokenId, request.return_tokens_as_token_ids)), token_logprobs: pieces.map((piece) => piece.logprob), top_logprobs: null, text_offset: [] }) : undefined,
-    tokenIds: request.return_token_ids ?? false,
+  if (request.stream) {
+    const plan = {
+      echo,
+      promptTokenIds: (index: number) => (request.return_token_ids ? promptIds[promptOf(index)] : undefined),
+      finish,
+      logprobs: request.logprobs === undefined ? undefined : (pieces: TokenPiece[]) => logprobs(pieces.map((piece) => piece.tokenId), pieces.map((piece) => piece.logprob)),
+      tokenIds: request.return_token_ids ?? false,
+      usage: request.stream_options?.include_usage ? (finished: Generation[]) => usage(promptTokens, completionTokens(finished)) : undefined,
+    };
+    return { status: 200, events: completionChunks(head, steps, plan) };
+  }
+  const generated = await generations(steps);
+  const choices = generated.map((generation, index) => ({
+    index,
+    text: echo(index) + generation.text,
+    ...(request.return_token_ids ? { token_ids: generation.tokenIds, prompt_token_ids: promptIds[promptOf(index)] } : {}),
+    logprobs: request.logprobs === undefined ? null : logprobs(generation.tokenIds, generation.logprobs),
+    ...finish(generation),
   }));
-  return { status: 200, body: answer, events: completionChunks(head, streamed, request.stream_options?.include_usage ? answer.usage : undefined) };
+  return { status: 200, body: { ...head, object: 'text_completion', choices, usage: usage(promptTokens, completionTokens(generated)) } };
 };
 
 /** A completions prompt as a list: one text or id list (an empty list too) is a batch of one, a new array; a batch is returned as sent. */
@@ -238,59 +253,61 @@ function runOptions(request: z.infer<typeof CompletionRequest> | z.infer<typeof 
 const chatCompletions: Route = async (context, body, signal) => {
   const request = parseBody(ChatRequest, body);
   checkModel(context, request.model);
-  refuseUnsupported(request);
+  refuseNonDefault(samplingDefaults, request);
+  refuseNonDefault(chatDefaults, request);
   checkNoSpecialTokensAdded(request.add_special_tokens);
   checkStreamOptions(request);
   if (request.tool_choice === 'required') throw new RequestRejectedError(400, "tool_choice 'required' cannot be enforced by this server: send 'auto' or 'none'", { param: 'tool_choice', code: 'unsupported_parameter' });
   const topLogprobs = request.top_logprobs ?? (typeof request.logprobs === 'number' ? request.logprobs : 0);
   checkNoTopLogprobs(typeof request.top_logprobs === 'number' || typeof request.logprobs !== 'number' ? 'top_logprobs' : 'logprobs', topLogprobs);
   const wantsLogprobs = request.logprobs === true || typeof request.logprobs === 'number';
+  const parseTools = (request.tools?.length ?? 0) > 0 && request.tool_choice !== 'none';
+  checkParallelToolCalls(request.parallel_tool_calls, parseTools && context.toolCallParser !== undefined);
   const text = renderChatPrompt(context, request.messages.map(toMessage), request.tools, { addGenerationPrompt: request.add_generation_prompt, continueFinalMessage: request.continue_final_message, chatTemplateKwargs: request.chat_template_kwargs });
   const askedTokens = request.max_completion_tokens ?? request.max_tokens;
   checkTextFits(context, 'the rendered conversation', text, askedTokens ?? 1);
   const promptIds = context.tokenizer.encode(text);
   // Unasked, the completion gets the rest of the context, and at least one token: a prompt that fills it is refused.
   const maxTokens = askedTokens ?? Math.max(1, context.maxModelLen - promptIds.length);
-  const generations = await runChoices(context, promptIds, runOptions(request, maxTokens, request.include_stop_str_in_output ?? request.no_stop_trim), request.n, signal);
+  const steps = sampleChoices(context, [promptIds], runOptions(request, maxTokens, request.include_stop_str_in_output ?? request.no_stop_trim), request.n, signal);
+  const reply = (generation: Generation) => assistantReply(generation, context.toolCallParser, parseTools);
+  const finish = (generation: Generation, answer = reply(generation)) => ({ finish_reason: answer.finish_reason, ...(context.flavor === 'sglang' ? { matched_stop: generation.stopReason } : { stop_reason: generation.stopReason }) });
+  const logprobs = (ids: readonly number[], values: readonly number[]) => ({ content: ids.map((id, j) => ({ token: tokenLabel(context, id, request.return_tokens_as_token_ids), logprob: values[j], bytes: null, top_logprobs: [] })) });
   const promptOnChoice = context.flavor === 'sglang' && request.return_prompt_token_ids;
-  const parseTools = (request.tools?.length ?? 0) > 0 && request.tool_choice !== 'none';
-  const replies = generations.map((generation) => assistantReply(generation, context.toolCallParser, parseTools));
-  const choices = generations.map((generation, index) => {
-    const reply = replies[index]!;
+  const promptAtTop = context.flavor === 'vllm' && request.return_token_ids;
+  const head = { id: responseId('chatcmpl'), created: unixSeconds(), model: context.model };
+  if (request.stream) {
+    const plan = {
+      // Without a parser, or with tools not read, the reply is its text as written: it streams token by token.
+      reply: parseTools && context.toolCallParser ? reply : undefined,
+      finish,
+      logprobs: wantsLogprobs ? (pieces: TokenPiece[]) => logprobs(pieces.map((piece) => piece.tokenId), pieces.map((piece) => piece.logprob)) : undefined,
+      tokenIds: request.return_token_ids ?? false,
+      usage: request.stream_options?.include_usage ? (finished: Generation[]) => usage(promptIds.length, completionTokens(finished)) : undefined,
+      // vLLM sends the prompt's ids once, on the first chunk; SGLang on each choice's.
+      firstExtra: promptAtTop ? { prompt_token_ids: promptIds } : {},
+    };
+    return { status: 200, events: chatCompletionChunks(head, steps, plan) };
+  }
+  const generated = await generations(steps);
+  const choices = generated.map((generation, index) => {
+    const answer = reply(generation);
     return {
       index,
-      message: reply.message,
-      logprobs: wantsLogprobs ? { content: generation.tokenIds.map((id, j) => ({ token: tokenLabel(context, id, request.return_tokens_as_token_ids), logprob: generation.logprobs[j], bytes: null, top_logprobs: [] })) } : null,
-      finish_reason: reply.finish_reason,
-      ...(context.flavor === 'sglang' ? { matched_stop: generation.stopReason } : { stop_reason: generation.stopReason }),
+      message: answer.message,
+      logprobs: wantsLogprobs ? logprobs(generation.tokenIds, generation.logprobs) : null,
+      ...finish(generation, answer),
       ...(request.return_token_ids ? { token_ids: generation.tokenIds } : {}),
       ...(promptOnChoice ? { prompt_token_ids: promptIds } : {}),
     };
   });
-  const promptAtTop = context.flavor === 'vllm' && request.return_token_ids;
-  const head = { id: responseId('chatcmpl'), created: unixSeconds(), model: context.model };
-  const answer = { ...head, object: 'chat.completion', choices, ...(promptAtTop ? { prompt_token_ids: promptIds } : {}), usage: usage(promptIds.length, completionTokens(generations)) };
-  if (!request.stream) return { status: 200, body: answer };
-  const streamed = choices.map((choice, index) => {
-    const { index: _index, message: _message, logprobs: _logprobs, token_ids: _tokenIds, prompt_token_ids: _promptIds, ...finish } = choice as typeof choice & { token_ids?: unknown; prompt_token_ids?: unknown };
-    return {
-      index,
-      reply: replies[index]!,
-      pieces: tokenPieces(context.tokenizer, generations[index]!),
-      finish,
-      logprobs: wantsLogprobs ? (pieces: TokenPiece[]) => ({ content: pieces.map((piece) => ({ token: tokenLabel(context, piece.tokenId, request.return_tokens_as_token_ids), logprob: piece.logprob, bytes: null, top_logprobs: [] })) }) : undefined,
-      tokenIds: request.return_token_ids ?? false,
-    };
-  });
-  // vLLM sends the prompt's ids once, on the first chunk; SGLang on each choice's.
-  const promptOnFirst = promptAtTop ? { prompt_token_ids: promptIds } : {};
-  return { status: 200, body: answer, events: chatCompletionChunks(head, streamed, request.stream_options?.include_usage ? answer.usage : undefined, promptOnFirst) };
+  return { status: 200, body: { ...head, object: 'chat.completion', choices, ...(promptAtTop ? { prompt_token_ids: promptIds } : {}), usage: usage(promptIds.length, completionTokens(generated)) } };
 };
 
 const sglangGenerate: Route = async (context, body, signal) => {
   const { input_ids, sampling_params: params, return_logprob } = parseBody(GenerateRequest, body);
   checkTokenIds(context, 'input_ids', input_ids);
-  const generation = await run(context, input_ids, { maxTokens: params.max_new_tokens, seed: params.sampling_seed, temperature: params.temperature, topP: params.top_p, topK: params.top_k, stop: asList(params.stop), stopTokenIds: params.stop_token_ids ?? [], includeStop: params.no_stop_trim ?? false, skipSpecial: params.skip_special_tokens ?? true }, signal);
+  const generation = await generateWhole(context, input_ids, { maxTokens: params.max_new_tokens, seed: params.sampling_seed, temperature: params.temperature, topP: params.top_p, topK: params.top_k, stop: asList(params.stop), stopTokenIds: params.stop_token_ids ?? [], includeStop: params.no_stop_trim ?? false, skipSpecial: params.skip_special_tokens ?? true }, signal);
   const finishType = generation.finish === 'length' ? 'length' : 'stop';
   return {
     status: 200,

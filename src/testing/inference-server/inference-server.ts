@@ -72,7 +72,7 @@ export class InferenceServer extends OpenAiCompatibleServer {
   }
 
   protected override respond(request: IncomingMessage, response: ServerResponse, routed: RouteResult): void | Promise<void> {
-    const events = routed.events ? [...routed.events].map((event) => this.#rewriteEvent(request, event)) : undefined;
+    const events = routed.events ? rewritten(routed.events, (event) => this.#rewriteEvent(request, event)) : undefined;
     const corrupt = this.#corruptTokens.get(request);
     const body = this.#rewrite(request, routed.body);
     const result: RouteResult = { ...routed, body: corrupt && !events ? withCorruptToken(body, corrupt) : body, ...(events ? { events } : {}) };
@@ -105,9 +105,15 @@ function withFinishReason(body: unknown, reason: string): unknown {
   return body;
 }
 
-/** The first half of a stream's events, then the connection drops before the rest (and before `[DONE]`). */
-function* cutShort(events: unknown[], drop: () => void): Generator<unknown> {
-  yield* events.slice(0, Math.floor(events.length / 2));
+async function* rewritten(events: AsyncIterable<unknown>, rewrite: (event: unknown) => unknown): AsyncGenerator<unknown, void, undefined> {
+  for await (const event of events) yield rewrite(event);
+}
+
+/** The first half of a stream's events (counted once it has ended), then the connection drops before the rest (and before `[DONE]`). */
+async function* cutShort(events: AsyncIterable<unknown>, drop: () => void): AsyncGenerator<unknown, void, undefined> {
+  const all: unknown[] = [];
+  for await (const event of events) all.push(event);
+  yield* all.slice(0, Math.floor(all.length / 2));
   drop();
 }
 

@@ -1,4 +1,4 @@
-import { visibleText, type Generation, type GenerationRequest, type Generator } from '../../servers/openai-compatible/generator.js';
+import type { Generator } from '../../servers/openai-compatible/generator.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
 import { createSeededRandom, mixSeed } from '../../util/seeded-random.js';
 
@@ -15,33 +15,26 @@ export const seededWords: Responder = ({ ids, seed }) => {
 
 /**
  * A deterministic stand-in for sampling: the reply's tokens come from the responder, each with a
- * logprob derived from (seed, position, token); stop strings, stop ids and max_tokens cut it as vLLM does.
+ * logprob derived from (seed, position, token), handed out one by one; stop strings, stop ids and
+ * max_tokens cut it as vLLM does.
  */
 export function seededGenerator(tokenizer: Tokenizer, responder: Responder): Generator {
-  return async (request, signal) => generate(tokenizer, responder, request, signal);
-}
-
-function generate(tokenizer: Tokenizer, responder: Responder, request: GenerationRequest, signal: AbortSignal): Generation {
-  signal.throwIfAborted();
-  const seed = request.seed ?? 0;
-  const reply = [...tokenizer.encode(responder({ text: tokenizer.decode(request.promptIds), ids: request.promptIds, seed })), ...tokenizer.stopTokenIds.slice(0, 1)];
-  const tokenIds: number[] = [];
-  for (const id of reply) {
-    // As a real decoder would, between tokens: a client that left gets no more work done for it.
+  return async function* (request, signal) {
     signal.throwIfAborted();
-    if (tokenIds.length >= request.maxTokens) return finish(tokenizer, request, tokenIds, 'length', null);
-    tokenIds.push(id);
-    if (request.stopTokenIds.includes(id) || tokenizer.stopTokenIds.includes(id)) {
-      return finish(tokenizer, request, tokenIds, 'stop', tokenizer.stopTokenIds.includes(id) ? null : id);
+    const seed = request.seed ?? 0;
+    const reply = [...tokenizer.encode(responder({ text: tokenizer.decode(request.promptIds), ids: request.promptIds, seed })), ...tokenizer.stopTokenIds.slice(0, 1)];
+    const tokenIds: number[] = [];
+    for (const id of reply) {
+      // As a real decoder would, between tokens: a client that left gets no more work done for it.
+      signal.throwIfAborted();
+      if (tokenIds.length >= request.maxTokens) return { finish: 'length', stopReason: null };
+      yield { token_id: id, logprob: -((mixSeed(seed, tokenIds.length, id) % 10_000) / 4_000) - 0.001 };
+      tokenIds.push(id);
+      if (request.stopTokenIds.includes(id) || tokenizer.stopTokenIds.includes(id)) return { finish: 'stop', stopReason: tokenizer.stopTokenIds.includes(id) ? null : id };
+      const text = tokenizer.decode(tokenIds);
+      const matched = request.stop.find((stop) => text.includes(stop));
+      if (matched !== undefined) return { finish: 'stop', stopReason: matched };
     }
-    const text = tokenizer.decode(tokenIds);
-    const matched = request.stop.find((stop) => text.includes(stop));
-    if (matched !== undefined) return finish(tokenizer, request, tokenIds, 'stop', matched);
-  }
-  return finish(tokenizer, request, tokenIds, 'stop', null);
-}
-
-function finish(tokenizer: Tokenizer, request: GenerationRequest, tokenIds: number[], finishReason: 'stop' | 'length', stopReason: string | number | null): Generation {
-  const logprobs = tokenIds.map((id, position) => -((mixSeed(request.seed ?? 0, position, id) % 10_000) / 4_000) - 0.001);
-  return { tokenIds, logprobs, text: visibleText(tokenizer, request, tokenIds, stopReason), finish: finishReason, stopReason };
+    return { finish: 'stop', stopReason: null };
+  };
 }
