@@ -200,5 +200,5 @@ export { healthPaths } from './metrics/health/health-paths.js';
 export { healthSummaryLine, type HealthSummary, type HealthVerdictLine } from './collect/health/health-summary.js';
 export { parseMaxUnhealthy, assertHealthy, DEFAULT_MAX_UNHEALTHY, type MaxUnhealthy } from './collect/health/health-gate.js';
 export { UnhealthyRunError } from './core/errors/unhealthy-run-error.js';
-export { exportNemoRl, nemoRlRecord, type NemoRlRecord, type NemoRlMessage, type ExportCounts } from './collect/export-nemo-rl.js';
+export { exportNemoRl, nemoRlRecord, DRIFT_POLICIES, type DriftPolicy, type NemoRlRecord, type NemoRlMessage, type ExportCounts } from './collect/export-nemo-rl.js';
 export { countZeroTurnRows, isZeroTurnRow } from './collect/zero-turn-rows.js';

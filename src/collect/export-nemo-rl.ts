@@ -37,13 +37,25 @@ export interface NemoRlRecord {
   truncated: boolean;
   /** The prompt alone filled the sequence: no turn, masked. */
   zero_turn?: true;
+  /** The row's turns where the chat template would have rendered the history differently; masked unless `--on-drift keep`. */
+  token_drift_count?: number;
 }
+
+/**
+ * What becomes of a row with token drift. `mask` (the default): written with `loss_multiplier` 0, as
+ * the ids a trainer re-renders would not be the ones sampled; `drop`: left out; `keep`: trained on.
+ * Every written drifted row carries its `token_drift_count`, so the choice can be seen in the file.
+ */
+export const DRIFT_POLICIES = ['mask', 'drop', 'keep'] as const;
+export type DriftPolicy = (typeof DRIFT_POLICIES)[number];
 
 export interface ExportCounts {
   written: number;
-  /** Written with `loss_multiplier` 0 (zero-turn rows). */
+  /** Written with `loss_multiplier` 0 (zero-turn rows and, with `mask`, drifted rows). */
   masked: number;
   zeroTurn: number;
+  /** Rows with token drift: masked, dropped or kept as the drift policy says. */
+  drifted: number;
 }
 
 /**
@@ -52,7 +64,8 @@ export interface ExportCounts {
  * `response.output` as NeMo RL's Gym postprocessing reads them. A zero-turn row is kept but masked; a
  * row with no token ids at all, or a log with no generated token that is not zero-turn, is refused.
  */
-export function nemoRlRecord(row: ResultRow, where: string): NemoRlRecord {
+export function nemoRlRecord(row: ResultRow, where: string, onDrift: Exclude<DriftPolicy, 'drop'> = 'mask'): NemoRlRecord {
+  const drift = row.token_drift_count ?? 0;
   const zeroTurn = isZeroTurnRow(row);
   const log = row.messages !== undefined && row.messages.every((message) => message.token_ids !== undefined) ? fromMessages(row.messages) : fromOutputItems(row.response.output ?? [], where);
   const trainable = log.some((message) => message.token_loss_mask.includes(1));
@@ -63,11 +76,12 @@ export function nemoRlRecord(row: ResultRow, where: string): NemoRlRecord {
     _ng_rollout_index: row._ng_rollout_index,
     message_log: log,
     length: log.reduce((total, message) => total + message.token_ids.length, 0),
-    loss_multiplier: trainable ? 1 : 0,
+    loss_multiplier: trainable && (drift === 0 || onDrift === 'keep') ? 1 : 0,
     total_reward: row.reward,
     ...(row.reward_components === undefined ? {} : { reward_components: row.reward_components }),
     truncated: row.truncated === true,
     ...(zeroTurn ? { zero_turn: true as const } : {}),
+    ...(drift > 0 ? { token_drift_count: drift } : {}),
   };
 }
 
@@ -112,16 +126,20 @@ function fromOutputItems(items: readonly unknown[], where: string): NemoRlMessag
 const zeros = (length: number) => new Array<number>(length).fill(0);
 const ones = (length: number) => new Array<number>(length).fill(1);
 
-/** Every success of a rollouts file as a NeMo RL record, one JSON line each; the counts of what was written. */
-export async function exportNemoRl(input: string, output: string, signal?: AbortSignal): Promise<ExportCounts> {
-  const counts: ExportCounts = { written: 0, masked: 0, zeroTurn: 0 };
+/** Every success of a rollouts file as a NeMo RL record, one JSON line each, drifted rows as `onDrift` says; the counts of what was done. */
+export async function exportNemoRl(input: string, output: string, options: { onDrift?: DriftPolicy; signal?: AbortSignal } = {}): Promise<ExportCounts> {
+  const { onDrift = 'mask', signal } = options;
+  const counts: ExportCounts = { written: 0, masked: 0, zeroTurn: 0, drifted: 0 };
   const file = createWriteStream(output);
   try {
     const writer = new ChunkedWriter(file);
     for await (const at of jsonRows(input, signal)) {
       const read = readFullRow(at.value, at.where);
       if (read.kind === 'failure') throw new ConfigError(`${at.where}: a failed rollout (${read.row._ng_failure_class}) in a rollouts file`);
-      const record = nemoRlRecord(read.row, at.where);
+      const drifted = (read.row.token_drift_count ?? 0) > 0;
+      if (drifted) counts.drifted += 1;
+      if (drifted && onDrift === 'drop') continue;
+      const record = nemoRlRecord(read.row, at.where, onDrift === 'keep' ? 'keep' : 'mask');
       counts.written += 1;
       if (record.loss_multiplier === 0) counts.masked += 1;
       if (record.zero_turn) counts.zeroTurn += 1;

@@ -17,6 +17,7 @@ interface Exported {
   loss_multiplier: number;
   total_reward: number;
   zero_turn?: boolean;
+  token_drift_count?: number;
 }
 type Row = { messages: { role: string; token_ids: number[]; generation_logprobs?: number[] }[]; reward: number } & Record<string, unknown>;
 
@@ -33,6 +34,17 @@ async function run(): Promise<{ dir: string; rollouts: string }> {
   const policy = new ScriptedPolicy({ tokenizer, script: (request) => ({ text: String(eval(/(\d+\+\d+)/.exec(request.messages[0]!.content)![1]!)) }) });
   await collect({ input, output: rollouts, concurrency: 1, policy, renderer: new TemplateRenderer(tokenizer, new PlainChatTemplate()), maxSeqLen: 128, maxTurns: 2, sampling: SamplingParams.parse({ max_tokens: 16, seed: 1 }) });
   return { dir, rollouts };
+}
+
+/** The run with its first row's first turn drifted, as the engine records it when the template would render the history differently. */
+async function driftedRun(): Promise<{ dir: string; rollouts: string }> {
+  const { dir, rollouts } = await run();
+  const rows = readJsonl<Row & { turns: Record<string, unknown>[] }>(rollouts);
+  rows[0]!.turns[0]!.token_drift = { source: 'template', at: 5, ledger: '1+2?', template: '1 + 2?' };
+  rows[0]!.token_drift_count = 1;
+  const drifted = join(dir, 'drifted.jsonl');
+  writeFileSync(drifted, `${rows.map((row) => JSON.stringify(row)).join('\n')}\n`);
+  return { dir, rollouts: drifted };
 }
 
 describe('gymnast export --format nemo-rl', () => {
@@ -84,6 +96,48 @@ describe('gymnast export --format nemo-rl', () => {
     const lastGeneration = messages.findLastIndex((message) => message.role === 'assistant');
     assert.deepEqual(record!.message_log.flatMap((message) => message.token_ids), messages.slice(0, lastGeneration + 1).flatMap((message) => message.token_ids));
     assert.deepEqual(record!.message_log.map((message) => message.role), ['user', 'assistant']);
+  });
+
+  describe('--on-drift: a row whose turns drifted from the chat template', () => {
+    const exportDrifted = async (...flags: string[]) => {
+      const { dir, rollouts } = await driftedRun();
+      const out = join(dir, 'train.jsonl');
+      const cli = await gymnast('export', '--format', 'nemo-rl', '-i', rollouts, '-o', out, ...flags);
+      assert.equal(cli.code, 0, cli.stderr);
+      return { cli, exported: readJsonl<Exported>(out) };
+    };
+
+    it('masks it by default (loss_multiplier 0), marked with its token_drift_count, and says so', async () => {
+      const { cli, exported } = await exportDrifted();
+      assert.equal(exported.length, 3);
+      assert.deepEqual(
+        exported.map((record) => [record._ng_task_index, record.loss_multiplier, record.token_drift_count]),
+        [[0, 0, 1], [1, 1, undefined], [2, 0, undefined]],
+      );
+      assert.match(cli.stdout, /wrote 3 rollouts .*, 2 masked \(loss_multiplier 0: 1 zero-turn.*; 1 with token drift\)/);
+      assert.match(cli.stderr, /^1 row with token drift masked \(--on-drift mask\)$/m);
+    });
+
+    it('leaves it out with drop', async () => {
+      const { cli, exported } = await exportDrifted('--on-drift', 'drop');
+      assert.deepEqual(exported.map((record) => record._ng_task_index), [1, 2]);
+      assert.match(cli.stdout, /wrote 2 rollouts/);
+      assert.match(cli.stderr, /^1 row with token drift dropped \(--on-drift drop\)$/m);
+    });
+
+    it('trains on it with keep, still marked', async () => {
+      const { cli, exported } = await exportDrifted('--on-drift', 'keep');
+      assert.deepEqual([exported[0]!.loss_multiplier, exported[0]!.token_drift_count], [1, 1]);
+      assert.match(cli.stderr, /^1 row with token drift kept with loss_multiplier 1 \(--on-drift keep\)$/m);
+    });
+
+    it('refuses another value, naming the flag and the choices', async () => {
+      const { dir, rollouts } = await run();
+      const cli = await gymnast('export', '--format', 'nemo-rl', '-i', rollouts, '-o', join(dir, 'train.jsonl'), '--on-drift', 'ignore');
+      assert.notEqual(cli.code, 0);
+      assert.match(cli.stderr, /--on-drift.*'ignore' is invalid.*mask, drop, keep/);
+      assert.doesNotMatch(cli.stderr, /\n\s+at /);
+    });
   });
 
   it('refuses a row with nothing to train on (no token ids anywhere), naming file and line', async () => {
