@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -41,6 +41,13 @@ describe('collect --policy openai (a server that returns text and usage, no toke
     const checked = await gymnast('health', output);
     assert.equal(checked.code, 0, checked.stderr);
     assert.match(checked.stdout + checked.stderr, /4 evaluation-only/);
+
+    // Evaluation-only is a verdict for rows with nothing wrong: a row whose usage disagrees with its turns is still unhealthy.
+    rows[0].response.usage.output_tokens = 0;
+    writeFileSync(output, rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    const broken = await gymnast('health', output);
+    assert.equal(broken.code, 1);
+    assert.match(broken.stdout + broken.stderr, /4 rollouts: 0 healthy, 0 warning, 1 unhealthy, 3 evaluation-only, 0 failed \(usage-mismatch 2\)/);
 
     const exported = await gymnast('export', '--input', output, '--format', 'nemo-rl', '--output', join(mkdtempSync(join(tmpdir(), 'gymnast-openai-')), 'train.jsonl'));
     assert.equal(exported.code, 1);
