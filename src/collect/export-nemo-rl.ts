@@ -62,9 +62,11 @@ export interface ExportCounts {
  * A result row in NeMo RL's message-log form, from gymnast's `messages` (their exact token ids) or,
  * for rows without them (agent servers, NeMo Gym's files), from the training fields on
  * `response.output` as NeMo RL's Gym postprocessing reads them. A zero-turn row is kept but masked; a
- * row with no token ids at all, or a log with no generated token that is not zero-turn, is refused.
+ * row with no token ids at all, an evaluation-only row, or a log with no generated token that is not
+ * zero-turn, is refused.
  */
 export function nemoRlRecord(row: ResultRow, where: string, onDrift: Exclude<DriftPolicy, 'drop'> = 'mask'): NemoRlRecord {
+  if (row.evaluation_only) throw new ConfigError(`${where}: an evaluation-only rollout (evaluation_only: true): its policy returned text without token ids or logprobs, so there is nothing to train on; collect with a token-returning policy (vllm-completions, sglang-generate, chat-completions)`);
   const drift = row.token_drift_count ?? 0;
   const zeroTurn = isZeroTurnRow(row);
   const log = row.messages !== undefined && row.messages.every((message) => message.token_ids !== undefined) ? fromMessages(row.messages) : fromOutputItems(row.response.output ?? [], where);

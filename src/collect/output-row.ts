@@ -62,6 +62,7 @@ export function episodeOutcome(row: MaterializedRow, record: EpisodeRecord, open
   }
   built.token_drift_count = record.token_drift_count;
   built.has_training_tokens = record.has_training_tokens;
+  if (record.evaluation_only) built.evaluation_only = true;
   built.termination = record.termination;
   built.messages = record.messages;
   built.turns = record.turns;

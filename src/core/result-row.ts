@@ -63,6 +63,8 @@ const EpisodeFields = {
   extracted_answer: z.string().nullable().optional(),
   token_drift_count: z.number().int().nonnegative().optional(),
   has_training_tokens: z.boolean().optional(),
+  /** The policy returned text, no token ids (`--policy openai`): good for scoring, never for training. */
+  evaluation_only: z.literal(true).optional(),
   termination: Termination.optional(),
   messages: z.array(Message).optional(),
   turns: z.array(TurnRecord).optional(),

@@ -24,6 +24,8 @@ const recordKeys = {
   turns: z.array(TurnRecord),
   /** Every assistant turn carries the sampler's ids and logprobs (false with text-only backends: evaluation only). */
   has_training_tokens: z.boolean(),
+  /** A turn was sampled by a text-only backend: its tokens are the server's count, not ids to train on. Absent otherwise. */
+  evaluation_only: z.literal(true).optional(),
   /** Turns whose rendering drifted from the chat template (0 when the sequence is what the template renders). */
   token_drift_count: z.number().int().nonnegative(),
   /** The environment's metadata after the last step that changed it. */

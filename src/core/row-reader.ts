@@ -153,6 +153,7 @@ function isPlainResultRow(row: Record<string, unknown>, heavy: boolean): boolean
     optional(row.terminated, isBoolean) &&
     optional(row.truncated, isBoolean) &&
     optional(row.has_training_tokens, isBoolean) &&
+    (row.evaluation_only === undefined || row.evaluation_only === true) &&
     optional(row.num_turns, isIndex) &&
     optional(row.token_drift_count, isIndex) &&
     (answer === undefined || answer === null || typeof answer === 'string') &&

@@ -9,6 +9,7 @@ import type { TurnRecord } from '../core/turn-record.js';
 import type { AppliedObservation } from './apply-observation.js';
 import type { EpisodeState } from './episode-state.js';
 import type { Generation } from './generate-turn.js';
+import { generatedTokens } from './generated-tokens.js';
 import type { Step } from './step-environment.js';
 import { elapsedMs } from '../util/clock.js';
 import { extensibleCopy } from '../util/extensible-copy.js';
@@ -31,12 +32,22 @@ function commonKeys(state: EpisodeState, finishedAt: number, recorded: RecordedM
     reward_components,
     turns: state.turns,
     has_training_tokens: state.messages.every((message) => message.role !== 'assistant' || message.generation_logprobs !== undefined),
+    ...(hasTextOnlyTurn(state) ? { evaluation_only: true as const } : {}),
     token_drift_count: state.turns.filter((turn) => turn.token_drift !== undefined).length,
     env_metadata: state.metadata === undefined || state.metadata === null ? null : recorded(state.metadata),
     ...envFields({ ...state.fields, ...reported }),
     sampling: state.sampling,
     timing: { duration_ms: elapsedMs(state.startedAt, finishedAt) },
   };
+}
+
+/**
+ * A sampled turn without logprobs came from a text-only backend. The sampled turns are the last
+ * assistant messages, one per turn; earlier ones came with the prompt.
+ */
+function hasTextOnlyTurn(state: EpisodeState): boolean {
+  const assistants = state.messages.filter((message) => message.role === 'assistant');
+  return assistants.slice(assistants.length - state.turns.length).some((message) => message.generation_logprobs === undefined);
 }
 
 /** The log with the tool calls environments read shown on the sampled messages they came from. */
@@ -60,7 +71,7 @@ export function turnRecord(index: number, generation: Generation, step: Step, ob
   return {
     index,
     prompt_tokens: generation.promptTokens,
-    generated_tokens: result.token_ids.length,
+    generated_tokens: generatedTokens(result),
     env_tokens: observation.envTokens,
     finish_reason: result.finish_reason,
     ...(result.logprobs_mode ? { logprobs_mode: result.logprobs_mode } : {}),

@@ -6,6 +6,7 @@ import { elapsedMs, systemClock } from '../util/clock.js';
 import type { EpisodeOptions } from './episode-options.js';
 import type { EpisodeState } from './episode-state.js';
 import type { Generation } from './generate-turn.js';
+import { generatedTokens } from './generated-tokens.js';
 import { readStepResult } from './read-step-result.js';
 import { limitEnd } from './next-step.js';
 import { asEnvironmentError, typedErrors } from './wrap-error.js';
@@ -47,7 +48,7 @@ export async function stepEnvironment(state: EpisodeState, options: EpisodeOptio
 /** The recorded turns' tokens and this turn's, as NeMo Gym's `response.usage` adds them up. */
 function usageSoFar(state: EpisodeState, generation: Generation): EpisodeUsage {
   const input = state.turns.reduce((total, turn) => total + turn.prompt_tokens, generation.promptTokens);
-  const output = state.turns.reduce((total, turn) => total + turn.generated_tokens, generation.result.token_ids.length);
+  const output = state.turns.reduce((total, turn) => total + turn.generated_tokens, generatedTokens(generation.result));
   return { input_tokens: input, output_tokens: output, total_tokens: input + output };
 }
 

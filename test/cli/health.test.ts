@@ -71,7 +71,7 @@ describe('gymnast health', () => {
     const { code, stdout } = await gymnast('health', flipped, '--json');
     assert.equal(code, 1);
     const summary = JSON.parse(stdout) as HealthSummary;
-    assert.deepEqual(summary.rollouts, { total: 32, healthy: 31, warning: 0, unhealthy: 1, failed: 0 });
+    assert.deepEqual(summary.rollouts, { total: 32, healthy: 31, warning: 0, unhealthy: 1, evaluation_only: 0, failed: 0 });
     assert.equal(summary.checks['logprobs-positive']?.findings, 1);
   });
 

@@ -41,7 +41,7 @@ describe('rollout health', () => {
   it('finds nothing wrong with a clean embedded-model run, the decode check included', async () => {
     const { summary, verdicts } = await health(clean);
     assert.deepEqual(verdicts, []);
-    assert.deepEqual(summary.rollouts, { total: 32, healthy: 32, warning: 0, unhealthy: 0, failed: 0 });
+    assert.deepEqual(summary.rollouts, { total: 32, healthy: 32, warning: 0, unhealthy: 0, evaluation_only: 0, failed: 0 });
     assert.deepEqual(summary.tasks, { total: 16, healthy: 16, warning: 0, unhealthy: 0 });
     assert.deepEqual(summary.skipped, []);
     assert.deepEqual(JSON.parse(readFileSync(summary.files.summary, 'utf8')), summary);
@@ -169,7 +169,7 @@ describe('rollout health', () => {
     const failures = lines(clean).filter(isTask3).map((text) => JSON.stringify({ ...(JSON.parse(text) as EditableRow), reward: undefined, _ng_failure_class: 'timeout' }));
     const copy = corruptedCopy(clean, (rows) => [...rows.filter((text) => !isTask3(text)), rows[0]!], () => failures);
     const { summary } = await health(copy);
-    assert.deepEqual(summary.rollouts, { total: 32, healthy: 29, warning: 0, unhealthy: 3, failed: 0 });
+    assert.deepEqual(summary.rollouts, { total: 32, healthy: 29, warning: 0, unhealthy: 3, evaluation_only: 0, failed: 0 });
     assert.deepEqual(summary.tasks, { total: 16, healthy: 14, warning: 0, unhealthy: 2 });
     assert.deepEqual(summary.failures, { rows: 2, by_class: { timeout: 2 } });
     assert.deepEqual(Object.keys(summary.checks), ['duplicate-rollout', 'task-all-failed']);
@@ -180,7 +180,7 @@ describe('rollout health', () => {
     const directory = mkdtempSync(join(tmpdir(), 'gymnast-health-nemo-'));
     for (const name of ['example_rollouts.jsonl', 'example_rollouts_materialized_inputs.jsonl']) copyFileSync(fixture(name), join(directory, name));
     const { summary } = await health(join(directory, 'example_rollouts.jsonl'));
-    assert.deepEqual(summary.rollouts, { total: 5, healthy: 0, warning: 5, unhealthy: 0, failed: 0 });
+    assert.deepEqual(summary.rollouts, { total: 5, healthy: 0, warning: 5, unhealthy: 0, evaluation_only: 0, failed: 0 });
     assert.deepEqual(Object.keys(summary.checks), ['no-token-record']);
   });
 
@@ -217,7 +217,7 @@ describe('rollout health', () => {
     const started = performance.now();
     const { summary } = await health(output);
     const seconds = (performance.now() - started) / 1000;
-    assert.deepEqual(summary.rollouts, { total: 20_000, healthy: 20_000, warning: 0, unhealthy: 0, failed: 0 });
+    assert.deepEqual(summary.rollouts, { total: 20_000, healthy: 20_000, warning: 0, unhealthy: 0, evaluation_only: 0, failed: 0 });
     assert.ok(seconds < 8, `took ${seconds.toFixed(2)} s`);
     // The rows take 46 MiB as text and several times that parsed: with a 32 MiB heap, holding them would run out (it takes about 2 s and less than 24 MiB alone; the margins are for a loaded machine).
     const { stdout } = await run(process.execPath, ['--max-old-space-size=32', bin, 'health', output]);

@@ -100,6 +100,7 @@ export class RunHealthReader implements RunRowReader {
     }
     if (isZeroTurnRow(read.row)) this.#zeroTurnRows += 1;
     const position = this.#keys.add('result', subject.task, subject.rollout, origin, read.row.reward);
+    if (read.row.evaluation_only) this.#keys.markEvaluationOnly(position);
     const findings = rolloutFindings(read.row, this.#options.decoder);
     for (const finding of findings) this.#keys.flag(position, finding.severity);
     await this.#writer.write(subject, findings);

@@ -45,8 +45,10 @@ export interface HealthVerdictLine {
  * `health: 32 rollouts: 31 healthy, 1 warning, 0 unhealthy, 0 failed (token-drift 1); report in out_health.json`.
  */
 export function healthSummaryLine(summary: HealthSummary): string {
-  const { total, healthy, warning, unhealthy, failed } = summary.rollouts;
+  const { total, healthy, warning, unhealthy, evaluation_only: evaluationOnly, failed } = summary.rollouts;
   const checks = Object.entries(summary.checks).map(([id, count]) => `${id} ${count.findings}`);
   const found = checks.length === 0 ? '' : ` (${checks.join(', ')})`;
-  return `health: ${total} rollouts: ${healthy} healthy, ${warning} warning, ${unhealthy} unhealthy, ${failed} failed${found}; report in ${summary.files.summary}`;
+  // Named only when there are some, so the line of a run of a token-returning policy reads as before.
+  const evaluation = evaluationOnly > 0 ? ` ${evaluationOnly} evaluation-only,` : '';
+  return `health: ${total} rollouts: ${healthy} healthy, ${warning} warning, ${unhealthy} unhealthy,${evaluation} ${failed} failed${found}; report in ${summary.files.summary}`;
 }

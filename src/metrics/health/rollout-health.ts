@@ -36,8 +36,9 @@ function sampled(row: ResultRow): SampledMessage[] {
 /** True when the row has gymnast's token record; rows from agent servers have only `response`. */
 const hasTokens = (row: ResultRow) => row.messages !== undefined && row.has_training_tokens !== false && row.messages.some((message) => message.token_ids !== undefined);
 
+/** An evaluation-only row has no token ids by design: its verdict says so, this warning would repeat it. */
 const noTokenRecord: RolloutCheck = (row) =>
-  hasTokens(row) ? [] : [healthFinding('no-token-record', 'no token ids recorded: the token and logprob checks cannot run on this rollout')];
+  hasTokens(row) || row.evaluation_only ? [] : [healthFinding('no-token-record', 'no token ids recorded: the token and logprob checks cannot run on this rollout')];
 
 const noAssistantTurn: RolloutCheck = (row, _decoder, answers) => {
   const answered = row.messages !== undefined ? answers.length > 0 : (row.response.output ?? []).some(isModelOutput);

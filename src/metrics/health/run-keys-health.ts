@@ -14,12 +14,16 @@ export interface KeyFinding {
   finding: HealthFinding;
 }
 
-/** Each planned or seen key counted once by its worst finding; `failed`: only failures, no error otherwise. */
+/**
+ * Each planned or seen key counted once by its worst finding; `failed`: only failures, no error otherwise;
+ * `evaluation_only`: no error, from a text-only policy (scored, never trained on), whatever its warnings.
+ */
 export interface RolloutVerdictCounts {
   total: number;
   healthy: number;
   warning: number;
   unhealthy: number;
+  evaluation_only: number;
   failed: number;
 }
 
@@ -32,6 +36,9 @@ export interface TaskVerdictCounts {
 
 const SOURCES: readonly KeySource[] = ['plan', 'result', 'failure'];
 const SEVERITY = { none: 0, warning: 1, error: 2 } as const;
+/** A bit beside the severity in the same list: the row is evaluation-only (no extra bytes a row). */
+const EVALUATION_ONLY = 4;
+const severityOf = (flags: number) => flags & ~EVALUATION_ONLY;
 
 /**
  * The checks across rows: duplicated, missing and unplanned keys, and tasks every repeat of which
@@ -60,13 +67,19 @@ export class RunKeysHealth {
 
   /** Records that the row at `position` had a finding of this severity (its own checks). */
   flag(position: number, severity: 'warning' | 'error'): void {
-    this.#severity.set(position, Math.max(this.#severity.get(position), SEVERITY[severity]));
+    const flags = this.#severity.get(position);
+    this.#severity.set(position, (flags & EVALUATION_ONLY) | Math.max(severityOf(flags), SEVERITY[severity]));
+  }
+
+  /** Records that the row at `position` is evaluation-only: without an error, it gets that verdict. */
+  markEvaluationOnly(position: number): void {
+    this.#severity.set(position, this.#severity.get(position) | EVALUATION_ONLY);
   }
 
   /** The key and task findings, task by task; `counts()` is ready once they have all been taken. */
   *findings(where: (origin: number) => string): Generator<KeyFinding> {
     const order = this.#keys.order();
-    const rollouts: RolloutVerdictCounts = { total: 0, healthy: 0, warning: 0, unhealthy: 0, failed: 0 };
+    const rollouts: RolloutVerdictCounts = { total: 0, healthy: 0, warning: 0, unhealthy: 0, evaluation_only: 0, failed: 0 };
     const tasks: TaskVerdictCounts = { total: 0, healthy: 0, warning: 0, unhealthy: 0 };
     for (const [start, end] of this.#keys.taskRuns()) {
       const groups = this.#keyGroups(order, start, end);
@@ -74,11 +87,12 @@ export class RunKeysHealth {
       yield* this.#taskFindings(groups, where);
       let worst = 0;
       for (const group of groups) {
-        const severity = Math.max(...group.map((position) => this.#severity.get(position)));
+        const severity = Math.max(...group.map((position) => severityOf(this.#severity.get(position))));
         worst = Math.max(worst, severity);
         rollouts.total += 1;
         if (severity === SEVERITY.error) rollouts.unhealthy += 1;
         else if (!group.some((position) => this.#source(position) === 'result')) rollouts.failed += 1;
+        else if (group.some((position) => (this.#severity.get(position) & EVALUATION_ONLY) !== 0)) rollouts.evaluation_only += 1;
         else if (severity === SEVERITY.warning) rollouts.warning += 1;
         else rollouts.healthy += 1;
       }
