@@ -3,13 +3,13 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { FailureClass } from '../../src/core/failure-class.js';
 import type { Fault, InferenceServer } from '../../src/testing/index.js';
 import { createSeededRandom } from '../../src/util/seeded-random.js';
-import { startServers } from '../support/loopback-model.js';
+import { suiteServer } from '../support/loopback-model.js';
 import { qwen3Directory } from '../support/qwen3.js';
 
 const run = promisify(execFile);
@@ -46,19 +46,15 @@ function injectMixedFaults(server: InferenceServer, count: number, rate: number)
 }
 
 describe('a policy server that fails', () => {
-  let server: InferenceServer;
-  before(async () => {
-    server = (await startServers(1, { respond: ({ seed }) => `${seed % 100}` }))[0]!;
-  });
-  after(() => server.close());
+  const server = suiteServer();
 
   it('--request-timeout bounds a hung request: the rollout fails as a timeout in about that long, not 300 s', async () => {
-    server.faults.clear();
-    server.faults.inject({ kind: 'latency', ms: 0 }); // the model lookup
-    server.faults.inject({ kind: 'hang' }, 2);
+    server().faults.clear();
+    server().faults.inject({ kind: 'latency', ms: 0 }); // the model lookup
+    server().faults.inject({ kind: 'hang' }, 2);
     // 2 s: a healthy request on a busy machine (the model lookup among them) stays well inside it.
     // Its one rollout is meant to fail: allowed, so the exit code says the run finished.
-    const result = await collectAgainst(server, ['--limit', '1', '--request-timeout', '2', '--request-attempts', '2', '--max-unhealthy', '1']);
+    const result = await collectAgainst(server(), ['--limit', '1', '--request-timeout', '2', '--request-attempts', '2', '--max-unhealthy', '1']);
     assert.equal(result.code, 0, result.stderr);
     const [failure] = rows(result.output.replace('.jsonl', '_failures.jsonl'));
     assert.equal(failure?._ng_failure_class, 'timeout');
@@ -69,12 +65,12 @@ describe('a policy server that fails', () => {
   });
 
   it('under ~10% mixed faults (5xx, 429 with Retry-After, resets, hangs, cut bodies) every rollout ends once: a success or a typed failure, within its deadline', async () => {
-    server.faults.clear();
-    injectMixedFaults(server, 4000, 0.1);
+    server().faults.clear();
+    injectMixedFaults(server(), 4000, 0.1);
     // Deadlines a busy 2-core machine meets with room to spare: a healthy request takes milliseconds,
     // so only the injected hangs reach them, however loaded the machine is.
     const rolloutTimeoutSeconds = 8;
-    const result = await collectAgainst(server, ['--num-repeats', '20', '--concurrency', '32', '--request-timeout', '2', '--request-attempts', '2', '--rollout-timeout', String(rolloutTimeoutSeconds), '--seed', '1']);
+    const result = await collectAgainst(server(), ['--num-repeats', '20', '--concurrency', '32', '--request-timeout', '2', '--request-attempts', '2', '--rollout-timeout', String(rolloutTimeoutSeconds), '--seed', '1']);
     assert.equal(result.code, 0, result.stderr);
     const successes = rows(result.output);
     const failures = rows(result.output.replace('.jsonl', '_failures.jsonl'));
@@ -89,9 +85,9 @@ describe('a policy server that fails', () => {
   });
 
   it('whose replies carry token ids outside the vocabulary: no rollout is written with a reward, each fails as the server\'s fault (not terminal), and --resume runs them once the server is right', async () => {
-    server.faults.clear();
-    server.faults.inject({ kind: 'corrupt-token', at: 0, id: 151_999 }, 1_000);
-    const first = await collectAgainst(server, ['--limit', '8', '--request-attempts', '2', '--concurrency', '4']);
+    server().faults.clear();
+    server().faults.inject({ kind: 'corrupt-token', at: 0, id: 151_999 }, 1_000);
+    const first = await collectAgainst(server(), ['--limit', '8', '--request-attempts', '2', '--concurrency', '4']);
     assert.equal(first.code, 1, 'every rollout unhealthy');
     assert.equal(rows(first.output).length, 0, 'no success row');
     const failures = rows(first.output.replace('.jsonl', '_failures.jsonl'));
@@ -103,46 +99,42 @@ describe('a policy server that fails', () => {
     }
     assert.match(first.stderr, /[1-9]\d* retries/, 'each bad reply was asked for again');
 
-    server.faults.clear();
-    const resumed = await collectAgainst(server, ['--limit', '8', '--request-attempts', '2', '--concurrency', '4', '--resume'], first.output);
+    server().faults.clear();
+    const resumed = await collectAgainst(server(), ['--limit', '8', '--request-attempts', '2', '--concurrency', '4', '--resume'], first.output);
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.equal(rows(first.output).length, 8, 'every rollout ran again and succeeded');
   });
 });
 
 describe('a policy server that refuses token ids in a prompt', () => {
-  let server: InferenceServer;
   // A wrong answer each time, so every rollout has a second turn, whose prompt holds the first reply.
-  before(async () => {
-    server = (await startServers(1, { respond: () => '0' }))[0]!;
-  });
-  after(() => server.close());
+  const server = suiteServer(() => '0');
   const refusal: Fault = { kind: 'status', status: 400, message: 'prompt[40] is 151999: token ids must be from 0 to 151668' };
   const ok: Fault = { kind: 'latency', ms: 0 };
 
   it('on a continuing turn is the server\'s fault (its own earlier reply is in the prompt): the failure is not terminal, and --resume runs the rollout again', async () => {
-    server.faults.clear();
-    server.faults.inject(ok); // the model lookup
-    server.faults.inject(ok); // the first turn
-    server.faults.inject(refusal);
-    const first = await collectAgainst(server, ['--limit', '1']);
+    server().faults.clear();
+    server().faults.inject(ok); // the model lookup
+    server().faults.inject(ok); // the first turn
+    server().faults.inject(refusal);
+    const first = await collectAgainst(server(), ['--limit', '1']);
     const [failure] = rows(first.output.replace('.jsonl', '_failures.jsonl'));
     assert.equal(failure?._ng_failure_class, 'policy-error');
     assert.equal(failure?._ng_failure_terminal, undefined);
     assert.match(String((failure?.error as { message?: string }).message), /HTTP 400: prompt\[40\] is 151999.*: its fault, not the input's/);
-    const resumed = await collectAgainst(server, ['--limit', '1', '--resume'], first.output);
+    const resumed = await collectAgainst(server(), ['--limit', '1', '--resume'], first.output);
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.equal(rows(first.output).length, 1);
   });
 
   it('on the first turn is the input\'s fault: terminal, and --resume does not send it again', async () => {
-    server.faults.clear();
-    server.faults.inject(ok);
-    server.faults.inject(refusal);
-    const first = await collectAgainst(server, ['--limit', '1']);
+    server().faults.clear();
+    server().faults.inject(ok);
+    server().faults.inject(refusal);
+    const first = await collectAgainst(server(), ['--limit', '1']);
     const [failure] = rows(first.output.replace('.jsonl', '_failures.jsonl'));
     assert.equal(failure?._ng_failure_terminal, true);
-    const resumed = await collectAgainst(server, ['--limit', '1', '--resume'], first.output);
+    const resumed = await collectAgainst(server(), ['--limit', '1', '--resume'], first.output);
     assert.match(resumed.stderr, /1 rollouts failed 3 times \(or terminally\) and were not retried/);
     assert.equal(rows(first.output).length, 0);
   });

@@ -2,29 +2,24 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { InferenceServer } from '../../src/testing/index.js';
-import { startServers } from '../support/loopback-model.js';
+import { suiteServer } from '../support/loopback-model.js';
 import { qwen3Directory } from '../support/qwen3.js';
 import { gymnast } from '../support/run-cli.js';
 
 const input = fileURLToPath(new URL('../../examples/arithmetic.jsonl', import.meta.url));
 
 describe('collect and gymnast health end a run by one rule (--max-unhealthy)', () => {
-  let server: InferenceServer;
-  before(async () => {
-    server = (await startServers(1, { respond: ({ seed }) => `${seed % 100}` }))[0]!;
-  });
-  after(() => server.close());
+  const server = suiteServer();
 
-  /** `gymnast collect` of 8 rollouts against the test server, every generation answered 503 (each rollout fails). */
+  /** `gymnast collect` of 8 rollouts against the test server(), every generation answered 503 (each rollout fails). */
   async function collectFailing(...args: string[]) {
     const output = join(mkdtempSync(join(tmpdir(), 'gymnast-gate-')), 'rollouts.jsonl');
-    server.faults.clear();
-    server.faults.inject({ kind: 'latency', ms: 0 }); // the model lookup
-    server.faults.inject({ kind: 'status', status: 503 }, 1_000);
-    const run = await gymnast('collect', '--input', input, '--output', output, '--limit', '8', '--policy', 'vllm-completions', '--base-url', server.url, '--tokenizer', qwen3Directory, '--request-attempts', '1', ...args);
+    server().faults.clear();
+    server().faults.inject({ kind: 'latency', ms: 0 }); // the model lookup
+    server().faults.inject({ kind: 'status', status: 503 }, 1_000);
+    const run = await gymnast('collect', '--input', input, '--output', output, '--limit', '8', '--policy', 'vllm-completions', '--base-url', server().url, '--tokenizer', qwen3Directory, '--request-attempts', '1', ...args);
     return { ...run, output };
   }
 

@@ -2,25 +2,20 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { InferenceServer } from '../../src/testing/index.js';
-import { startServers } from '../support/loopback-model.js';
+import { suiteServer } from '../support/loopback-model.js';
 import { qwen3Directory } from '../support/qwen3.js';
 import { gymnast } from '../support/run-cli.js';
 
 const input = fileURLToPath(new URL('../../examples/arithmetic.jsonl', import.meta.url));
 
 describe('collect --policy openai (a server that returns text and usage, no token ids)', () => {
-  let server: InferenceServer;
-  before(async () => {
-    server = (await startServers(1, { respond: ({ seed }) => `${seed % 100}` }))[0]!;
-  });
-  after(() => server.close());
+  const server = suiteServer();
 
   it("records the server's usage, marks the rows evaluation-only, and health gives them their own verdict: collect exits 0", async () => {
     const output = join(mkdtempSync(join(tmpdir(), 'gymnast-openai-')), 'rollouts.jsonl');
-    const collected = await gymnast('collect', '--input', input, '--output', output, '--limit', '4', '--policy', 'openai', '--base-url', server.url, '--tokenizer', qwen3Directory);
+    const collected = await gymnast('collect', '--input', input, '--output', output, '--limit', '4', '--policy', 'openai', '--base-url', server().url, '--tokenizer', qwen3Directory);
     assert.equal(collected.code, 0, collected.stderr);
     assert.match(collected.stderr, /\[collect\] health: 4 rollouts: 0 healthy, 0 warning, 0 unhealthy, 4 evaluation-only, 0 failed; /);
 

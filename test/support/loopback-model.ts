@@ -4,6 +4,7 @@ import { ScriptedEnvironment } from '../../src/testing/index.js';
 import { InferenceServer, type InferenceServerOptions, type Responder } from '../../src/testing/index.js';
 import { TemplateRenderer } from '../../src/tokens/index.js';
 import type { Policy } from '../../src/policy/index.js';
+import { after, before } from 'node:test';
 import { qwen3Template, qwen3Tokenizer } from './qwen3.js';
 
 /** A tool-using model: calls `add` first, answers once it has seen a tool response. */
@@ -17,6 +18,20 @@ export async function startServers(count: number, options: Partial<InferenceServ
   const servers = Array.from({ length: count }, () => new InferenceServer({ tokenizer, template, respond: toolUser, ...options }));
   await Promise.all(servers.map((server) => server.start()));
   return servers;
+}
+
+/**
+ * One test server for the suite it is called in: started before its tests, closed after them. By
+ * default it answers each prompt with its seed mod 100 (an arithmetic answer right for some rows).
+ * The getter gives the started server.
+ */
+export function suiteServer(respond: Responder = ({ seed }) => `${seed % 100}`): () => InferenceServer {
+  let server: InferenceServer | undefined;
+  before(async () => {
+    server = (await startServers(1, { respond }))[0]!;
+  });
+  after(() => server?.close());
+  return () => server!;
 }
 
 /** An environment that answers tool calls with "4" and rewards the final answer. */
