@@ -82,12 +82,9 @@ export class HttpServerCore {
       await handle(request, response, stop);
     } catch (error) {
       if (stop.aborted) return; // the client left or the server is closing: no one to answer
-      if (error instanceof RequestRejectedError) {
-        // After a 413 the rest of the body is never read: closing the connection is the only way to stop it.
-        sendJson(response, error.status, error.body, error.status === 413 ? { connection: 'close' } : {});
-      } else {
-        sendJson(response, 500, internalError(error));
-      }
+      const status = error instanceof RequestRejectedError ? error.status : 500;
+      // After a 413 the rest of the body is never read: closing the connection is the only way to stop it.
+      sendJson(response, status, errorBody(error), status === 413 ? { connection: 'close' } : {});
     }
   }
 }
@@ -111,8 +108,10 @@ function abandon(response: ServerResponse, error: unknown): void {
   else response.destroy();
 }
 
-/** The message only: a stack would show the server's insides to any client. */
-export const internalError = (error: unknown) => openAiErrorBody(error instanceof Error ? error.message : String(error), { type: 'server_error' });
+/** What a handler's error answers: a rejected request's own body, else the message only (a stack would show the server's insides to any client). */
+export const errorBody = (error: unknown) => (error instanceof RequestRejectedError ? error.body : internalError(error));
+
+const internalError = (error: unknown) => openAiErrorBody(error instanceof Error ? error.message : String(error), { type: 'server_error' });
 
 /** Sends a JSON answer, unless one was already sent or the connection is gone. */
 export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string | string[]> = {}): void {

@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { once } from 'node:events';
-import { internalError } from './http-server-core.js';
-import { RequestRejectedError } from './request-rejected-error.js';
+import { errorBody } from './http-server-core.js';
 
 /**
  * How OpenAI frames a stream: chat and completions send `data: {json}\n\n` per chunk, then
@@ -32,7 +31,7 @@ export async function sendEventStream(response: ServerResponse, events: AsyncIte
     }
   } catch (error) {
     if (response.destroyed) return;
-    const { error: detail } = error instanceof RequestRejectedError ? error.body : internalError(error);
+    const { error: detail } = errorBody(error);
     // Numbered after the events sent, as every Responses event is.
     const failure = framing === 'typed' ? { type: 'error', sequence_number: sent, code: detail.code, message: detail.message, param: detail.param } : { error: detail };
     if (!(await write(response, frame(failure, framing)))) return;

@@ -262,7 +262,8 @@ const chatCompletions: Route = async (context, body, signal) => {
   checkNoTopLogprobs(typeof request.top_logprobs === 'number' || typeof request.logprobs !== 'number' ? 'top_logprobs' : 'logprobs', topLogprobs);
   const wantsLogprobs = request.logprobs === true || typeof request.logprobs === 'number';
   const parseTools = (request.tools?.length ?? 0) > 0 && request.tool_choice !== 'none';
-  checkParallelToolCalls(request.parallel_tool_calls, parseTools && context.toolCallParser !== undefined);
+  const readsToolCalls = parseTools && context.toolCallParser !== undefined;
+  checkParallelToolCalls(request.parallel_tool_calls, readsToolCalls);
   const text = renderChatPrompt(context, request.messages.map(toMessage), request.tools, { addGenerationPrompt: request.add_generation_prompt, continueFinalMessage: request.continue_final_message, chatTemplateKwargs: request.chat_template_kwargs });
   const askedTokens = request.max_completion_tokens ?? request.max_tokens;
   checkTextFits(context, 'the rendered conversation', text, askedTokens ?? 1);
@@ -279,7 +280,7 @@ const chatCompletions: Route = async (context, body, signal) => {
   if (request.stream) {
     const plan = {
       // Without a parser, or with tools not read, the reply is its text as written: it streams token by token.
-      reply: parseTools && context.toolCallParser ? reply : undefined,
+      reply: readsToolCalls ? reply : undefined,
       finish,
       logprobs: wantsLogprobs ? (pieces: TokenPiece[]) => logprobs(pieces.map((piece) => piece.tokenId), pieces.map((piece) => piece.logprob)) : undefined,
       tokenIds: request.return_token_ids ?? false,

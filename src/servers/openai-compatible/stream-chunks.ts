@@ -32,6 +32,8 @@ export interface StreamPlan {
 }
 
 export interface ChatStreamPlan extends StreamPlan {
+  /** Given the reply already read for tool calls, the finish fields come from it rather than from a second read. */
+  finish: (generation: Generation, answer?: AssistantReply) => Record<string, unknown> & { finish_reason: string };
   /** Set when replies are read for tool calls: the calls are read from a choice's whole text, so it is sent at its end. */
   reply: ((generation: Generation) => AssistantReply) | undefined;
   /** Fields for the stream's first chunk (vLLM's `prompt_token_ids`). */
@@ -68,8 +70,9 @@ export async function* chatCompletionChunks(head: ChunkHead, steps: AsyncIterabl
     }
     const { generation, rest } = step;
     finished.push(generation);
-    const finish = plan.finish(generation);
-    const message = plan.reply?.(generation).message;
+    const answer = plan.reply?.(generation);
+    const finish = plan.finish(generation, answer);
+    const message = answer?.message;
     if (message?.tool_calls) yield tokensChunk(index, held, { content: message.content, tool_calls: message.tool_calls.map((call, position) => ({ index: position, ...call })) }, finish);
     else {
       // No call after all: the held tokens go out a chunk each, as they would have unread.
