@@ -4,6 +4,7 @@ import { headerValueProblem } from '../core/header-value.js';
 import { hasCredentials } from '../policy/create-policy.js';
 import { isHttpUrl } from '../util/is-http-url.js';
 import { parsePolicySpec, policyKinds, type PolicySpec } from '../policy/index.js';
+import { redactUrls } from '../util/redact-urls.js';
 
 /** The flags that name a policy, as every command that runs one takes them. */
 export interface PolicyFlags {
@@ -28,7 +29,7 @@ export function policySpec(flags: PolicyFlags, apiKeyFlag = '--api-key'): Policy
   if (flags.baseUrl.length === 0) throw new ConfigError(`--policy ${flags.policy} needs at least one --base-url`);
   if (!flags.tokenizer) throw new ConfigError(`--policy ${flags.policy} needs --tokenizer DIR (the model's tokenizer.json and tokenizer_config.json)`);
   const notHttp = flags.baseUrl.find((url) => !isHttpUrl(url));
-  if (notHttp !== undefined) throw new ConfigError(`--base-url: expected an http or https URL, got ${shownUrl(notHttp)}`);
+  if (notHttp !== undefined) throw new ConfigError(`--base-url: expected an http or https URL, got ${redactUrls(notHttp)}`);
   // A key in the environment is a default; credentials written into a base URL are what this run was told.
   const apiKey = flags.apiKey ?? (flags.baseUrl.some(hasCredentials) ? undefined : (process.env.GYMNAST_API_KEY ?? process.env.OPENAI_API_KEY));
   if (apiKey !== undefined) checkHeaderFlag(flags.apiKey !== undefined ? apiKeyFlag : process.env.GYMNAST_API_KEY !== undefined ? '$GYMNAST_API_KEY' : '$OPENAI_API_KEY', apiKey);
@@ -49,19 +50,6 @@ export function policySpec(flags: PolicyFlags, apiKeyFlag = '--api-key'): Policy
 export function checkHeaderFlag(name: string, value: string): void {
   const problem = headerValueProblem(value);
   if (problem) throw new ConfigError(`${name}: ${problem}`);
-}
-
-/** A URL as a message shows it: a user and password in it masked. */
-function shownUrl(text: string): string {
-  try {
-    const url = new URL(text);
-    if (url.username === '' && url.password === '') return text;
-    url.username = '***';
-    url.password = '';
-    return url.href;
-  } catch {
-    return text;
-  }
 }
 
 /** The options that name a policy (`--policy`, `--base-url`, `--model`, `--tokenizer`), worded once for every command that runs one. */

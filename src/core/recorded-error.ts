@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { redactUrls } from '../util/redact-urls.js';
 import { GymnastError } from './errors/gymnast-error.js';
 
 /** An error as data, so it survives into JSONL. */
@@ -25,6 +26,7 @@ export function isDeterministicFailure(error: RecordedError): boolean {
   return error.status !== undefined && error.status >= 400 && error.status < 500 && ![408, 409, 429].includes(error.status);
 }
 
+/** An error as data; credentials in any URL its message or cause names are masked, whichever path raised it (failure rows are shared more widely than logs). */
 export function recordError(error: unknown): RecordedError {
   if (error instanceof Error) {
     const cause = error.cause instanceof Error ? error.cause.message : error.cause === undefined ? undefined : String(error.cause);
@@ -32,10 +34,10 @@ export function recordError(error: unknown): RecordedError {
     return {
       kind: GymnastError.isInstance(error) ? error.kind : 'unexpected',
       name: error.name,
-      message: error.message,
-      ...(cause === undefined ? {} : { cause }),
+      message: redactUrls(error.message),
+      ...(cause === undefined ? {} : { cause: redactUrls(cause) }),
       ...(typeof status === 'number' ? { status } : {}),
     };
   }
-  return { kind: 'unexpected', name: 'NonError', message: String(error) };
+  return { kind: 'unexpected', name: 'NonError', message: redactUrls(String(error)) };
 }

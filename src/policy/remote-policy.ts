@@ -14,6 +14,7 @@ import type { Policy, PolicyRequest, PolicyResultInput } from './policy.js';
 import { Router, type RouterOptions } from '../http/router/router.js';
 import { extensibleCopy } from '../util/extensible-copy.js';
 import { sampledReplyProblem } from './sampled-reply-problem.js';
+import { redactUrls } from '../util/redact-urls.js';
 
 export interface RemotePolicyOptions<Wire> extends RouterOptions {
   backend: BackendRecipe<Wire>;
@@ -117,7 +118,7 @@ export class RemotePolicy<Wire> implements Policy {
   #checkSampled(reply: Wire, url: string): void {
     const sampled = this.#backend.sampledReply(reply);
     const problem = sampled && sampledReplyProblem(sampled, this.#tokenizer);
-    if (problem) throw new SamplerReplyError(`${this.name} ${url}: reply ${problem}`, { isRetryable: true });
+    if (problem) throw new SamplerReplyError(`${this.name} ${redactUrls(url)}: reply ${problem}`, { isRetryable: true });
   }
 
   endSession(sessionId: string): void {

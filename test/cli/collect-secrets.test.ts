@@ -77,20 +77,21 @@ describe('credentials in a URL never reach the run folder, stdout or stderr', ()
   });
   after(() => server.close());
 
-  it('a policy server named as http://user:KEY@host: its answers, its failures (5xx, 4xx echoing the URL, a hang) and the lock file hold no key', async () => {
+  it('a policy server named as http://user:KEY@host: its answers, its failures (5xx, 4xx echoing the URL, a hang, a reply its sampler could not have made) and the lock file hold no key', async () => {
     const url = server.url.replace('http://', `http://user:${SECRET}@`);
     server.faults.clear();
     server.faults.inject({ kind: 'latency', ms: 0 }); // the model lookup
     server.faults.inject({ kind: 'hang' }); // keeps the run, and its lock, alive until --request-timeout
     server.faults.inject({ kind: 'status', status: 500 });
     server.faults.inject({ kind: 'status', status: 400, message: `bad request to ${url}/v1/completions?api_key=${SECRET}` });
+    server.faults.inject({ kind: 'corrupt-token', id: 151_999 });
     const run = await collect(['--policy', 'vllm-completions', '--base-url', `${url}/v1`, '--tokenizer', qwen3Directory, '--max-tokens', '8', '--limit', '6', '--concurrency', '1', '--request-attempts', '1', '--request-timeout', '3']);
     assert.equal(run.code, 0, run.stderr);
     assert.ok(run.lock !== undefined, 'the lock was read while the run held it');
     assert.match(run.lock, /--base-url http:\/\/\*\*\*@127\.0\.0\.1:\d+\/v1/, 'the lock names the server, not its key');
     const failures = failureRows(run);
-    assert.deepEqual(failures.map((row) => row._ng_failure_class).sort(), ['policy-error', 'policy-error', 'timeout']);
-    for (const failure of failures) assert.match(failure.error.message, /http:\/\/\*\*\*@127\.0\.0\.1:\d+\/v1\/completions/, 'a failure still says which server');
+    assert.deepEqual(failures.map((row) => row._ng_failure_class).sort(), ['policy-error', 'policy-error', 'policy-error', 'timeout']);
+    for (const failure of failures) assert.match(failure.error.message, /http:\/\/\*\*\*@127\.0\.0\.1:\d+/, 'a failure still says which server');
     assertNoSecret(run);
   });
 
