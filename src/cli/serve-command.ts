@@ -18,6 +18,7 @@ interface ServeResourcesOptions {
   apiKey?: string;
 }
 import { serveAgentCommand } from './serve-agent-command.js';
+import { MEGABYTE } from '../collect/collect-settings.js';
 
 interface ServeModelOptions {
   embedded?: boolean;
@@ -27,9 +28,8 @@ interface ServeModelOptions {
   apiKey?: string;
 }
 
-const MIB = 1024 * 1024;
 
-const EMBEDDED_MAX_BODY_MB = EMBEDDED_MAX_BODY_BYTES / MIB;
+const EMBEDDED_MAX_BODY_MB = EMBEDDED_MAX_BODY_BYTES / MEGABYTE;
 
 export function serveCommand(): Command {
   const serve = new Command('serve')
@@ -55,7 +55,7 @@ export function serveCommand(): Command {
       if (!options.embedded) throw new ConfigError('say which model to serve: --embedded');
       if (options.apiKey !== undefined) checkHeaderFlag('--api-key', options.apiKey);
       const policy = await EmbeddedPolicy.load();
-      const server = embeddedModelServer(policy, { maxBodyBytes: Math.floor((options.maxBodyMb ?? EMBEDDED_MAX_BODY_MB) * MIB), host: options.host, port: options.port, ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
+      const server = embeddedModelServer(policy, { maxBodyBytes: Math.floor((options.maxBodyMb ?? EMBEDDED_MAX_BODY_MB) * MEGABYTE), host: options.host, port: options.port, ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
       const url = await server.start().catch(portFlagHint);
       process.stdout.write(`serving the embedded model at ${url}/v1 (model "${EMBEDDED_MODEL_NAME}", context ${policy.maxModelLen} tokens); Ctrl-C stops\n`);
       await untilSignalled(server);

@@ -14,10 +14,10 @@ export const MEGABYTE = 1024 * 1024;
  * examples, a competitive coding row with its tests, ~43 KB) and a prompt of a million tokens a few MB,
  * while a row is held whole, parsed and run, and a run's memory grows with it many times over.
  */
-export const DEFAULT_MAX_LINE_BYTES = 16 * MEGABYTE;
+const DEFAULT_MAX_LINE_BYTES = 16 * MEGABYTE;
 
 /** The longest a limit may be raised to: longer text than this V8 cannot hold as one string. */
-export const MAX_LINE_BYTES = Math.floor(constants.MAX_STRING_LENGTH / MEGABYTE) * MEGABYTE;
+const MAX_LINE_BYTES = Math.floor(constants.MAX_STRING_LENGTH / MEGABYTE) * MEGABYTE;
 
 const wholeNumber = (min: number) => z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(min, { error: `expected a whole number ≥ ${min}` });
 

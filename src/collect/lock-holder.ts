@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { pidScope } from '../util/pid-scope.js';
-import { redactUrls } from '../util/redact-urls.js';
+import { REDACTED, redactUrls } from '../util/redact-urls.js';
 
 /**
  * Who writes a run: enough for a person to find the process, and for a later run to tell it is gone.
@@ -32,5 +32,5 @@ export function currentHolder(): LockHolder {
 
 /** The lock file is readable by anyone who can list the folder: an API key on the command line, or credentials in a URL, stay out of it. */
 function redacted(args: readonly string[]): string[] {
-  return args.map((arg, index) => (args[index - 1] === '--api-key' ? '***' : redactUrls(arg.replace(/^--api-key=.*/, '--api-key=***'))));
+  return args.map((arg, index) => (args[index - 1] === '--api-key' ? REDACTED : redactUrls(arg.replace(/^--api-key=.*/, `--api-key=${REDACTED}`))));
 }

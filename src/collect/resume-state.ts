@@ -104,7 +104,7 @@ export class ResumeState {
   givenUp(maxAttempts: number): number {
     let count = 0;
     for (const [key, attempts] of this.#attempts) {
-      if (!this.#done.has(key) && (this.#terminal.has(key) || attempts >= maxAttempts)) count += 1;
+      if (!this.#done.has(key) && this.#givesUp(key, attempts, maxAttempts)) count += 1;
     }
     return count;
   }
@@ -114,8 +114,13 @@ export class ResumeState {
     const key = compactKey(row);
     if (this.#done.has(key)) return { kind: 'done' };
     const attempt = this.#attempts.get(key) ?? 0;
-    if (this.#terminal.has(key) || attempt >= maxAttempts) return { kind: 'given-up' };
+    if (this.#givesUp(key, attempt, maxAttempts)) return { kind: 'given-up' };
     return { kind: 'run', attempt };
+  }
+
+  /** One rule for what `decide` skips and what `givenUp` counts, so progress matches what runs. */
+  #givesUp(key: number | string, attempts: number, maxAttempts: number): boolean {
+    return this.#terminal.has(key) || attempts >= maxAttempts;
   }
 }
 
