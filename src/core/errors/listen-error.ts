@@ -33,3 +33,8 @@ export class ListenError extends GymnastError {
     return new ListenError(this, this.cause, hint);
   }
 }
+
+/** `error` told what to do when it is a port in use (whoever chose the port words `hint`); any other error as it is. */
+export function portInUseHint(error: unknown, hint: string): unknown {
+  return error instanceof ListenError && error.code === 'EADDRINUSE' ? error.withHint(hint) : error;
+}

@@ -4,7 +4,6 @@ import { builtinAgent, type Agent } from '../../collect/agent.js';
 import { resourcesAgent } from '../../collect/resources-agent.js';
 import { ServerStartError } from '../../core/errors/server-start-error.js';
 import { GymnastError } from '../../core/errors/gymnast-error.js';
-import { hasKind } from '../../core/errors/has-kind.js';
 import { redactUrls } from '../../util/redact-urls.js';
 import { runSampling } from '../../core/sampling-params.js';
 import { createPolicy, parsePolicySpec, type CreatedPolicy } from '../../policy/create-policy.js';
@@ -16,6 +15,7 @@ import { ExternalServer } from './external-server.js';
 import { headServer, type ServerInstanceInfo } from './head-server.js';
 import { planServers, type AgentPlan, type ServerPlan, type ServedModelPlan } from './plan-servers.js';
 import type { GymConfig, ServerInstance } from './server-config.js';
+import { portInUseHint } from '../../core/errors/listen-error.js';
 
 export interface ConfigRunOptions {
   /** Where external servers' prefixed output lines go (default: stderr). */
@@ -244,8 +244,7 @@ function resolvedConfig(config: GymConfig, addresses: ReadonlyMap<string, { host
  * taken by another process in the moment before its server started, and the next start picks anew.
  */
 function withPortHint(error: unknown, key: string, file: string, configured: boolean): unknown {
-  if (!hasKind(error, 'listen') || error.code !== 'EADDRINUSE') return error;
-  return error.withHint(configured ? `set ${key} in ${file} to another port, or to 0 for a free one` : 'another process took it after gymnast picked it free: start again');
+  return portInUseHint(error, configured ? `set ${key} in ${file} to another port, or to 0 for a free one` : 'another process took it after gymnast picked it free: start again');
 }
 
 function reason(error: unknown): string {
