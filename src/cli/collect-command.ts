@@ -8,7 +8,7 @@ import { defaultRetryBudget } from '../http/router/retry-budget.js';
 import { toolCallParsers } from '../environments/tool-call-parser.js';
 import { loadPromptConfig } from '../collect/prompt-config.js';
 import type { NumRepeats } from '../collect/expand-rows.js';
-import { assertHealthy, DEFAULT_MAX_UNHEALTHY, healthGate, healthGateLine, type MaxUnhealthy } from '../collect/health/health-gate.js';
+import { assertHealthy, healthGate, healthGateLine, type MaxUnhealthy } from '../collect/health/health-gate.js';
 import type { HealthSummary } from '../collect/health/health-summary.js';
 import { AbortedError } from '../core/errors/aborted-error.js';
 import { ConfigError } from '../core/errors/config-error.js';
@@ -21,7 +21,7 @@ import { checkReadFilesApart, makeOutputFolder, type ReadFile } from '../collect
 import { refuseToErase } from '../collect/refuse-to-erase.js';
 import { DATASET_TYPES, type DatasetSplit } from '../servers/config/dataset-types.js';
 import { withEpisodeOptions } from './episode-options.js';
-import { maxUnhealthyOption } from './max-unhealthy-option.js';
+import { maxUnhealthyOf, maxUnhealthyOption } from './max-unhealthy-option.js';
 import { policySpec, withPolicyOptions } from './policy-flags.js';
 import {
   parseAgentServer,
@@ -115,7 +115,7 @@ export function collectCommand(): Command {
       if (split !== undefined) return collectSplit(command, split);
       const flags = await withConfigFile(command);
       const health = await runCollect(flags);
-      if (health) assertHealthy([health], flags.maxUnhealthy ?? DEFAULT_MAX_UNHEALTHY);
+      if (health) assertHealthy([health], maxUnhealthyOf(flags));
     });
 }
 
@@ -155,7 +155,7 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
     await run.close();
   }
   // As `gymnast health` judges the output folder: every dataset's rollouts together.
-  assertHealthy(health, flags.maxUnhealthy ?? DEFAULT_MAX_UNHEALTHY);
+  assertHealthy(health, maxUnhealthyOf(flags));
 }
 
 /**
@@ -231,7 +231,7 @@ async function runCollect(flags: CollectFlags): Promise<HealthSummary | undefine
   const { health } = summary;
   if (health) {
     const { healthSummaryLine } = await import('../collect/health/health-summary.js');
-    const max = flags.maxUnhealthy ?? DEFAULT_MAX_UNHEALTHY;
+    const max = maxUnhealthyOf(flags);
     process.stderr.write(`[collect] ${healthSummaryLine(health)}; ${healthGateLine(healthGate([health], max), max)}\n`);
     // Counted by the health pass, which reads every row anyway: no second pass over the output for it.
     if (health.zero_turn_rows > 0) process.stdout.write(`${health.zero_turn_rows} zero-turn rollouts (the prompt alone filled --max-seq-len): nothing to train on\n`);

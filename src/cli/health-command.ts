@@ -1,10 +1,10 @@
 import { Command } from 'commander';
-import { assertHealthy, DEFAULT_MAX_UNHEALTHY, type MaxUnhealthy } from '../collect/health/health-gate.js';
+import { assertHealthy, type MaxUnhealthy } from '../collect/health/health-gate.js';
 import { healthRuns } from '../collect/health/health-runs.js';
 import type { HealthSummary } from '../collect/health/health-summary.js';
 import { healthCheckList, healthTable } from '../collect/health/health-table.js';
 import { runHealth } from '../collect/health/run-health.js';
-import { maxUnhealthyOption } from './max-unhealthy-option.js';
+import { maxUnhealthyOf, maxUnhealthyOption } from './max-unhealthy-option.js';
 
 interface HealthFlags {
   tokenizer?: string;
@@ -29,6 +29,6 @@ export function healthCommand(): Command {
         if (!flags.json) process.stdout.write(healthTable(summary));
       }
       if (flags.json) process.stdout.write(`${JSON.stringify(summaries.length === 1 ? summaries[0] : summaries, null, 2)}\n`);
-      assertHealthy(summaries, flags.maxUnhealthy ?? DEFAULT_MAX_UNHEALTHY);
+      assertHealthy(summaries, maxUnhealthyOf(flags));
     });
 }
