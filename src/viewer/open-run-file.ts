@@ -1,5 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
 import { UnsafeFileError } from '../core/errors/unsafe-file-error.js';
+import { readJsonLines, type JsonLine } from '../util/json-lines.js';
 import { openRegularFile } from '../util/open-regular-file.js';
 
 /** Said with every refused file: what the viewer reads, so the user knows what to change. */
@@ -15,4 +16,15 @@ export async function openRunFile(path: string): Promise<FileHandle> {
   const opened = await openRegularFile(path);
   if ('refused' in opened) throw new UnsafeFileError(path, `${path}: ${opened.refused}; ${RUN_FILES_RULE}`);
   return opened.handle;
+}
+
+/** A run's file read whole as text, opened as `openRunFile` opens it. */
+export async function readRunFileText(path: string): Promise<string> {
+  const file = await openRunFile(path);
+  return file.readFile('utf8').finally(() => file.close());
+}
+
+/** A run's JSONL file line by line, opened as `openRunFile` opens it. */
+export async function* runFileLines(path: string): AsyncGenerator<JsonLine> {
+  yield* readJsonLines(path, undefined, await openRunFile(path));
 }

@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { z } from 'zod';
-import { readJsonLines } from '../util/json-lines.js';
-import { openRunFile } from './open-run-file.js';
+import { readRunFileText, runFileLines } from './open-run-file.js';
 
 /** A rollout's health: `healthy` when the report does not list it. */
 export type RolloutHealthVerdict = 'healthy' | 'warning' | 'unhealthy';
@@ -69,7 +68,7 @@ export class RunHealth {
   static async read(files: HealthFiles): Promise<RunHealth | null> {
     if (!existsSync(files.verdicts)) return null;
     const health = new RunHealth();
-    for await (const { text } of readJsonLines(files.verdicts, undefined, await openRunFile(files.verdicts))) health.#add(text);
+    for await (const { text } of runFileLines(files.verdicts)) health.#add(text);
     health.overview = await readOverview(files.summary);
     return health;
   }
@@ -113,8 +112,7 @@ function worse(a: RolloutHealthVerdict, b: RolloutHealthVerdict): RolloutHealthV
 /** The summary's counts, or null when it is missing or not a summary this viewer reads. */
 async function readOverview(path: string): Promise<HealthOverview | null> {
   if (!existsSync(path)) return null;
-  const file = await openRunFile(path);
-  const text = await file.readFile('utf8').finally(() => file.close());
+  const text = await readRunFileText(path);
   const parsed = HealthSummaryRecord.safeParse(parseOrUndefined(text));
   if (!parsed.success) return null;
   const { rollouts, checks } = parsed.data;

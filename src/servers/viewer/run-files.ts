@@ -5,9 +5,8 @@ import { readRow } from '../../core/row-reader.js';
 import { collectPaths, isRolloutsFile } from '../../collect/collect-paths.js';
 import { policyInRunFile } from '../../collect/run-identity.js';
 import { healthPaths } from '../../metrics/health/health-paths.js';
-import { readJsonLines } from '../../util/json-lines.js';
 import { notRegularFile } from '../../util/open-regular-file.js';
-import { openRunFile, RUN_FILES_RULE } from '../../viewer/open-run-file.js';
+import { readRunFileText, RUN_FILES_RULE, runFileLines } from '../../viewer/open-run-file.js';
 import type { RunFiles } from '../../viewer/run-index.js';
 
 /** A run to view: its files, and the policy `gymnast collect` recorded for it (`_run.json`), when there is one. */
@@ -73,19 +72,14 @@ function unsafeRunFile(output: string, fullPaths = false): string | undefined {
 async function viewedRun(output: string): Promise<ViewedRun> {
   const paths = collectPaths(output);
   // A damaged _run.json only costs the model's name here.
-  const policy = existsSync(paths.run) ? policyInRunFile(await readRunFile(paths.run)) : undefined;
+  const policy = existsSync(paths.run) ? policyInRunFile(await readRunFileText(paths.run)) : undefined;
   return { id: basename(output, extname(output)), output, failures: paths.failures, policy: policy ?? null };
-}
-
-async function readRunFile(path: string): Promise<string> {
-  const file = await openRunFile(path);
-  return file.readFile('utf8').finally(() => file.close());
 }
 
 /** Why a file is not a run's output, or undefined when it is: its first row must read as one; an empty file needs the run's `_run.json`. */
 async function notARun(file: string): Promise<string | undefined> {
   if (file.endsWith('.jsonl') && !isRolloutsFile(file)) return `it is written beside a run's rollouts (a sidecar or report); view the output file beside it`;
-  for await (const { line, text } of readJsonLines(file, undefined, await openRunFile(file))) {
+  for await (const { line, text } of runFileLines(file)) {
     try {
       readRow(JSON.parse(text), `${file}:${line}`);
       return undefined;
