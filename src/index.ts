@@ -53,6 +53,7 @@ export {
   type ReadRow,
   type ReadFullRow,
   InvalidRowError,
+  AmbiguousTasksError,
 } from './core/index.js';
 export {
   CharTokenizer,

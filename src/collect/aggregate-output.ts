@@ -1,12 +1,13 @@
 import type { Writable } from 'node:stream';
 import { ConfigError } from '../core/errors/config-error.js';
 import type { ResultRowHead } from '../core/row-reader.js';
-import { hasRolloutKeys, readMaterializedRow, readRow } from '../core/row-reader.js';
+import { readMaterializedRow, readRow } from '../core/row-reader.js';
 import { NumberList } from '../metrics/number-list.js';
 import { AggregateAccumulator, type AgentAggregate, type AnswerKey, type GroupLevelMetrics } from '../metrics/index.js';
 import { writeFileAtomic } from '../util/write-file-atomic.js';
 import { ChunkedWriter, JsonRowReader, readRunFiles, RolloutKeyIndex, type JsonRow, type OutcomeSource, type RunLine, type RunRowReader } from './result-files.js';
 import type { CollectedAggregate } from './server-aggregate.js';
+import { TaskIdentity } from './task-identity.js';
 
 export type { AgentAggregate, AgentSummary } from '../metrics/index.js';
 
@@ -31,7 +32,7 @@ export interface AggregateSources {
  * row by row (errors name file:line). Memory holds a few numbers per rollout, never the rows.
  */
 export async function aggregateFiles(sources: AggregateSources, signal?: AbortSignal): Promise<AgentAggregate[]> {
-  const reader = new AggregateReader(sources);
+  const reader = new AggregateReader({ ...sources, ...(signal ? { signal } : {}) });
   await readRunFiles(sources, [reader], signal);
   return reader.finish();
 }
@@ -83,7 +84,7 @@ export interface ProfileCompletion {
  */
 export async function profileFiles(sources: ProfileSources, signal?: AbortSignal): Promise<RewardProfile> {
   let matched = new Uint8Array(0);
-  const reader: AggregateReader = new AggregateReader({ rolloutInfos: true, planKeys: true }, (row, at) => {
+  const reader: AggregateReader = new AggregateReader({ rolloutInfos: true, planKeys: true, materialized: [sources.materialized], ...(signal ? { signal } : {}) }, (row, at) => {
     const position = reader.planKeys.find(row._ng_task_index, row._ng_rollout_index);
     if (position === -1) throw new ConfigError(`${at.where}: rollout ${row._ng_task_index}:${row._ng_rollout_index} has no row in ${sources.materialized}`);
     matched[position] = 1;
@@ -174,6 +175,12 @@ export class RewardProfile {
 /** Fields of a materialized row that are the request and the bookkeeping, not the task. */
 const isTaskField = (name: string) => name !== 'responses_create_params' && name !== 'agent_ref' && !name.startsWith('_ng_');
 
+export interface AggregateReaderOptions extends Pick<AggregateSources, 'answerKey' | 'rolloutInfos' | 'materialized'> {
+  /** Keep every planned key and where it was read (`planKeys`), for a profile. */
+  planKeys?: boolean;
+  signal?: AbortSignal;
+}
+
 /** What the materialized inputs tell the aggregate. */
 interface Plan {
   /** The task's own field names (see `MetricColumns`). */
@@ -188,23 +195,23 @@ interface Plan {
  * The aggregate as one reader of a pass over a run's files (`readRunFiles`), so that a caller's pass
  * can feed it and others (collect's health checks) each row once. The plan comes first: what each
  * agent planned, and which fields are the task's. Then successes from the result files and failures
- * from anywhere; a key with two results is an error naming both places, except between rows without
- * keys of their own (older NeMo Gym files, read as 0:0 as NeMo Gym reads them) when aggregating.
- * `check` sees every success first (a profile aligns it with the plan, so every row must name its key).
+ * from anywhere; a key with two results is an error naming both places. Rows of older NeMo Gym files
+ * without keys or agent get them from `TaskIdentity` (the rule `health` reads them by too).
+ * `check` sees every success first (a profile aligns it with the plan).
  */
 export class AggregateReader implements RunRowReader {
   readonly #plan: Plan = { taskFields: new Set(), tasks: new Map(), keys: new RolloutKeyIndex() };
-  readonly #options: Pick<AggregateSources, 'answerKey' | 'rolloutInfos'> & { planKeys?: boolean };
+  readonly #options: AggregateReaderOptions;
   readonly #check: ((row: ResultRowHead, at: JsonRow) => void) | undefined;
+  readonly #identity: TaskIdentity;
   readonly #results = new RolloutKeyIndex();
-  readonly #unkeyed = new NumberList(0);
   #agents: AgentAccumulators | undefined;
   #resultsChecked = false;
 
-  /** `planKeys`: keep every planned key and where it was read (`planKeys`), for a profile. */
-  constructor(options: Pick<AggregateSources, 'answerKey' | 'rolloutInfos'> & { planKeys?: boolean }, check?: (row: ResultRowHead, at: JsonRow) => void) {
+  constructor(options: AggregateReaderOptions, check?: (row: ResultRowHead, at: JsonRow) => void) {
     this.#options = options;
     this.#check = check;
+    this.#identity = new TaskIdentity(options.materialized, options.signal);
   }
 
   get planKeys(): RolloutKeyIndex {
@@ -220,8 +227,13 @@ export class AggregateReader implements RunRowReader {
     if (this.#options.planKeys) this.#plan.keys.add(planned._ng_task_index, planned._ng_rollout_index, line);
   }
 
-  outcome(line: RunLine, source: OutcomeSource): void {
-    const read = readRow(jsonOf(line), line.where);
+  outcome(line: RunLine, source: OutcomeSource): void | Promise<void> {
+    const identified = this.#identity.identify(jsonOf(line), line.where);
+    return identified instanceof Promise ? identified.then((value) => this.#outcome(value, line, source)) : this.#outcome(identified, line, source);
+  }
+
+  #outcome(value: unknown, line: RunLine, source: OutcomeSource): void {
+    const read = readRow(value, line.where);
     if (source === 'failures') {
       this.#checkResults();
       if (read.kind === 'result') throw new ConfigError(`${line.where}: a successful rollout (no _ng_failure_class) in a failure file`);
@@ -234,10 +246,8 @@ export class AggregateReader implements RunRowReader {
       return;
     }
     this.#check?.(read.row, line);
-    const keyed = this.#check !== undefined || hasRolloutKeys(line.value);
-    const position = this.#results.add(read.row._ng_task_index, read.row._ng_rollout_index, line);
-    if (!keyed) this.#unkeyed.set(position, 1);
-    agent.addResult(read.row, { keyed });
+    this.#results.add(read.row._ng_task_index, read.row._ng_rollout_index, line);
+    agent.addResult(read.row);
   }
 
   /** Each agent's aggregate, once every file was read. */
@@ -255,7 +265,7 @@ export class AggregateReader implements RunRowReader {
   #checkResults(): void {
     if (this.#resultsChecked) return;
     this.#resultsChecked = true;
-    this.#results.assertUnique('rollout', (position) => this.#unkeyed.get(position) === 1);
+    this.#results.assertUnique('rollout');
   }
 }
 

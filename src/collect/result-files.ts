@@ -188,9 +188,9 @@ export class RolloutKeyIndex {
     return this.#keys.add(task, rollout);
   }
 
-  /** Every key once (`shared` positions may repeat among themselves), or an error naming both places of the first that is not. */
-  assertUnique(what: string, shared?: (position: number) => boolean): void {
-    const duplicate = this.#keys.duplicate(shared);
+  /** Every key once, or an error naming both places of the first that is not. */
+  assertUnique(what: string): void {
+    const duplicate = this.#keys.duplicate();
     if (!duplicate) return;
     const [first, second] = duplicate;
     throw new ConfigError(`${what} ${this.key(first)} appears twice: ${this.where(first)} and ${this.where(second)}`);

@@ -83,14 +83,6 @@ export function readRowKeys(value: unknown, where: string): RowKeys {
 }
 
 /**
- * Whether a parsed row names its own (task, rollout): older NeMo Gym files leave both out and
- * NeMo Gym reads them as 0, so such rows share a key without being duplicates of one another.
- */
-export function hasRolloutKeys(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && '_ng_task_index' in value && '_ng_rollout_index' in value;
-}
-
-/**
  * Version 1 (no `schema_version`: gymnast 0.1 and NeMo Gym's own files) in today's shape: no duration
  * was recorded; NeMo Gym's defaults for missing keys (task and rollout 0, agent "agent"); NeMo Gym's
  * failure classes mapped onto ours (the original kept); and no reward on a failure, which NeMo Gym's

@@ -60,8 +60,6 @@ export class AggregateAccumulator {
   readonly #answers = new NumberList();
   readonly #answerIds = new Map<string, number>();
   #answerSeen = false;
-  /** 1 at the position of a row without its own keys (older NeMo Gym files: every such row is 0:0). */
-  readonly #unkeyed = new NumberList(0);
   readonly #planned = new NumberList();
   readonly #failures = new RolloutKeyList();
   readonly #episodes = new RolloutMetricsAccumulator();
@@ -78,10 +76,8 @@ export class AggregateAccumulator {
     this.#planned.push(task);
   }
 
-  /** A result; `keyed: false` when the row had no `_ng_*` indices of its own and was read as 0:0. */
-  addResult(row: ResultRowHead, options: { keyed?: boolean } = {}): void {
+  addResult(row: ResultRowHead): void {
     const position = this.#keys.add(row._ng_task_index, row._ng_rollout_index);
-    if (options.keyed === false) this.#unkeyed.set(position, 1);
     this.#columns.add(position, row);
     if (this.#answerKey) this.#answers.set(position, this.#answerOf(row, this.#answerKey.field));
     const facts = rolloutFactsFromRow(row);
@@ -94,7 +90,7 @@ export class AggregateAccumulator {
   }
 
   finish(): AgentAggregate {
-    const duplicate = this.#keys.duplicate((position) => this.#unkeyed.get(position) === 1);
+    const duplicate = this.#keys.duplicate();
     if (duplicate) throw new RangeError(`rollout ${this.#keys.task(duplicate[0])}:${this.#keys.rollout(duplicate[0])} was added twice`);
     const statistics = this.#columns.statisticsOrder();
     const agentMetrics = describeColumns(statistics, this.#keys.order(), new Float64Array(this.#keys.length));

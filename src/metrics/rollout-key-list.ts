@@ -52,12 +52,12 @@ export class RolloutKeyList {
     }
   }
 
-  /** The first two positions (in adding order) that hold the same key, if any; `shared` positions may repeat among themselves. */
-  duplicate(shared?: (position: number) => boolean): [number, number] | undefined {
+  /** The first two positions (in adding order) that hold the same key, if any. */
+  duplicate(): [number, number] | undefined {
     const order = this.order();
     for (let i = 1; i < order.length; i++) {
       const [a, b] = [order[i - 1]!, order[i]!];
-      if (this.#sameKey(a, b) && !(shared?.(a) && shared(b))) return [a, b];
+      if (this.#sameKey(a, b)) return [a, b];
     }
     return undefined;
   }

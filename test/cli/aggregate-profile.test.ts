@@ -51,14 +51,28 @@ describe('gymnast aggregate', () => {
     assert.equal((JSON.parse(stdout) as Aggregate[])[0]!.rollout_metrics.num_failures, 1);
   });
 
-  it('reads older NeMo Gym rollout files without _ng_* indices as NeMo Gym does: a missing index is 0', async () => {
+  it("reads older NeMo Gym rollout files without _ng_* indices as NeMo Gym numbers tasks: one per prompt", async () => {
     const rollouts = fixture('example_single_tool_call/example_rollouts.jsonl');
     assert.ok(lines(rollouts).every((line) => !line.includes('"_ng_')));
     const { stdout } = await gymnast('aggregate', '--input', rollouts, '--rollout-infos');
     const [aggregate] = JSON.parse(stdout) as (Omit<Aggregate, 'group_level_metrics'> & { group_level_metrics: { _ng_task_index: number; num_rollouts: number; rollout_infos: { rollout_id: string }[] }[] })[];
     assert.equal(aggregate!.agent_metrics['mean/reward'], 1);
-    assert.deepEqual(aggregate!.group_level_metrics.map((group) => [group._ng_task_index, group.num_rollouts]), [[0, 5]]);
-    assert.deepEqual(aggregate!.group_level_metrics[0]!.rollout_infos.map((info) => info.rollout_id), ['0:0', '0:0', '0:0', '0:0', '0:0']);
+    assert.deepEqual(aggregate!.group_level_metrics.map((group) => [group._ng_task_index, group.num_rollouts]), [[0, 1], [1, 1], [2, 1], [3, 1], [4, 1]]);
+    assert.ok(!('pass@5/accuracy' in aggregate!.agent_metrics));
+  });
+
+  it('refuses a file whose tasks cannot be told, naming the row and why, in one line for aggregate and health alike', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gymnast-aggregate-'));
+    const rollouts = join(dir, 'bbq.jsonl');
+    copyFileSync(fixture('bbq/example_rollouts.jsonl'), rollouts);
+    const refusal = `gymnast: ambiguous-tasks: ${rollouts}:1: has no prompt (no input or instructions in responses_create_params) and no _ng_task_index: which task it ran cannot be told; give the rows _ng_task_index and _ng_rollout_index, or put the run's materialized inputs beside the file\n`;
+    for (const args of [['aggregate', '--input', rollouts], ['health', rollouts]]) {
+      await assert.rejects(gymnast(...args), (error: { code: number; stderr: string }) => {
+        assert.equal(error.code, 1);
+        assert.equal(error.stderr, refusal);
+        return true;
+      });
+    }
   });
 
   it('refuses a rollout that appears in two shards, naming both places', async () => {

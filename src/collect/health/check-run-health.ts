@@ -8,6 +8,7 @@ import { rolloutFindings } from '../../metrics/health/rollout-health.js';
 import { RunKeysHealth } from '../../metrics/health/run-keys-health.js';
 import { collectPaths } from '../collect-paths.js';
 import { readRunFiles, type OutcomeSource, type RunFiles, type RunLine, type RunRowReader } from '../result-files.js';
+import { TaskIdentity } from '../task-identity.js';
 import { HEALTH_SCHEMA_VERSION, type HealthSummary } from './health-summary.js';
 import { HealthVerdictWriter } from './health-verdict-writer.js';
 import { writeFileAtomic } from '../../util/write-file-atomic.js';
@@ -55,6 +56,7 @@ export class RunHealthReader implements RunRowReader {
   #failureRows = 0;
   #zeroTurnRows = 0;
   readonly #options: RunHealthOptions;
+  readonly #identity: TaskIdentity;
   readonly #files: string[] = [];
   #closed: Promise<void> | undefined;
 
@@ -65,6 +67,7 @@ export class RunHealthReader implements RunRowReader {
     this.#output = output;
     this.#writer = new HealthVerdictWriter(healthPaths(output).verdicts);
     this.#options = options;
+    this.#identity = new TaskIdentity(this.files.materialized, options.signal);
   }
 
   async planned({ value, error, text, file, line, where }: RunLine): Promise<void> {
@@ -76,10 +79,13 @@ export class RunHealthReader implements RunRowReader {
     }
   }
 
-  /** Successes and failures from either file; a success in the failure sidecar is itself a finding. */
+  /**
+   * Successes and failures from either file, keyed by the rule `aggregate` keys them by (`TaskIdentity`);
+   * a success in the failure sidecar is itself a finding.
+   */
   async outcome({ value, error, text, file, line, where }: RunLine, kind: OutcomeSource): Promise<void> {
     const origin = this.#origin(file, line);
-    const row = readHealthRow(error ? parseLenient(text) : value, where);
+    const row = readHealthRow(await this.#identity.identify(error ? parseLenient(text) : value, where), where);
     if (!row.ok) {
       const position = row.keys ? this.#keys.add(row.keys._ng_failure_class ? 'failure' : 'result', row.keys._ng_task_index, row.keys._ng_rollout_index, origin) : undefined;
       if (position !== undefined) this.#keys.flag(position, 'error');

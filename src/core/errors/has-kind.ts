@@ -1,4 +1,5 @@
 import type { AbortedError } from './aborted-error.js';
+import type { AmbiguousTasksError } from './ambiguous-tasks-error.js';
 import type { ConfigError } from './config-error.js';
 import type { ContextLengthError } from './context-length-error.js';
 import type { EnvironmentError } from './environment-error.js';
@@ -25,6 +26,7 @@ import type { WriteFailedError } from './write-failed-error.js';
 /** Every stable `kind` gymnast throws, with the class that carries it. */
 export interface ErrorKinds {
   aborted: AbortedError;
+  'ambiguous-tasks': AmbiguousTasksError;
   config: ConfigError;
   'context-length': ContextLengthError;
   environment: EnvironmentError;
