@@ -1,5 +1,7 @@
 import { AmbiguousTasksError } from '../core/errors/ambiguous-tasks-error.js';
 import { MaterializedRow } from '../core/result-row.js';
+import { NumberList } from '../metrics/number-list.js';
+import { RolloutKeyList } from '../metrics/rollout-key-list.js';
 import { isRecord } from '../util/is-record.js';
 import { readJsonLines } from '../util/json-lines.js';
 import { valueDigest } from '../util/value-digest.js';
@@ -31,6 +33,25 @@ interface PlannedTask {
   matched: number;
   fields: Map<string, string>;
   firstMatch?: string;
+}
+
+/** The agent of every planned rollout, for stored rows that do not name theirs. */
+class PlannedAgents {
+  readonly #keys = new RolloutKeyList();
+  readonly #agents = new NumberList();
+  readonly #names: string[] = [];
+
+  add(row: MaterializedRow): void {
+    let agent = this.#names.indexOf(row.agent_ref.name);
+    if (agent === -1) agent = this.#names.push(row.agent_ref.name) - 1;
+    this.#agents.set(this.#keys.add(row._ng_task_index, row._ng_rollout_index), agent);
+  }
+
+  of(task: unknown, rollout: unknown): string | undefined {
+    if (typeof task !== 'number' || typeof rollout !== 'number') return undefined;
+    const position = this.#keys.find(task, rollout);
+    return position === -1 ? undefined : this.#names[this.#agents.get(position)];
+  }
 }
 
 /** The materialized inputs' tasks by the digest of their prompt. */
@@ -71,7 +92,7 @@ class PlannedTasks {
  * by prompt, agent and task fields; else the prompt itself, with the agent. Rows whose task cannot be
  * told are an `AmbiguousTasksError` naming them and why, never a guess: NeMo Gym reads a missing index
  * as 0 (nemo_gym/reward_profile.py, `compute_aggregate_metrics`) and then refuses the duplicate keys.
- * A row matched to the plan without `agent_ref` gets its task's. Rows with a `schema_version` are gymnast's
+ * A row without `agent_ref` gets its planned rollout's. Rows with a `schema_version` are gymnast's
  * own, keyed by schema, and pass as they are; `aggregate` and `health` both read rows through this.
  */
 export class TaskIdentity {
@@ -80,9 +101,10 @@ export class TaskIdentity {
   /** The first row's keyedness: a pass reads all rows with indices or all without. */
   #first: { keyed: boolean; where: string } | undefined;
   readonly #promptTasks = new Map<string, PromptTask>();
+  #agents: PlannedAgents | Promise<PlannedAgents> | undefined;
   #tasks: PlannedTasks | Promise<PlannedTasks> | undefined;
 
-  /** `materialized`: the run's materialized inputs, read only when a row lacks its indices. */
+  /** `materialized`: the run's materialized inputs, read only when a row lacks its indices or agent. */
   constructor(materialized: readonly string[] = [], signal?: AbortSignal) {
     this.#materialized = materialized;
     this.#signal = signal;
@@ -94,7 +116,7 @@ export class TaskIdentity {
     // gymnast's own rows (with a schema_version) carry their keys by schema, which refuses one without them.
     const own = 'schema_version' in value;
     if (!this.#keyed(own || hasKeys(value, where), where)) return this.#materialized.length === 0 ? this.#byItsPrompt(value, where) : this.#byPlannedInput(value, where);
-    return value;
+    return own || agentOf(value) !== undefined || this.#materialized.length === 0 ? value : this.#withPlannedAgent(value);
   }
 
   /** `keyed`, once it agrees with the pass's first row. */
@@ -104,6 +126,15 @@ export class TaskIdentity {
       throw new AmbiguousTasksError(where, `${keyed ? 'has' : 'has no'} _ng_task_index and _ng_rollout_index, ${this.#first.where} ${keyed ? 'has none' : 'has them'}: rows with and without NeMo Gym's indices cannot share one numbering of tasks`);
     }
     return keyed;
+  }
+
+  #withPlannedAgent(value: Record<string, unknown>): unknown {
+    const named = (agents: PlannedAgents) => {
+      const name = agents.of(value._ng_task_index, value._ng_rollout_index);
+      return name === undefined ? value : { ...value, agent_ref: { name } };
+    };
+    this.#agents ??= this.#readPlan(new PlannedAgents()).then((agents) => (this.#agents = agents));
+    return this.#agents instanceof Promise ? this.#agents.then(named) : named(this.#agents);
   }
 
   /** Without materialized inputs, NeMo Gym's rule on what is left of the input row: its prompt and agent. */

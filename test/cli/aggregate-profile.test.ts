@@ -51,7 +51,7 @@ describe('gymnast aggregate', () => {
     assert.equal((JSON.parse(stdout) as Aggregate[])[0]!.rollout_metrics.num_failures, 1);
   });
 
-  it("reads older NeMo Gym rollout files without _ng_* indices as NeMo Gym numbers tasks: one per prompt", async () => {
+  it("reads older NeMo Gym rollout files without _ng_* indices as NeMo Gym numbers tasks: one per prompt, named by the materialized inputs' agent", async () => {
     const rollouts = fixture('example_single_tool_call/example_rollouts.jsonl');
     assert.ok(lines(rollouts).every((line) => !line.includes('"_ng_')));
     const { stdout } = await gymnast('aggregate', '--input', rollouts, '--rollout-infos');
@@ -59,6 +59,8 @@ describe('gymnast aggregate', () => {
     assert.equal(aggregate!.agent_metrics['mean/reward'], 1);
     assert.deepEqual(aggregate!.group_level_metrics.map((group) => [group._ng_task_index, group.num_rollouts]), [[0, 1], [1, 1], [2, 1], [3, 1], [4, 1]]);
     assert.ok(!('pass@5/accuracy' in aggregate!.agent_metrics));
+    const { stderr } = await gymnast('aggregate', '--input', fixture('circle_count/example_rollouts.jsonl'));
+    assert.match(stderr, /^circle_count_simple_agent: \{"mean\/reward":0\.6,/);
   });
 
   it('refuses a file whose tasks cannot be told, naming the row and why, in one line for aggregate and health alike', async () => {

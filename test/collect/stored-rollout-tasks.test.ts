@@ -109,3 +109,15 @@ describe('stored rollout files without _ng_* indices (older NeMo Gym files)', ()
     await assertBothRefuse(unplanned, 1, /matches no row of .*_materialized_inputs\.jsonl: none has its prompt, agent and task fields/);
   });
 });
+
+describe('stored rollout files without agent_ref', () => {
+  it("take their agent from the materialized inputs beside them: circle_count's metrics are circle_count_simple_agent's, as NeMo Gym wrote them", async () => {
+    const file = copied('circle_count');
+    assert.ok(lines(file).every((line) => !line.includes('"agent_ref"')));
+    const [aggregate] = await aggregateFiles({ results: [file], ...filesBeside([file]) });
+    const [expected] = JSON.parse(readFileSync(fixture('circle_count/example_rollouts_aggregate_metrics.json'), 'utf8')) as { agent_ref: unknown; agent_metrics: Record<string, number>; key_metrics: Record<string, number> }[];
+    assert.deepEqual(aggregate!.agent_ref, expected!.agent_ref);
+    for (const [key, value] of Object.entries(expected!.agent_metrics)) assert.ok(Math.abs(aggregate!.agent_metrics[key]! - value) < 1e-9, key);
+    for (const key of Object.keys(expected!.key_metrics)) assert.ok(key in aggregate!.key_metrics, key);
+  });
+});
