@@ -18,8 +18,10 @@ export function promptPrefixes(params: unknown): string[] {
   const digests = [valueDigest(null)];
   if (!isRecord(params)) return digests;
   const { instructions, input } = params;
-  const items = [...(typeof instructions === 'string' && instructions !== '' ? [{ instructions }] : []), ...(Array.isArray(input) ? input : input === undefined || input === null || input === '' ? [] : [input])];
-  for (const item of items) digests.push(valueDigest(withoutEchoedDefaults(item), digests.at(-1)));
+  const leading = typeof instructions === 'string' && instructions !== '' ? [{ instructions }] : [];
+  // The Responses API takes a string input as one user message; an empty one is no prompt.
+  const items = Array.isArray(input) ? input : input === undefined || input === null || input === '' ? [] : [input];
+  for (const item of [...leading, ...items]) digests.push(valueDigest(withoutEchoedDefaults(item), digests.at(-1)));
   return digests;
 }
 

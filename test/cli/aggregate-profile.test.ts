@@ -117,6 +117,15 @@ describe('gymnast profile', () => {
     assert.equal(agent!['mean/total_tokens'], 167.2);
   });
 
+  it('profiles an older file without _ng_* indices, its rows matched to the materialized inputs as aggregate matches them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gymnast-profile-'));
+    for (const name of ['example_rollouts.jsonl', 'example_rollouts_materialized_inputs.jsonl']) copyFileSync(fixture(`polymath/${name}`), join(dir, name));
+    const { stdout } = await gymnast('profile', '--materialized', join(dir, 'example_rollouts_materialized_inputs.jsonl'), '--rollouts', join(dir, 'example_rollouts.jsonl'));
+    assert.match(stdout, /expected 5 rollouts, completed 5, missing 0; tasks: 5 complete/);
+    const groups = lines(join(dir, 'example_rollouts_reward_profiling.jsonl')).map((line) => JSON.parse(line) as { _ng_task_index: number; 'mean/reward': number; sample: { expected_answer: string } });
+    assert.deepEqual(groups.map((group) => [group._ng_task_index, group.sample.expected_answer, group['mean/reward']]), [[0, '4', 1], [1, '7', 1], [2, '55', 0], [3, '30', 1], [4, '144', 1]]);
+  });
+
   it('refuses a result without a planned row and a rollout planned twice, naming file and line', async () => {
     const dir = shards();
     const materialized = join(dir, 'shard-a_materialized_inputs.jsonl');
