@@ -202,4 +202,5 @@ export { healthSummaryLine, type HealthSummary, type HealthVerdictLine } from '.
 export { parseMaxUnhealthy, assertHealthy, DEFAULT_MAX_UNHEALTHY, type MaxUnhealthy } from './collect/health/health-gate.js';
 export { UnhealthyRunError } from './core/errors/unhealthy-run-error.js';
 export { exportNemoRl, nemoRlRecord, DRIFT_POLICIES, type DriftPolicy, type NemoRlRecord, type NemoRlMessage, type ExportCounts } from './collect/export-nemo-rl.js';
-export { countZeroTurnRows, isZeroTurnRow } from './collect/zero-turn-rows.js';
+export { countZeroTurnRows } from './collect/zero-turn-rows.js';
+export { isZeroTurnRow } from './core/zero-turn-row.js';

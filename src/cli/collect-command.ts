@@ -234,7 +234,7 @@ async function runCollect(flags: CollectFlags): Promise<HealthSummary | undefine
     const max = maxUnhealthyOf(flags);
     process.stderr.write(`[collect] ${healthSummaryLine(health)}; ${healthGateLine(healthGate([health], max), max)}\n`);
     // Counted by the health pass, which reads every row anyway: no second pass over the output for it.
-    if (health.zero_turn_rows > 0) process.stdout.write(`${health.zero_turn_rows} zero-turn rollouts (the prompt alone filled --max-seq-len): nothing to train on\n`);
+    if (health.zero_turn_rows > 0) process.stdout.write(`${health.zero_turn_rows} zero-turn rollouts (prompt-too-long: the prompt alone filled --max-seq-len): not scored, nothing to train on\n`);
   }
   if (flags.failOnError !== undefined) {
     const limit = flags.failOnError < 1 ? flags.failOnError * (summary.rollouts + summary.failures) : flags.failOnError;
@@ -391,7 +391,7 @@ function interruptions(): { stopAdmitting: AbortSignal; abort: AbortSignal; disp
 
 /**
  * Progress on stderr: on a terminal one live line (bar, done/total, rollouts/min, ETA, mean reward,
- * failures) redrawn at most 10 times a second; otherwise a plain line every 10% and at the end.
+ * failures, prompts too long) redrawn at most 10 times a second; otherwise a plain line every 10% and at the end.
  */
 function progressPrinter(retries: () => number, stream: NodeJS.WriteStream = process.stderr): (progress: CollectProgress) => void {
   const started = Date.now();
@@ -403,10 +403,12 @@ function progressPrinter(retries: () => number, stream: NodeJS.WriteStream = pro
     const finished = progress.done === progress.total;
     const elapsedMinutes = Math.max((Date.now() - started) / 60_000, 1e-9);
     const rate = (progress.done - first) / elapsedMinutes;
-    const succeeded = progress.done - progress.failures;
-    const meanReward = succeeded === 0 ? 'n/a' : (progress.rewardSum / succeeded).toFixed(3);
+    const scored = progress.done - progress.failures - progress.promptTooLong;
+    const meanReward = scored === 0 ? 'n/a' : (progress.rewardSum / scored).toFixed(3);
     const eta = rate > 0 ? formatDuration(((progress.total - progress.done) / rate) * 60) : '?';
-    const status = `${progress.done}/${progress.total} rollouts, ${rate.toFixed(0)}/min, ETA ${eta}, mean reward ${meanReward}, ${progress.failures} failures, ${retries()} retries`;
+    // Named only when there are some: a prompt too long for --max-seq-len is neither scored nor failed.
+    const tooLong = progress.promptTooLong > 0 ? `, ${progress.promptTooLong} prompt too long` : '';
+    const status = `${progress.done}/${progress.total} rollouts, ${rate.toFixed(0)}/min, ETA ${eta}, mean reward ${meanReward}, ${progress.failures} failures${tooLong}, ${retries()} retries`;
     if (stream.isTTY) {
       if (!finished && Date.now() - lastDraw < 100) return;
       lastDraw = Date.now();

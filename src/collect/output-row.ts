@@ -123,4 +123,4 @@ export function failureFields(failureClass: FailureClass, error: RecordedError):
 }
 
 /** Endings where something other than the environment cut the episode short. */
-const CUT_SHORT = ['max-seq-len', 'max-tokens', 'max-turns', 'finish-other'] as const satisfies readonly TerminationKind[];
+const CUT_SHORT = ['max-seq-len', 'prompt-too-long', 'max-tokens', 'max-turns', 'finish-other'] as const satisfies readonly TerminationKind[];

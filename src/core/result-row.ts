@@ -102,10 +102,11 @@ export const FailureRow = z.looseObject({
 });
 export type FailureRow = z.infer<typeof FailureRow>;
 
-/** The key fields a resume needs of either kind of row. */
+/** The key fields a resume needs of either kind of row (and `num_turns`, to tell an unscored success). */
 export const RowKeys = z.looseObject({
   ...RolloutKeys.shape,
   _ng_failure_class: FailureClass.optional(),
   _ng_failure_terminal: z.boolean().optional(),
+  num_turns: EpisodeFields.num_turns,
 });
 export type RowKeys = z.infer<typeof RowKeys>;

@@ -28,7 +28,8 @@ export interface Generation {
 
 /**
  * Asks the policy for the next assistant turn and appends it exactly as sampled. Ends the episode as
- * `max-seq-len` (a truncation, not a failure) when the model's context has no room for the turn.
+ * `max-seq-len` (a truncation, not a failure) when the model's context has no room for the turn, or as
+ * `prompt-too-long` when that happens before any turn: nothing was sampled, so nothing can be scored.
  */
 export async function generateTurn(state: EpisodeState, options: EpisodeOptions, turn: number, signal: AbortSignal): Promise<Generation | EpisodeEnd> {
   const { policy } = options;
@@ -48,7 +49,7 @@ export async function generateTurn(state: EpisodeState, options: EpisodeOptions,
   try {
     raw = await typedErrors(signal, asPolicyError(policy.name), () => policy.generate(request, signal));
   } catch (error) {
-    if (hasKind(error, 'context-length')) return endWith('max-seq-len', error.message);
+    if (hasKind(error, 'context-length')) return endWith(state.turns.length === 0 ? 'prompt-too-long' : 'max-seq-len', error.message);
     throw error;
   }
   const result = checkResult(policy.name, raw, maxTokens);

@@ -118,9 +118,19 @@ describe('rollout health', () => {
       name: 'no assistant turn',
       corrupt: (output) => corruptedCopy(output, editRow(singleTurnLine(output), (row) => {
         row.messages = row.messages.filter((message) => message.role !== 'assistant');
-        row.turns = [];
+        // A row without gymnast's turn record: one from an agent server, say.
+        for (const field of ['turns', 'num_turns']) Reflect.deleteProperty(row, field);
       })),
       expected: (output) => [`no-assistant-turn @ out.jsonl:${singleTurnLine(output)}`],
+    },
+    {
+      name: 'a prompt that alone filled max_seq_len (its own finding, not a model that never answered)',
+      corrupt: (output) => corruptedCopy(output, editRow(singleTurnLine(output), (row) => {
+        row.messages = row.messages.filter((message) => message.role !== 'assistant');
+        row.turns = [];
+        row.num_turns = 0;
+      })),
+      expected: (output) => [`prompt-too-long @ out.jsonl:${singleTurnLine(output)}`],
     },
     {
       name: 'a generation cut at max_tokens (a warning)',

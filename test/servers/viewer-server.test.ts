@@ -69,7 +69,7 @@ describe('gymnast view: the viewer API over a real run of the embedded model', (
   it('gives an overview: counts, the model, pass@1 and pass@2, histograms, terminations', async () => {
     const { status, body } = await get<RunOverview>('/api/runs/out/overview');
     assert.equal(status, 200);
-    assert.deepEqual(body.counts, { rollouts: 32, failures: 0, tasks: 16 });
+    assert.deepEqual(body.counts, { rollouts: 32, failures: 0, tasks: 16, prompt_too_long: 0 });
     assert.equal(body.model, 'gymnast-tiny-arith');
     assert.deepEqual(body.pass_at_k.map((entry) => entry.k), [1, 2]);
     assert.ok(body.pass_at_k[1]!.value >= body.pass_at_k[0]!.value);

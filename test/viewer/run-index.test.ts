@@ -42,7 +42,7 @@ describe('RunIndex: a run indexed once by streaming, then followed', () => {
     assert.deepEqual(summary, { id: 'out', file: files.output, agents: ['arithmetic', 'other'], rollouts: 5, failures: 1, mean_reward: 3 / 5, indexing: { done: true, bytes_read: bytes, bytes_total: bytes } });
     assert.ok(version >= 1, 'the version goes up as chunks are indexed');
     const overview = runOverview(index);
-    assert.deepEqual(overview.counts, { rollouts: 5, failures: 1, tasks: 3 });
+    assert.deepEqual(overview.counts, { rollouts: 5, failures: 1, tasks: 3, prompt_too_long: 0 });
     assert.deepEqual(overview.terminations, { 'env-done': 5, 'policy-error': 1 });
     assert.deepEqual(overview.failure_classes, { transport: 1 });
     assert.deepEqual(overview.drift, { rollouts: 1, total: 1 });

@@ -36,6 +36,8 @@ function view(o) {
       tile('rollouts', h('a', { href: link() }, fmt.count(o.counts.rollouts))),
       tile('failures', fmt.count(o.counts.failures)),
       tile('tasks', fmt.count(o.counts.tasks)),
+      // Shown only when some prompt alone filled max_seq_len: those rollouts are in no reward figure.
+      o.counts.prompt_too_long > 0 ? tile('prompt too long', h('a', { href: link({ termination: 'prompt-too-long' }) }, fmt.count(o.counts.prompt_too_long)), 'not scored') : null,
       tile('mean reward', fmt.reward(o.mean_reward)),
       tile('token drift', o.drift.rollouts > 0 ? h('a', { href: link({ drift: '1' }) }, fmt.plural(o.drift.rollouts, 'rollout')) : '0 rollouts', fmt.plural(o.drift.total, 'drift point')),
       healthTile(o.health, link),

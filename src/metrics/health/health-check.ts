@@ -12,6 +12,7 @@ export const HEALTH_CHECKS = {
   'unplanned-rollout': { severity: 'error', description: 'a result or failure whose key the materialized inputs do not plan' },
   'missing-rollout': { severity: 'error', description: 'a planned key with neither a result nor a failure' },
   'no-assistant-turn': { severity: 'error', description: 'a rollout in which the model never answered' },
+  'prompt-too-long': { severity: 'error', description: 'a prompt that alone filled max_seq_len: the model was never called, nothing was scored' },
   'empty-generation': { severity: 'error', description: 'an assistant turn with no generated tokens' },
   'token-count-mismatch': { severity: 'error', description: "the messages' token ids disagree with the turns' prompt and generated counts" },
   'usage-mismatch': { severity: 'error', description: "response.usage input/output tokens disagree with the turns" },

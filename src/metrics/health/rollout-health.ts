@@ -1,6 +1,7 @@
 import type { TokenDecoder } from '../../core/token-decoder.js';
 import type { Message } from '../../core/message.js';
 import type { ResultRow } from '../../core/result-row.js';
+import { isZeroTurnRow } from '../../core/zero-turn-row.js';
 import { healthFinding, type HealthFinding } from './health-check.js';
 
 
@@ -40,7 +41,9 @@ const hasTokens = (row: ResultRow) => row.messages !== undefined && row.has_trai
 const noTokenRecord: RolloutCheck = (row) =>
   hasTokens(row) || row.evaluation_only ? [] : [healthFinding('no-token-record', 'no token ids recorded: the token and logprob checks cannot run on this rollout')];
 
+/** A prompt that left no room to generate is its own finding: the model was never asked, so it did not fail to answer. */
 const noAssistantTurn: RolloutCheck = (row, _decoder, answers) => {
+  if (isZeroTurnRow(row)) return [healthFinding('prompt-too-long', `the prompt alone filled max_seq_len (${row.termination?.detail ?? 'no turn was run'}): not scored`)];
   const answered = row.messages !== undefined ? answers.length > 0 : (row.response.output ?? []).some(isModelOutput);
   return answered ? [] : [healthFinding('no-assistant-turn', 'no assistant turn: the model never answered')];
 };
