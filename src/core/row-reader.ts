@@ -156,6 +156,7 @@ function isPlainResultRow(row: Record<string, unknown>, heavy: boolean): boolean
     (row.evaluation_only === undefined || row.evaluation_only === true) &&
     optional(row.num_turns, isIndex) &&
     optional(row.token_drift_count, isIndex) &&
+    optional(row.drift_unchecked, (count) => isIndex(count) && count > 0) &&
     (answer === undefined || answer === null || typeof answer === 'string') &&
     optional(row.termination, isTermination) &&
     optional(row.turns, (turns) => Array.isArray(turns) && turns.every(isTurn)) &&
@@ -196,6 +197,7 @@ function isTurn(value: unknown): boolean {
     (answer === undefined || answer === null || typeof answer === 'string') &&
     optional(value.env_terminated, isBoolean) &&
     optional(value.env_truncated, isBoolean) &&
+    (value.drift_unchecked === undefined || value.drift_unchecked === true) &&
     // Rare (a drifted turn): the schema checks it.
     drift === undefined &&
     hasOnly(value, TurnRecord.shape)

@@ -23,6 +23,11 @@ export const TurnRecord = z.object({
   observation_truncated: z.boolean(),
   /** The chat template would have rendered the history differently from the tokens on the sequence (see `DriftMode`). */
   token_drift: z.object({ source: z.enum(['template', 'server']), at: z.number().int(), ledger: z.string(), template: z.string() }).optional(),
+  /**
+   * The server rendered this turn's prompt from the messages and did not say which ids it used: whether
+   * they match the sequence is unknown, so the turn counts neither as drift nor as drift-free.
+   */
+  drift_unchecked: z.literal(true).optional(),
   timing: z.object({
     generation_ms: z.number().nonnegative(),
     env_ms: z.number().nonnegative(),
