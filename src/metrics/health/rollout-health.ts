@@ -3,7 +3,7 @@ import type { Message } from '../../core/message.js';
 import type { ResultRow } from '../../core/result-row.js';
 import { healthFinding, type HealthFinding } from './health-check.js';
 import { logprobFindings } from './logprob-findings.js';
-import { hasTrainingFields, trainingTokenFindings } from './training-tokens-health.js';
+import { hasTrainingFields, trainingTokenFindings } from './training-token-findings.js';
 
 
 /** `answers`: the row's sampled assistant messages (`sampled`), found once for every check. */

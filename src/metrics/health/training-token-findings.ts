@@ -18,15 +18,16 @@ const FIELDS = ['prompt_token_ids', 'generation_token_ids', 'generation_log_prob
  * `response.output`. A row with gymnast's messages holds every token twice; until rows store them
  * once, each call's fields must equal what the messages derive (`modelCallTokens`, the derivation
  * `collect` writes them with), and an item that differs has its own values checked too (those that
- * agree were checked on the messages). A row with only the output (an agent server's) has every
- * call's values checked, and each call's prompt must continue the tokens before it, as NeMo RL
- * asserts ("Non-contiguous messages found!").
+ * agree were checked on the messages). A row with only the output (an agent server's, or one whose
+ * messages carry no ids) has every call's values checked, and each call's prompt must continue the
+ * tokens before it, as NeMo RL asserts ("Non-contiguous messages found!").
  */
 export function trainingTokenFindings(row: ResultRow): HealthFinding[] {
   const items = trainingItems(row.response.output ?? []);
   if (items.length === 0) return [];
-  if (row.messages === undefined) return items.flatMap(({ at, item }) => itemFindings(item, at)).concat(contiguity(items));
-  const calls = modelCallTokens(row.messages, firstSampled(row.messages, row.turns?.length));
+  const messages = row.messages?.some((message) => message.token_ids !== undefined) ? row.messages : undefined;
+  if (messages === undefined) return items.flatMap(({ at, item }) => itemFindings(item, at)).concat(contiguity(items));
+  const calls = modelCallTokens(messages, firstSampled(messages, row.turns?.length));
   if (calls === undefined) return [healthFinding('training-tokens-mismatch', `response.output carries training tokens for ${items.length} model call(s), the messages none (a message without token_ids, or a sampled one without generation_logprobs)`)];
   if (calls.length !== items.length) return [healthFinding('training-tokens-mismatch', `response.output carries training tokens for ${items.length} model call(s), the messages ${calls.length}`)];
   const findings: HealthFinding[] = [];
