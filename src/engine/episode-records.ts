@@ -42,10 +42,10 @@ function commonKeys(state: EpisodeState, finishedAt: number, recorded: RecordedM
   };
 }
 
-/** Absent when every turn's prompt was checked, so records of token-in backends are unchanged. */
+/** Counted on rollouts whose prompts a server rendered (0 when each was checked); absent otherwise, so token-in records are unchanged. */
 function driftUnchecked(state: EpisodeState): { drift_unchecked?: number } {
-  const unchecked = state.turns.filter((turn) => turn.drift_unchecked).length;
-  return unchecked === 0 ? {} : { drift_unchecked: unchecked };
+  if (!state.turns.some((turn) => turn.drift_unchecked !== undefined)) return {};
+  return { drift_unchecked: state.turns.filter((turn) => turn.drift_unchecked === true).length };
 }
 
 /**
@@ -89,7 +89,7 @@ export function turnRecord(index: number, generation: Generation, step: Step, ob
     env_truncated: step.result.truncated,
     observation_truncated: observation.truncated,
     ...(drift ? { token_drift: drift } : {}),
-    ...(generation.driftUnchecked ? { drift_unchecked: true as const } : {}),
+    ...(generation.driftUnchecked === undefined ? {} : { drift_unchecked: generation.driftUnchecked }),
     timing: { generation_ms: generation.ms, env_ms: step.ms },
   };
 }

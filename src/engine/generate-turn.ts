@@ -23,8 +23,8 @@ export interface Generation {
   filledSequence: boolean;
   /** The server sampled from a different prompt from the ledger's (it rendered its own, or changed the ids sent). */
   drift?: TokenDrift;
-  /** The server rendered the prompt and did not return its ids: the turn could not be checked for drift. */
-  driftUnchecked?: true;
+  /** Set when the server rendered the prompt: `true` when it did not return its ids, so the turn could not be checked for drift. */
+  driftUnchecked?: boolean;
   ms: number;
 }
 
@@ -55,11 +55,11 @@ export async function generateTurn(state: EpisodeState, options: EpisodeOptions,
   }
   const result = checkResult(policy.name, raw, maxTokens);
   const drift = serverPromptDrift(request.prompt_token_ids, result.prompt_token_ids, options);
-  const driftUnchecked = result.prompt_source === 'server' && result.prompt_token_ids === undefined;
+  const driftUnchecked = result.prompt_source === 'server' ? result.prompt_token_ids === undefined : undefined;
   const ms = elapsedMs(started, clock.now());
   appendMessages(state, [assistantMessage(result, options)]);
   const filledSequence = result.finish_reason.unified === 'length' && maxTokens < state.sampling.max_tokens;
-  return { type: 'generated', result, promptTokens: request.prompt_token_ids.length, filledSequence, ...(drift ? { drift } : {}), ...(driftUnchecked ? { driftUnchecked } : {}), ms };
+  return { type: 'generated', result, promptTokens: request.prompt_token_ids.length, filledSequence, ...(drift ? { drift } : {}), ...(driftUnchecked === undefined ? {} : { driftUnchecked }), ms };
 }
 
 /** Compares the prompt a server says it sampled from with the ledger; a difference is a drift, handled by the renderer's mode. */

@@ -47,7 +47,8 @@ for (const [name, flavor, backend, path] of cases) {
       assert.equal(record.record_type, 'rollout', JSON.stringify(record.termination));
       assert.equal(record.reward, 1);
       assert.equal(record.token_drift_count, 0);
-      assert.equal(record.drift_unchecked, undefined);
+      // Counted where the server renders (every turn checked), absent where the prompt is sent as ids.
+      assert.equal(record.drift_unchecked, path === '/generate' ? undefined : 0);
       const calls = server.requests.filter((request) => request.path === path);
       const assistants = record.messages.filter((message) => message.role === 'assistant');
       assert.equal(calls.length, 2);
@@ -85,7 +86,8 @@ describe('server-rendered prompts', () => {
     assert.equal(record.record_type, 'rollout');
     assert.ok(record.turns.length > 0);
     assert.equal(record.token_drift_count, record.turns.length);
-    assert.ok(record.turns.every((turn) => turn.token_drift?.source === 'server' && turn.drift_unchecked === undefined));
+    assert.ok(record.turns.every((turn) => turn.token_drift?.source === 'server' && turn.drift_unchecked === false));
+    assert.equal(record.drift_unchecked, 0);
   });
 
   it('whose answer has no ids are drift-unchecked: counted as neither drift nor drift-free, the episode going on in strict mode', async () => {
