@@ -61,6 +61,7 @@ export function episodeOutcome(row: MaterializedRow, record: EpisodeRecord, open
     break;
   }
   built.token_drift_count = record.token_drift_count;
+  if (record.drift_unchecked !== undefined) built.drift_unchecked = record.drift_unchecked;
   built.has_training_tokens = record.has_training_tokens;
   if (record.evaluation_only) built.evaluation_only = true;
   built.termination = record.termination;

@@ -32,6 +32,8 @@ export function rolloutFacts(read: ReadRow, place: LinePlace): RolloutFacts {
     turns: row.num_turns ?? turns.length,
     tokens: last ? last.prompt_tokens + last.generated_tokens + last.env_tokens : (row.response?.usage?.total_tokens ?? 0),
     drift: row.token_drift_count ?? turns.filter((turn) => turn.token_drift !== undefined).length,
+    driftUnchecked: row.drift_unchecked ?? turns.filter((turn) => turn.drift_unchecked === true).length,
+    evaluationOnly: read.kind === 'result' && read.row.evaluation_only === true,
     durationMs: row.duration_ms ?? Number.NaN,
   };
 }

@@ -34,6 +34,8 @@ export interface RunOverview {
   turns_histogram: HistogramBin[];
   tokens_histogram: HistogramBin[];
   drift: { rollouts: number; total: number };
+  /** Rollouts with turns whose prompt the server did not return, and those turns: not checked for drift. */
+  drift_unchecked: { rollouts: number; total: number };
   version: number;
   indexing: IndexingProgress;
   /** Lines that are not rows, skipped: their count and the first one's error. */
@@ -72,7 +74,8 @@ export function runOverview(index: RunIndex, fallbackModel: string | null = null
     failure_classes: tally(all.filter((at) => columns.isFailure(at)), (at) => columns.failureClassOf(at) ?? 'unknown'),
     turns_histogram: histogram(columns.turns.values, all),
     tokens_histogram: histogram(columns.tokens.values, all),
-    drift: { rollouts: all.filter((at) => columns.drift.values[at]! > 0).length, total: all.reduce((sum, at) => sum + columns.drift.values[at]!, 0) },
+    drift: counted(all, columns.drift.values),
+    drift_unchecked: counted(all, columns.driftUnchecked.values),
     skipped_lines: { ...index.skipped },
     health: index.health?.overview ?? null,
   };
@@ -110,6 +113,11 @@ function passAtK(columns: RolloutColumns, scored: number[]): { k: number; value:
   const result: { k: number; value: number }[] = [];
   for (let k = 1; `pass@${k}/reward` in metrics; k++) result.push({ k, value: metrics[`pass@${k}/reward`]! / 100 });
   return result;
+}
+
+/** How many of `positions` have a count above 0, and the counts' sum. */
+function counted(positions: number[], counts: Uint32Array): { rollouts: number; total: number } {
+  return { rollouts: positions.filter((at) => counts[at]! > 0).length, total: positions.reduce((sum, at) => sum + counts[at]!, 0) };
 }
 
 function tally(positions: number[], name: (at: number) => string): Record<string, number> {
