@@ -126,7 +126,7 @@ export class AgentServer {
       const { agent_ref: _agent, ...metrics } = aggregateRows(parsed.data.verify_responses, { agent: this.#agent.name, taskFields: this.#taskFields });
       return { status: 200, body: metrics };
     } catch (error) {
-      if (error instanceof InvalidRowError) return badRequest([{ field: error.field ? `${error.where}.${error.field}` : error.where, message: error.message.slice(`${error.where}: ${error.field ? `${error.field}: ` : ''}`.length) }]);
+      if (error instanceof InvalidRowError) return badRequest([{ field: error.field ? `${error.where}.${error.field}` : error.where, message: error.reason }]);
       throw error;
     }
   }

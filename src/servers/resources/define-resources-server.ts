@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { InvalidRowError } from '../../core/errors/invalid-row-error.js';
 import { RewardComponentsError } from '../../core/errors/reward-components-error.js';
 import type { JsonRoute } from '../http/json-server.js';
 import { aggregateVerifyResponses, AggregateMetricsRequest, type AggregateMetrics } from './aggregate-verify-responses.js';
@@ -93,8 +94,20 @@ export function defineResourcesServer<State = undefined, Row extends Record<stri
 export function aggregateMetricsRoute(compute: ResourcesServerSpec<unknown, Record<string, unknown>>['aggregateMetrics'] = aggregateVerifyResponses): JsonRoute {
   return async ({ body }) => {
     const request = parseBody(AggregateMetricsRequest, body);
-    return request.ok ? ok(await compute(request.value.verify_responses)) : request.reply;
+    if (!request.ok) return request.reply;
+    try {
+      return ok(await compute(request.value.verify_responses));
+    } catch (error) {
+      if (error instanceof InvalidRowError) return { status: 422, body: { detail: [invalidRowDetail(error)] } };
+      throw error;
+    }
   };
+}
+
+/** FastAPI's shape for a row it cannot take: `verify_responses[2]` and `reward` become `loc: ['body', 'verify_responses', 2, 'reward']`. */
+function invalidRowDetail(error: InvalidRowError): { type: string; loc: (string | number)[]; msg: string } {
+  const where = [...error.where.matchAll(/[^[\].]+/g)].map(([part]) => (/^\d+$/.test(part) ? Number(part) : part));
+  return { type: error.kind, loc: ['body', ...where, ...(error.field ? error.field.split('.') : [])], msg: error.reason };
 }
 
 /**
