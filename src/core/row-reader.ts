@@ -104,6 +104,8 @@ function upgrade(value: unknown, where: string): Record<string, unknown> {
     _ng_task_index: 0,
     _ng_rollout_index: 0,
     duration_ms: null,
+    // NeMo Gym's compute_aggregate_metrics reads a row without one as `response: {}` (genrm_compare stores such rows).
+    response: {},
     ...rest,
     schema_version: ROW_SCHEMA_VERSION,
   };
