@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { gymnast } from '../support/run-cli.js';
+import { gymnast, gymnastIn } from '../support/run-cli.js';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -34,6 +34,20 @@ describe('gymnast collect --config X.yaml --split (NeMo Gym end-to-end mode)', (
     const resumed = await gymnast('collect', '--config', config, '--split', 'example', '--output', output, '--resume');
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.match(resumed.stderr, /resuming: 32 done before/, '--resume goes to every dataset');
+  });
+
+  it("reads a relative jsonl_fpath from the working directory, as NeMo Gym does, not from the config's folder", async () => {
+    const gym = mkdtempSync(join(tmpdir(), 'gymnast-split-cwd-'));
+    mkdirSync(join(gym, 'data'));
+    mkdirSync(join(gym, 'configs'));
+    writeFileSync(join(gym, 'data', 'rows.jsonl'), readFileSync(join(root, 'examples/arithmetic.jsonl'), 'utf8').split('\n').slice(0, 2).join('\n'));
+    writeFileSync(join(gym, 'configs', 'arithmetic.yaml'), readFileSync(config, 'utf8').replace('jsonl_fpath: examples/arithmetic.jsonl', 'jsonl_fpath: data/rows.jsonl'));
+    const result = await gymnastIn({ cwd: gym }, 'collect', '--config', 'configs/arithmetic.yaml', '--split', 'example', '--output', 'out');
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(rows(join(gym, 'out', 'arithmetic_agent_example.jsonl')).length, 2 * 2);
+    const elsewhere = await gymnastIn({ cwd: join(gym, 'configs') }, 'collect', '--config', 'arithmetic.yaml', '--split', 'example', '--output', join(gym, 'out2'));
+    assert.equal(elsewhere.code, 1);
+    assert.match(elsewhere.stderr, /arithmetic\.yaml: arithmetic_agent\.responses_api_agents\.simple_agent\.datasets\.0\.jsonl_fpath: an existing JSONL file: a relative path is found under the working directory \(\S+configs\), as NeMo Gym finds it, and \S+configs\/data\/rows\.jsonl is not there\n/);
   });
 
   it('refuses what it cannot run, before starting anything', async () => {
