@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { ConfigFileError } from '../../src/core/errors/config-file-error.js';
@@ -145,6 +146,61 @@ talker:
     assert.equal(isProcessAlive(pid), false);
     await assert.rejects(fetch(`${own.headUrl}/`));
     for (const server of own.servers.filter((server) => server.type !== 'responses_api_models')) await assert.rejects(fetch(`${server.url}/`), server.name);
+  });
+});
+
+describe("a command: server is handed NEMO_GYM_CONFIG_DICT whole, as NeMo Gym's parser completes it", () => {
+  const startup = new URL('../fixtures/servers/nemo-gym-startup.mjs', import.meta.url).pathname;
+
+  it('starts a server that reads its host and port, head_server and dry_run from it, and finds the run-wide keys NeMo Gym fills in', async () => {
+    const run = await startConfigRun(parseServerConfig(`
+head_server: {host: 127.0.0.1, port: 0}
+skip_verification: true
+results_dir: runs/results
+arithmetic:
+  resources_servers:
+    arithmetic: {}
+gym_server:
+  resources_servers:
+    my_env:
+      entrypoint: app.py
+      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(startup)}]
+gym_agent:
+  responses_api_agents:
+    my_agent:
+      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(startup)}]
+`, 'startup.yaml'), { output: () => undefined });
+    try {
+      const url = (name: string) => run.servers.find((server) => server.name === name)!.url;
+      const handed = (await getJson(`${url('gym_server')}/`)) as Record<string, unknown> & { gym_agent: { responses_api_agents: { my_agent: Record<string, unknown> } } };
+      const ports = run.servers.map((server) => Number(new URL(server.url).port));
+      const headPort = Number(new URL(run.headUrl).port);
+      assert.deepEqual(
+        Object.fromEntries(['dry_run', 'use_absolute_ip', 'port_range_low', 'port_range_high', 'model_endpoint_readiness_timeout_seconds', 'results_dir', 'cache_dir', 'head_server'].map((key) => [key, handed[key]])),
+        {
+          dry_run: false,
+          use_absolute_ip: false,
+          port_range_low: 10_001,
+          port_range_high: 20_000,
+          model_endpoint_readiness_timeout_seconds: 600,
+          results_dir: join(process.cwd(), 'runs/results'),
+          cache_dir: join(process.cwd(), 'cache'),
+          head_server: { host: '127.0.0.1', port: headPort },
+        },
+      );
+      assert.deepEqual([...(handed.disallowed_ports as number[])].sort(), [headPort, ...ports].sort(), 'every port the run holds');
+      assert.equal(handed.gym_agent.responses_api_agents.my_agent.skip_verification, true, 'the run-wide skip_verification, on each agent');
+      assert.equal(((await getJson(`${url('gym_agent')}/`)) as { dry_run: boolean }).dry_run, false);
+      const published = parse((await getJson(`${run.headUrl}/global_config_dict_yaml`)) as string) as Record<string, unknown>;
+      assert.deepEqual(published, handed, 'the head server publishes the same config');
+    } finally {
+      await run.close();
+    }
+  });
+
+  it("keeps a dry_run the config sets: NeMo Gym's server then exits without serving", async () => {
+    const config = parseServerConfig(`head_server: {port: 0}\ndry_run: true\ngym_server:\n  resources_servers:\n    my_env:\n      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(startup)}]\n`, 'dry.yaml');
+    await assert.rejects(startConfigRun(config, { output: () => undefined }), (error: unknown) => error instanceof ServerStartError && /server "gym_server": exited with code 0 before answering/.test(error.message));
   });
 });
 

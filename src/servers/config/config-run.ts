@@ -13,6 +13,7 @@ import { embeddedModelServer } from '../openai-compatible/embedded-model-server.
 import { resourcesServerFor } from '../resources/resources-server-for.js';
 import { ExternalServer } from './external-server.js';
 import { headServer, type ServerInstanceInfo } from './head-server.js';
+import { agentDefaults, withNemoGymGlobals } from './nemo-gym-globals.js';
 import { planServers, type AgentPlan, type ServerPlan, type ServedModelPlan } from './plan-servers.js';
 import type { GymConfig, ServerInstance } from './server-config.js';
 import { portInUseHint } from '../../core/errors/listen-error.js';
@@ -226,17 +227,20 @@ function freePort(host: string, name: string): Promise<number> {
   });
 }
 
-/** The interpolated config with each started server's host and port written into its impl config. */
+/**
+ * The interpolated config as NeMo Gym's parser completes it for its servers: each started server's host
+ * and port written into its impl config, and the run-wide keys they read at startup (`withNemoGymGlobals`).
+ */
 function resolvedConfig(config: GymConfig, addresses: ReadonlyMap<string, { host: string; port: number }>, head: { host: string; port: number }): Record<string, unknown> {
   const resolved = structuredClone(config.resolved);
+  const forAgents = agentDefaults(resolved);
   for (const instance of config.instances) {
     const address = addresses.get(instance.name);
     if (!address) continue;
-    const impl = ((resolved[instance.name] as Record<string, Record<string, Record<string, unknown>>>)[instance.type]!)[instance.impl] ?? {};
-    ((resolved[instance.name] as Record<string, Record<string, unknown>>)[instance.type]!)[instance.impl] = { ...impl, host: address.host, port: address.port };
+    const impls = (resolved[instance.name] as Record<string, Record<string, Record<string, unknown>>>)[instance.type]!;
+    impls[instance.impl] = { ...(instance.type === 'responses_api_agents' ? forAgents : {}), ...impls[instance.impl], host: address.host, port: address.port };
   }
-  resolved.head_server = head;
-  return resolved;
+  return withNemoGymGlobals(resolved, { head, servers: [...addresses.values()].map((address) => address.port), cwd: process.cwd() });
 }
 
 /**
