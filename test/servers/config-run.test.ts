@@ -204,6 +204,62 @@ gym_agent:
   });
 });
 
+describe("the agent stand-in's /aggregate_metrics", () => {
+  const pythonServer = new URL('../fixtures/python/resources_server.py', import.meta.url).pathname;
+  const rows = [0, 1].map((index) => ({ _ng_task_index: 0, _ng_rollout_index: index, agent_ref: { type: 'responses_api_agents', name: 'counter_agent' }, reward: index, counter: 3 + index, response: { usage: { input_tokens: 5, output_tokens: 7, total_tokens: 12 } } }));
+  const aggregate = async (url: string) => {
+    const response = await fetch(`${url}/aggregate_metrics`, { method: 'POST', body: JSON.stringify({ verify_responses: rows }), headers: { 'content-type': 'application/json' } });
+    assert.equal(response.status, 200);
+    return (await response.json()) as { agent_metrics: Record<string, number>; key_metrics: Record<string, number> };
+  };
+
+  it("is its resources server's, as NeMo Gym's simple_agent proxies it: the server's own metrics are kept", async () => {
+    const run = await startConfigRun(parseServerConfig(`
+head_server: {port: 0}
+policy_model: {responses_api_models: {gymnast_embedded: {}}}
+counter:
+  resources_servers:
+    example_session_state_mgmt:
+      command: [python3, ${JSON.stringify(pythonServer)}, --kind, counter, --name, counter, --port, "{port}"]
+counter_agent:
+  responses_api_agents:
+    simple_agent:
+      resources_server: {type: resources_servers, name: counter}
+      model_server: {type: responses_api_models, name: policy_model}
+plain:
+  resources_servers:
+    example_session_state_mgmt:
+      command: [python3, ${JSON.stringify(pythonServer)}, --no-aggregate, --port, "{port}"]
+plain_agent:
+  responses_api_agents:
+    simple_agent:
+      resources_server: {type: resources_servers, name: plain}
+      model_server: {type: responses_api_models, name: policy_model}
+arithmetic: {resources_servers: {arithmetic: {}}}
+arithmetic_agent:
+  responses_api_agents:
+    simple_agent:
+      resources_server: {type: resources_servers, name: arithmetic}
+      model_server: {type: responses_api_models, name: policy_model}
+`, 'aggregate.yaml'), { output: () => undefined });
+    try {
+      const url = (name: string) => run.servers.find((server) => server.name === name)!.url;
+      const forwarded = await aggregate(url('counter_agent'));
+      assert.equal(forwarded.agent_metrics['server/verify_responses'], 2, "the resources server's own metric");
+      assert.equal(forwarded.agent_metrics['mean/counter'], 3.5);
+      const calls = (await getJson(`${url('counter')}/_calls`)) as Record<string, number>;
+      assert.equal(calls['/aggregate_metrics'], 1);
+      for (const agent of ['arithmetic_agent', 'plain_agent']) {
+        const own = await aggregate(url(agent));
+        assert.equal(own.agent_metrics['server/verify_responses'], undefined, `${agent}: gymnast computes the aggregate of a built-in environment run in-process, and for a server without /aggregate_metrics`);
+        assert.equal(own.agent_metrics['mean/reward'], 0.5);
+      }
+    } finally {
+      await run.close();
+    }
+  });
+});
+
 describe('a config run that cannot start', () => {
   it('stops the servers already started and names the one that failed', async () => {
     const config = parseServerConfig(`
