@@ -1,13 +1,16 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { ConfigFileError } from '../../src/core/errors/config-file-error.js';
 import { ServerStartError } from '../../src/core/errors/server-start-error.js';
 import { startConfigRun, type ConfigRun } from '../../src/servers/config/config-run.js';
-import { parseServerConfig } from '../../src/servers/config/server-config.js';
+import { loadServerConfig, parseServerConfig } from '../../src/servers/config/server-config.js';
 import { isProcessAlive } from '../../src/util/process-alive.js';
+import { qwen3Directory, qwen3Template, qwen3Tokenizer } from '../support/qwen3.js';
+import { InferenceServer } from '../../src/testing/index.js';
 
 const examples = new URL('../../examples/arithmetic.jsonl', import.meta.url).pathname;
 const sessionRows = new URL('../fixtures/nemo-gym/example_session_state_mgmt/example.jsonl', import.meta.url).pathname;
@@ -258,6 +261,91 @@ arithmetic_agent:
       await run.close();
     }
   });
+});
+
+describe("a vllm_model from NeMo Gym's own keys (base_url, model): its tokenizer found without a gymnast key", () => {
+  const vllmModelYaml = new URL('../fixtures/nemo-gym/configs/vllm_model.yaml', import.meta.url).pathname;
+  /** NeMo Gym's own vllm_model.yaml, its policy_* values given as env.yaml gives them, and an agent sampling it. */
+  const configFile = join(mkdtempSync(join(tmpdir(), 'gymnast-vllm-model-')), 'e2e.yaml');
+  const config = (baseUrl: string, model: string) => {
+    writeFileSync(configFile, `
+config_paths: [${JSON.stringify(vllmModelYaml)}]
+head_server: {port: 0}
+policy_base_url: ${baseUrl}/v1
+policy_api_key: EMPTY
+policy_model_name: ${model}
+arithmetic: {resources_servers: {arithmetic: {}}}
+arithmetic_agent:
+  responses_api_agents:
+    simple_agent:
+      resources_server: {type: resources_servers, name: arithmetic}
+      model_server: {type: responses_api_models, name: policy_model}
+      max_tokens: 16
+`);
+    return loadServerConfig(configFile);
+  };
+  /** A vLLM stand-in on Qwen3's tokenizer serving `model`, loaded from `root`; closed by `use`'s end. */
+  const withServer = async (options: { model: string; root?: string }, use: (server: InferenceServer, url: string) => Promise<void>) => {
+    const server = new InferenceServer({ tokenizer: await qwen3Tokenizer(), template: await qwen3Template(), ...options });
+    const url = await server.start();
+    try {
+      await use(server, url);
+    } finally {
+      await server.close();
+    }
+  };
+  /** A Hugging Face cache holding `model`'s tokenizer as the hub lays it out: `refs/main` naming a snapshot. */
+  const hubCache = (model?: string) => {
+    const home = mkdtempSync(join(tmpdir(), 'gymnast-hf-home-'));
+    if (model === undefined) return home;
+    const repo = join(home, 'hub', `models--${model.replaceAll('/', '--')}`);
+    mkdirSync(join(repo, 'refs'), { recursive: true });
+    mkdirSync(join(repo, 'snapshots', 'c1a5e0'), { recursive: true });
+    writeFileSync(join(repo, 'refs', 'main'), 'c1a5e0');
+    for (const file of ['tokenizer.json', 'tokenizer_config.json']) symlinkSync(join(qwen3Directory, file), join(repo, 'snapshots', 'c1a5e0', file));
+    return home;
+  };
+  const runRow = async (run: ConfigRun) => {
+    const agent = run.servers.find((server) => server.name === 'arithmetic_agent')!;
+    const [line] = readFileSync(examples, 'utf8').split('\n');
+    const row = { ...(JSON.parse(line!) as object), agent_ref: { type: 'responses_api_agents', name: 'arithmetic_agent' }, _ng_task_index: 0, _ng_rollout_index: 0 };
+    const response = await fetch(`${agent.url}/run`, { method: 'POST', body: JSON.stringify(row), headers: { 'content-type': 'application/json' } });
+    const result = (await response.json()) as { has_training_tokens?: boolean; _ng_failure_class?: string };
+    assert.equal(result._ng_failure_class, undefined, JSON.stringify(result).slice(0, 400));
+    assert.equal(result.has_training_tokens, true);
+  };
+
+  it('by the model name, in the Hugging Face cache', () =>
+    withServer({ model: 'Qwen/Qwen3-0.6B' }, async (server, url) => {
+      const run = await startConfigRun(config(url, 'Qwen/Qwen3-0.6B'), { env: { HF_HOME: hubCache('Qwen/Qwen3-0.6B') } });
+      try {
+        await runRow(run);
+        assert.equal(server.requests.filter((request) => request.path === '/v1/models').length, 1, 'the name was enough: /v1/models is asked only for max_model_len');
+      } finally {
+        await run.close();
+      }
+    }));
+
+  it("by what the server's /v1/models says it loaded (root), when the name is not a tokenizer gymnast has", () =>
+    withServer({ model: 'qwen3-served', root: qwen3Directory }, async (_, url) => {
+      const run = await startConfigRun(config(url, 'qwen3-served'), { env: { HF_HOME: hubCache() } });
+      try {
+        await runRow(run);
+      } finally {
+        await run.close();
+      }
+    }));
+
+  it('found nowhere, the error names the key to set and where it looked', () =>
+    withServer({ model: 'qwen3-served', root: 'Qwen/Qwen3-Unseen' }, async (_, url) => {
+      const home = hubCache();
+      const error = await startConfigRun(config(url, 'qwen3-served'), { env: { HF_HOME: home } }).then(() => undefined, (caught: unknown) => caught);
+      assert.ok(error instanceof ConfigFileError, String(error));
+      assert.equal(
+        error.message,
+        `${configFile}: policy_model.responses_api_models.vllm_model.tokenizer: missing: agent "arithmetic_agent" samples this model with exact tokens and needs its tokenizer.json and tokenizer_config.json, found from neither model "qwen3-served" nor the server (/v1/models lists "Qwen/Qwen3-Unseen" and "qwen3-served"): looked in qwen3-served, ${join(home, 'hub', 'models--qwen3-served')}, Qwen/Qwen3-Unseen, ${join(home, 'hub', 'models--Qwen--Qwen3-Unseen')}; set it to the tokenizer's folder`,
+      );
+    }));
 });
 
 describe('a config run that cannot start', () => {

@@ -14,8 +14,10 @@ import { resourcesServerFor } from '../resources/resources-server-for.js';
 import { ExternalServer } from './external-server.js';
 import { headServer, type ServerInstanceInfo } from './head-server.js';
 import { agentDefaults, withNemoGymGlobals } from './nemo-gym-globals.js';
-import { planServers, type AgentPlan, type ServerPlan, type ServedModelPlan } from './plan-servers.js';
-import type { GymConfig, ServerInstance } from './server-config.js';
+import { planServers, type AgentPlan, type EmbeddedModelPlan, type ServerPlan, type ServedModelPlan } from './plan-servers.js';
+import { servedModelTokenizer } from './served-model-tokenizer.js';
+import type { GymConfig } from './server-config.js';
+import { ConfigFileError } from '../../core/errors/config-file-error.js';
 import { portInUseHint } from '../../core/errors/listen-error.js';
 
 export interface ConfigRunOptions {
@@ -25,6 +27,8 @@ export interface ConfigRunOptions {
   graceMs?: number;
   /** The bearer token the head server requires (`gymnast serve --config X --api-key K`); none by default, as in NeMo Gym. */
   headApiKey?: string;
+  /** Where a `vllm_model`'s tokenizer is looked for in the Hugging Face cache (`HF_HUB_CACHE`, `HF_HOME`; default `process.env`). */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Every server of a config, running, and the head server that lists them. */
@@ -73,9 +77,9 @@ export async function startConfigRun(config: GymConfig, options: ConfigRunOption
   try {
     for (const plan of plans) {
       const address = addresses.get(plan.instance.name);
-      const context = { config: resolved, options, policies, address, urls };
+      const context = { file: config.file, config: resolved, options, policies, address, urls };
       const server = await startOne(plan, context).catch((error: unknown) => {
-        if (error instanceof ServerStartError) throw error;
+        if (error instanceof ServerStartError || error instanceof ConfigFileError) throw error;
         throw new ServerStartError(plan.instance.name, reason(withPortHint(error, `${plan.instance.path}.port`, config.file, Boolean(plan.instance.config.port))), { cause: error });
       });
       started.push(server);
@@ -96,6 +100,8 @@ export async function startConfigRun(config: GymConfig, options: ConfigRunOption
 }
 
 interface StartContext {
+  /** The config file, named in errors. */
+  file: string;
   config: Record<string, unknown>;
   options: ConfigRunOptions;
   policies: Map<string, Promise<CreatedPolicy>>;
@@ -130,7 +136,7 @@ async function startOne(plan: ServerPlan, context: StartContext): Promise<Starte
       }
     }
     case 'embedded-model': {
-      const { policy } = await policyFor(plan.instance, context);
+      const { policy } = await policyFor(plan, context);
       const server = embeddedModelServer(policy as EmbeddedPolicy, listen);
       return { info: info(`${await server.start()}/v1`), close: () => server.close() };
     }
@@ -147,7 +153,7 @@ async function startOne(plan: ServerPlan, context: StartContext): Promise<Starte
 }
 
 async function startAgent(plan: AgentPlan, context: StartContext, info: (url: string) => ServerInstanceInfo): Promise<Started> {
-  const { policy, renderer, maxModelLen } = await policyFor(plan.model.instance, context, plan.model.kind === 'served-model' ? plan.model : undefined);
+  const { policy, renderer, maxModelLen } = await policyFor(plan.model, context, plan.instance.name);
   const { settings } = plan;
   const { agent, close } = agentFor(plan, context);
   const server = new AgentServer({
@@ -180,24 +186,31 @@ function agentFor(plan: AgentPlan, context: StartContext): { agent: Agent; close
   return { agent, close: () => agent.close() };
 }
 
-/** One policy per model instance, shared by its server and every agent using it; closed when the run stops. */
-function policyFor(model: ServerInstance, context: StartContext, served?: ServedModelPlan): Promise<CreatedPolicy> {
-  let created = context.policies.get(model.name);
+/**
+ * One policy per model instance, shared by its server and every agent using it; closed when the run
+ * stops. The first agent using a served model names it when its tokenizer cannot be found.
+ */
+function policyFor(model: EmbeddedModelPlan | ServedModelPlan, context: StartContext, agent?: string): Promise<CreatedPolicy> {
+  let created = context.policies.get(model.instance.name);
   if (!created) {
-    const spec = served
-      ? parsePolicySpec({
-          kind: served.policy,
-          baseUrls: served.baseUrls,
-          tokenizerDir: served.tokenizer,
-          ...(served.model === undefined ? {} : { model: served.model }),
-          ...(served.apiKey === undefined ? {} : { apiKey: served.apiKey }),
-          ...(served.maxModelLen === undefined ? {} : { maxModelLen: served.maxModelLen }),
-        })
-      : parsePolicySpec({ kind: 'embedded' });
-    created = createPolicy(spec);
-    context.policies.set(model.name, created);
+    created = model.kind === 'served-model' ? servedPolicy(model, agent ?? model.instance.name, context) : createPolicy(parsePolicySpec({ kind: 'embedded' }));
+    context.policies.set(model.instance.name, created);
   }
   return created;
+}
+
+async function servedPolicy(served: ServedModelPlan, agent: string, context: StartContext): Promise<CreatedPolicy> {
+  const tokenizerDir = await servedModelTokenizer(served, { file: context.file, agent, ...(context.options.env ? { env: context.options.env } : {}) });
+  return createPolicy(
+    parsePolicySpec({
+      kind: served.policy,
+      baseUrls: served.baseUrls,
+      tokenizerDir,
+      ...(served.model === undefined ? {} : { model: served.model }),
+      ...(served.apiKey === undefined ? {} : { apiKey: served.apiKey }),
+      ...(served.maxModelLen === undefined ? {} : { maxModelLen: served.maxModelLen }),
+    }),
+  );
 }
 
 /**

@@ -17,12 +17,12 @@ export const SERVED_MODEL_IMPL = 'vllm_model';
 /** NeMo Gym's agent impls gymnast's agent server stands in for. */
 export const AGENT_IMPLS = ['simple_agent', 'gymnasium_agent'] as const;
 
-/** What gymnast reads of a `vllm_model`: NeMo Gym's fields, and the tokenizer and API gymnast's exact-token policy needs. */
+/** What gymnast reads of a `vllm_model`: NeMo Gym's fields, and gymnast's own (all optional) for its exact-token policy. */
 const ServedModelSettings = z.looseObject({
   base_url: z.union([z.url({ protocol: /^https?$/ }), z.array(z.url({ protocol: /^https?$/ })).min(1)], { error: 'expected an http(s) URL or a list of them' }),
   model: z.string().min(1).optional(),
   api_key: HeaderValue.optional(),
-  /** The model's tokenizer.json + tokenizer_config.json (needed when a gymnast agent uses this model). */
+  /** The folder of the model's tokenizer.json + tokenizer_config.json; found from `model` or the server's `/v1/models` when left out. */
   tokenizer: z.string().min(1).optional(),
   /** Which of gymnast's policy APIs to call it with (default vllm-chat). */
   gymnast_policy: z.enum(policyKinds.filter((kind) => kind !== 'embedded') as [string, ...string[]]).optional(),
@@ -156,10 +156,6 @@ function wireAgent(plan: AgentPlan, plans: ReadonlyMap<string, ServerPlan>, issu
   const resources = plans.get(resourcesRef.name);
   const model = plans.get(modelRef.name);
   if (!resources) return undefined;
-  if (model?.kind === 'served-model' && model.tokenizer === undefined) {
-    issues.push({ path: `${model.instance.path}.tokenizer`, expected: `missing (expected the model's tokenizer directory: agent "${plan.instance.name}" samples it with exact tokens)` });
-    return undefined;
-  }
   if (model?.kind !== 'embedded-model' && model?.kind !== 'served-model') {
     issues.push({ path: `${plan.instance.path}.model_server.name`, expected: `a model gymnast can sample (${EMBEDDED_MODEL_IMPL} or ${SERVED_MODEL_IMPL}), not a command: server` });
     return undefined;
