@@ -8,7 +8,7 @@ import { redactUrls } from '../../util/redact-urls.js';
 import { runSampling } from '../../core/sampling-params.js';
 import { createPolicy, parsePolicySpec, type CreatedPolicy } from '../../policy/create-policy.js';
 import type { EmbeddedPolicy } from '../../policy/embedded/embedded-policy.js';
-import { AgentServer } from '../agent/agent-server.js';
+import { AgentServer, type AgentServerOptions } from '../agent/agent-server.js';
 import { embeddedModelServer } from '../openai-compatible/embedded-model-server.js';
 import { resourcesServerFor } from '../resources/resources-server-for.js';
 import { ExternalServer } from './external-server.js';
@@ -38,6 +38,8 @@ export interface ConfigRun {
   servers: readonly ServerInstanceInfo[];
   /** The config as the head server publishes it: interpolated, every started server's host and port filled in. */
   resolvedConfig(): Record<string, unknown>;
+  /** What samples the rows of each agent gymnast serves itself, by name: its policy, renderer and limits. */
+  episodes: ReadonlyMap<string, AgentEpisode>;
   /** Stops every server, external processes included (SIGTERM, then SIGKILL); safe to call twice. */
   close(): Promise<void>;
 }
@@ -45,9 +47,14 @@ export interface ConfigRun {
 /** Models and external processes first, then resources servers, then the agents that use them. */
 const START_ORDER: Record<ServerPlan['kind'], number> = { external: 0, 'embedded-model': 0, 'served-model': 0, resources: 1, agent: 2 };
 
+/** The policy, renderer and limits every rollout of an agent server shares. */
+export type AgentEpisode = AgentServerOptions['episode'];
+
 interface Started {
   info: ServerInstanceInfo;
   close(): Promise<void>;
+  /** An agent server's. */
+  episode?: AgentEpisode;
 }
 
 /**
@@ -95,6 +102,7 @@ export async function startConfigRun(config: GymConfig, options: ConfigRunOption
     headUrl,
     servers: started.map((server) => server.info),
     resolvedConfig: () => resolved,
+    episodes: new Map(started.flatMap((server) => (server.episode ? [[server.info.name, server.episode] as const] : []))),
     close: () => (closing ??= stopAll().then(() => head.close())),
   };
 }
@@ -156,21 +164,22 @@ async function startAgent(plan: AgentPlan, context: StartContext, info: (url: st
   const { policy, renderer, maxModelLen } = await policyFor(plan.model, context, plan.instance.name);
   const { settings } = plan;
   const { agent, close } = agentFor(plan, context);
+  const episode: AgentEpisode = {
+    policy,
+    renderer,
+    maxTurns: settings.max_turns,
+    maxSeqLen: settings.max_seq_len ?? maxModelLen,
+    sampling: runSampling({ temperature: settings.temperature, maxTokens: settings.max_tokens, seed: settings.seed }),
+  };
   const server = new AgentServer({
     agent,
-    episode: {
-      policy,
-      renderer,
-      maxTurns: settings.max_turns,
-      maxSeqLen: settings.max_seq_len ?? maxModelLen,
-      sampling: runSampling({ temperature: settings.temperature, maxTokens: settings.max_tokens, seed: settings.seed }),
-    },
+    episode,
     concurrency: settings.concurrency,
     ...(settings.run_timeout_seconds === undefined ? {} : { runTimeoutMs: settings.run_timeout_seconds * 1000 }),
     ...context.address!,
   });
   const stop = () => server.close().then(close);
-  return { info: info(await server.start().catch(async (error: unknown) => { await close(); throw error; })), close: stop };
+  return { info: info(await server.start().catch(async (error: unknown) => { await close(); throw error; })), close: stop, episode };
 }
 
 /** Who runs the agent's rows: its built-in environment in-process, or gymnast's loop against its resources server over HTTP. */
