@@ -23,6 +23,7 @@ import { DATASET_TYPES, type DatasetSplit } from '../servers/config/dataset-type
 import type { AgentEpisode } from '../servers/config/config-run.js';
 import { withEpisodeOptions } from './episode-options.js';
 import { maxUnhealthyOf, maxUnhealthyOption } from './max-unhealthy-option.js';
+import { nemoGymOption } from './nemo-gym-option.js';
 import { policySpec, withPolicyOptions } from './policy-flags.js';
 import {
   parseAgentServer,
@@ -76,6 +77,7 @@ interface CollectFlags {
   gymnasiumServer: Record<string, string>;
   toolCallParser?: string;
   rolloutInfos?: boolean;
+  nemoGym?: string;
 }
 
 export function collectCommand(): Command {
@@ -111,10 +113,12 @@ export function collectCommand(): Command {
     .addOption(maxUnhealthyOption())
     .option('--config <file>', 'YAML or JSON with any of these options by name (e.g. num-repeats: 4); flags given on the command line win. With --split: a NeMo Gym config (servers and datasets)')
     .option('--split <name>', `with --config X.yaml in NeMo Gym's shape: start its servers and collect every dataset of this split (${DATASET_TYPES.join(', ')}) through its agents, one output per dataset in the --output folder`, parseSplit)
+    .addOption(nemoGymOption())
     .action(async (_flags: CollectFlags, command: Command) => {
       const split = command.getOptionValue('split') as DatasetSplit | undefined;
       if (split !== undefined) return collectSplit(command, split);
       const flags = await withConfigFile(command);
+      if (flags.nemoGym !== undefined) throw new ConfigError('--nemo-gym runs the servers of a NeMo Gym config: it needs --config X.yaml --split NAME');
       const health = await runCollect(flags);
       if (health) assertHealthy([health], maxUnhealthyOf(flags));
     });
@@ -140,7 +144,7 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
   // --resume and --overwrite hold for every dataset's output; each is looked at before the servers
   // start, so a rerun by mistake is refused before any dataset is collected, not after the first ones.
   for (const { name } of datasets) await refuseToErase(collectPaths(join(flags.output, `${name}.jsonl`)), flags);
-  const run = await startConfigRun(config);
+  const run = await startConfigRun(config, { ...(flags.nemoGym === undefined ? {} : { nemoGym: flags.nemoGym }), onNotice: (message) => process.stderr.write(`[collect] ${message}\n`) });
   const health: HealthSummary[] = [];
   try {
     const agents = Object.fromEntries(run.servers.filter((server) => server.type === 'responses_api_agents').map((server) => [server.name, server.url]));

@@ -100,6 +100,14 @@ describe("gymnast collect --split on NeMo Gym's own configs (mcqa.yaml and vllm_
         assert.deepEqual({ checks: health.checks, skipped: health.skipped, healthy: health.rollouts.healthy }, { checks: {}, skipped: [], healthy: 5 }, "decoded with the agent's tokenizer, every rollout is healthy");
       }
       assert.ok(server.requests.some((request) => request.path === '/v1/chat/completions'), 'the rows were sampled by the vLLM the config names');
+      assert.match(result.stderr, /\[collect\] mcqa: gymnast's TypeScript port of NeMo Gym's resources_servers\/mcqa runs in-process, not NeMo Gym's own app\.py; --nemo-gym DIR runs NeMo Gym's own from a Gym checkout\n/);
+
+      const real = await gymnastIn({ cwd: gym, env: { HF_HOME: hfHome } }, 'collect', '--config', 'env.yaml', '--split', 'example', '--output', 'real', '--nemo-gym', join(gym, 'no-checkout'));
+      assert.equal(real.code, 1);
+      assert.match(real.stderr, /^gymnast: config: env\.yaml: mcqa\.resources_servers\.mcqa\.entrypoint: a file in \S+no-checkout\/resources_servers\/mcqa to run, as NeMo Gym runs it; \S+app\.py is not there\n/);
+      const stray = await gymnastIn({ cwd: gym }, 'collect', '--input', 'resources_servers/mcqa/data/example.jsonl', '--output', 'plain', '--agent', 'arithmetic', '--nemo-gym', gym);
+      assert.equal(stray.code, 1);
+      assert.match(stray.stderr, /--nemo-gym runs the servers of a NeMo Gym config: it needs --config X\.yaml --split NAME/);
     } finally {
       await server.close();
     }

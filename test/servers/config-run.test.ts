@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -346,6 +347,79 @@ arithmetic_agent:
         `${configFile}: policy_model.responses_api_models.vllm_model.tokenizer: missing: agent "arithmetic_agent" samples this model with exact tokens and needs its tokenizer.json and tokenizer_config.json, found from neither model "qwen3-served" nor the server (/v1/models lists "Qwen/Qwen3-Unseen" and "qwen3-served"): looked in qwen3-served, ${join(home, 'hub', 'models--qwen3-served')}, Qwen/Qwen3-Unseen, ${join(home, 'hub', 'models--Qwen--Qwen3-Unseen')}; set it to the tokenizer's folder`,
       );
     }));
+});
+
+describe('a NeMo Gym server gymnast has a TypeScript port of: the port runs visibly, --nemo-gym runs the real one', () => {
+  const config = () => parseServerConfig(`
+head_server: {port: 0}
+policy_model: {responses_api_models: {gymnast_embedded: {}}}
+mcqa:
+  resources_servers:
+    mcqa: {entrypoint: app.py, domain: knowledge}
+mcqa_simple_agent:
+  responses_api_agents:
+    simple_agent:
+      entrypoint: app.py
+      resources_server: {type: resources_servers, name: mcqa}
+      model_server: {type: responses_api_models, name: policy_model}
+`, 'mcqa.yaml');
+  /** A Gym checkout whose mcqa is a stand-in saying how it was run (Python's standard library cannot read the YAML config, so it listens on PORT). */
+  const checkout = (venv: boolean) => {
+    const gym = mkdtempSync(join(tmpdir(), 'gymnast-checkout-'));
+    const dir = join(gym, 'resources_servers', 'mcqa');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'app.py'), [
+      'import json, os, sys',
+      'from http.server import BaseHTTPRequestHandler, HTTPServer',
+      'class Handler(BaseHTTPRequestHandler):',
+      '    def do_GET(self):',
+      '        body = json.dumps({"cwd": os.getcwd(), "name": os.environ["NEMO_GYM_CONFIG_PATH"], "dict": "dry_run: false" in os.environ["NEMO_GYM_CONFIG_DICT"], "path": os.environ["PYTHONPATH"], "python": sys.executable}).encode()',
+      '        self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)',
+      'HTTPServer((os.environ["HOST"], int(os.environ["PORT"])), Handler).serve_forever()',
+      '',
+    ].join('\n'));
+    if (venv) {
+      mkdirSync(join(dir, '.venv', 'bin'), { recursive: true });
+      symlinkSync(execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim(), join(dir, '.venv', 'bin', 'python'));
+    }
+    return { gym, dir };
+  };
+
+  it("says so when gymnast's port stands in for NeMo Gym's own, and which flag runs the real one", async () => {
+    const notices: string[] = [];
+    const run = await startConfigRun(config(), { onNotice: (message) => notices.push(message) });
+    await run.close();
+    assert.deepEqual(notices, [
+      "mcqa: gymnast's TypeScript port of NeMo Gym's resources_servers/mcqa runs in-process, not NeMo Gym's own app.py; --nemo-gym DIR runs NeMo Gym's own from a Gym checkout",
+      "mcqa_simple_agent: gymnast's agent server (its exact-token loop) stands in for NeMo Gym's responses_api_agents/simple_agent; a command: for it runs NeMo Gym's own",
+    ]);
+    assert.equal(run.servers.find((server) => server.name === 'mcqa')!.pid, undefined);
+  });
+
+  it("runs NeMo Gym's own from a checkout as ng_run does: python <entrypoint> in its folder, its .venv when there", async () => {
+    for (const venv of [false, true]) {
+      const { gym, dir } = checkout(venv);
+      const notices: string[] = [];
+      const run = await startConfigRun(config(), { nemoGym: gym, onNotice: (message) => notices.push(message), output: () => undefined });
+      try {
+        const mcqa = run.servers.find((server) => server.name === 'mcqa')!;
+        assert.equal(typeof mcqa.pid, 'number');
+        const ran = (await getJson(`${mcqa.url}/`)) as { cwd: string; name: string; dict: boolean; path: string; python: string };
+        assert.deepEqual({ cwd: ran.cwd, name: ran.name, dict: ran.dict, path: ran.path.split(':')[0] }, { cwd: dir, name: 'mcqa', dict: true, path: dir });
+        if (venv) assert.equal(ran.python, join(dir, '.venv', 'bin', 'python'));
+        assert.ok(!notices.some((notice) => notice.startsWith('mcqa:')), notices.join('\n'));
+      } finally {
+        await run.close();
+      }
+    }
+  });
+
+  it('refuses a checkout without the server, naming the key, before starting anything', async () => {
+    const gym = mkdtempSync(join(tmpdir(), 'gymnast-checkout-'));
+    const error = await startConfigRun(config(), { nemoGym: gym, onNotice: () => undefined }).then(() => undefined, (caught: unknown) => caught);
+    assert.ok(error instanceof ConfigFileError, String(error));
+    assert.equal(error.message, `mcqa.yaml: mcqa.resources_servers.mcqa.entrypoint: a file in ${join(gym, 'resources_servers', 'mcqa')} to run, as NeMo Gym runs it; ${join(gym, 'resources_servers', 'mcqa', 'app.py')} is not there`);
+  });
 });
 
 describe('a config run that cannot start', () => {

@@ -27,8 +27,15 @@ export interface ConfigRunOptions {
   graceMs?: number;
   /** The bearer token the head server requires (`gymnast serve --config X --api-key K`); none by default, as in NeMo Gym. */
   headApiKey?: string;
-  /** Where a `vllm_model`'s tokenizer is looked for in the Hugging Face cache (`HF_HUB_CACHE`, `HF_HOME`; default `process.env`). */
+  /**
+   * Where a `vllm_model`'s tokenizer is looked for in the Hugging Face cache (`HF_HUB_CACHE`, `HF_HOME`),
+   * and the `PYTHONPATH` a server run from `nemoGym` extends (default `process.env`).
+   */
   env?: Readonly<Record<string, string | undefined>>;
+  /** A NeMo Gym checkout: the servers gymnast has TypeScript ports of run from it as NeMo Gym runs them, not the ports. */
+  nemoGym?: string;
+  /** Told which NeMo Gym servers gymnast stands in for with its own (default: a line on stderr). */
+  onNotice?: (message: string) => void;
 }
 
 /** Every server of a config, running, and the head server that lists them. */
@@ -64,7 +71,13 @@ interface Started {
  * naming it; a config gymnast cannot run is a `ConfigFileError` before anything starts.
  */
 export async function startConfigRun(config: GymConfig, options: ConfigRunOptions = {}): Promise<ConfigRun> {
-  const plans = planServers(config).sort((a, b) => START_ORDER[a.kind] - START_ORDER[b.kind]);
+  const planOptions = { ...(options.nemoGym === undefined ? {} : { nemoGym: options.nemoGym }), ...(options.env ? { env: options.env } : {}) };
+  const plans = planServers(config, planOptions).sort((a, b) => START_ORDER[a.kind] - START_ORDER[b.kind]);
+  const notice = options.onNotice ?? ((message: string) => process.stderr.write(`[config] ${message}\n`));
+  for (const plan of plans) {
+    const standIn = standInNotice(plan);
+    if (standIn) notice(standIn);
+  }
   const addresses = await assignAddresses(config, plans);
   const started: Started[] = [];
   const urls = new Map<string, string>();
@@ -128,8 +141,8 @@ async function startOne(plan: ServerPlan, context: StartContext): Promise<Starte
         name: instance.name,
         command: plan.command,
         ...listen,
-        env: { ...instance.config.env, NEMO_GYM_CONFIG_DICT: stringify(context.config), NEMO_GYM_CONFIG_PATH: instance.name },
-        ...(instance.config.cwd === undefined ? {} : { cwd: instance.config.cwd }),
+        env: { ...plan.env, NEMO_GYM_CONFIG_DICT: stringify(context.config), NEMO_GYM_CONFIG_PATH: instance.name },
+        ...(plan.cwd === undefined ? {} : { cwd: plan.cwd }),
         ...(instance.config.health_path === undefined ? {} : { healthPath: instance.config.health_path }),
         ...(instance.config.startup_timeout_seconds === undefined ? {} : { startupTimeoutMs: instance.config.startup_timeout_seconds * 1000 }),
         ...(context.options.graceMs === undefined ? {} : { graceMs: context.options.graceMs }),
@@ -220,6 +233,19 @@ async function servedPolicy(served: ServedModelPlan, agent: string, context: Sta
       ...(served.maxModelLen === undefined ? {} : { maxModelLen: served.maxModelLen }),
     }),
   );
+}
+
+/**
+ * What runs in place of a NeMo Gym server the config names, said so that no one mistakes it for the
+ * real one: a TypeScript port of a resources server (which `--nemo-gym DIR` swaps for NeMo Gym's own),
+ * or gymnast's agent server for NeMo Gym's agent.
+ */
+function standInNotice(plan: ServerPlan): string | undefined {
+  const { instance } = plan;
+  const real = `NeMo Gym's ${instance.type}/${instance.impl}`;
+  if (plan.kind === 'resources' && plan.nemoGymPort) return `${instance.name}: gymnast's TypeScript port of ${real} runs in-process, not NeMo Gym's own ${instance.config.entrypoint ?? 'server'}; --nemo-gym DIR runs NeMo Gym's own from a Gym checkout`;
+  if (plan.kind === 'agent') return `${instance.name}: gymnast's agent server (its exact-token loop) stands in for ${real}; a command: for it runs NeMo Gym's own`;
+  return undefined;
 }
 
 /**
