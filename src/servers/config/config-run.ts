@@ -67,8 +67,10 @@ interface Started {
 /**
  * Starts every server a config names (NeMo Gym's `ng_run`): ports left out are picked free on their
  * host up front, so the resolved config an external server is handed (NEMO_GYM_CONFIG_DICT) already
- * says where everything listens. One server failing stops the others and throws a `ServerStartError`
- * naming it; a config gymnast cannot run is a `ConfigFileError` before anything starts.
+ * says where everything listens. Which NeMo Gym servers gymnast stands in for with its own is said
+ * through `onNotice` first. One server failing stops the others and throws a `ServerStartError`
+ * naming it; a config gymnast cannot run is a `ConfigFileError` before anything starts, or, for a
+ * `vllm_model` whose tokenizer is found nowhere, once the servers started so far are stopped.
  */
 export async function startConfigRun(config: GymConfig, options: ConfigRunOptions = {}): Promise<ConfigRun> {
   const planOptions = { ...(options.nemoGym === undefined ? {} : { nemoGym: options.nemoGym }), ...(options.env ? { env: options.env } : {}) };
