@@ -20,8 +20,10 @@ import { MEGABYTE } from '../collect/collect-settings.js';
 import { checkReadFilesApart, makeOutputFolder, type ReadFile } from '../collect/output-paths.js';
 import { refuseToErase } from '../collect/refuse-to-erase.js';
 import { DATASET_TYPES, type DatasetSplit } from '../servers/config/dataset-types.js';
+import type { AgentEpisode } from '../servers/config/config-run.js';
 import { withEpisodeOptions } from './episode-options.js';
 import { maxUnhealthyOf, maxUnhealthyOption } from './max-unhealthy-option.js';
+import { nemoGymOption } from './nemo-gym-option.js';
 import { policySpec, withPolicyOptions } from './policy-flags.js';
 import {
   parseAgentServer,
@@ -75,6 +77,7 @@ interface CollectFlags {
   gymnasiumServer: Record<string, string>;
   toolCallParser?: string;
   rolloutInfos?: boolean;
+  nemoGym?: string;
 }
 
 export function collectCommand(): Command {
@@ -110,10 +113,12 @@ export function collectCommand(): Command {
     .addOption(maxUnhealthyOption())
     .option('--config <file>', 'YAML or JSON with any of these options by name (e.g. num-repeats: 4); flags given on the command line win. With --split: a NeMo Gym config (servers and datasets)')
     .option('--split <name>', `with --config X.yaml in NeMo Gym's shape: start its servers and collect every dataset of this split (${DATASET_TYPES.join(', ')}) through its agents, one output per dataset in the --output folder`, parseSplit)
+    .addOption(nemoGymOption())
     .action(async (_flags: CollectFlags, command: Command) => {
       const split = command.getOptionValue('split') as DatasetSplit | undefined;
       if (split !== undefined) return collectSplit(command, split);
       const flags = await withConfigFile(command);
+      if (flags.nemoGym !== undefined) throw new ConfigError('--nemo-gym runs the servers of a NeMo Gym config: it needs --config X.yaml --split NAME');
       const health = await runCollect(flags);
       if (health) assertHealthy([health], maxUnhealthyOf(flags));
     });
@@ -139,7 +144,7 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
   // --resume and --overwrite hold for every dataset's output; each is looked at before the servers
   // start, so a rerun by mistake is refused before any dataset is collected, not after the first ones.
   for (const { name } of datasets) await refuseToErase(collectPaths(join(flags.output, `${name}.jsonl`)), flags);
-  const run = await startConfigRun(config);
+  const run = await startConfigRun(config, { ...(flags.nemoGym === undefined ? {} : { nemoGym: flags.nemoGym }), onNotice: (message) => process.stderr.write(`[collect] ${message}\n`) });
   const health: HealthSummary[] = [];
   try {
     const agents = Object.fromEntries(run.servers.filter((server) => server.type === 'responses_api_agents').map((server) => [server.name, server.url]));
@@ -148,7 +153,9 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
       makeOutputFolder(input);
       await collateDataset(dataset, input);
       process.stderr.write(`[collect] ${split} dataset ${dataset.dataset.name} of ${dataset.agent} (${dataset.yamlPath})\n`);
-      const checked = await runCollect({ ...flags, input, output: join(flags.output, `${name}.jsonl`), agentServer: { ...flags.agentServer, ...agents }, numRepeats: dataset.dataset.num_repeats ?? flags.numRepeats });
+      const settings = { ...flags, input, output: join(flags.output, `${name}.jsonl`), agentServer: { ...flags.agentServer, ...agents }, numRepeats: dataset.dataset.num_repeats ?? flags.numRepeats };
+      // The agent's own policy and limits sampled its rows: the run records them, and the health check decodes with its tokenizer.
+      const checked = await runCollect(settings, run.episodes.get(dataset.agent));
       if (checked) health.push(checked);
     }
   } finally {
@@ -161,8 +168,10 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
 /**
  * One collection, its files written and its summary printed; resolves with the run's health for the
  * caller to hold against `--max-unhealthy` (as `gymnast health` does), once everything is written.
+ * `sampledBy` is the policy and limits of a config's agent server that runs every row, owned by the
+ * config run; without it, the flags' policy is created for this collection and closed after it.
  */
-async function runCollect(flags: CollectFlags): Promise<HealthSummary | undefined> {
+async function runCollect(flags: CollectFlags, sampledBy?: AgentEpisode): Promise<HealthSummary | undefined> {
   // The library checks --input; the files only the CLI reads are checked here, before anything starts.
   const read = [{ flag: '--prompt-config', path: flags.promptConfig }, { flag: '--config', path: flags.config }];
   checkReadFilesApart(collectPaths(flags.output), read.filter((file): file is ReadFile => file.path !== undefined));
@@ -181,7 +190,7 @@ async function runCollect(flags: CollectFlags): Promise<HealthSummary | undefine
     ),
     ...(await resourcesAgents(flags, countRetry)),
   ];
-  const { policy, renderer, maxModelLen } = await createPolicy(policySpec(flags), { onRouterEvent: (event) => event.type === 'retry' && countRetry() }).catch(async (error: unknown) => {
+  const { policy, renderer, maxSeqLen, maxTurns, sampling, ownsPolicy } = await episodeFor(flags, sampledBy, countRetry).catch(async (error: unknown) => {
     await Promise.all(servers.map((server) => server.close()));
     throw error;
   });
@@ -200,9 +209,9 @@ async function runCollect(flags: CollectFlags): Promise<HealthSummary | undefine
     schedule: flags.schedule,
     policy,
     renderer,
-    maxSeqLen: flags.maxSeqLen ?? maxModelLen,
-    maxTurns: flags.maxTurns,
-    sampling: runSampling(flags),
+    maxSeqLen,
+    maxTurns,
+    sampling,
     ...(flags.rolloutTimeout === undefined ? {} : { rolloutTimeoutMs: flags.rolloutTimeout * 1000 }),
     ...(flags.resume ? { resume: true } : {}),
     ...(flags.overwrite ? { overwrite: true } : {}),
@@ -217,7 +226,7 @@ async function runCollect(flags: CollectFlags): Promise<HealthSummary | undefine
     health: { decoder: renderer.tokenizer },
   }).finally(async () => {
     dispose();
-    await Promise.all([policy.close(), ...servers.map((server) => server.close())]);
+    await Promise.all([...(ownsPolicy ? [policy.close()] : []), ...servers.map((server) => server.close())]);
   });
   for (const agent of summary.aggregate) {
     process.stdout.write(`${agent.agent_ref.name}: ${JSON.stringify(agent.key_metrics)}\n`);
@@ -241,6 +250,13 @@ async function runCollect(flags: CollectFlags): Promise<HealthSummary | undefine
     if (summary.failures > limit) throw new ConfigError(`${summary.failures} rollouts failed, more than --fail-on-error ${flags.failOnError} allows`);
   }
   return health;
+}
+
+/** The flags' policy and limits, created here; or an agent server's, which its config run owns. */
+async function episodeFor(flags: CollectFlags, sampledBy: AgentEpisode | undefined, onRetry: () => void): Promise<AgentEpisode & { ownsPolicy: boolean }> {
+  if (sampledBy) return { ...sampledBy, ownsPolicy: false };
+  const { policy, renderer, maxModelLen } = await createPolicy(policySpec(flags), { onRouterEvent: (event) => event.type === 'retry' && onRetry() });
+  return { policy, renderer, maxSeqLen: flags.maxSeqLen ?? maxModelLen, maxTurns: flags.maxTurns, sampling: runSampling(flags), ownsPolicy: true };
 }
 
 function parseSplit(value: string): DatasetSplit {
