@@ -16,7 +16,7 @@ import { runSampling } from '../core/sampling-params.js';
 import { showValue } from '../core/schema-issues.js';
 import { createPolicy } from '../policy/index.js';
 import { collectPaths } from '../collect/collect-paths.js';
-import { MEGABYTE } from '../collect/collect-settings.js';
+import { MAX_CONCURRENCY, MEGABYTE } from '../collect/collect-settings.js';
 import { checkReadFilesApart, makeOutputFolder, type ReadFile } from '../collect/output-paths.js';
 import { refuseToErase } from '../collect/refuse-to-erase.js';
 import { DATASET_TYPES, type DatasetSplit } from '../servers/config/dataset-types.js';
@@ -59,6 +59,7 @@ interface CollectFlags {
   maxTurns: number;
   maxSeqLen?: number;
   maxTokens: number;
+  onMaxTokens: 'continue' | 'end';
   temperature: number;
   seed?: number;
   rolloutTimeout?: number;
@@ -89,7 +90,7 @@ export function collectCommand(): Command {
     .option('--max-line-mb <n>', 'refuse input lines longer than this many MB (MiB; default 16)', parseMaxLineMb)
     .option('--num-repeats <n|json>', 'rollouts per row: a number, or {"agent": k, "_default": k}', parseNumRepeats, 1)
     .option('--add-seed', 'seed each rollout with its index (metadata.extra_body, as NeMo Gym)')
-    .option('-c, --concurrency <n>', 'rollouts in flight (the batch size with --schedule lockstep)', parseConcurrency, 32)
+    .option('-c, --concurrency <n>', `rollouts in flight (the batch size with --schedule lockstep; NeMo Gym: unbounded; at most ${MAX_CONCURRENCY})`, parseConcurrency, 32)
     .option('--schedule <kind>', 'async (each rollout at its own pace) or lockstep (each turn waits for the batch, as NeMo RL)', parseSchedule, 'async')
     .option('--set <key=value>', 'override responses_create_params (dotted keys nest; JSON values), repeatable', parseKeyValue, {})
     .option('--prompt-config <file>', "NeMo Gym prompt YAML (system/user templates over the row's fields)");
@@ -202,6 +203,7 @@ async function runCollect(flags: CollectFlags): Promise<HealthSummary | undefine
     renderer,
     maxSeqLen: flags.maxSeqLen ?? maxModelLen,
     maxTurns: flags.maxTurns,
+    onMaxTokens: flags.onMaxTokens,
     sampling: runSampling(flags),
     ...(flags.rolloutTimeout === undefined ? {} : { rolloutTimeoutMs: flags.rolloutTimeout * 1000 }),
     ...(flags.resume ? { resume: true } : {}),
@@ -223,6 +225,7 @@ async function runCollect(flags: CollectFlags): Promise<HealthSummary | undefine
     process.stdout.write(`${agent.agent_ref.name}: ${JSON.stringify(agent.key_metrics)}\n`);
   }
   process.stdout.write(`${summary.rollouts} rollouts in ${summary.paths.output}, ${summary.failures} failures in ${summary.paths.failures}, metrics in ${summary.paths.aggregate}\n`);
+  process.stdout.write(`${limitsLine(flags, maxModelLen)}\n`);
   // An interrupted run must not look finished to a script that trains on its output next.
   if (stopAdmitting.aborted) throw new AbortedError(`interrupted before every rollout ran: the files hold what finished; the same command with --resume continues`);
   // The run's health in one line, checked in the pass that aggregated it (the verdicts and summary are
@@ -241,6 +244,19 @@ async function runCollect(flags: CollectFlags): Promise<HealthSummary | undefine
     if (summary.failures > limit) throw new ConfigError(`${summary.failures} rollouts failed, more than --fail-on-error ${flags.failOnError} allows`);
   }
   return health;
+}
+
+/**
+ * The limits the run went by, where gymnast bounds what NeMo RL and NeMo Gym leave unbounded, so a
+ * reader of the summary knows them without the command line (the README says how to lift them).
+ */
+function limitsLine(flags: CollectFlags, maxModelLen: number): string {
+  return [
+    `limits: --max-turns ${flags.maxTurns} (NeMo RL: unbounded)`,
+    `--concurrency ${flags.concurrency} (NeMo Gym: unbounded)`,
+    `--max-seq-len ${flags.maxSeqLen ?? maxModelLen}`,
+    `--on-max-tokens ${flags.onMaxTokens}`,
+  ].join(', ');
 }
 
 function parseSplit(value: string): DatasetSplit {
