@@ -11,8 +11,9 @@ import { isRecord } from '../util/is-record.js';
 import { inSchemaOrder } from '../util/in-schema-order.js';
 
 /**
- * A row without its heavy fields checked: `messages`, `env_metadata` (and `terminal_env_metadata`) and `sampling` can hold thousands
- * of numbers a row, and metrics, resume and indexes do not need them (they stay in the row, typed unknown).
+ * A row without its heavy fields checked: `messages`, `env_metadata`, `terminal_env_metadata` and
+ * `sampling` can hold thousands of numbers a row, and metrics, resume and indexes do not need them
+ * (they stay in the row, typed unknown).
  */
 const HEAVY_FIELDS = { messages: true, env_metadata: true, terminal_env_metadata: true, sampling: true } as const;
 export const ResultRowHead = ResultRow.omit(HEAVY_FIELDS);
