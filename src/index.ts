@@ -117,6 +117,7 @@ export {
   findEnvironment,
   type Environment,
   type EnvironmentTurn,
+  type ObservationTokens,
   type ResetResult,
   type StepResultInput,
   nemoGymResourcesEnvironment,

@@ -16,7 +16,7 @@ import { runSampling } from '../core/sampling-params.js';
 import { showValue } from '../core/schema-issues.js';
 import { createPolicy } from '../policy/index.js';
 import { collectPaths } from '../collect/collect-paths.js';
-import { MEGABYTE } from '../collect/collect-settings.js';
+import { MAX_CONCURRENCY, MEGABYTE } from '../collect/collect-settings.js';
 import { checkReadFilesApart, makeOutputFolder, type ReadFile } from '../collect/output-paths.js';
 import { refuseToErase } from '../collect/refuse-to-erase.js';
 import { DATASET_TYPES, type DatasetSplit } from '../servers/config/dataset-types.js';
@@ -61,6 +61,7 @@ interface CollectFlags {
   maxTurns: number;
   maxSeqLen?: number;
   maxTokens: number;
+  onMaxTokens: 'continue' | 'end';
   temperature: number;
   seed?: number;
   rolloutTimeout?: number;
@@ -92,7 +93,7 @@ export function collectCommand(): Command {
     .option('--max-line-mb <n>', 'refuse input lines longer than this many MB (MiB; default 16)', parseMaxLineMb)
     .option('--num-repeats <n|json>', 'rollouts per row: a number, or {"agent": k, "_default": k}', parseNumRepeats, 1)
     .option('--add-seed', 'seed each rollout with its index (metadata.extra_body, as NeMo Gym)')
-    .option('-c, --concurrency <n>', 'rollouts in flight (the batch size with --schedule lockstep)', parseConcurrency, 32)
+    .option('-c, --concurrency <n>', `rollouts in flight (the batch size with --schedule lockstep; NeMo Gym: unbounded; at most ${MAX_CONCURRENCY})`, parseConcurrency, 32)
     .option('--schedule <kind>', 'async (each rollout at its own pace) or lockstep (each turn waits for the batch, as NeMo RL)', parseSchedule, 'async')
     .option('--set <key=value>', 'override responses_create_params (dotted keys nest; JSON values), repeatable', parseKeyValue, {})
     .option('--prompt-config <file>', "NeMo Gym prompt YAML (system/user templates over the row's fields)");
@@ -190,7 +191,7 @@ async function runCollect(flags: CollectFlags, sampledBy?: AgentEpisode): Promis
     ),
     ...(await resourcesAgents(flags, countRetry)),
   ];
-  const { policy, renderer, maxSeqLen, maxTurns, sampling, ownsPolicy } = await episodeFor(flags, sampledBy, countRetry).catch(async (error: unknown) => {
+  const { policy, renderer, maxSeqLen, maxTurns, onMaxTokens, sampling, ownsPolicy } = await episodeFor(flags, sampledBy, countRetry).catch(async (error: unknown) => {
     await Promise.all(servers.map((server) => server.close()));
     throw error;
   });
@@ -211,6 +212,7 @@ async function runCollect(flags: CollectFlags, sampledBy?: AgentEpisode): Promis
     renderer,
     maxSeqLen,
     maxTurns,
+    ...(onMaxTokens === undefined ? {} : { onMaxTokens }),
     sampling,
     ...(flags.rolloutTimeout === undefined ? {} : { rolloutTimeoutMs: flags.rolloutTimeout * 1000 }),
     ...(flags.resume ? { resume: true } : {}),
@@ -232,6 +234,7 @@ async function runCollect(flags: CollectFlags, sampledBy?: AgentEpisode): Promis
     process.stdout.write(`${agent.agent_ref.name}: ${JSON.stringify(agent.key_metrics)}\n`);
   }
   process.stdout.write(`${summary.rollouts} rollouts in ${summary.paths.output}, ${summary.failures} failures in ${summary.paths.failures}, metrics in ${summary.paths.aggregate}\n`);
+  process.stdout.write(`${limitsLine(flags.concurrency, { maxTurns, maxSeqLen, onMaxTokens })}\n`);
   // An interrupted run must not look finished to a script that trains on its output next.
   if (stopAdmitting.aborted) throw new AbortedError(`interrupted before every rollout ran: the files hold what finished; the same command with --resume continues`);
   // The run's health in one line, checked in the pass that aggregated it (the verdicts and summary are
@@ -256,7 +259,20 @@ async function runCollect(flags: CollectFlags, sampledBy?: AgentEpisode): Promis
 async function episodeFor(flags: CollectFlags, sampledBy: AgentEpisode | undefined, onRetry: () => void): Promise<AgentEpisode & { ownsPolicy: boolean }> {
   if (sampledBy) return { ...sampledBy, ownsPolicy: false };
   const { policy, renderer, maxModelLen } = await createPolicy(policySpec(flags), { onRouterEvent: (event) => event.type === 'retry' && onRetry() });
-  return { policy, renderer, maxSeqLen: flags.maxSeqLen ?? maxModelLen, maxTurns: flags.maxTurns, sampling: runSampling(flags), ownsPolicy: true };
+  return { policy, renderer, maxSeqLen: flags.maxSeqLen ?? maxModelLen, maxTurns: flags.maxTurns, onMaxTokens: flags.onMaxTokens, sampling: runSampling(flags), ownsPolicy: true };
+}
+
+/**
+ * The limits the run went by, where gymnast bounds what NeMo RL and NeMo Gym leave unbounded, so a
+ * reader of the summary knows them without the command line (the README says how to lift them).
+ */
+function limitsLine(concurrency: number, episode: Pick<AgentEpisode, 'maxTurns' | 'maxSeqLen' | 'onMaxTokens'>): string {
+  return [
+    `limits: --max-turns ${episode.maxTurns} (NeMo RL: unbounded)`,
+    `--concurrency ${concurrency} (NeMo Gym: unbounded)`,
+    `--max-seq-len ${episode.maxSeqLen}`,
+    `--on-max-tokens ${episode.onMaxTokens ?? 'continue'}`,
+  ].join(', ');
 }
 
 function parseSplit(value: string): DatasetSplit {

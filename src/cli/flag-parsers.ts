@@ -94,6 +94,13 @@ export function parseSchedule(value: string): 'async' | 'lockstep' {
   return parsed.data;
 }
 
+/** `--on-max-tokens`: what a generation cut by max_tokens does to its episode. */
+export function parseOnMaxTokens(value: string): 'continue' | 'end' {
+  const parsed = settings.onMaxTokens.unwrap().safeParse(value);
+  if (!parsed.success) throw new InvalidArgumentError(`expected continue or end, got "${value}"`);
+  return parsed.data;
+}
+
 const parseRepeatCount = numberFlag(z.number().int().min(1, { error: 'expected a whole number ≥ 1' }).max(MAX_REPEATS, { error: `expected at most ${MAX_REPEATS}` }));
 
 /** `--num-repeats`: a whole number ≥ 1, or a JSON map of agent → count with an optional `_default`. */

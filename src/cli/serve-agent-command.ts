@@ -23,6 +23,7 @@ interface ServeAgentFlags {
   maxTurns: number;
   maxSeqLen?: number;
   maxTokens: number;
+  onMaxTokens: 'continue' | 'end';
   temperature: number;
   seed?: number;
   concurrency: number;
@@ -54,6 +55,7 @@ export function serveAgentCommand(): Command {
           renderer,
           maxTurns: flags.maxTurns,
           maxSeqLen: flags.maxSeqLen ?? maxModelLen,
+          onMaxTokens: flags.onMaxTokens,
           sampling: runSampling(flags),
         },
         concurrency: flags.concurrency,

@@ -258,7 +258,7 @@ function createPlanner(options: CollectOptions): RowPlanner {
 
 /** The settings that shape a rollout: a resume under different ones would mix two experiments in one file. */
 function configIdentity(options: CollectOptions, settings: CollectSettings): Record<string, unknown> {
-  return { policy: options.policy.name, sampling: options.sampling, max_turns: settings.maxTurns, max_seq_len: settings.maxSeqLen, rollout_timeout_ms: settings.rolloutTimeoutMs ?? null };
+  return { policy: options.policy.name, sampling: options.sampling, max_turns: settings.maxTurns, max_seq_len: settings.maxSeqLen, on_max_tokens: settings.onMaxTokens, rollout_timeout_ms: settings.rolloutTimeoutMs ?? null };
 }
 
 function episodeOptions(options: CollectOptions, settings: CollectSettings): Omit<EpisodeOptions, 'environment'> {
@@ -267,6 +267,7 @@ function episodeOptions(options: CollectOptions, settings: CollectSettings): Omi
     renderer: options.renderer,
     maxTurns: settings.maxTurns,
     maxSeqLen: settings.maxSeqLen,
+    onMaxTokens: settings.onMaxTokens,
     sampling: options.sampling,
     ...(settings.rolloutTimeoutMs === undefined ? {} : { episodeTimeoutMs: settings.rolloutTimeoutMs }),
   };

@@ -33,6 +33,8 @@ export const CollectSettings = z.object({
   maxTurns: wholeNumber(1),
   /** Token budget per episode (prompt, generations and observations). */
   maxSeqLen: wholeNumber(1),
+  /** What a generation cut by `max_tokens` does to its episode (see `MaxTokensPolicy`): NeMo RL's `continue` by default. */
+  onMaxTokens: z.enum(['continue', 'end'], { error: 'expected continue or end' }).default('continue'),
   /** Attempts per rollout before its failure is final. */
   maxAttempts: wholeNumber(1).default(3),
   /** Deadline of one rollout, in milliseconds. */

@@ -68,6 +68,7 @@ export function episodeOutcome(row: MaterializedRow, record: EpisodeRecord, open
   built.messages = record.messages;
   built.turns = record.turns;
   built.env_metadata = record.env_metadata;
+  if (record.terminal_env_metadata !== undefined) built.terminal_env_metadata = record.terminal_env_metadata;
   built.sampling = record.sampling;
   if (record.record_type === 'rollout') {
     built.reward = record.reward;

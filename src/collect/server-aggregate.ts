@@ -35,6 +35,7 @@ const STRIPPED: ReadonlySet<string> = new Set([
   'messages',
   'turns',
   'env_metadata',
+  'terminal_env_metadata',
   'sampling',
   'termination',
   'schema_version',

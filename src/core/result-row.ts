@@ -70,7 +70,10 @@ const EpisodeFields = {
   termination: Termination.optional(),
   messages: z.array(Message).optional(),
   turns: z.array(TurnRecord).optional(),
+  /** NeMo RL's final `extra_env_info`: the state before the step that ended the episode (see `RolloutRecord`). */
   env_metadata: z.unknown().optional(),
+  /** What the step that ended the episode returned as metadata; absent when it returned none. */
+  terminal_env_metadata: z.unknown().optional(),
   sampling: SamplingParams.optional(),
 };
 

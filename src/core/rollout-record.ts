@@ -33,8 +33,14 @@ const recordKeys = {
    * 0 included, on every rollout whose prompts a server rendered, so a run's column has no gaps.
    */
   drift_unchecked: z.number().int().nonnegative().optional(),
-  /** The environment's metadata after the last step that changed it. */
+  /**
+   * The environment's state as NeMo RL leaves `extra_env_info`: its metadata after the last step that
+   * changed it and did not end the episode. A step that ends it (the environment's end, or the sequence
+   * reaching `max_seq_len`) passes nothing on, in NeMo RL's loops as here.
+   */
   env_metadata: z.unknown(),
+  /** The metadata the step that ended the episode returned (its final board, its info), which NeMo RL drops; absent when it returned none. */
+  terminal_env_metadata: z.unknown().optional(),
   /** What the environment reported beyond rewards (`StepResult.fields`, merged over steps); absent when it reported nothing. */
   env_fields: z.record(z.string(), z.unknown()).optional(),
   /** The sampling params the episode ran with: the meaning of `generation_logprobs` depends on them. */

@@ -11,10 +11,11 @@ import { isRecord } from '../util/is-record.js';
 import { inSchemaOrder } from '../util/in-schema-order.js';
 
 /**
- * A row without its heavy fields checked: `messages`, `env_metadata` and `sampling` can hold thousands
- * of numbers a row, and metrics, resume and indexes do not need them (they stay in the row, typed unknown).
+ * A row without its heavy fields checked: `messages`, `env_metadata`, `terminal_env_metadata` and
+ * `sampling` can hold thousands of numbers a row, and metrics, resume and indexes do not need them
+ * (they stay in the row, typed unknown).
  */
-const HEAVY_FIELDS = { messages: true, env_metadata: true, sampling: true } as const;
+const HEAVY_FIELDS = { messages: true, env_metadata: true, terminal_env_metadata: true, sampling: true } as const;
 export const ResultRowHead = ResultRow.omit(HEAVY_FIELDS);
 export type ResultRowHead = z.infer<typeof ResultRowHead>;
 export const FailureRowHead = FailureRow.omit(HEAVY_FIELDS);
@@ -176,6 +177,8 @@ function isTurn(value: unknown): boolean {
     isIndex(value.env_tokens) &&
     isNumber(value.reward) &&
     isBoolean(value.observation_truncated) &&
+    (value.generation_cut === undefined || value.generation_cut === 'max-tokens' || value.generation_cut === 'max-seq-len') &&
+    (value.max_seq_len_reached === undefined || value.max_seq_len_reached === true) &&
     isRecord(finish) &&
     FINISH_REASONS.has(finish.unified as FinishReason['unified']) &&
     optional(finish.raw, isString) &&

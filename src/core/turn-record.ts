@@ -19,8 +19,20 @@ export const TurnRecord = z.object({
   /** The environment's own flags for this step (gymnasium's `terminated` and `truncated`). */
   env_terminated: z.boolean().optional(),
   env_truncated: z.boolean().optional(),
+  /**
+   * Present when the generation was cut before it ended by itself: `max-tokens` by the request's
+   * `max_tokens`, `max-seq-len` by the room left under `max_seq_len`. The turn still went to the
+   * environment, and the episode goes on unless something else ends it (see `MaxTokensPolicy`).
+   */
+  generation_cut: z.enum(['max-tokens', 'max-seq-len']).optional(),
   /** The observation was cut to fit the `max_seq_len` budget. */
   observation_truncated: z.boolean(),
+  /**
+   * Present (true) when this turn brought the sequence to `max_seq_len`: prompt, generation and the
+   * whole observation reached it, cut or not. NeMo RL's rollouts (`run_multi_turn_rollout` and
+   * `run_sample_multi_turn_rollout`) mark such a sample truncated, whatever the environment said.
+   */
+  max_seq_len_reached: z.literal(true).optional(),
   /** The chat template would have rendered the history differently from the tokens on the sequence (see `DriftMode`). */
   token_drift: z.object({ source: z.enum(['template', 'server']), at: z.number().int(), ledger: z.string(), template: z.string() }).optional(),
   /**

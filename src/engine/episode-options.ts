@@ -7,9 +7,14 @@ import type { EngineObserver } from './engine-events.js';
 
 /**
  * What a generation cut by `max_tokens` does to its episode, in every schedule:
- * - `end` (default): the environment still scores the turn, then the episode ends as `max-tokens`.
- *   A cut answer rarely deserves another turn, and this is what NeMo RL's async path does.
- * - `continue`: the turn counts like any other and the episode goes on (NeMo RL's sync path).
+ * - `continue` (default): the turn goes to the environment like any other, which scores the cut
+ *   answer, and the episode goes on or ends as the environment says. NeMo RL's two loops do this
+ *   (`run_multi_turn_rollout` and `run_sample_multi_turn_rollout` in `nemo_rl/experience/rollouts.py`
+ *   never look at why a generation stopped).
+ * - `end`: gymnast's option. The environment still scores the turn, told it is the last
+ *   (`EnvironmentTurn.final`), then the episode ends as `max-tokens`: no turn is built on an answer
+ *   that was cut off mid-way.
+ * Either way the turn records the cut (`TurnRecord.generation_cut`).
  */
 export type MaxTokensPolicy = 'end' | 'continue';
 
@@ -25,6 +30,7 @@ export interface EpisodeOptions {
   sampling: SamplingParams;
   /** Ids that end any generation; defaults to the tokenizer's own (its end-of-sequence token). */
   stopTokenIds?: readonly number[];
+  /** Default `continue`, as NeMo RL. */
   onMaxTokens?: MaxTokensPolicy;
   /** Deadline for the whole episode; when it passes the episode ends as a `timeout` failure. */
   episodeTimeoutMs?: number;

@@ -17,7 +17,10 @@ export interface EpisodeState {
   messages: Message[];
   /** The token sequence so far: the `token_ids` of `messages`, in order. */
   ledger: TokenLedger;
+  /** The environment's state as the next turn would get it: NeMo RL's `extra_env_info`. */
   metadata: unknown;
+  /** What the step that ended the episode returned as metadata, which no turn gets (see `carryForward`); undefined when none. */
+  terminalMetadata: unknown;
   stopStrings: readonly string[];
   sampling: SamplingParams;
   turns: TurnRecord[];
@@ -36,6 +39,7 @@ export function createEpisodeState(task: EpisodeTask, rolloutIndex: number, samp
     messages: [],
     ledger: new TokenLedger(tokenizer),
     metadata: undefined,
+    terminalMetadata: undefined,
     stopStrings: task.stop_strings ?? [],
     sampling: extensibleCopy(sampling, task.sampling),
     turns: [],

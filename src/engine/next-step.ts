@@ -34,7 +34,7 @@ export function decideNextStep(step: StepResult, generation: Generation, turn: n
 export function limitEnd(generation: Generation, turn: number, options: EpisodeOptions): EpisodeEnd | undefined {
   const finish = generation.result.finish_reason;
   if (generation.filledSequence) return endWith('max-seq-len', 'the generation filled the rest of max_seq_len');
-  if (finish.unified === 'length' && (options.onMaxTokens ?? 'end') === 'end') {
+  if (finish.unified === 'length' && options.onMaxTokens === 'end') {
     return endWith('max-tokens', `a generation reached max_tokens (${generation.result.token_ids.length} tokens)`);
   }
   if (finish.unified === 'other') return endWith('finish-other', `the server ended the generation with finish reason ${JSON.stringify(finish.raw ?? 'unknown')}`);

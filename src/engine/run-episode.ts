@@ -56,7 +56,7 @@ export async function runEpisode(
       const turnEnded = turnRecord(turn, generation, step, observation);
       state.turns.push(turnEnded);
       emit?.({ type: 'turn-end', ...state.key, turn: turnEnded });
-      carryForward(state, step.result);
+      carryForward(state, step.result, step.result.terminated || step.result.truncated || observation.maxSeqLenReached);
       next = observation.next;
     }
     record = rolloutRecord(state, next.termination, clock.now(), recordedMetadata(options));
@@ -74,10 +74,15 @@ export async function runEpisode(
 /** How long an environment may take to free an episode's resources once it is over. */
 const RELEASE_TIMEOUT_MS = 10_000;
 
-/** Lets the environment free what a started episode holds (one whose reset never answered holds nothing); its failure or slowness never changes the record. */
+/**
+ * Lets the environment free what a started episode holds (one whose reset never answered holds nothing),
+ * given its latest state: the terminal step's when it returned one (it may say the session is closed).
+ * Its failure or slowness never changes the record.
+ */
 async function releaseEnvironment({ environment }: EpisodeOptions, state: EpisodeState): Promise<void> {
   if (!environment.release || state.metadata === undefined) return;
-  await environment.release({ metadata: state.metadata, data: state.task.data }, AbortSignal.timeout(RELEASE_TIMEOUT_MS)).catch(() => {});
+  const metadata = state.terminalMetadata ?? state.metadata;
+  await environment.release({ metadata, data: state.task.data }, AbortSignal.timeout(RELEASE_TIMEOUT_MS)).catch(() => {});
 }
 
 /** The environment's choice of what its metadata puts on the record; all of it by default. */

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Environment, EnvironmentTurn, ResetResult, StepResultInput } from './environment.js';
+import type { Environment, EnvironmentTurn, ObservationTokens, ResetResult, StepResultInput } from './environment.js';
 
 interface PendingStep<Metadata> {
   turn: EnvironmentTurn<Metadata>;
@@ -11,6 +11,8 @@ export interface BatchedEnvironmentSpec<Metadata> {
   name: string;
   /** The task data `reset` reads (see `Environment.taskSchema`). */
   taskSchema?: z.ZodType;
+  /** How its observations become tokens (see `Environment.observationTokens`; default `template`). */
+  observationTokens?: ObservationTokens;
   reset(data: unknown, signal: AbortSignal): Promise<ResetResult<Metadata>>;
   stepBatch(turns: readonly EnvironmentTurn<Metadata>[], signal: AbortSignal): Promise<StepResultInput[]>;
   /** Largest batch handed to `stepBatch`. */
@@ -50,6 +52,7 @@ export function createBatchedEnvironment<Metadata>(spec: BatchedEnvironmentSpec<
   return {
     name: spec.name,
     ...(spec.taskSchema ? { taskSchema: spec.taskSchema } : {}),
+    ...(spec.observationTokens ? { observationTokens: spec.observationTokens } : {}),
     reset: (data, signal) => spec.reset(data, signal),
     stepBatch: (turns, signal) => spec.stepBatch(turns, signal),
     step(turn, signal) {

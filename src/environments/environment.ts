@@ -70,6 +70,9 @@ export const StepResult = z.object({
 export type StepResult = z.infer<typeof StepResult>;
 export type StepResultInput = z.input<typeof StepResult>;
 
+/** How an environment's observations become tokens (see `Environment.observationTokens`). */
+export type ObservationTokens = 'raw' | 'template';
+
 /**
  * A verifier, game, tool box or sandbox an episode talks to. Implementations keep no per-episode
  * state of their own: everything an episode needs lives in its `metadata`.
@@ -86,6 +89,17 @@ export interface Environment<Metadata = unknown> {
    * prompt of its own: `input: []` is then a task, where otherwise it is refused before the run.
    */
   readonly opensConversation?: boolean;
+  /**
+   * How its step observations become tokens on the sequence (the prompt and a reset's observation are
+   * always rendered by the chat template):
+   * - `template` (default; every built-in environment): rendered by the model's chat template, as the
+   *   messages a chat model expects, the next turn's generation prompt included;
+   * - `raw`: each message's content encoded as it is, nothing added: NeMo RL's loops tokenize an
+   *   observation this way (`tokenizer(content, add_special_tokens=False)`), and its environments write
+   *   the template's tokens into their content themselves (`<|im_start|>user\n…<|im_end|>\n<|im_start|>assistant\n`).
+   *   An environment written for NeMo RL declares `raw`, or its observations are templated twice.
+   */
+  readonly observationTokens?: ObservationTokens;
   /** Starts an episode from a task's data (`EpisodeTask.data`). */
   reset(data: unknown, signal: AbortSignal): Promise<ResetResult<Metadata>>;
   step(turn: EnvironmentTurn<Metadata>, signal: AbortSignal): Promise<StepResultInput>;

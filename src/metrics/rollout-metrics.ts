@@ -11,7 +11,16 @@ export interface RolloutFacts {
   reward_components: Readonly<Record<string, number>>;
   /** The whole sequence: prompt, generations and observations. */
   total_tokens: number;
-  turns: readonly { generated_tokens: number; env_tokens: number }[];
+  turns: readonly TurnFacts[];
+}
+
+/** What the rollout metrics need of one turn. */
+export interface TurnFacts {
+  generated_tokens: number;
+  env_tokens: number;
+  observation_truncated?: boolean;
+  /** Absent on records written before gymnast recorded it: an observation cut to fit then says the same. */
+  max_seq_len_reached?: true;
 }
 
 export function rolloutFacts(record: Pick<RolloutRecord, 'termination' | 'reward' | 'reward_components' | 'messages' | 'turns'>): RolloutFacts {
@@ -37,13 +46,25 @@ export function rolloutFactsFromRow(row: ResultRowHead): RolloutFacts | undefine
 /**
  * NeMo RL's multi-turn rollout metrics, each defined once, over successful rollouts added one at a
  * time (failures are counted, never averaged in). Per rollout it keeps two numbers (turns, longest
- * generation) for the percentiles; everything else is a running sum or extreme. Names and meanings:
- * - `natural_termination_rate`: ended by the environment (`env-done`), not by a limit;
- * - `truncation_rate`: ended by `max-seq-len` or `max-tokens`;
- * - `max_turns_reached_rate`: still active after the last allowed turn;
- * - token counts per sample: total = the whole sequence, gen = sampled, env = observation tokens;
+ * generation) for the percentiles; everything else is a running sum or extreme. The names NeMo RL
+ * uses mean what its loops (`nemo_rl/experience/rollouts.py`) compute:
+ * - `natural_termination_rate`: the environment ended the episode (`env-done`), as its async loop
+ *   (`run_async_multi_turn_rollout`) counts `terminated`. Its synchronous loop (`run_multi_turn_rollout`)
+ *   counts a sample whose sequence reached `max_seq_len` as terminated too: there this rate is
+ *   `natural_termination_rate + truncation_rate`, less the samples counted in both;
+ * - `truncation_rate`: the sequence reached `max_seq_len` (prompt + generation + the whole observation
+ *   ≥ `max_seq_len`, on any turn, whatever the environment said then), or a generation found no room
+ *   left; both loops alike. A generation cut by `max_tokens` is no truncation in NeMo RL;
+ * - `max_turns_reached_rate`: still active after the last allowed turn, as its synchronous loop marks it:
+ *   a sample whose sequence reached `max_seq_len` on that turn is done, not counted. Its async loop
+ *   counts every sample that used all its turns, those the environment or the sequence ended on the last;
+ * - token counts per sample: `mean_total_tokens_per_sample` = generated + observation tokens, the
+ *   prompt left out (NeMo RL's `total_tokens`); gen = sampled; env = observation tokens as put on the
+ *   sequence (after any cut to fit);
  * - `mean_generation_length`: mean tokens per generation (per turn, not per sample);
  * - `reward/<name>`: the mean of each reward component, a rollout without it counting as 0 (as NeMo RL fills it).
+ * gymnast's own, under names NeMo RL does not use: `mean_sequence_tokens_per_sample` (the whole
+ * sequence, prompt included: what a trainer holds per sample).
  * With no successful rollout only the counts are present: nothing is averaged over nothing. A rollout
  * whose prompt never reached the model (no turn: `prompt-too-long`) is no sample: it is counted as
  * `num_prompt_too_long` (when there are some) and measured nowhere else.
@@ -84,9 +105,10 @@ export class RolloutMetricsAccumulator {
     this.#turns.push(facts.turns.length);
     this.#longestGeneration.push(longest);
     this.#totalTurns += facts.turns.length;
+    const truncated = reachedMaxSeqLen(facts);
     this.#ended.natural += facts.termination === 'env-done' ? 1 : 0;
-    this.#ended.truncated += facts.termination === 'max-seq-len' || facts.termination === 'max-tokens' ? 1 : 0;
-    this.#ended.maxTurns += facts.termination === 'max-turns' ? 1 : 0;
+    this.#ended.truncated += truncated ? 1 : 0;
+    this.#ended.maxTurns += facts.termination === 'max-turns' && !truncated ? 1 : 0;
     this.#tokens.total += facts.total_tokens;
     this.#tokens.generated += generated;
     this.#tokens.env += env;
@@ -141,7 +163,8 @@ export class RolloutMetricsAccumulator {
       natural_termination_rate: this.#ended.natural / samples,
       truncation_rate: this.#ended.truncated / samples,
       max_turns_reached_rate: this.#ended.maxTurns / samples,
-      mean_total_tokens_per_sample: this.#tokens.total / samples,
+      mean_total_tokens_per_sample: (this.#tokens.generated + this.#tokens.env) / samples,
+      mean_sequence_tokens_per_sample: this.#tokens.total / samples,
       mean_gen_tokens_per_sample: this.#tokens.generated / samples,
       max_gen_tokens_per_sample: this.#tokens.mostGeneratedPerSample,
       mean_env_tokens_per_sample: this.#tokens.env / samples,
@@ -152,6 +175,11 @@ export class RolloutMetricsAccumulator {
       total_generated_tokens: this.#tokens.generated,
     };
   }
+}
+
+/** NeMo RL's truncation: a turn brought the sequence to `max_seq_len`, or the episode ended for want of room. */
+function reachedMaxSeqLen(facts: RolloutFacts): boolean {
+  return facts.termination === 'max-seq-len' || facts.turns.some((turn) => turn.max_seq_len_reached === true || turn.observation_truncated === true);
 }
 
 /** The rollout metrics of finished episode records: the successes measured, the failures counted. */

@@ -1,4 +1,4 @@
-import type { Environment, EnvironmentTurn, ResetResult, StepResultInput } from '../environments/environment.js';
+import type { Environment, EnvironmentTurn, ObservationTokens, ResetResult, StepResultInput } from '../environments/environment.js';
 import { abortableDelay } from '../util/abortable-delay.js';
 
 export interface ScriptedEnvironmentOptions<Metadata> {
@@ -8,16 +8,20 @@ export interface ScriptedEnvironmentOptions<Metadata> {
   step: (turn: EnvironmentTurn<Metadata>, index: number) => StepResultInput | Promise<StepResultInput>;
   /** Wait this long in every step (honours the abort signal). */
   delay_ms?: number;
+  /** How its observations become tokens (see `Environment.observationTokens`; default `template`). */
+  observationTokens?: ObservationTokens;
 }
 
 /** An environment driven by a function, recording every turn it was handed. */
 export class ScriptedEnvironment<Metadata = unknown> implements Environment<Metadata> {
   readonly name: string;
+  readonly observationTokens?: ObservationTokens;
   readonly turns: EnvironmentTurn<Metadata>[] = [];
   readonly #options: ScriptedEnvironmentOptions<Metadata>;
 
   constructor(options: ScriptedEnvironmentOptions<Metadata>) {
     this.name = options.name ?? 'scripted';
+    if (options.observationTokens) this.observationTokens = options.observationTokens;
     this.#options = options;
   }
 

@@ -8,6 +8,7 @@ describe('gymnast serve agent refuses bad numbers before it listens', { concurre
     [['--run-timeout', '3000000'], /--run-timeout.*expected at most a day \(86400 seconds\), got 3000000/],
     [['--run-timeout', '0'], /--run-timeout.*expected a duration in seconds > 0, got 0/],
     [['--concurrency', '0'], /--concurrency.*expected a whole number ≥ 1, got 0/],
+    [['--on-max-tokens', 'stop'], /--on-max-tokens.*expected continue or end, got "stop"/],
   ];
   for (const [args, message] of cases) {
     it(`${args.join(' ')}: exit 1, a message naming the flag`, async () => {

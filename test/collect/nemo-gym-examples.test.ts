@@ -434,7 +434,7 @@ describe('gymnast collect on each NeMo Gym example: its example.jsonl end to end
      * the exact-token record, the episode's account of itself, the sampling used, and the row's version.
      */
     const gymnastExtras = new Set([
-      'messages', 'turns', 'has_training_tokens', 'token_drift_count', 'num_turns', 'termination', 'env_metadata', 'sampling', 'duration_ms', 'schema_version',
+      'messages', 'turns', 'has_training_tokens', 'token_drift_count', 'num_turns', 'termination', 'env_metadata', 'terminal_env_metadata', 'sampling', 'duration_ms', 'schema_version',
     ]);
 
     for (const [name, [low, high], taskFields] of [

@@ -91,7 +91,9 @@ describe('the episode loop', () => {
     );
   });
 
-  it('carries metadata: the environment sees its last state, null keeps it, the record holds the final one', async () => {
+  // NeMo RL's rollouts.py (seeds 000, 001): run_multi_turn_rollout updates extra_env_info for the
+  // continuing samples only, run_sample_multi_turn_rollout only `if not terminated and not truncated`.
+  it("carries metadata as NeMo RL's extra_env_info: the environment sees its last state, null keeps it; the record keeps the state before the terminal step, and that step's metadata apart", async () => {
     const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }] });
     const environment = new ScriptedEnvironment<{ moves: number }>({
       reset: () => ({ metadata: { moves: 0 } }),
@@ -104,7 +106,32 @@ describe('the episode loop', () => {
     });
     const record = asRollout(await runEpisode(task(0), 0, episodeOptions(policy, environment)));
     assert.deepEqual(environment.turns.map((turn) => turn.metadata), [{ moves: 0 }, { moves: 1 }, { moves: 1 }, { moves: 2 }]);
-    assert.deepEqual(record.env_metadata, { moves: 3 });
+    assert.deepEqual(record.env_metadata, { moves: 2 });
+    assert.deepEqual(record.terminal_env_metadata, { moves: 3 });
+  });
+
+  it('keeps the metadata of a step the turn limit ends, as NeMo RL does for a sample still active after its last turn', async () => {
+    const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }] });
+    const environment = new ScriptedEnvironment<{ moves: number }>({
+      reset: () => ({ metadata: { moves: 0 } }),
+      step: ({ metadata }) => ({ observation: [{ role: 'environment', content: 'next' }], reward: 0, terminated: false, metadata: { moves: metadata.moves + 1 } }),
+    });
+    const record = asRollout(await runEpisode(task(0), 0, episodeOptions(policy, environment, { maxTurns: 2 })));
+    assert.equal(record.termination.kind, 'max-turns');
+    assert.deepEqual(record.env_metadata, { moves: 2 });
+    assert.equal(record.terminal_env_metadata, undefined);
+  });
+
+  it('drops the metadata of a step whose observation fills max_seq_len from the carried state, as NeMo RL truncates the sample', async () => {
+    const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }] });
+    const environment = new ScriptedEnvironment<{ moves: number }>({
+      reset: () => ({ metadata: { moves: 0 } }),
+      step: ({ metadata }) => ({ observation: [{ role: 'environment', content: 'x'.repeat(400) }], reward: 0, terminated: false, metadata: { moves: metadata.moves + 1 } }),
+    });
+    const record = asRollout(await runEpisode(task(0), 0, episodeOptions(policy, environment, { maxSeqLen: 100 })));
+    assert.equal(record.termination.kind, 'max-seq-len');
+    assert.deepEqual(record.env_metadata, { moves: 0 });
+    assert.deepEqual(record.terminal_env_metadata, { moves: 1 });
   });
 
   it('hands the environment text only, never token fields', async () => {

@@ -38,6 +38,30 @@ for (const schedule of schedules) {
       assert.equal(record.termination.kind, 'max-seq-len');
     });
 
+    // NeMo RL's rollouts.py (seeds 000, 001), run_multi_turn_rollout and run_sample_multi_turn_rollout: the
+    // check `len(tokenized_obs) + len(generated) + input_length >= max_seq_len` runs on every turn, the
+    // environment's last included, and marks the sample truncated whatever `terminateds` said.
+    it("marks the turn whose observation brings the sequence to max_seq_len, on a turn the environment ends too (NeMo RL's truncation check)", async () => {
+      const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'short answer' }] });
+      const ending = new ScriptedEnvironment({ step: () => ({ observation: [{ role: 'environment', content: 'x'.repeat(500) }], reward: 1, terminated: true }) });
+      const record = await runOne(schedule, episodeOptions(policy, ending, { maxSeqLen: 120 }));
+      assert.deepEqual(record.termination, { kind: 'env-done' });
+      assert.equal(flatTokenIds(record).length, 120);
+      assert.equal(record.turns[0]!.observation_truncated, true);
+      assert.equal(record.turns[0]!.max_seq_len_reached, true);
+    });
+
+    it('marks a sequence filled exactly by the last allowed turn, though nothing was cut', async () => {
+      const probe = await runOne(schedule, episodeOptions(new ScriptedPolicy({ tokenizer, script: [{ text: 'abc' }] }), chatty('0123456789'), { maxTurns: 1 }));
+      const length = flatTokenIds(probe).length;
+      assert.equal(probe.turns[0]!.max_seq_len_reached, undefined, 'not marked with room to spare');
+      const exact = await runOne(schedule, episodeOptions(new ScriptedPolicy({ tokenizer, script: [{ text: 'abc' }] }), chatty('0123456789'), { maxTurns: 1, maxSeqLen: length }));
+      assert.equal(flatTokenIds(exact).length, length);
+      assert.equal(exact.turns[0]!.observation_truncated, false);
+      assert.equal(exact.turns[0]!.max_seq_len_reached, true);
+      assert.equal(exact.termination.kind, 'max-turns');
+    });
+
     it('ends with zero turns, as prompt-too-long, when the prompt alone fills max_seq_len', async () => {
       const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }] });
       const record = await runOne(schedule, episodeOptions(policy, chatty('ok'), { maxSeqLen: 5 }));
@@ -61,14 +85,36 @@ for (const schedule of schedules) {
       assert.equal(natural.termination.kind, 'env-done');
     });
 
-    it('by default scores a generation cut by max_tokens, then ends the episode as max-tokens', async () => {
+    // NeMo RL's rollouts.py, both versions (seeds 000 and 001): run_multi_turn_rollout and
+    // run_sample_multi_turn_rollout hand every generation to calculate_rewards, never asking why it stopped;
+    // only `terminateds` and the max_seq_len check end a sample.
+    it("by default follows NeMo RL's run_multi_turn_rollout and run_sample_multi_turn_rollout: a generation cut by max_tokens is scored and the episode goes on until the environment ends it", async () => {
+      const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'z'.repeat(80) }] });
+      const environment = new ScriptedEnvironment({ step: (_turn, index) => ({ observation: [{ role: 'environment', content: 'x' }], reward: 0.5, terminated: index === 2 }) });
+      const record = await runOne(schedule, episodeOptions(policy, environment));
+      assert.equal(record.turns.length, 3);
+      assert.deepEqual(record.turns.map((turn) => [turn.finish_reason.unified, turn.generation_cut]), [['length', 'max-tokens'], ['length', 'max-tokens'], ['length', 'max-tokens']]);
+      assert.deepEqual(environment.turns.map((turn) => turn.final), [false, false, false], 'no turn is announced as the last');
+      assert.equal(record.reward, 1.5);
+      assert.deepEqual(record.termination, { kind: 'env-done' });
+    });
+
+    it("with onMaxTokens 'end' (gymnast's option), scores a cut generation as the last turn, then ends the episode as max-tokens", async () => {
       const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'z'.repeat(80) }] });
       const environment = new ScriptedEnvironment({ step: () => ({ observation: [{ role: 'environment', content: 'x' }], reward: 0.5, terminated: false }) });
-      const record = await runOne(schedule, episodeOptions(policy, environment));
+      const record = await runOne(schedule, episodeOptions(policy, environment, { onMaxTokens: 'end' }));
       assert.equal(record.turns.length, 1);
-      assert.equal(record.turns[0]!.finish_reason.unified, 'length');
+      assert.equal(record.turns[0]!.generation_cut, 'max-tokens');
+      assert.equal(environment.turns[0]!.final, true);
       assert.equal(record.reward, 0.5);
       assert.equal(record.termination.kind, 'max-tokens');
+    });
+
+    it('records no cut on a generation that ended by itself, and a max-seq-len cut on one that filled the sequence', async () => {
+      const whole = await runOne(schedule, episodeOptions(new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }] }), chatty('x'), { maxTurns: 1 }));
+      assert.equal(whole.turns[0]!.generation_cut, undefined);
+      const filled = await runOne(schedule, episodeOptions(new ScriptedPolicy({ tokenizer, script: [{ text: 'y'.repeat(100) }] }), chatty('ok'), { maxSeqLen: 40 }));
+      assert.equal(filled.turns[0]!.generation_cut, 'max-seq-len');
     });
 
     it('scores a generation the server stopped for a reason gymnast does not know, then ends as finish-other', async () => {
@@ -86,14 +132,6 @@ for (const schedule of schedules) {
       const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'cut short', finish_reason: 'other', raw_finish_reason: 'content_filter' }] });
       const record = await runOne(schedule, episodeOptions(policy, new ScriptedEnvironment({ step: () => ({ observation: [], reward: 1, terminated: true }) })));
       assert.deepEqual(record.termination, { kind: 'env-done' });
-    });
-
-    it("with onMaxTokens 'continue', treats a cut generation like any other turn", async () => {
-      const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'z'.repeat(80) }] });
-      const record = await runOne(schedule, episodeOptions(policy, chatty('x'), { onMaxTokens: 'continue', maxTurns: 3 }));
-      assert.equal(record.turns.length, 3);
-      assert.ok(record.turns.every((turn) => turn.finish_reason.unified === 'length'));
-      assert.equal(record.termination.kind, 'max-turns');
     });
 
     it('ends when the environment truncates the episode, as env-done with that detail', async () => {

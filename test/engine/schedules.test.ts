@@ -38,7 +38,7 @@ const digitEnvironment = () =>
 async function collect(schedule: Schedule, groupSize: number, taskCount: number): Promise<{ groups: EpisodeGroup[]; records: EpisodeRecord[] }> {
   const policy = new ScriptedPolicy({ tokenizer, script: seededReply });
   const sampling = SamplingParams.parse({ max_tokens: 40, seed: 7 });
-  const options = episodeOptions(policy, digitEnvironment(), { maxTurns: 6, maxSeqLen: 300, sampling });
+  const options = episodeOptions(policy, digitEnvironment(), { maxTurns: 6, maxSeqLen: 360, sampling });
   const groups: EpisodeGroup[] = [];
   const tasks = Array.from({ length: taskCount }, (_, i) => task(i));
   for await (const group of runGroups(tasks, options, { groupSize, schedule })) groups.push(group);
@@ -54,6 +54,8 @@ describe('schedules', () => {
     assert.equal(JSON.stringify(withoutTiming(asyncRun.records)), JSON.stringify(withoutTiming(lockstepRun.records)));
     const kinds = new Set(asyncRun.records.map((record) => record.termination.kind));
     assert.ok(kinds.size >= 4, `the comparison should cover several endings, got ${[...kinds].join(', ')}`);
+    const cutThenGoneOn = asyncRun.records.some((record) => record.turns.slice(0, -1).some((turn) => turn.generation_cut === 'max-tokens'));
+    assert.ok(cutThenGoneOn, 'and episodes that went on after a generation cut by max_tokens');
   });
 
   it('lockstep starts no turn until every active episode of its batch finished the previous one', async () => {

@@ -22,13 +22,14 @@ const game = gymnasiumEnvironment<{ hand: number }>({
 });
 
 describe('the gymnasium-style loop', () => {
-  it('shows the reset observation, plays every reply as an action, and ends on terminated with its info kept', async () => {
+  it('shows the reset observation, plays every reply as an action, and ends on terminated with its info kept as the terminal metadata', async () => {
     const policy = new ScriptedPolicy({ tokenizer, script: [{ text: '<action>hit</action>' }, { text: '<action>stand</action>' }] });
     const task = EpisodeTask.parse({ id: 'g', index: 0, messages: [{ role: 'system', content: 'Play.' }], data: { start: 12 } });
     const record = (await runEpisode(task, 0, episodeOptions(policy, game, { maxTurns: 5 }))) as RolloutRecord;
     assert.equal(record.termination.kind, 'env-done');
     assert.equal(record.reward, 1);
-    assert.deepEqual(record.env_metadata, { state: { hand: 17 }, info: { result: 'win' } });
+    assert.deepEqual(record.env_metadata, { state: { hand: 17 }, info: {} }, "the state before the terminal step, as NeMo RL's extra_env_info");
+    assert.deepEqual(record.terminal_env_metadata, { state: { hand: 17 }, info: { result: 'win' } });
     assert.match(tokenizer.decode(policy.requests[0]!.prompt_token_ids), /user: Your hand: 12/);
     assert.match(tokenizer.decode(policy.requests[1]!.prompt_token_ids), /user: Your hand: 17\nassistant: $/);
   });

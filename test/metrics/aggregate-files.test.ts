@@ -186,7 +186,8 @@ describe('aggregateFiles', () => {
     const metrics = aggregate!.rollout_metrics;
     assert.equal(metrics.num_samples, 3);
     assert.equal(metrics.num_samples_without_record, 1);
-    assert.equal(metrics.mean_total_tokens_per_sample, (16 + 20) / 2, 'turns and tokens over the rows with a record');
+    assert.equal(metrics.mean_sequence_tokens_per_sample, (16 + 20) / 2, 'turns and tokens over the rows with a record');
+    assert.equal(metrics.mean_total_tokens_per_sample, (6 + 10) / 2);
     assert.equal(metrics.natural_termination_rate, 0.5);
     assert.equal(metrics.max_turns_reached_rate, 0.5);
     assert.equal(metrics.mean_gen_tokens_per_sample, (4 + 8) / 2);

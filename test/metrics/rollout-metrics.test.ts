@@ -68,10 +68,22 @@ describe('rollout metrics', () => {
     assert.equal(metrics.max_gen_tokens_per_sample, 9);
   });
 
-  it('defines each termination rate by the recorded termination kind', () => {
+  it('defines each termination rate as NeMo RL does: a generation cut by max_tokens is no truncation', () => {
     assert.equal(metrics.natural_termination_rate, 0.25);
-    assert.equal(metrics.truncation_rate, 0.5);
+    assert.equal(metrics.truncation_rate, 0.25);
     assert.equal(metrics.max_turns_reached_rate, 0.25);
+  });
+
+  it('counts as truncated a rollout whose sequence reached max_seq_len on a turn the environment or the turn limit ended, from the turn marks or, in older records, a cut observation', () => {
+    const marked = record({ kind: 'env-done', turns: [[4, 2]] }, 0);
+    (marked.turns[0] as { max_seq_len_reached?: true }).max_seq_len_reached = true;
+    const older = record({ kind: 'max-turns', turns: [[4, 2]] }, 1);
+    older.turns[0]!.observation_truncated = true;
+    const within = record({ kind: 'env-done', turns: [[4, 2]] }, 2);
+    const rates = rolloutMetrics([marked, older, within]);
+    assert.equal(rates.truncation_rate, 2 / 3);
+    assert.equal(rates.natural_termination_rate, 2 / 3, 'an environment that ended it ended it, truncated or not');
+    assert.equal(rates.max_turns_reached_rate, 0, 'a rollout truncated on its last turn is done, not still active');
   });
 
   it('computes turn and token statistics per sample and per turn', () => {
@@ -79,7 +91,8 @@ describe('rollout metrics', () => {
     assert.equal(metrics.avg_turns_per_sample, 1.75);
     assert.equal(metrics.max_turns_per_sample, 3);
     assert.equal(metrics['turns_per_sample/p95'], percentile([1, 3, 2, 1], 95));
-    assert.equal(metrics.mean_total_tokens_per_sample, (16 + 22 + 21 + 20) / 4);
+    assert.equal(metrics.mean_total_tokens_per_sample, (6 + 12 + 11 + 10) / 4, 'generated and observation tokens, not the prompt');
+    assert.equal(metrics.mean_sequence_tokens_per_sample, (16 + 22 + 21 + 20) / 4);
     assert.equal(metrics.mean_gen_tokens_per_sample, (4 + 9 + 6 + 8) / 4);
     assert.equal(metrics.mean_env_tokens_per_sample, (2 + 3 + 5 + 2) / 4);
     assert.equal(metrics['max_gen_tokens_per_turn/max'], 8);

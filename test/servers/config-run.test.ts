@@ -8,6 +8,7 @@ import { parse } from 'yaml';
 import { ConfigFileError } from '../../src/core/errors/config-file-error.js';
 import { ServerStartError } from '../../src/core/errors/server-start-error.js';
 import { startConfigRun, type ConfigRun } from '../../src/servers/config/config-run.js';
+import { planServers, type AgentPlan } from '../../src/servers/config/plan-servers.js';
 import { loadServerConfig, parseServerConfig } from '../../src/servers/config/server-config.js';
 import { isProcessAlive } from '../../src/util/process-alive.js';
 import { qwen3Directory, qwen3Template, qwen3Tokenizer } from '../support/qwen3.js';
@@ -517,6 +518,23 @@ agent:
   it('interpolates top-level keys, keeping their types', () => {
     const config = parseServerConfig('policy_base_url: http://127.0.0.1:8000/v1\nport_value: 9000\npolicy_model:\n  responses_api_models:\n    vllm_model: {base_url: "${policy_base_url}", port: "${port_value}"}\n', 'ok.yaml', {});
     assert.deepEqual(config.instances[0]!.config, { base_url: 'http://127.0.0.1:8000/v1', port: 9000 });
+  });
+
+  const agentSettings = (extra: string) => `
+arithmetic: {resources_servers: {arithmetic: {}}}
+policy_model: {responses_api_models: {gymnast_embedded: {}}}
+agent:
+  responses_api_agents:
+    simple_agent:
+      resources_server: {type: resources_servers, name: arithmetic}
+      model_server: {type: responses_api_models, name: policy_model}
+${extra}`;
+
+  it("an agent's on_max_tokens: NeMo RL's continue by default, end when asked, anything else refused", () => {
+    const settingsOf = (text: string) => planServers(parseServerConfig(text, 'ok.yaml', {})).find((plan) => plan.kind === 'agent')!;
+    assert.equal((settingsOf(agentSettings('')) as AgentPlan).settings.on_max_tokens, 'continue');
+    assert.equal((settingsOf(agentSettings('      on_max_tokens: end\n')) as AgentPlan).settings.on_max_tokens, 'end');
+    assert.throws(() => planServers(parseServerConfig(agentSettings('      on_max_tokens: stop\n'), 'bad.yaml', {})), (error: unknown) => error instanceof ConfigFileError && /^bad\.yaml: agent\.responses_api_agents\.simple_agent\.on_max_tokens: expected "continue" or "end", got "stop"$/.test(error.message));
   });
 
   it('an impl gymnast cannot serve, with a suggestion', async () => {

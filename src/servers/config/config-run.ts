@@ -184,6 +184,7 @@ async function startAgent(plan: AgentPlan, context: StartContext, info: (url: st
     renderer,
     maxTurns: settings.max_turns,
     maxSeqLen: settings.max_seq_len ?? maxModelLen,
+    onMaxTokens: settings.on_max_tokens,
     sampling: runSampling({ temperature: settings.temperature, maxTokens: settings.max_tokens, seed: settings.seed }),
   };
   const server = new AgentServer({

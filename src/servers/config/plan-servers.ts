@@ -34,6 +34,8 @@ const ServedModelSettings = z.looseObject({
 const AgentSettings = z.looseObject({
   max_turns: z.number().int().min(1).max(10_000).default(8),
   max_tokens: z.number().int().min(1).default(256),
+  /** What a generation cut by max_tokens does to its episode: NeMo RL's `continue` (default) or `end` (see `MaxTokensPolicy`). */
+  on_max_tokens: z.enum(['continue', 'end']).default('continue'),
   max_seq_len: z.number().int().min(1).optional(),
   temperature: z.number().min(0).max(100).default(1),
   seed: z.number().int().optional(),
