@@ -51,6 +51,7 @@ interface CollectFlags {
   maxLineMb?: number;
   numRepeats: NumRepeats;
   addSeed?: boolean;
+  keepTaskIndices?: boolean;
   concurrency: number;
   schedule: 'async' | 'lockstep';
   set: Record<string, unknown>;
@@ -89,6 +90,7 @@ export function collectCommand(): Command {
     .option('--max-line-mb <n>', 'refuse input lines longer than this many MB (MiB; default 16)', parseMaxLineMb)
     .option('--num-repeats <n|json>', 'rollouts per row: a number, or {"agent": k, "_default": k}', parseNumRepeats, 1)
     .option('--add-seed', 'seed each rollout with its index (metadata.extra_body, as NeMo Gym)')
+    .option('--keep-task-indices', "keep the _ng_task_index a row already has (NeMo Gym since PR #1314: shards of one dataset numbered apart); by default every row's task is its raw line, as NeMo Gym's collector numbers it")
     .option('-c, --concurrency <n>', 'rollouts in flight (the batch size with --schedule lockstep)', parseConcurrency, 32)
     .option('--schedule <kind>', 'async (each rollout at its own pace) or lockstep (each turn waits for the batch, as NeMo RL)', parseSchedule, 'async')
     .option('--set <key=value>', 'override responses_create_params (dotted keys nest; JSON values), repeatable', parseKeyValue, {})
@@ -192,6 +194,7 @@ async function runCollect(flags: CollectFlags): Promise<HealthSummary | undefine
     ...(flags.agent ? { agent: flags.agent } : {}),
     numRepeats: flags.numRepeats,
     ...(flags.addSeed ? { addSeed: true } : {}),
+    ...(flags.keepTaskIndices ? { keepTaskIndices: true } : {}),
     overrides: flags.set,
     ...(flags.promptConfig ? { promptConfig: await loadPromptConfig(flags.promptConfig) } : {}),
     ...(flags.limit === undefined ? {} : { limit: flags.limit }),

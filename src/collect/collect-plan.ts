@@ -40,7 +40,7 @@ function checkLine(source: PlanSource, entry: JsonLine | OverlongLine | InvalidU
   if ('overlong' in entry) return [{ file, line: entry.line, field: '', message: overlongMessage(entry.bytes, source.maxLineBytes) }];
   if ('invalidUtf8' in entry) return [{ file, line: entry.line, field: '', message: invalidUtf8Message(entry) }];
   try {
-    return planner.check(entry.line, entry.text);
+    return planner.check(entry);
   } catch (error) {
     return [{ file, line: entry.line, field: '', message: `could not be checked: ${error instanceof Error ? error.message : String(error)}` }];
   }
@@ -50,7 +50,7 @@ function checkLine(source: PlanSource, entry: JsonLine | OverlongLine | InvalidU
 export async function* plannedRows(source: PlanSource, planner: RowPlanner): AsyncGenerator<MaterializedRow> {
   for await (const entry of inputLines(source)) {
     if (!('text' in entry)) throw new ConfigError(`${source.input}:${entry.line} changed since it was checked`);
-    yield* planner.expand(entry.line, entry.text);
+    yield* planner.expand(entry);
   }
 }
 

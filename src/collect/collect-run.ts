@@ -33,6 +33,8 @@ export interface CollectOptions extends CollectSettingsInput {
   agent?: string;
   numRepeats?: NumRepeats;
   addSeed?: boolean;
+  /** Keep the `_ng_task_index` a row already has instead of numbering it by its line (see `PlannerOptions.keepTaskIndices`). */
+  keepTaskIndices?: boolean;
   overrides?: Record<string, unknown>;
   promptConfig?: PromptConfig;
   policy: Policy;
@@ -247,6 +249,7 @@ function createPlanner(options: CollectOptions): RowPlanner {
     ...(options.agent ? { agent: options.agent } : {}),
     ...(options.numRepeats === undefined ? {} : { numRepeats: options.numRepeats }),
     ...(options.addSeed ? { addSeed: true } : {}),
+    ...(options.keepTaskIndices ? { keepTaskIndices: true } : {}),
     ...(options.overrides ? { overrides: options.overrides } : {}),
     ...(options.promptConfig ? { promptConfig: options.promptConfig } : {}),
     ...(options.agents ? { agents: options.agents } : {}),

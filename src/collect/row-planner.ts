@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ConfigError } from '../core/errors/config-error.js';
 import { HashTable64 } from '../util/hash-table-64.js';
+import { isRecord } from '../util/is-record.js';
 import { TaskCounter } from '../util/task-counter.js';
 import { builtinEnvironments } from '../environments/registry.js';
 import type { Agent } from './agent.js';
@@ -9,6 +10,7 @@ import { FailureRow, MaterializedRow, ResultRow } from '../core/result-row.js';
 import { readDatasetRow, type DatasetRow } from './dataset-row.js';
 import { applyPrompt, hasPrompt, PROMPT_CONFLICT, type PromptConfig } from './prompt-config.js';
 import type { RowIssue } from './row-error.js';
+import type { JsonLine } from '../util/json-lines.js';
 
 /** A `--set` value that fails rows: the key, what is wrong with it, and how many rows it failed. */
 export interface OverrideProblem {
@@ -32,6 +34,12 @@ export interface PlannerOptions {
   numRepeats?: NumRepeats;
   /** Put `{"seed": rollout_index}` in `responses_create_params.metadata.extra_body` (a JSON string), as NeMo Gym does. */
   addSeed?: boolean;
+  /**
+   * Keep the `_ng_task_index` a row already has (NeMo Gym since PR #1314, for shards of one dataset
+   * numbered apart). By default every row's task comes from its raw line and any index on it is
+   * overwritten, as `002 rollout_collection.py _preprocess_rows_from_config` does.
+   */
+  keepTaskIndices?: boolean;
   /** `--set key=value` overrides of `responses_create_params`; dotted keys reach into nested objects. */
   overrides?: Readonly<Record<string, unknown>>;
   promptConfig?: PromptConfig;
@@ -49,10 +57,12 @@ interface PreparedRow {
 
 /**
  * NeMo Gym's expansion in two streaming passes over the input, keeping only a hash per distinct line:
- * `check` validates a line and assigns its task (identical lines share one; caller-stamped
- * `_ng_task_index` values are kept, the automatic counter starting at 0 on its own); `expand` then
- * gives its k copies in "aabbcc" order, `_ng_rollout_index` counted per task, so identical lines pool
- * their rollouts.
+ * `check` validates a line and assigns its task; `expand` then gives its k copies in "aabbcc" order,
+ * `_ng_rollout_index` counted per task, so identical lines pool their rollouts. A task is its raw line
+ * as Python reads it, newline included (`002 rollout_collection.py _preprocess_rows_from_config`:
+ * `row_to_task_idx.setdefault(row_str, …)` over the file's lines): identical lines share one, a last
+ * line without its newline is another, and an index already on the row is overwritten; with
+ * `keepTaskIndices` it is kept, the automatic counter starting at 0 on its own.
  */
 export class RowPlanner {
   readonly #options: PlannerOptions;
@@ -75,12 +85,13 @@ export class RowPlanner {
   }
 
   /** Pass 1: every problem with this line, named by file, line and field; assigns its task when it has none. */
-  check(line: number, text: string): RowIssue[] {
+  check(source: JsonLine): RowIssue[] {
+    const { line, text } = source;
     const prepared = this.#prepare(line, text);
     if (!('row' in prepared)) return prepared.issues;
     const agent = this.agent(prepared.agent);
     const issues = agent ? agent.check(this.#materialize(prepared, 0, 0)).map((issue) => ({ ...issue, file: this.#options.file, line })) : [];
-    if (issues.length === 0) this.#taskFor(prepared.row, text, true);
+    if (issues.length === 0) this.#taskFor(prepared.row, source, true);
     return issues.filter((issue) => !this.#countedAsOverride(issue));
   }
 
@@ -95,10 +106,10 @@ export class RowPlanner {
   }
 
   /** Pass 2: the planned rollouts of a line that passed `check`. */
-  expand(line: number, text: string): MaterializedRow[] {
-    const prepared = this.#prepare(line, text);
-    if (!('row' in prepared)) throw new ConfigError(`${this.#options.file}:${line} changed since it was checked`);
-    const task = this.#taskFor(prepared.row, text, false);
+  expand(source: JsonLine): MaterializedRow[] {
+    const prepared = this.#prepare(source.line, source.text);
+    if (!('row' in prepared)) throw new ConfigError(`${this.#options.file}:${source.line} changed since it was checked`);
+    const task = this.#taskFor(prepared.row, source, false);
     return Array.from({ length: prepared.repeats }, () => this.#materialize(prepared, task, this.#nextRollout.increment(task)));
   }
 
@@ -125,6 +136,8 @@ export class RowPlanner {
       return { issues: [{ file, line, field: '', message: `not valid JSON (${(error as Error).message})` }] };
     }
     if (mayNestDeeperThan(text, MAX_ROW_DEPTH) && nestedDeeperThan(value, MAX_ROW_DEPTH)) return { issues: [{ file, line, field: '', message: `nested deeper than ${MAX_ROW_DEPTH} levels` }] };
+    // Overwritten in `#materialize`, so never refused; kept in its place, as a Python dict keeps a key it reassigns.
+    if (!this.#options.keepTaskIndices && isRecord(value) && Object.hasOwn(value, '_ng_task_index')) value._ng_task_index = 0;
     const parsed = readDatasetRow(value);
     if ('issues' in parsed) return { issues: parsed.issues.map(({ field, message }) => ({ file, line, field, message })) };
     let row = parsed.data;
@@ -148,9 +161,9 @@ export class RowPlanner {
     return { row, agent, repeats };
   }
 
-  #taskFor(row: DatasetRow, text: string, assign: boolean): number {
-    if (row._ng_task_index !== undefined) return row._ng_task_index;
-    const digest = createHash('sha1').update(text).digest();
+  #taskFor(row: DatasetRow, { text, unterminated }: JsonLine, assign: boolean): number {
+    if (this.#options.keepTaskIndices && row._ng_task_index !== undefined) return row._ng_task_index;
+    const digest = createHash('sha1').update(unterminated ? text : `${text}\n`).digest();
     const [high, low] = [digest.readUInt32LE(0), digest.readUInt32LE(4)];
     let task = this.#taskOfLine.get(high, low);
     if (task === -1) {

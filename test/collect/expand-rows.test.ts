@@ -18,8 +18,8 @@ describe("NeMo Gym's row expansion", () => {
     assert.deepEqual(keys(rows), ['0:0', '0:1', '0:2', '0:3', '1:0', '1:1']);
   });
 
-  it('keeps caller-stamped task indices, with the automatic counter starting at 0 on its own', () => {
-    const { rows } = expandRows([source(1, question('a', { _ng_task_index: 7 })), source(2, question('b'))], { file: 'in.jsonl', agent: 'x' });
+  it('keeps caller-stamped task indices with keepTaskIndices, the automatic counter starting at 0 on its own', () => {
+    const { rows } = expandRows([source(1, question('a', { _ng_task_index: 7 })), source(2, question('b'))], { file: 'in.jsonl', agent: 'x', keepTaskIndices: true });
     assert.deepEqual(keys(rows), ['0:0', '7:0']);
   });
 
