@@ -8,6 +8,7 @@ import { defaultRetryBudget } from '../http/router/retry-budget.js';
 import { toolCallParsers } from '../environments/tool-call-parser.js';
 import { loadPromptConfig } from '../collect/prompt-config.js';
 import type { NumRepeats } from '../collect/expand-rows.js';
+import type { SeedField } from '../collect/row-planner.js';
 import { assertHealthy, healthGate, healthGateLine, type MaxUnhealthy } from '../collect/health/health-gate.js';
 import type { HealthSummary } from '../collect/health/health-summary.js';
 import { AbortedError } from '../core/errors/aborted-error.js';
@@ -36,6 +37,7 @@ import {
   parseRetryBudget,
   parseSchedule,
   parseSeconds,
+  parseSeedField,
 } from './flag-parsers.js';
 
 interface CollectFlags {
@@ -51,6 +53,7 @@ interface CollectFlags {
   maxLineMb?: number;
   numRepeats: NumRepeats;
   addSeed?: boolean;
+  seedField?: SeedField;
   keepTaskIndices?: boolean;
   concurrency: number;
   schedule: 'async' | 'lockstep';
@@ -89,7 +92,8 @@ export function collectCommand(): Command {
     .option('--limit <n>', 'only the first N lines of the input', parseLimit)
     .option('--max-line-mb <n>', 'refuse input lines longer than this many MB (MiB; default 16)', parseMaxLineMb)
     .option('--num-repeats <n|json>', 'rollouts per row: a number, or {"agent": k, "_default": k}', parseNumRepeats, 1)
-    .option('--add-seed', 'seed each rollout with its index (metadata.extra_body, as NeMo Gym)')
+    .option('--add-seed', 'seed each rollout with its index, in the request field --seed-field names')
+    .option('--seed-field <where>', "where --add-seed puts the seed: request (responses_create_params.seed, as NeMo Gym's collector did before PR #1099; the default) or extra-body (metadata.extra_body, as it does since: its agent servers refuse a top-level seed, vLLM reads extra_body)", parseSeedField)
     .option('--keep-task-indices', "keep the _ng_task_index a row already has (NeMo Gym since PR #1314: shards of one dataset numbered apart); by default every row's task is its raw line, as NeMo Gym's collector numbers it")
     .option('-c, --concurrency <n>', 'rollouts in flight (the batch size with --schedule lockstep)', parseConcurrency, 32)
     .option('--schedule <kind>', 'async (each rollout at its own pace) or lockstep (each turn waits for the batch, as NeMo RL)', parseSchedule, 'async')
@@ -113,6 +117,7 @@ export function collectCommand(): Command {
     .option('--config <file>', 'YAML or JSON with any of these options by name (e.g. num-repeats: 4); flags given on the command line win. With --split: a NeMo Gym config (servers and datasets)')
     .option('--split <name>', `with --config X.yaml in NeMo Gym's shape: start its servers and collect every dataset of this split (${DATASET_TYPES.join(', ')}) through its agents, one output per dataset in the --output folder`, parseSplit)
     .action(async (_flags: CollectFlags, command: Command) => {
+      seedFieldNotice(command.opts<CollectFlags>());
       const split = command.getOptionValue('split') as DatasetSplit | undefined;
       if (split !== undefined) return collectSplit(command, split);
       const flags = await withConfigFile(command);
@@ -194,6 +199,7 @@ async function runCollect(flags: CollectFlags): Promise<HealthSummary | undefine
     ...(flags.agent ? { agent: flags.agent } : {}),
     numRepeats: flags.numRepeats,
     ...(flags.addSeed ? { addSeed: true } : {}),
+    ...(flags.seedField ? { seedField: flags.seedField } : {}),
     ...(flags.keepTaskIndices ? { keepTaskIndices: true } : {}),
     overrides: flags.set,
     ...(flags.promptConfig ? { promptConfig: await loadPromptConfig(flags.promptConfig) } : {}),
@@ -244,6 +250,15 @@ async function runCollect(flags: CollectFlags): Promise<HealthSummary | undefine
     if (summary.failures > limit) throw new ConfigError(`${summary.failures} rollouts failed, more than --fail-on-error ${flags.failOnError} allows`);
   }
   return health;
+}
+
+/**
+ * The seed where NeMo Gym's collector put it before PR #1099 is the default, but NeMo Gym's agent
+ * servers have refused it there since (422 on every `/run`): said before a run of `--agent-server`s.
+ */
+function seedFieldNotice(flags: CollectFlags): void {
+  if (!flags.addSeed || (flags.seedField ?? 'request') !== 'request' || Object.keys(flags.agentServer).length === 0) return;
+  process.stderr.write("[collect] --add-seed puts each seed in responses_create_params.seed, which NeMo Gym's agent servers refuse since PR #1099 (422): --seed-field extra-body puts it in metadata.extra_body, where they take it\n");
 }
 
 function parseSplit(value: string): DatasetSplit {

@@ -94,7 +94,7 @@ function taskDataIssues(environment: Environment, data: unknown): RowIssue[] {
 
 /**
  * A row as an episode task: its Responses-API input and tools become the opening messages and tools,
- * its sampling fields override the run's, a seed in `metadata.extra_body` reaches the policy, and every
+ * its sampling fields override the run's, its seed (`seed`, else the one in `metadata.extra_body`) reaches the policy, and every
  * other field is the environment's task data. Issues carry the field; the planner adds file and line.
  */
 export function rowToTask(row: MaterializedRow): EpisodeTask | RowIssue[] {
@@ -113,7 +113,7 @@ function taskOf(row: MaterializedRow, data: unknown): EpisodeTask | RowIssue[] {
 /** `plain`: the request and index are known to make a task `EpisodeTask` returns unchanged (see `plainRequest`), so it is not parsed again. */
 function requestToTask(row: MaterializedRow, request: RequestFields, data: unknown, plain: boolean): EpisodeTask | RowIssue[] {
   if (request.input === undefined) return [{ file: '', line: 0, field: 'responses_create_params.input', message: 'missing: the row has no prompt' }];
-  const seed = extraBodySeed(request.metadata?.extra_body);
+  const seed = request.seed ?? extraBodySeed(request.metadata?.extra_body);
   const sampling: SamplingOverrides = {
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     ...(request.top_p === undefined ? {} : { top_p: request.top_p }),

@@ -20,7 +20,7 @@ import { checkOutputPaths, checkReadFilesApart, makeOutputFolder } from './outpu
 import { refuseToErase } from './refuse-to-erase.js';
 import type { PromptConfig } from './prompt-config.js';
 import { loadResumeState, ResumeState } from './resume-state.js';
-import { RowPlanner, type NumRepeats } from './row-planner.js';
+import { RowPlanner, type NumRepeats, type SeedField } from './row-planner.js';
 import { canResume, checkSameRun, startFresh } from './run-identity.js';
 import { acquireRunLock } from './run-lock.js';
 import { withServerAggregates, type CollectedAggregate } from './server-aggregate.js';
@@ -33,6 +33,8 @@ export interface CollectOptions extends CollectSettingsInput {
   agent?: string;
   numRepeats?: NumRepeats;
   addSeed?: boolean;
+  /** Where `addSeed` puts the seed: `request` (default) or `extra-body` (see `PlannerOptions.seedField`). */
+  seedField?: SeedField;
   /** Keep the `_ng_task_index` a row already has instead of numbering it by its line (see `PlannerOptions.keepTaskIndices`). */
   keepTaskIndices?: boolean;
   overrides?: Record<string, unknown>;
@@ -249,6 +251,7 @@ function createPlanner(options: CollectOptions): RowPlanner {
     ...(options.agent ? { agent: options.agent } : {}),
     ...(options.numRepeats === undefined ? {} : { numRepeats: options.numRepeats }),
     ...(options.addSeed ? { addSeed: true } : {}),
+    ...(options.seedField ? { seedField: options.seedField } : {}),
     ...(options.keepTaskIndices ? { keepTaskIndices: true } : {}),
     ...(options.overrides ? { overrides: options.overrides } : {}),
     ...(options.promptConfig ? { promptConfig: options.promptConfig } : {}),

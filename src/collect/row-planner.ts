@@ -9,6 +9,7 @@ import { builtinAgent } from './agent.js';
 import { FailureRow, MaterializedRow, ResultRow } from '../core/result-row.js';
 import { readDatasetRow, type DatasetRow } from './dataset-row.js';
 import { applyPrompt, hasPrompt, PROMPT_CONFLICT, type PromptConfig } from './prompt-config.js';
+import { extraBodyObject } from './request-fields.js';
 import type { RowIssue } from './row-error.js';
 import type { JsonLine } from '../util/json-lines.js';
 
@@ -21,6 +22,10 @@ export interface OverrideProblem {
 
 const REQUEST_PREFIX = 'responses_create_params.';
 
+/** Where `--add-seed` puts a rollout's seed (see `PlannerOptions.seedField`). */
+export const SEED_FIELDS = ['request', 'extra-body'] as const;
+export type SeedField = (typeof SEED_FIELDS)[number];
+
 /** `--num-repeats`: one count for every agent, or a count per agent with an optional `_default`. */
 export type NumRepeats = number | Readonly<Record<string, number>>;
 
@@ -32,8 +37,15 @@ export interface PlannerOptions {
   /** The agent for rows without an `agent_ref` (`--agent`). */
   agent?: string;
   numRepeats?: NumRepeats;
-  /** Put `{"seed": rollout_index}` in `responses_create_params.metadata.extra_body` (a JSON string), as NeMo Gym does. */
+  /** Seed each rollout with its `_ng_rollout_index`, where `seedField` says. */
   addSeed?: boolean;
+  /**
+   * Where `addSeed` puts the seed. `request` (the default): `responses_create_params.seed`, as
+   * `002 rollout_collection.py _preprocess_rows_from_config` does. `extra-body`: into the JSON text of
+   * `responses_create_params.metadata.extra_body`, as NeMo Gym does since PR #1099, because its agent
+   * servers refuse a top-level `seed` (422) and vLLM model servers read `extra_body`.
+   */
+  seedField?: SeedField;
   /**
    * Keep the `_ng_task_index` a row already has (NeMo Gym since PR #1314, for shards of one dataset
    * numbered apart). By default every row's task comes from its raw line and any index on it is
@@ -198,10 +210,7 @@ export class RowPlanner {
   #materialize({ row, agent }: PreparedRow, task: number, rollout: number): MaterializedRow {
     const params: Record<string, unknown> = { ...row.responses_create_params };
     for (const [path, value] of this.#overrides) setPath(params, path, value);
-    if (this.#options.addSeed) {
-      const metadata = (typeof params.metadata === 'object' && params.metadata !== null ? params.metadata : {}) as Record<string, unknown>;
-      params.metadata = { ...metadata, extra_body: JSON.stringify({ seed: rollout }) };
-    }
+    if (this.#options.addSeed) addSeed(params, rollout, this.#options.seedField ?? 'request');
     // Assigned in place (a key the row has keeps its position); the row has no `__proto__` key to
     // assign (DatasetRow drops it), which would set the copy's prototype instead.
     const materialized: Record<string, unknown> = {};
@@ -261,6 +270,20 @@ function checkRepeats(numRepeats: NumRepeats): void {
     if (!Number.isInteger(count) || count < 1) throw new ConfigError(`--num-repeats must be a whole number of at least 1${of}`);
     if (count > MAX_REPEATS) throw new ConfigError(`--num-repeats must be at most ${MAX_REPEATS}${of}`);
   }
+}
+
+/**
+ * The rollout's seed where `field` says. Into `extra_body` it is merged with what the text already
+ * holds, as NeMo Gym merges it; text that is not a JSON object is left for the row's check to refuse.
+ */
+function addSeed(params: Record<string, unknown>, rollout: number, field: SeedField): void {
+  if (field === 'request') {
+    params.seed = rollout;
+    return;
+  }
+  const metadata = (isRecord(params.metadata) ? params.metadata : {}) as Record<string, unknown>;
+  const extraBody = typeof metadata.extra_body === 'string' ? extraBodyObject(metadata.extra_body) : metadata.extra_body === undefined ? {} : undefined;
+  if (extraBody) params.metadata = { ...metadata, extra_body: JSON.stringify({ ...extraBody, seed: rollout }) };
 }
 
 function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
