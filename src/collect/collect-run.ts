@@ -85,7 +85,7 @@ type CollectPaths = ReturnType<typeof collectPaths>;
 
 export interface CollectSummary {
   paths: CollectPaths;
-  /** Successful rollouts in the output (earlier runs of a resumed one included). */
+  /** Successful rollouts in the output (earlier runs of a resumed one included); with none, no aggregate file is written. */
   rollouts: number;
   /** Rollouts that failed in this run. */
   failures: number;
@@ -187,15 +187,14 @@ async function collectLocked(options: CollectOptions, settings: CollectSettings,
   if (givenUp > 0) options.onNotice?.(`${givenUp} rollouts failed ${settings.maxAttempts} times (or terminally) and were not retried`);
 
   const { computed, health } = await readRun(paths, options);
-  const aggregate = await withServerAggregates(computed, options.agents ?? new Map(), paths.output, { ...(options.signal ? { signal: options.signal } : {}), ...(options.onNotice ? { onNotice: options.onNotice } : {}) });
-  await writeAggregateFile(paths.aggregate, aggregate).catch((error: unknown) => {
-    throw writeFailure(paths.aggregate, error);
-  });
+  const successes = progress.done - progress.failures;
+  const aggregate = successes === 0 ? [] : await withServerAggregates(computed, options.agents ?? new Map(), paths.output, { ...(options.signal ? { signal: options.signal } : {}), ...(options.onNotice ? { onNotice: options.onNotice } : {}) });
+  await writeAggregate(paths.aggregate, aggregate);
   // Raised only now: the health reports failing (a full disk under them) must not cost the run its aggregate.
   if (health && 'error' in health) throw health.error;
   return {
     paths,
-    rollouts: progress.done - progress.failures,
+    rollouts: successes,
     failures: progress.failures - givenUp,
     aggregate: aggregate.map(({ group_level_metrics: _groups, ...agent }) => agent),
     ...(health && 'result' in health ? { health: health.result } : {}),
@@ -227,6 +226,20 @@ async function readRun(paths: CollectPaths, options: CollectOptions): Promise<{ 
     throw error;
   }
   return { computed: aggregate.finish(), health: await health.finish() };
+}
+
+/**
+ * The aggregate file, or none when no rollout succeeded: NeMo Gym writes none then and asks no server
+ * (`002 rollout_collection.py _call_aggregate_metrics`: `if not results: return None`). One an earlier
+ * run left goes, since it describes rows this run has not got.
+ */
+async function writeAggregate(path: string, aggregate: readonly CollectedAggregate[]): Promise<void> {
+  try {
+    if (aggregate.length === 0) rmSync(path, { force: true });
+    else await writeAggregateFile(path, aggregate);
+  } catch (error) {
+    throw writeFailure(path, error);
+  }
 }
 
 /**
