@@ -201,5 +201,8 @@ export { healthPaths } from './metrics/health/health-paths.js';
 export { healthSummaryLine, type HealthSummary, type HealthVerdictLine } from './collect/health/health-summary.js';
 export { parseMaxUnhealthy, assertHealthy, DEFAULT_MAX_UNHEALTHY, type MaxUnhealthy } from './collect/health/health-gate.js';
 export { UnhealthyRunError } from './core/errors/unhealthy-run-error.js';
+export { RetryableFailuresError } from './core/errors/retryable-failures-error.js';
+export { FailedRolloutsError } from './core/errors/failed-rollouts-error.js';
+export { assertFailuresWithin, DEFAULT_FAIL_ON_ERROR, type RunFailures } from './collect/failure-gate.js';
 export { exportNemoRl, nemoRlRecord, DRIFT_POLICIES, type DriftPolicy, type NemoRlRecord, type NemoRlMessage, type ExportCounts } from './collect/export-nemo-rl.js';
 export { countZeroTurnRows, isZeroTurnRow } from './collect/zero-turn-rows.js';

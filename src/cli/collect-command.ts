@@ -9,6 +9,7 @@ import { toolCallParsers } from '../environments/tool-call-parser.js';
 import { loadPromptConfig } from '../collect/prompt-config.js';
 import type { NumRepeats } from '../collect/expand-rows.js';
 import type { SeedField } from '../collect/row-planner.js';
+import { assertFailuresWithin, type RunFailures } from '../collect/failure-gate.js';
 import { assertHealthy, healthGate, healthGateLine, type MaxUnhealthy } from '../collect/health/health-gate.js';
 import type { HealthSummary } from '../collect/health/health-summary.js';
 import { AbortedError } from '../core/errors/aborted-error.js';
@@ -112,7 +113,7 @@ export function collectCommand(): Command {
     .option('--gymnasium-server <name=url>', "a NeMo Gym gymnasium-style server (/reset, /step, /close): rows of agent <name> run gymnast's loop against it, repeatable", parseAgentServer, {})
     .option('--tool-call-parser <name>', `how the model writes tool calls, for --resources-server and --gymnasium-server: ${toolCallParsers.map((parser) => parser.name).join(', ')} (default hermes)`)
     .option('--rollout-infos', "list every rollout in its task's group in the aggregate file (NeMo Gym's rollout_infos: 14 lines per rollout)")
-    .option('--fail-on-error <count|fraction>', 'exit non-zero when more rollouts than this failed (e.g. 10, or 0.05 of them)', parseFailureLimit)
+    .option('--fail-on-error <count|fraction>', 'how many rollouts may end without a success (e.g. 10, or 0.05 of them; default 0) before collect exits non-zero: 75 while --resume would retry some of them, else 1', parseFailureLimit)
     .addOption(maxUnhealthyOption())
     .option('--config <file>', 'YAML or JSON with any of these options by name (e.g. num-repeats: 4); flags given on the command line win. With --split: a NeMo Gym config (servers and datasets)')
     .option('--split <name>', `with --config X.yaml in NeMo Gym's shape: start its servers and collect every dataset of this split (${DATASET_TYPES.join(', ')}) through its agents, one output per dataset in the --output folder`, parseSplit)
@@ -121,7 +122,8 @@ export function collectCommand(): Command {
       const split = command.getOptionValue('split') as DatasetSplit | undefined;
       if (split !== undefined) return collectSplit(command, split);
       const flags = await withConfigFile(command);
-      const health = await runCollect(flags);
+      const { failures, health } = await runCollect(flags);
+      assertFailuresWithin([failures], flags.failOnError);
       if (health) assertHealthy([health], maxUnhealthyOf(flags));
     });
 }
@@ -148,6 +150,7 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
   for (const { name } of datasets) await refuseToErase(collectPaths(join(flags.output, `${name}.jsonl`)), flags);
   const run = await startConfigRun(config);
   const health: HealthSummary[] = [];
+  const failures: RunFailures[] = [];
   try {
     const agents = Object.fromEntries(run.servers.filter((server) => server.type === 'responses_api_agents').map((server) => [server.name, server.url]));
     for (const { dataset, name } of datasets) {
@@ -155,21 +158,24 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
       makeOutputFolder(input);
       await collateDataset(dataset, input);
       process.stderr.write(`[collect] ${split} dataset ${dataset.dataset.name} of ${dataset.agent} (${dataset.yamlPath})\n`);
-      const checked = await runCollect({ ...flags, input, output: join(flags.output, `${name}.jsonl`), agentServer: { ...flags.agentServer, ...agents }, numRepeats: dataset.dataset.num_repeats ?? flags.numRepeats });
-      if (checked) health.push(checked);
+      const collected = await runCollect({ ...flags, input, output: join(flags.output, `${name}.jsonl`), agentServer: { ...flags.agentServer, ...agents }, numRepeats: dataset.dataset.num_repeats ?? flags.numRepeats });
+      failures.push(collected.failures);
+      if (collected.health) health.push(collected.health);
     }
   } finally {
     await run.close();
   }
   // As `gymnast health` judges the output folder: every dataset's rollouts together.
+  assertFailuresWithin(failures, flags.failOnError);
   assertHealthy(health, maxUnhealthyOf(flags));
 }
 
 /**
- * One collection, its files written and its summary printed; resolves with the run's health for the
- * caller to hold against `--max-unhealthy` (as `gymnast health` does), once everything is written.
+ * One collection, its files written and its summary printed; resolves with how its rollouts ended and
+ * its health, for the caller to hold against `--fail-on-error` and `--max-unhealthy` (as `gymnast
+ * health` does), once everything is written.
  */
-async function runCollect(flags: CollectFlags): Promise<HealthSummary | undefined> {
+async function runCollect(flags: CollectFlags): Promise<{ failures: RunFailures; health?: HealthSummary }> {
   // The library checks --input; the files only the CLI reads are checked here, before anything starts.
   const read = [{ flag: '--prompt-config', path: flags.promptConfig }, { flag: '--config', path: flags.config }];
   checkReadFilesApart(collectPaths(flags.output), read.filter((file): file is ReadFile => file.path !== undefined));
@@ -246,11 +252,8 @@ async function runCollect(flags: CollectFlags): Promise<HealthSummary | undefine
     // Counted by the health pass, which reads every row anyway: no second pass over the output for it.
     if (health.zero_turn_rows > 0) process.stdout.write(`${health.zero_turn_rows} zero-turn rollouts (the prompt alone filled --max-seq-len): nothing to train on\n`);
   }
-  if (flags.failOnError !== undefined) {
-    const limit = flags.failOnError < 1 ? flags.failOnError * (summary.rollouts + summary.failures) : flags.failOnError;
-    if (summary.failures > limit) throw new ConfigError(`${summary.failures} rollouts failed, more than --fail-on-error ${flags.failOnError} allows`);
-  }
-  return health;
+  const failures = { planned: summary.planned, retryable: summary.retryable, givenUp: summary.givenUp, failuresFile: summary.paths.failures };
+  return { failures, ...(health ? { health } : {}) };
 }
 
 /**

@@ -19,7 +19,7 @@ import { JsonlRolloutSink } from './jsonl-rollout-sink.js';
 import { checkOutputPaths, checkReadFilesApart, makeOutputFolder } from './output-paths.js';
 import { refuseToErase } from './refuse-to-erase.js';
 import type { PromptConfig } from './prompt-config.js';
-import { loadResumeState, ResumeState } from './resume-state.js';
+import { loadResumeState, ResumeState, wouldRetry } from './resume-state.js';
 import { RowPlanner, type NumRepeats, type SeedField } from './row-planner.js';
 import { canResume, checkSameRun, startFresh } from './run-identity.js';
 import { acquireRunLock } from './run-lock.js';
@@ -89,6 +89,12 @@ export interface CollectSummary {
   rollouts: number;
   /** Rollouts that failed in this run. */
   failures: number;
+  /** The planned rollouts (a resumed run's earlier ones included). */
+  planned: number;
+  /** Planned rollouts without a success that `--resume` would run again. */
+  retryable: number;
+  /** Planned rollouts without a success that it would not (terminal, or out of attempts), earlier runs' included. */
+  givenUp: number;
   /**
    * Per agent: NeMo Gym's agent and key metrics (from the agent's server's `/aggregate_metrics` when it
    * has one: `computed_by`) and NeMo RL's rollout metrics; the per-task groups are in the aggregate file.
@@ -164,6 +170,7 @@ async function collectLocked(options: CollectOptions, settings: CollectSettings,
   // A failed write (a full disk) ends the rollouts in flight too: their rows could not be written.
   const writeFailed = new AbortController();
   let ran = false;
+  let retryable = 0;
   try {
     await Promise.all(sinks.map((sink) => sink.start({ plannedRollouts: identity.rollouts, resumed })));
     await runJobs(jobs, { schedule: { kind: settings.schedule, concurrency: settings.concurrency }, ...signals(options, writeFailed.signal) }, async ({ row, agent }, control) => {
@@ -175,6 +182,7 @@ async function collectLocked(options: CollectOptions, settings: CollectSettings,
       });
       await Promise.all(extraSinks.map((sink) => sink.write(outcome)));
       count(progress, outcome);
+      if (outcome.kind === 'failure' && wouldRetry(outcome.row, settings.maxAttempts)) retryable += 1;
       options.onProgress?.({ ...progress });
     });
     ran = true;
@@ -196,6 +204,9 @@ async function collectLocked(options: CollectOptions, settings: CollectSettings,
     paths,
     rollouts: successes,
     failures: progress.failures - givenUp,
+    planned: identity.rollouts,
+    retryable,
+    givenUp: progress.failures - retryable,
     aggregate: aggregate.map(({ group_level_metrics: _groups, ...agent }) => agent),
     ...(health && 'result' in health ? { health: health.result } : {}),
   };
