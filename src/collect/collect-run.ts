@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { ConfigError } from '../core/errors/config-error.js';
 import { hasKind } from '../core/errors/has-kind.js';
 import type { SamplingParams } from '../core/sampling-params.js';
 import { healthPaths } from '../metrics/health/health-paths.js';
@@ -12,7 +13,7 @@ import { AggregateReader, writeAggregateFile, type AgentAggregate } from './aggr
 import type { HealthSummary } from './health/health-summary.js';
 import { IsolatedReader } from './isolated-reader.js';
 import { readRunFiles } from './result-files.js';
-import { checkInput, plannedRows, type PlanSource } from './collect-plan.js';
+import { checkInput, checkMaterialized, plannedRows, type PlanSource } from './collect-plan.js';
 import { collectPaths } from './collect-paths.js';
 import { checkSettings, type CollectSettings, type CollectSettingsInput } from './collect-settings.js';
 import { JsonlRolloutSink } from './jsonl-rollout-sink.js';
@@ -21,7 +22,7 @@ import { refuseToErase } from './refuse-to-erase.js';
 import type { PromptConfig } from './prompt-config.js';
 import { loadResumeState, ResumeState, wouldRetry } from './resume-state.js';
 import { RowPlanner, type NumRepeats, type SeedField } from './row-planner.js';
-import { canResume, checkSameRun, startFresh } from './run-identity.js';
+import { checkSameRun, resumeKind, startFresh, type ResumeKind, type RunIdentity } from './run-identity.js';
 import { acquireRunLock } from './run-lock.js';
 import { withServerAggregates, type CollectedAggregate } from './server-aggregate.js';
 import type { RolloutOutcome, Sink } from './sink.js';
@@ -133,27 +134,42 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
   };
   // A rerun by mistake is told at once, before a large input is read through.
   await refuseToErase(paths, options);
-  await checkInput(source, planner);
-  const unused = planner.unusedRepeatAgents();
-  if (unused.length > 0) options.onNotice?.(`--num-repeats names agents no row uses: ${unused.join(', ')}`);
+  const kind = options.resume ? resumeKind(paths) : 'none';
+  const unrecorded = kind === 'unrecorded' ? await checkMaterialized(paths.materialized, planner, options.signal) : undefined;
+  if (unrecorded === undefined) await checkPlan(source, planner, options);
 
   makeOutputFolder(paths.output);
   const lock = acquireRunLock(paths.lock, paths.output, options.onNotice ? { onNotice: options.onNotice } : {});
   try {
-    return await collectLocked(options, settings, paths, planner, source);
+    return await collectLocked(options, settings, paths, planner, source, { kind, ...(unrecorded === undefined ? {} : { rollouts: unrecorded }) });
   } finally {
     lock.release();
   }
 }
 
+/** Pass 1 over the input: every line checked before anything is written. */
+async function checkPlan(source: PlanSource, planner: RowPlanner, options: CollectOptions): Promise<void> {
+  await checkInput(source, planner);
+  const unused = planner.unusedRepeatAgents();
+  if (unused.length > 0) options.onNotice?.(`--num-repeats names agents no row uses: ${unused.join(', ')}`);
+}
+
+/** What the first look found to resume, and for a run gymnast did not record, how many rollouts its plan holds. */
+interface Checked {
+  kind: ResumeKind;
+  rollouts?: number;
+}
+
 /** Everything that writes: only ever one of these per output at a time. */
-async function collectLocked(options: CollectOptions, settings: CollectSettings, paths: CollectPaths, planner: RowPlanner, source: PlanSource): Promise<CollectSummary> {
-  const resumed = options.resume === true && canResume(paths);
+async function collectLocked(options: CollectOptions, settings: CollectSettings, paths: CollectPaths, planner: RowPlanner, source: PlanSource, checked: Checked): Promise<CollectSummary> {
   // Again under the lock: a run that ended a moment ago, after the first look, may have left rows.
   await refuseToErase(paths, options);
+  const kind = options.resume ? resumeKind(paths) : 'none';
+  if (kind !== checked.kind) throw new ConfigError(`${paths.output} changed while the run started (another run wrote ${paths.run} or the plan): run the same command again`);
+  const resumed = kind !== 'none';
   if (options.resume && !resumed) options.onNotice?.(`nothing to resume at ${paths.run}: starting a fresh run`);
   const config = configIdentity(options, settings);
-  const identity = resumed ? await checkSameRun(paths, plannedRows(source, planner), config) : await startFresh(paths, plannedRows(source, planner), config);
+  const identity = await runIdentity(paths, planner, source, config, checked, options.onNotice);
   const state = resumed ? loadResumeState(paths, options.onNotice) : new ResumeState();
   if (resumed) options.onNotice?.(`resuming: ${state.done} done before, running the rest`);
   removeHealthReport(paths.output);
@@ -237,6 +253,19 @@ async function readRun(paths: CollectPaths, options: CollectOptions): Promise<{ 
     throw error;
   }
   return { computed: aggregate.finish(), health: await health.finish() };
+}
+
+/**
+ * The run's identity: checked against the recorded one, or recorded afresh with the plan. A run gymnast
+ * did not record is taken up as NeMo Gym's `resume_from_cache` takes it up, from its materialized
+ * inputs and output as they are, with nothing to check the plan or settings against; none is recorded
+ * for it either, since the next resume could not plan that file again from the input to check it.
+ */
+async function runIdentity(paths: CollectPaths, planner: RowPlanner, source: PlanSource, config: Record<string, unknown>, checked: Checked, onNotice?: (message: string) => void): Promise<Pick<RunIdentity, 'rollouts'>> {
+  if (checked.kind === 'recorded') return checkSameRun(paths, plannedRows(source, planner), config);
+  if (checked.kind === 'none') return startFresh(paths, plannedRows(source, planner), config);
+  onNotice?.(`${paths.output} has no ${paths.run} (a run NeMo Gym started): its run identity could not be checked. Resuming it as NeMo Gym's resume_from_cache does: the rollouts of ${paths.materialized} not yet in the output run; the input, --limit, --num-repeats, --set, --add-seed and --prompt-config are not read`);
+  return { rollouts: checked.rollouts ?? 0 };
 }
 
 /**

@@ -163,10 +163,7 @@ export class RowPlanner {
     }
     const agent = row.agent_ref?.name ?? this.#options.agent;
     if (agent === undefined) return { issues: [{ file, line, field: 'agent_ref.name', message: 'no agent: give the row an agent_ref or pass --agent' }] };
-    if (!this.agent(agent)) {
-      const builtins = builtinEnvironments.map((entry) => entry.name).join(', ');
-      return { issues: [{ file, line, field: 'agent_ref.name', message: `unknown agent "${agent}" (built-in agents: ${builtins}; or pass --agent-server ${agent}=URL)` }] };
-    }
+    if (!this.agent(agent)) return { issues: [unknownAgent(agent, file, line)] };
     const repeats = this.#repeatsFor(agent);
     if (repeats === undefined) return { issues: [{ file, line, field: 'agent_ref.name', message: `agent "${agent}" has no entry in --num-repeats and there is no _default` }] };
     this.#usedAgents.add(agent);
@@ -221,6 +218,12 @@ export class RowPlanner {
     materialized._ng_rollout_index = rollout;
     return materialized as MaterializedRow;
   }
+}
+
+/** A row naming an agent that nothing runs: what there is, and how to give it one. */
+export function unknownAgent(agent: string, file: string, line: number): RowIssue {
+  const builtins = builtinEnvironments.map((entry) => entry.name).join(', ');
+  return { file, line, field: 'agent_ref.name', message: `unknown agent "${agent}" (built-in agents: ${builtins}; or pass --agent-server ${agent}=URL)` };
 }
 
 /**
