@@ -1,5 +1,6 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command, InvalidArgumentError, type Option } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { collect, type CollectProgress } from '../collect/collect-run.js';
 import type { Agent } from '../collect/agent.js';
 import { nemoGymAgent } from '../collect/nemo-gym-agent.js';
@@ -15,7 +16,6 @@ import type { HealthSummary } from '../collect/health/health-summary.js';
 import { AbortedError } from '../core/errors/aborted-error.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { runSampling } from '../core/sampling-params.js';
-import { showValue } from '../core/schema-issues.js';
 import { createPolicy } from '../policy/index.js';
 import { collectPaths } from '../collect/collect-paths.js';
 import { MEGABYTE } from '../collect/collect-settings.js';
@@ -23,6 +23,8 @@ import { checkReadFilesApart, makeOutputFolder, type ReadFile } from '../collect
 import { refuseToErase } from '../collect/refuse-to-erase.js';
 import { DATASET_TYPES, type DatasetSplit } from '../servers/config/dataset-types.js';
 import { withEpisodeOptions } from './episode-options.js';
+import { applyNemoGymOverrides } from './nemo-gym-overrides.js';
+import { configValue, describeValue } from './option-value.js';
 import { maxUnhealthyOf, maxUnhealthyOption } from './max-unhealthy-option.js';
 import { policySpec, withPolicyOptions } from './policy-flags.js';
 import {
@@ -80,6 +82,7 @@ interface CollectFlags {
   gymnasiumServer: Record<string, string>;
   toolCallParser?: string;
   rolloutInfos?: boolean;
+  reuseDataPreparation?: boolean;
 }
 
 export function collectCommand(): Command {
@@ -116,11 +119,15 @@ export function collectCommand(): Command {
     .option('--fail-on-error <count|fraction>', 'how many rollouts may end without a success (e.g. 10, or 0.05 of them; default 0) before collect exits non-zero: 75 while --resume would retry some of them, else 1', parseFailureLimit)
     .addOption(maxUnhealthyOption())
     .option('--config <file>', 'YAML or JSON with any of these options by name (e.g. num-repeats: 4); flags given on the command line win. With --split: a NeMo Gym config (servers and datasets)')
+    .option('--reuse-data-preparation', "with --split: take a dataset already prepared in the --output folder's preprocessed_datasets as it is, not collated again (NeMo Gym's reuse_existing_data_preparation)")
     .option('--split <name>', `with --config X.yaml in NeMo Gym's shape: start its servers and collect every dataset of this split (${DATASET_TYPES.join(', ')}) through its agents, one output per dataset in the --output folder`, parseSplit)
-    .action(async (_flags: CollectFlags, command: Command) => {
+    .argument('[overrides...]', "NeMo Gym's ng_collect_rollouts overrides, as their flags: +agent_name=… +input_jsonl_fpath=… +output_jsonl_fpath=… +limit=100 +num_repeats=4 +num_samples_in_parallel=10 +resume_from_cache=true +num_repeats_add_seed=true +prompt_config=… +responses_create_params.temperature=0.6")
+    .action(async (overrides: string[], _flags: CollectFlags, command: Command) => {
+      for (const notice of applyNemoGymOverrides(command, overrides)) process.stderr.write(`[collect] ${notice}\n`);
       seedFieldNotice(command.opts<CollectFlags>());
       const split = command.getOptionValue('split') as DatasetSplit | undefined;
       if (split !== undefined) return collectSplit(command, split);
+      if (command.getOptionValue('reuseDataPreparation')) throw new ConfigError('--reuse-data-preparation reuses the datasets --split prepared: give --split (and --config) too, or drop it');
       const flags = await withConfigFile(command);
       const { failures, health } = await runCollect(flags);
       assertFailuresWithin([failures], flags.failOnError);
@@ -156,7 +163,8 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
     for (const { dataset, name } of datasets) {
       const input = join(flags.output, 'preprocessed_datasets', `${name}.jsonl`);
       makeOutputFolder(input);
-      await collateDataset(dataset, input);
+      if (flags.reuseDataPreparation && existsSync(input)) process.stderr.write(`[collect] ${input} is prepared already: reused (--reuse-data-preparation)\n`);
+      else await collateDataset(dataset, input);
       process.stderr.write(`[collect] ${split} dataset ${dataset.dataset.name} of ${dataset.agent} (${dataset.yamlPath})\n`);
       const collected = await runCollect({ ...flags, input, output: join(flags.output, `${name}.jsonl`), agentServer: { ...flags.agentServer, ...agents }, numRepeats: dataset.dataset.num_repeats ?? flags.numRepeats });
       failures.push(collected.failures);
@@ -342,46 +350,6 @@ function withRequired(flags: CollectFlags, config: string | undefined): CollectF
     if (flags[required] === '') throw new ConfigError(`--${required}: expected a file path, got ""`);
   }
   return flags;
-}
-
-/**
- * A config file's value as the flag's own parser reads it, so a file is checked exactly like a command
- * line: scalars go through the parser as text, mappings (`set`, `agent-server`, a `num-repeats` map)
- * and lists (`base-url`) entry by entry. A value of another shape goes through the parser as its JSON
- * text, so the parser's own message says what the option takes.
- */
-function configValue(option: Option, value: unknown): unknown {
-  if (option.isBoolean()) {
-    if (typeof value !== 'boolean') throw new InvalidArgumentError(`expected true or false, got ${describeValue(value)}`);
-    return value;
-  }
-  const parse = option.parseArg as ((text: string, previous: unknown) => unknown) | undefined;
-  if (Array.isArray(option.defaultValue)) {
-    const items = Array.isArray(value) ? value : [value];
-    if (!items.every((item) => typeof item === 'string')) throw new InvalidArgumentError(`expected text or a list of text, got ${describeValue(value)}`);
-    return items;
-  }
-  const mapping = typeof value === 'object' && value !== null && !Array.isArray(value);
-  if (option.attributeName() === 'numRepeats' && mapping) return parseNumRepeats(JSON.stringify(value));
-  if (parse && typeof option.defaultValue === 'object') {
-    if (!mapping) throw new InvalidArgumentError(`expected a mapping of key: value, got ${describeValue(value)}`);
-    let entries: unknown = {};
-    for (const [key, item] of Object.entries(value)) entries = parse(`${key}=${JSON.stringify(item)}`, entries);
-    return entries;
-  }
-  if (!parse) {
-    if (typeof value !== 'string') throw new InvalidArgumentError(`expected text, got ${describeValue(value)}${typeof value === 'number' ? ' (quote it to mean the text)' : ''}`);
-    return value;
-  }
-  return parse(typeof value === 'string' || typeof value === 'number' ? String(value) : JSON.stringify(value), option.defaultValue);
-}
-
-/** A config value in a message: its YAML kind and its text. */
-function describeValue(value: unknown): string {
-  if (value === null || value === undefined) return 'nothing (null)';
-  if (Array.isArray(value)) return `a list ${showValue(value)}`;
-  if (typeof value === 'object') return `a mapping ${showValue(value)}`;
-  return showValue(value);
 }
 
 /**
