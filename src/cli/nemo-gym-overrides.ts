@@ -41,8 +41,8 @@ export function applyNemoGymOverrides(command: Command, args: readonly string[])
   if (args.length === 0) return [];
   const tree = overrideTree(args.map(parseHydraOverride));
   const notices: OverrideNotice[] = [];
-  for (const [key, { value, given }] of Object.entries(tree)) {
-    if (!(key in KEYS)) throw new ConfigError(`${given}: ${key} is not one of NeMo Gym's collection keys${didYouMean(key, Object.keys(KEYS))}; gymnast collect takes ${Object.keys(KEYS).map((name) => `+${name}`).join(', ')}`);
+  for (const [key, { value, given }] of tree) {
+    if (!Object.hasOwn(KEYS, key)) throw new ConfigError(`${given}: ${key} is not one of NeMo Gym's collection keys${didYouMean(key, Object.keys(KEYS))}; gymnast collect takes ${Object.keys(KEYS).map((name) => `+${name}`).join(', ')}`);
     const name = KEYS[key];
     if (name === undefined) {
       if (typeof value !== 'boolean') throw new ConfigError(`${given}: expected true or false, got ${describeValue(value)}`);
@@ -56,10 +56,12 @@ export function applyNemoGymOverrides(command: Command, args: readonly string[])
     command.setOptionValueWithSource(name, fromBoth(command, option, parsed, given), 'cli');
   }
   const split = command.getOptionValue('split') !== undefined;
-  if (tree.config_paths && tree.config_paths.value !== null && !split) {
-    throw new ConfigError(`${tree.config_paths.given}: gymnast starts a config's servers only to collect a split (NeMo Gym's ng_e2e_collect_rollouts, +split=…); ng_collect_rollouts reaches running agents, which gymnast takes as --agent-server NAME=URL`);
+  const configPaths = tree.get('config_paths');
+  if (configPaths && configPaths.value !== null && !split) {
+    throw new ConfigError(`${configPaths.given}: gymnast starts a config's servers only to collect a split (NeMo Gym's ng_e2e_collect_rollouts, +split=…); ng_collect_rollouts reaches running agents, which gymnast takes as --agent-server NAME=URL`);
   }
-  if (split && typeof tree.output_jsonl_fpath?.value === 'string') command.setOptionValueWithSource('output', splitOutputFolder(tree.output_jsonl_fpath.value), 'cli');
+  const output = tree.get('output_jsonl_fpath')?.value;
+  if (split && typeof output === 'string') command.setOptionValueWithSource('output', splitOutputFolder(output), 'cli');
   return notices;
 }
 
@@ -91,18 +93,18 @@ interface Given {
  * merges into what is there, and a bare `key=value` or `~key` changes or removes what a config would
  * have, which the collector's command line has none of.
  */
-function overrideTree(overrides: readonly HydraOverride[]): Record<string, Given> {
-  const tree: Record<string, Given> = {};
+function overrideTree(overrides: readonly HydraOverride[]): Map<string, Given> {
+  const tree = new Map<string, Given>();
   for (const override of overrides) {
     const [top, ...rest] = override.path as [string, ...string[]];
     if (override.kind === 'change' || override.kind === 'delete') {
       const add = override.kind === 'change' ? `+${override.text}` : `nothing (no config is read)`;
       throw new ConfigError(`${override.text}: NeMo Gym's collector has no ${override.path.join('.')} to ${override.kind === 'change' ? 'change' : 'remove'} (Hydra: "Could not override"): write ${add}`);
     }
-    const existing = tree[top];
+    const existing = tree.get(top);
     const value = nested(rest, override.value!);
     if (existing === undefined) {
-      tree[top] = { value, given: override.text };
+      tree.set(top, { value, given: override.text });
       continue;
     }
     existing.value = combine(existing.value, value, override, top);
@@ -122,8 +124,8 @@ function combine(existing: HydraValue, added: HydraValue, override: HydraOverrid
     if (override.kind === 'force-add') return added;
     throw new ConfigError(`${override.text}: ${override.path.join('.')} is already given (Hydra: "Could not append to config. An item is already at ${at}"): write ++${override.text.replace(/^\+/, '')} to replace it`);
   }
-  const merged: { [key: string]: HydraValue } = { ...existing };
-  for (const [key, value] of Object.entries(added)) withKey(merged, key, key in existing ? combine(existing[key]!, value, override, `${at}.${key}`) : value);
+  const merged = Object.entries(existing).reduce<{ [key: string]: HydraValue }>((copy, [key, value]) => withKey(copy, key, value), {});
+  for (const [key, value] of Object.entries(added)) withKey(merged, key, Object.hasOwn(existing, key) ? combine(existing[key]!, value, override, `${at}.${key}`) : value);
   return merged;
 }
 
