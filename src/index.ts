@@ -184,7 +184,7 @@ export { SessionStore, DEFAULT_MAX_SESSIONS, type ResourcesSession } from './ser
 export { AgentServer, AgentServerSettings, type AgentServerOptions } from './servers/agent/agent-server.js';
 export { aggregateRows, type AggregateRowsOptions } from './collect/aggregate-rows.js';
 export { loadServerConfig, parseServerConfig, SERVER_TYPES, DATASET_TYPES, type GymConfig, type ServerInstance } from './servers/config/server-config.js';
-export { startConfigRun, type ConfigRun, type ConfigRunOptions } from './servers/config/config-run.js';
+export { startConfigRun, type AgentEpisode, type ConfigRun, type ConfigRunOptions } from './servers/config/config-run.js';
 export { splitDatasets, collatedRows, collateDataset, type SplitDataset } from './servers/config/split-datasets.js';
 export type { DatasetSplit } from './servers/config/dataset-types.js';
 export { ViewerServer, viewerAssetsDirectory, type ViewerServerOptions } from './servers/viewer/viewer-server.js';
@@ -205,4 +205,5 @@ export { RetryableFailuresError } from './core/errors/retryable-failures-error.j
 export { FailedRolloutsError } from './core/errors/failed-rollouts-error.js';
 export { assertFailuresWithin, DEFAULT_FAIL_ON_ERROR, type RunFailures } from './collect/failure-gate.js';
 export { exportNemoRl, nemoRlRecord, DRIFT_POLICIES, type DriftPolicy, type NemoRlRecord, type NemoRlMessage, type ExportCounts } from './collect/export-nemo-rl.js';
-export { countZeroTurnRows, isZeroTurnRow } from './collect/zero-turn-rows.js';
+export { countZeroTurnRows } from './collect/zero-turn-rows.js';
+export { isZeroTurnRow } from './core/zero-turn-row.js';

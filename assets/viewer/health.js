@@ -4,13 +4,18 @@
 import { h } from './dom.js';
 import * as fmt from './format.js';
 
-export const VERDICTS = ['healthy', 'warning', 'unhealthy'];
+export const VERDICTS = ['healthy', 'warning', 'unhealthy', 'evaluation-only'];
+/** What a verdict means where its name alone does not say. */
+const VERDICT_NOTES = { 'evaluation-only': 'sampled by a text-only policy: scored, never trained on' };
+
+/** A verdict's count in the report's summary (`evaluation-only` is counted as `evaluation_only`). */
+export const verdictCount = (health, verdict) => health[verdict.replace('-', '_')] ?? 0;
 export const NO_REPORT = 'no health report (run gymnast health)';
 
 /** A verdict as a badge; a run with no report (null) gets a muted dash that says why on hover. */
 export function healthBadge(verdict) {
   if (verdict === null || verdict === undefined) return h('span', { class: 'health none', title: NO_REPORT }, fmt.dash);
-  return h('span', { class: `health ${verdict}` }, verdict);
+  return h('span', { class: `health ${verdict}`, title: VERDICT_NOTES[verdict] ?? null }, verdict);
 }
 
 /** Findings as a list: the check's id, its severity, what it found. */

@@ -22,10 +22,12 @@ import { MEGABYTE } from '../collect/collect-settings.js';
 import { checkReadFilesApart, makeOutputFolder, type ReadFile } from '../collect/output-paths.js';
 import { refuseToErase } from '../collect/refuse-to-erase.js';
 import { DATASET_TYPES, type DatasetSplit } from '../servers/config/dataset-types.js';
+import type { AgentEpisode } from '../servers/config/config-run.js';
 import { withEpisodeOptions } from './episode-options.js';
 import { applyNemoGymOverrides } from './nemo-gym-overrides.js';
 import { configValue, describeValue } from './option-value.js';
 import { maxUnhealthyOf, maxUnhealthyOption } from './max-unhealthy-option.js';
+import { nemoGymOption } from './nemo-gym-option.js';
 import { policySpec, withPolicyOptions } from './policy-flags.js';
 import {
   parseAgentServer,
@@ -83,6 +85,7 @@ interface CollectFlags {
   toolCallParser?: string;
   rolloutInfos?: boolean;
   reuseDataPreparation?: boolean;
+  nemoGym?: string;
 }
 
 export function collectCommand(): Command {
@@ -121,6 +124,7 @@ export function collectCommand(): Command {
     .option('--config <file>', 'YAML or JSON with any of these options by name (e.g. num-repeats: 4); flags given on the command line win. With --split: a NeMo Gym config (servers and datasets)')
     .option('--reuse-data-preparation', "with --split: take a dataset already prepared in the --output folder's preprocessed_datasets as it is, not collated again (NeMo Gym's reuse_existing_data_preparation)")
     .option('--split <name>', `with --config X.yaml in NeMo Gym's shape: start its servers and collect every dataset of this split (${DATASET_TYPES.join(', ')}) through its agents, one output per dataset in the --output folder`, parseSplit)
+    .addOption(nemoGymOption())
     .argument('[overrides...]', "NeMo Gym's ng_collect_rollouts overrides, as their flags: +agent_name=… +input_jsonl_fpath=… +output_jsonl_fpath=… +limit=100 +num_repeats=4 +num_samples_in_parallel=10 +resume_from_cache=true +num_repeats_add_seed=true +prompt_config=… +responses_create_params.temperature=0.6")
     .action(async (overrides: string[], _flags: CollectFlags, command: Command) => {
       for (const notice of applyNemoGymOverrides(command, overrides)) process.stderr.write(`[collect] ${notice}\n`);
@@ -129,6 +133,7 @@ export function collectCommand(): Command {
       if (split !== undefined) return collectSplit(command, split);
       if (command.getOptionValue('reuseDataPreparation')) throw new ConfigError('--reuse-data-preparation reuses the datasets --split prepared: give --split (and --config) too, or drop it');
       const flags = await withConfigFile(command);
+      if (flags.nemoGym !== undefined) throw new ConfigError('--nemo-gym runs the servers of a NeMo Gym config: it needs --config X.yaml --split NAME');
       const { failures, health } = await runCollect(flags);
       assertFailuresWithin([failures], flags.failOnError);
       if (health) assertHealthy([health], maxUnhealthyOf(flags));
@@ -155,7 +160,7 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
   // --resume and --overwrite hold for every dataset's output; each is looked at before the servers
   // start, so a rerun by mistake is refused before any dataset is collected, not after the first ones.
   for (const { name } of datasets) await refuseToErase(collectPaths(join(flags.output, `${name}.jsonl`)), flags);
-  const run = await startConfigRun(config);
+  const run = await startConfigRun(config, { ...(flags.nemoGym === undefined ? {} : { nemoGym: flags.nemoGym }), onNotice: (message) => process.stderr.write(`[collect] ${message}\n`) });
   const health: HealthSummary[] = [];
   const failures: RunFailures[] = [];
   try {
@@ -166,7 +171,9 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
       if (flags.reuseDataPreparation && existsSync(input)) process.stderr.write(`[collect] ${input} is prepared already: reused (--reuse-data-preparation)\n`);
       else await collateDataset(dataset, input);
       process.stderr.write(`[collect] ${split} dataset ${dataset.dataset.name} of ${dataset.agent} (${dataset.yamlPath})\n`);
-      const collected = await runCollect({ ...flags, input, output: join(flags.output, `${name}.jsonl`), agentServer: { ...flags.agentServer, ...agents }, numRepeats: dataset.dataset.num_repeats ?? flags.numRepeats });
+      const settings = { ...flags, input, output: join(flags.output, `${name}.jsonl`), agentServer: { ...flags.agentServer, ...agents }, numRepeats: dataset.dataset.num_repeats ?? flags.numRepeats };
+      // The agent's own policy and limits sampled its rows: the run records them, and the health check decodes with its tokenizer.
+      const collected = await runCollect(settings, run.episodes.get(dataset.agent));
       failures.push(collected.failures);
       if (collected.health) health.push(collected.health);
     }
@@ -181,9 +188,11 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
 /**
  * One collection, its files written and its summary printed; resolves with how its rollouts ended and
  * its health, for the caller to hold against `--fail-on-error` and `--max-unhealthy` (as `gymnast
- * health` does), once everything is written.
+ * health` does), once everything is written. `sampledBy` is the policy and limits of a config's agent
+ * server that runs every row, owned by the config run; without it, the flags' policy is created for
+ * this collection and closed after it.
  */
-async function runCollect(flags: CollectFlags): Promise<{ failures: RunFailures; health?: HealthSummary }> {
+async function runCollect(flags: CollectFlags, sampledBy?: AgentEpisode): Promise<{ failures: RunFailures; health?: HealthSummary }> {
   // The library checks --input; the files only the CLI reads are checked here, before anything starts.
   const read = [{ flag: '--prompt-config', path: flags.promptConfig }, { flag: '--config', path: flags.config }];
   checkReadFilesApart(collectPaths(flags.output), read.filter((file): file is ReadFile => file.path !== undefined));
@@ -202,7 +211,7 @@ async function runCollect(flags: CollectFlags): Promise<{ failures: RunFailures;
     ),
     ...(await resourcesAgents(flags, countRetry)),
   ];
-  const { policy, renderer, maxModelLen } = await createPolicy(policySpec(flags), { onRouterEvent: (event) => event.type === 'retry' && countRetry() }).catch(async (error: unknown) => {
+  const { policy, renderer, maxSeqLen, maxTurns, sampling, ownsPolicy } = await episodeFor(flags, sampledBy, countRetry).catch(async (error: unknown) => {
     await Promise.all(servers.map((server) => server.close()));
     throw error;
   });
@@ -223,9 +232,9 @@ async function runCollect(flags: CollectFlags): Promise<{ failures: RunFailures;
     schedule: flags.schedule,
     policy,
     renderer,
-    maxSeqLen: flags.maxSeqLen ?? maxModelLen,
-    maxTurns: flags.maxTurns,
-    sampling: runSampling(flags),
+    maxSeqLen,
+    maxTurns,
+    sampling,
     ...(flags.rolloutTimeout === undefined ? {} : { rolloutTimeoutMs: flags.rolloutTimeout * 1000 }),
     ...(flags.resume ? { resume: true } : {}),
     ...(flags.overwrite ? { overwrite: true } : {}),
@@ -240,7 +249,7 @@ async function runCollect(flags: CollectFlags): Promise<{ failures: RunFailures;
     health: { decoder: renderer.tokenizer },
   }).finally(async () => {
     dispose();
-    await Promise.all([policy.close(), ...servers.map((server) => server.close())]);
+    await Promise.all([...(ownsPolicy ? [policy.close()] : []), ...servers.map((server) => server.close())]);
   });
   for (const agent of summary.aggregate) {
     process.stdout.write(`${agent.agent_ref.name}: ${JSON.stringify(agent.key_metrics)}\n`);
@@ -258,7 +267,7 @@ async function runCollect(flags: CollectFlags): Promise<{ failures: RunFailures;
     const max = maxUnhealthyOf(flags);
     process.stderr.write(`[collect] ${healthSummaryLine(health)}; ${healthGateLine(healthGate([health], max), max)}\n`);
     // Counted by the health pass, which reads every row anyway: no second pass over the output for it.
-    if (health.zero_turn_rows > 0) process.stdout.write(`${health.zero_turn_rows} zero-turn rollouts (the prompt alone filled --max-seq-len): nothing to train on\n`);
+    if (health.zero_turn_rows > 0) process.stdout.write(`${health.zero_turn_rows} zero-turn rollouts (prompt-too-long: the prompt alone filled --max-seq-len): not scored, nothing to train on\n`);
   }
   const failures = { planned: summary.planned, retryable: summary.retryable, givenUp: summary.givenUp, failuresFile: summary.paths.failures };
   return { failures, ...(health ? { health } : {}) };
@@ -271,6 +280,13 @@ async function runCollect(flags: CollectFlags): Promise<{ failures: RunFailures;
 function seedFieldNotice(flags: CollectFlags): void {
   if (!flags.addSeed || (flags.seedField ?? 'request') !== 'request' || Object.keys(flags.agentServer).length === 0) return;
   process.stderr.write("[collect] --add-seed puts each seed in responses_create_params.seed, which NeMo Gym's agent servers refuse since PR #1099 (422): --seed-field extra-body puts it in metadata.extra_body, where they take it\n");
+}
+
+/** The flags' policy and limits, created here; or an agent server's, which its config run owns. */
+async function episodeFor(flags: CollectFlags, sampledBy: AgentEpisode | undefined, onRetry: () => void): Promise<AgentEpisode & { ownsPolicy: boolean }> {
+  if (sampledBy) return { ...sampledBy, ownsPolicy: false };
+  const { policy, renderer, maxModelLen } = await createPolicy(policySpec(flags), { onRouterEvent: (event) => event.type === 'retry' && onRetry() });
+  return { policy, renderer, maxSeqLen: flags.maxSeqLen ?? maxModelLen, maxTurns: flags.maxTurns, sampling: runSampling(flags), ownsPolicy: true };
 }
 
 function parseSplit(value: string): DatasetSplit {
@@ -381,7 +397,7 @@ function interruptions(): { stopAdmitting: AbortSignal; abort: AbortSignal; disp
 
 /**
  * Progress on stderr: on a terminal one live line (bar, done/total, rollouts/min, ETA, mean reward,
- * failures) redrawn at most 10 times a second; otherwise a plain line every 10% and at the end.
+ * failures, prompts too long) redrawn at most 10 times a second; otherwise a plain line every 10% and at the end.
  */
 function progressPrinter(retries: () => number, stream: NodeJS.WriteStream = process.stderr): (progress: CollectProgress) => void {
   const started = Date.now();
@@ -393,10 +409,12 @@ function progressPrinter(retries: () => number, stream: NodeJS.WriteStream = pro
     const finished = progress.done === progress.total;
     const elapsedMinutes = Math.max((Date.now() - started) / 60_000, 1e-9);
     const rate = (progress.done - first) / elapsedMinutes;
-    const succeeded = progress.done - progress.failures;
-    const meanReward = succeeded === 0 ? 'n/a' : (progress.rewardSum / succeeded).toFixed(3);
+    const scored = progress.done - progress.failures - progress.promptTooLong;
+    const meanReward = scored === 0 ? 'n/a' : (progress.rewardSum / scored).toFixed(3);
     const eta = rate > 0 ? formatDuration(((progress.total - progress.done) / rate) * 60) : '?';
-    const status = `${progress.done}/${progress.total} rollouts, ${rate.toFixed(0)}/min, ETA ${eta}, mean reward ${meanReward}, ${progress.failures} failures, ${retries()} retries`;
+    // Named only when there are some: a prompt too long for --max-seq-len is neither scored nor failed.
+    const tooLong = progress.promptTooLong > 0 ? `, ${progress.promptTooLong} prompt too long` : '';
+    const status = `${progress.done}/${progress.total} rollouts, ${rate.toFixed(0)}/min, ETA ${eta}, mean reward ${meanReward}, ${progress.failures} failures${tooLong}, ${retries()} retries`;
     if (stream.isTTY) {
       if (!finished && Date.now() - lastDraw < 100) return;
       lastDraw = Date.now();

@@ -11,6 +11,7 @@ import type { JsonServer } from '../servers/http/json-server.js';
 import { exampleServers } from '../servers/resources/examples/example-servers.js';
 import { resourcesServerFor as servedResources, servableResourcesNames } from '../servers/resources/resources-server-for.js';
 import { serveConfig } from './serve-config-command.js';
+import { nemoGymOption } from './nemo-gym-option.js';
 
 interface ServeResourcesOptions {
   host: string;
@@ -36,12 +37,13 @@ export function serveCommand(): Command {
     .description('run gymnast servers: one (model, resources, agent), or every server a NeMo Gym-style config names (--config)')
     .option('--config <file>', "start every server of a NeMo Gym-style YAML config and a head server (NeMo Gym's ng_run); Ctrl-C stops all")
     .option('--api-key <key>', "with --config: require Authorization: Bearer <key> on the head server (NeMo Gym's own clients send none)")
+    .addOption(nemoGymOption())
     .enablePositionalOptions()
-    .action(async (options: { config?: string; apiKey?: string }) => {
+    .action(async (options: { config?: string; apiKey?: string; nemoGym?: string }) => {
       if (!options.config) {
         serve.help({ error: true });
       }
-      await serveConfig(options.config!, options.apiKey === undefined ? {} : { headApiKey: options.apiKey });
+      await serveConfig(options.config!, { ...(options.apiKey === undefined ? {} : { headApiKey: options.apiKey }), ...(options.nemoGym === undefined ? {} : { nemoGym: options.nemoGym }) });
     });
   serve
     .command('model')

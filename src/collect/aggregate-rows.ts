@@ -1,3 +1,4 @@
+import { InvalidRowError } from '../core/errors/invalid-row-error.js';
 import { readRow } from '../core/row-reader.js';
 import { AggregateAccumulator, type AgentAggregate } from '../metrics/index.js';
 
@@ -22,12 +23,21 @@ export function aggregateRows(rows: readonly unknown[], options: AggregateRowsOp
     ...(options.taskFields ? { taskFields: options.taskFields } : {}),
     answerKey: options.answerKey === undefined ? { field: 'extracted_answer', auto: true } : { field: options.answerKey },
   });
+  const seen = new Map<string, number>();
   for (const [i, value] of rows.entries()) {
     const read = readRow(withStrippedDefaults(value), `verify_responses[${i}]`);
+    refuseRepeat(seen, `${read.row._ng_task_index}:${read.row._ng_rollout_index}`, i);
     if (read.kind === 'failure') accumulator.addFailure(read.row);
     else accumulator.addResult(read.row);
   }
   return accumulator.finish();
+}
+
+/** A rollout sent twice (two rows without indices read as 0:0, say) is the caller's mistake, named at the second. */
+function refuseRepeat(seen: Map<string, number>, key: string, index: number): void {
+  const first = seen.get(key);
+  if (first !== undefined) throw new InvalidRowError(`verify_responses[${index}]`, '_ng_rollout_index', `rollout ${key} appears twice (first at verify_responses[${first}]); give each rollout its own _ng_task_index and _ng_rollout_index`);
+  seen.set(key, index);
 }
 
 /** Puts back what NeMo Gym's collector strips before `/aggregate_metrics`; a non-object is left for `readRow` to refuse. */

@@ -77,7 +77,7 @@ function plannedRowIssues(value: unknown, file: string, line: number, where: str
     row = readMaterializedRow(value, where);
   } catch (error) {
     if (!hasKind(error, 'invalid-row')) throw error;
-    return [{ file, line, field: error.field, message: error.problem }];
+    return [{ file, line, field: error.field, message: error.reason }];
   }
   const agent = planner.agent(row.agent_ref.name);
   if (!agent) return [unknownAgent(row.agent_ref.name, file, line)];

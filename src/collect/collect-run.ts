@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { ConfigError } from '../core/errors/config-error.js';
 import { hasKind } from '../core/errors/has-kind.js';
 import type { SamplingParams } from '../core/sampling-params.js';
+import { isZeroTurnRow } from '../core/zero-turn-row.js';
 import { healthPaths } from '../metrics/health/health-paths.js';
 import { runJobs, type EpisodeOptions } from '../engine/index.js';
 import type { TokenDecoder } from '../core/token-decoder.js';
@@ -78,7 +79,9 @@ export interface CollectProgress {
   total: number;
   /** Of `done`, those that failed (in this run, or earlier and given up on). */
   failures: number;
-  /** The rewards of the successes in `done`: their mean is `rewardSum / (done - failures)`. */
+  /** Of `done`, the successes whose prompt alone filled `max_seq_len`: never scored (termination `prompt-too-long`). */
+  promptTooLong: number;
+  /** The rewards of the scored successes in `done`: their mean is `rewardSum / (done - failures - promptTooLong)`. */
   rewardSum: number;
 }
 
@@ -180,7 +183,7 @@ async function collectLocked(options: CollectOptions, settings: CollectSettings,
   // A resumed run's progress starts from the earlier rollouts that will not run again, rewards and all:
   // its done/total counts them, so its mean reward must too.
   const givenUp = state.givenUp(settings.maxAttempts);
-  const progress: CollectProgress = { done: state.done + givenUp, total: identity.rollouts, failures: givenUp, rewardSum: state.rewardSum };
+  const progress: CollectProgress = { done: state.done + givenUp, total: identity.rollouts, failures: givenUp, promptTooLong: state.promptTooLong, rewardSum: state.rewardSum };
   const jobs = admit(paths.materialized, planner, state, settings.maxAttempts);
   const episode = episodeOptions(options, settings);
   // A failed write (a full disk) ends the rollouts in flight too: their rows could not be written.
@@ -334,6 +337,7 @@ function signals(options: CollectOptions, writeFailed: AbortSignal): { stopAdmit
 
 function count(progress: CollectProgress, outcome: RolloutOutcome): void {
   progress.done += 1;
-  if (outcome.kind === 'result') progress.rewardSum += outcome.row.reward;
-  else progress.failures += 1;
+  if (outcome.kind === 'failure') progress.failures += 1;
+  else if (isZeroTurnRow(outcome.row)) progress.promptTooLong += 1;
+  else progress.rewardSum += outcome.row.reward;
 }

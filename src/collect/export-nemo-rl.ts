@@ -5,7 +5,7 @@ import type { Message } from '../core/message.js';
 import type { ResultRow } from '../core/result-row.js';
 import { readFullRow } from '../core/row-reader.js';
 import { ChunkedWriter, jsonRows } from './result-files.js';
-import { isZeroTurnRow } from './zero-turn-rows.js';
+import { isZeroTurnRow } from '../core/zero-turn-row.js';
 
 /**
  * One message of NeMo RL's `message_log`. Every message carries `generation_logprobs` and

@@ -61,6 +61,7 @@ export function episodeOutcome(row: MaterializedRow, record: EpisodeRecord, open
     break;
   }
   built.token_drift_count = record.token_drift_count;
+  if (record.drift_unchecked !== undefined) built.drift_unchecked = record.drift_unchecked;
   built.has_training_tokens = record.has_training_tokens;
   if (record.evaluation_only) built.evaluation_only = true;
   built.termination = record.termination;
@@ -123,4 +124,4 @@ export function failureFields(failureClass: FailureClass, error: RecordedError):
 }
 
 /** Endings where something other than the environment cut the episode short. */
-const CUT_SHORT = ['max-seq-len', 'max-tokens', 'max-turns', 'finish-other'] as const satisfies readonly TerminationKind[];
+const CUT_SHORT = ['max-seq-len', 'prompt-too-long', 'max-tokens', 'max-turns', 'finish-other'] as const satisfies readonly TerminationKind[];

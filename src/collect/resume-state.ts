@@ -2,6 +2,7 @@ import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync } f
 import { ConfigError } from '../core/errors/config-error.js';
 import type { RolloutKeys, RowKeys } from '../core/result-row.js';
 import { readRowKeys } from '../core/row-reader.js';
+import { isZeroTurnRow } from '../core/zero-turn-row.js';
 
 /** A result row's key: (task, rollout). */
 export const rolloutKey = (row: RolloutKeys) => `${row._ng_task_index}:${row._ng_rollout_index}`;
@@ -74,13 +75,15 @@ export class ResumeState {
   readonly #attempts = new Map<number | string, number>();
   readonly #terminal = new Set<number | string>();
   #rewardSum = 0;
+  #promptTooLong = 0;
 
-  /** A success, its reward summed once per key (a row repeated by hand does not count twice). */
+  /** A success, its reward summed once per key (a row repeated by hand does not count twice); a prompt that never reached the model has none. */
   addSuccess(row: RowKeys): void {
     const key = compactKey(row);
     if (this.#done.has(key)) return;
     this.#done.add(key);
-    if (typeof row.reward === 'number') this.#rewardSum += row.reward;
+    if (isZeroTurnRow(row)) this.#promptTooLong += 1;
+    else if (typeof row.reward === 'number') this.#rewardSum += row.reward;
   }
 
   /** A rollout the user interrupted (Ctrl-C) did not fail on its own: it does not use up an attempt. */
@@ -98,6 +101,11 @@ export class ResumeState {
   /** The rewards of the earlier successes: with `done`, what a progress line's mean reward starts from. */
   get rewardSum(): number {
     return this.#rewardSum;
+  }
+
+  /** The earlier successes whose prompt never reached the model: done, but not in the mean reward. */
+  get promptTooLong(): number {
+    return this.#promptTooLong;
   }
 
   /** The keys without a success that will not be run again: a terminal failure, or `maxAttempts` used up. */

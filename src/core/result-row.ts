@@ -62,6 +62,8 @@ const EpisodeFields = {
   /** The last answer the environment extracted (for majority@k); null when it found none. */
   extracted_answer: z.string().nullable().optional(),
   token_drift_count: z.number().int().nonnegative().optional(),
+  /** Turns whose prompt the server rendered and did not return: not known to be drift-free. Absent when no server rendered a prompt. */
+  drift_unchecked: z.number().int().nonnegative().optional(),
   has_training_tokens: z.boolean().optional(),
   /** The policy returned text, no token ids (`--policy openai`): good for scoring, never for training. */
   evaluation_only: z.literal(true).optional(),
@@ -102,10 +104,11 @@ export const FailureRow = z.looseObject({
 });
 export type FailureRow = z.infer<typeof FailureRow>;
 
-/** The key fields a resume needs of either kind of row. */
+/** The key fields a resume needs of either kind of row (and `num_turns`, to tell an unscored success). */
 export const RowKeys = z.looseObject({
   ...RolloutKeys.shape,
   _ng_failure_class: FailureClass.optional(),
   _ng_failure_terminal: z.boolean().optional(),
+  num_turns: EpisodeFields.num_turns,
 });
 export type RowKeys = z.infer<typeof RowKeys>;

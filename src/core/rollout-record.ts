@@ -28,6 +28,11 @@ const recordKeys = {
   evaluation_only: z.literal(true).optional(),
   /** Turns whose rendering drifted from the chat template (0 when the sequence is what the template renders). */
   token_drift_count: z.number().int().nonnegative(),
+  /**
+   * Turns whose server-rendered prompt came back without its ids (`turns[i].drift_unchecked`): present,
+   * 0 included, on every rollout whose prompts a server rendered, so a run's column has no gaps.
+   */
+  drift_unchecked: z.number().int().nonnegative().optional(),
   /** The environment's metadata after the last step that changed it. */
   env_metadata: z.unknown(),
   /** What the environment reported beyond rewards (`StepResult.fields`, merged over steps); absent when it reported nothing. */

@@ -104,6 +104,8 @@ function upgrade(value: unknown, where: string): Record<string, unknown> {
     _ng_task_index: 0,
     _ng_rollout_index: 0,
     duration_ms: null,
+    // NeMo Gym's compute_aggregate_metrics reads a row without one as `response: {}` (genrm_compare stores such rows).
+    response: {},
     ...rest,
     schema_version: ROW_SCHEMA_VERSION,
   };
@@ -148,6 +150,7 @@ function isPlainResultRow(row: Record<string, unknown>, heavy: boolean): boolean
     (row.evaluation_only === undefined || row.evaluation_only === true) &&
     optional(row.num_turns, isIndex) &&
     optional(row.token_drift_count, isIndex) &&
+    optional(row.drift_unchecked, isIndex) &&
     (answer === undefined || answer === null || typeof answer === 'string') &&
     optional(row.termination, isTermination) &&
     optional(row.turns, (turns) => Array.isArray(turns) && turns.every(isTurn)) &&
@@ -188,6 +191,7 @@ function isTurn(value: unknown): boolean {
     (answer === undefined || answer === null || typeof answer === 'string') &&
     optional(value.env_terminated, isBoolean) &&
     optional(value.env_truncated, isBoolean) &&
+    optional(value.drift_unchecked, isBoolean) &&
     // Rare (a drifted turn): the schema checks it.
     drift === undefined &&
     hasOnly(value, TurnRecord.shape)

@@ -23,6 +23,12 @@ export const TurnRecord = z.object({
   observation_truncated: z.boolean(),
   /** The chat template would have rendered the history differently from the tokens on the sequence (see `DriftMode`). */
   token_drift: z.object({ source: z.enum(['template', 'server']), at: z.number().int(), ledger: z.string(), template: z.string() }).optional(),
+  /**
+   * Present when the server rendered this turn's prompt from the messages: `true` when its reply did
+   * not say which ids it used, so whether they match the sequence is unknown (the turn counts neither
+   * as drift nor as drift-free); `false` when they were checked. Absent for prompts sent as ids.
+   */
+  drift_unchecked: z.boolean().optional(),
   timing: z.object({
     generation_ms: z.number().nonnegative(),
     env_ms: z.number().nonnegative(),

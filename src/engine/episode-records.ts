@@ -34,11 +34,18 @@ function commonKeys(state: EpisodeState, finishedAt: number, recorded: RecordedM
     has_training_tokens: state.messages.every((message) => message.role !== 'assistant' || message.generation_logprobs !== undefined),
     ...(hasTextOnlyTurn(state) ? { evaluation_only: true as const } : {}),
     token_drift_count: state.turns.filter((turn) => turn.token_drift !== undefined).length,
+    ...driftUnchecked(state),
     env_metadata: state.metadata === undefined || state.metadata === null ? null : recorded(state.metadata),
     ...envFields({ ...state.fields, ...reported }),
     sampling: state.sampling,
     timing: { duration_ms: elapsedMs(state.startedAt, finishedAt) },
   };
+}
+
+/** Counted on rollouts whose prompts a server rendered (0 when each was checked); absent otherwise, so token-in records are unchanged. */
+function driftUnchecked(state: EpisodeState): { drift_unchecked?: number } {
+  if (!state.turns.some((turn) => turn.drift_unchecked !== undefined)) return {};
+  return { drift_unchecked: state.turns.filter((turn) => turn.drift_unchecked === true).length };
 }
 
 /**
@@ -82,6 +89,7 @@ export function turnRecord(index: number, generation: Generation, step: Step, ob
     env_truncated: step.result.truncated,
     observation_truncated: observation.truncated,
     ...(drift ? { token_drift: drift } : {}),
+    ...(generation.driftUnchecked === undefined ? {} : { drift_unchecked: generation.driftUnchecked }),
     timing: { generation_ms: generation.ms, env_ms: step.ms },
   };
 }

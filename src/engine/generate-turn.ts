@@ -21,14 +21,17 @@ export interface Generation {
   promptTokens: number;
   /** `max_tokens` was lowered to fit `max_seq_len`, and the generation used all of it. */
   filledSequence: boolean;
-  /** The server rendered a different prompt from the ledger's (backends that render on the server). */
+  /** The server sampled from a different prompt from the ledger's (it rendered its own, or changed the ids sent). */
   drift?: TokenDrift;
+  /** Set when the server rendered the prompt: `true` when it did not return its ids, so the turn could not be checked for drift. */
+  driftUnchecked?: boolean;
   ms: number;
 }
 
 /**
  * Asks the policy for the next assistant turn and appends it exactly as sampled. Ends the episode as
- * `max-seq-len` (a truncation, not a failure) when the model's context has no room for the turn.
+ * `max-seq-len` (a truncation, not a failure) when the model's context has no room for the turn, or as
+ * `prompt-too-long` when that happens before any turn: nothing was sampled, so nothing can be scored.
  */
 export async function generateTurn(state: EpisodeState, options: EpisodeOptions, turn: number, signal: AbortSignal): Promise<Generation | EpisodeEnd> {
   const { policy } = options;
@@ -48,18 +51,19 @@ export async function generateTurn(state: EpisodeState, options: EpisodeOptions,
   try {
     raw = await typedErrors(signal, asPolicyError(policy.name), () => policy.generate(request, signal));
   } catch (error) {
-    if (hasKind(error, 'context-length')) return endWith('max-seq-len', error.message);
+    if (hasKind(error, 'context-length')) return endWith(state.turns.length === 0 ? 'prompt-too-long' : 'max-seq-len', error.message);
     throw error;
   }
   const result = checkResult(policy.name, raw, maxTokens);
   const drift = serverPromptDrift(request.prompt_token_ids, result.prompt_token_ids, options);
+  const driftUnchecked = result.prompt_source === 'server' ? result.prompt_token_ids === undefined : undefined;
   const ms = elapsedMs(started, clock.now());
   appendMessages(state, [assistantMessage(result, options)]);
   const filledSequence = result.finish_reason.unified === 'length' && maxTokens < state.sampling.max_tokens;
-  return { type: 'generated', result, promptTokens: request.prompt_token_ids.length, filledSequence, ...(drift ? { drift } : {}), ms };
+  return { type: 'generated', result, promptTokens: request.prompt_token_ids.length, filledSequence, ...(drift ? { drift } : {}), ...(driftUnchecked === undefined ? {} : { driftUnchecked }), ms };
 }
 
-/** Compares the prompt a server says it rendered with the ledger; a difference is a drift, handled by the renderer's mode. */
+/** Compares the prompt a server says it sampled from with the ledger; a difference is a drift, handled by the renderer's mode. */
 function serverPromptDrift(ledger: readonly number[], server: readonly number[] | undefined, options: EpisodeOptions): TokenDrift | undefined {
   if (server === undefined) return undefined;
   let at = 0;
@@ -68,7 +72,7 @@ function serverPromptDrift(ledger: readonly number[], server: readonly number[] 
   const { tokenizer } = options.renderer;
   const drift: TokenDrift = { source: 'server', at, ledger: tokenizer.decode(ledger.slice(at, at + 12)), template: tokenizer.decode(server.slice(at, at + 12)) };
   if (options.renderer.driftMode === 'strict') {
-    throw new TokenAlignmentError(`the server rendered a different prompt from the sequence at token ${at}: the sequence has ${JSON.stringify(drift.ledger)}, the server ${JSON.stringify(drift.template)}`);
+    throw new TokenAlignmentError(`the server sampled from a different prompt from the sequence at token ${at}: the sequence has ${JSON.stringify(drift.ledger)}, the server ${JSON.stringify(drift.template)}`);
   }
   return drift;
 }

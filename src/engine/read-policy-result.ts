@@ -17,7 +17,7 @@ const FINISH: ReadonlySet<string> = new Set(FinishReason.shape.unified.options);
 
 function plainResult(raw: unknown): PolicyResult | undefined {
   if (!isRecord(raw) || !isRecord(raw.finish_reason) || !isRecord(raw.usage)) return undefined;
-  const { token_ids, logprobs, text, finish_reason, usage, token_source = 'sampler', logprobs_mode, prompt_token_ids } = raw;
+  const { token_ids, logprobs, text, finish_reason, usage, token_source = 'sampler', logprobs_mode, prompt_token_ids, prompt_source = 'ledger' } = raw;
   const { unified, raw: rawReason } = finish_reason;
   const { prompt_tokens, completion_tokens } = usage;
   const plain =
@@ -33,7 +33,8 @@ function plainResult(raw: unknown): PolicyResult | undefined {
     isCount(completion_tokens) &&
     (token_source === 'sampler' || (token_source === 'none' && token_ids.length === 0)) &&
     (logprobs_mode === undefined || logprobs_mode === 'raw' || logprobs_mode === 'processed') &&
-    (prompt_token_ids === undefined || isTokenIds(prompt_token_ids));
+    (prompt_token_ids === undefined || isTokenIds(prompt_token_ids)) &&
+    (prompt_source === 'ledger' || prompt_source === 'server');
   if (!plain) return undefined;
   return {
     token_ids,
@@ -44,6 +45,7 @@ function plainResult(raw: unknown): PolicyResult | undefined {
     token_source,
     ...(logprobs_mode === undefined ? {} : { logprobs_mode }),
     ...(prompt_token_ids === undefined ? {} : { prompt_token_ids }),
+    prompt_source,
   };
 }
 

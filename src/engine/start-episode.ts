@@ -5,8 +5,9 @@ import { continueEpisode, endWith, type NextStep } from './next-step.js';
 import { asEnvironmentError, typedErrors } from './wrap-error.js';
 
 /**
- * Resets the environment and renders the opening messages. Ends the episode when the prompt leaves
- * no room to generate (with zero turns, its prompt cut to `max_seq_len`).
+ * Resets the environment and renders the opening messages. Ends the episode as `prompt-too-long` when
+ * the prompt leaves no room to generate (with zero turns, its prompt cut to `max_seq_len`): the model
+ * is never called and the environment never scores it.
  */
 export async function startEpisode(state: EpisodeState, options: EpisodeOptions, signal: AbortSignal): Promise<NextStep> {
   const { environment } = options;
@@ -23,5 +24,5 @@ export async function startEpisode(state: EpisodeState, options: EpisodeOptions,
   appendMessages(state, fitted.messages);
   if (state.ledger.length < options.maxSeqLen) return continueEpisode;
   const promptTokens = tokenIds.reduce((total, ids) => total + ids.length, 0);
-  return endWith('max-seq-len', `the prompt is ${promptTokens} tokens, leaving no room under max_seq_len ${options.maxSeqLen}`);
+  return endWith('prompt-too-long', `the prompt is ${promptTokens} tokens, leaving no room under max_seq_len ${options.maxSeqLen}`);
 }

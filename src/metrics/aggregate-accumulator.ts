@@ -1,5 +1,6 @@
 import type { RolloutKeys } from '../core/result-row.js';
 import type { ResultRowHead } from '../core/row-reader.js';
+import { isZeroTurnRow } from '../core/zero-turn-row.js';
 import { describeColumns } from './column-statistics.js';
 import { NumberList } from './number-list.js';
 import { groupLevelMetrics, GroupLevelMetricsList } from './group-level-metrics.js';
@@ -78,7 +79,7 @@ export class AggregateAccumulator {
 
   addResult(row: ResultRowHead): void {
     const position = this.#keys.add(row._ng_task_index, row._ng_rollout_index);
-    this.#columns.add(position, row);
+    this.#columns.add(position, row, { scored: !isZeroTurnRow(row) });
     if (this.#answerKey) this.#answers.set(position, this.#answerOf(row, this.#answerKey.field));
     const facts = rolloutFactsFromRow(row);
     if (facts) this.#episodes.add(facts);
@@ -125,6 +126,8 @@ export class AggregateAccumulator {
    * rollout order; none when some reward is not 0 or 1. NeMo Gym computes them only in servers whose
    * rewards are correct/incorrect (math, mcqa, string_match); for a reward like blackjack's −1/1, a
    * "pass" percentage (the max of the first k, times 100) means nothing, and its aggregate has none.
+   * A rollout without a reward (its prompt never reached the model) is left out of its task, as NeMo
+   * Gym leaves out a rollout whose scores lack the name; a task with none left is no task.
    */
   #passAtK(): PassAtKAccumulator | undefined {
     const withAnswers = this.#answerKey !== undefined && (!this.#answerKey.auto || this.#answerSeen);
@@ -134,11 +137,16 @@ export class AggregateAccumulator {
     if (!isBinary(rewards, order.length)) return undefined;
     const scores = new Float64Array(order.length);
     const answers = new Float64Array(order.length);
-    for (let i = 0; i < order.length; i++) {
-      scores[i] = rewards.get(order[i]!);
-      answers[i] = this.#answers.get(order[i]!);
+    for (const [start, end] of this.#keys.taskRuns()) {
+      let scored = start;
+      for (let i = start; i < end; i++) {
+        const reward = rewards.get(order[i]!);
+        if (Number.isNaN(reward)) continue;
+        scores[scored] = reward;
+        answers[scored++] = this.#answers.get(order[i]!);
+      }
+      pass.addTask([scores.subarray(start, scored)], withAnswers ? answers.subarray(start, scored) : undefined);
     }
-    for (const [start, end] of this.#keys.taskRuns()) pass.addTask([scores.subarray(start, end)], withAnswers ? answers.subarray(start, end) : undefined);
     return pass;
   }
 
@@ -156,8 +164,8 @@ export class AggregateAccumulator {
   }
 }
 
-/** The first `length` values all 0 or 1 (NaN, a missing reward, is neither). */
+/** The first `length` values all 0 or 1, NaN (no reward) aside. */
 function isBinary(values: NumberList, length: number): boolean {
-  for (let i = 0; i < length; i++) if (values.get(i) !== 0 && values.get(i) !== 1) return false;
+  for (let i = 0; i < length; i++) if (values.get(i) !== 0 && values.get(i) !== 1 && !Number.isNaN(values.get(i))) return false;
   return true;
 }

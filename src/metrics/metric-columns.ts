@@ -46,11 +46,14 @@ export class MetricColumns {
     this.#excluded = excluded;
   }
 
-  /** Records the metrics of the row at `position`. */
-  add(position: number, row: ResultRowHead): void {
+  /**
+   * Records the metrics of the row at `position`; an unscored row (`scored: false`, a prompt that
+   * never reached the model) has no reward, as a pandas row missing it: statistics skip it.
+   */
+  add(position: number, row: ResultRowHead, options: { scored?: boolean } = {}): void {
     let rank = 0;
     for (const name of Object.keys(row)) {
-      if (name.startsWith('_') || this.#excluded.has(name)) continue;
+      if (name.startsWith('_') || this.#excluded.has(name) || (name === 'reward' && options.scored === false)) continue;
       const value = row[name];
       if (typeof value === 'number') this.#record(name, position, value, row, rank++);
       else if (typeof value === 'boolean') this.#record(name, position, value ? 1 : 0, row, rank++);

@@ -44,7 +44,9 @@ export function rolloutFactsFromRow(row: ResultRowHead): RolloutFacts | undefine
  * - token counts per sample: total = the whole sequence, gen = sampled, env = observation tokens;
  * - `mean_generation_length`: mean tokens per generation (per turn, not per sample);
  * - `reward/<name>`: the mean of each reward component, a rollout without it counting as 0 (as NeMo RL fills it).
- * With no successful rollout only the counts are present: nothing is averaged over nothing.
+ * With no successful rollout only the counts are present: nothing is averaged over nothing. A rollout
+ * whose prompt never reached the model (no turn: `prompt-too-long`) is no sample: it is counted as
+ * `num_prompt_too_long` (when there are some) and measured nowhere else.
  */
 export class RolloutMetricsAccumulator {
   readonly #turns = new NumberList();
@@ -54,7 +56,7 @@ export class RolloutMetricsAccumulator {
   #tokens = { total: 0, generated: 0, env: 0, mostGeneratedPerSample: -Infinity };
   #rewards = { sum: 0, max: -Infinity, min: Infinity };
   #totalTurns = 0;
-
+  #promptTooLong = 0;
   #unrecorded = 0;
 
   /**
@@ -67,6 +69,10 @@ export class RolloutMetricsAccumulator {
   }
 
   add(facts: RolloutFacts): void {
+    if (facts.turns.length === 0) {
+      this.#promptTooLong += 1;
+      return;
+    }
     let generated = 0;
     let env = 0;
     let longest = 0;
@@ -102,7 +108,12 @@ export class RolloutMetricsAccumulator {
    */
   metrics(failures = 0): Record<string, number> {
     const samples = this.#turns.length + this.#unrecorded;
-    const counts = { num_samples: samples, num_failures: failures, ...(this.#unrecorded > 0 ? { num_samples_without_record: this.#unrecorded } : {}) };
+    const counts = {
+      num_samples: samples,
+      num_failures: failures,
+      ...(this.#promptTooLong > 0 ? { num_prompt_too_long: this.#promptTooLong } : {}),
+      ...(this.#unrecorded > 0 ? { num_samples_without_record: this.#unrecorded } : {}),
+    };
     if (samples === 0) return counts;
     return { ...counts, ...this.#episodeMetrics(), ...this.#rewardMetrics(samples) };
   }

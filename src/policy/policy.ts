@@ -41,8 +41,15 @@ export const PolicyResult = z
      * temperature and top-k/top-p) or `processed` (the one sampled from). Recorded on every turn.
      */
     logprobs_mode: z.enum(['raw', 'processed']).optional(),
-    /** The prompt ids the server says it used, from backends that render on the server: checked against the ledger. */
+    /** The prompt ids the server says it sampled from, wherever its reply has them: checked against the ledger. */
     prompt_token_ids: z.array(z.number().int().nonnegative()).optional(),
+    /**
+     * Where the sampled prompt came from. `ledger`: the request's `prompt_token_ids`, sent as ids (a
+     * server that echoes them is still checked). `server`: the server rendered `messages` with its own
+     * template, so the turn is checked only when the reply carries `prompt_token_ids`, and is recorded as
+     * `drift_unchecked` when it does not.
+     */
+    prompt_source: z.enum(['ledger', 'server']).default('ledger'),
   })
   .refine((result) => result.token_ids.length === result.logprobs.length, {
     message: 'token_ids and logprobs must have the same length',

@@ -74,6 +74,7 @@ export class ScriptedPolicy implements Policy {
       finish_reason: { unified, raw: reply.raw_finish_reason ?? unified },
       usage: { prompt_tokens: 0, completion_tokens: token_ids.length },
       token_source: 'sampler',
+      prompt_source: 'ledger',
     };
   }
 }

@@ -19,6 +19,10 @@ export interface RolloutFacts {
   turns: number;
   tokens: number;
   drift: number;
+  /** Turns whose server-rendered prompt came back without its ids: not checked for drift. */
+  driftUnchecked: number;
+  /** A success of a text-only policy: scored, never trained on. */
+  evaluationOnly: boolean;
   /** NaN when the row did not record it. */
   durationMs: number;
 }
@@ -67,7 +71,7 @@ class StringTable {
 const NONE = 0xffff;
 
 /**
- * The rollouts of a run as columns: about 60 bytes a rollout and no strings per row, so a run of
+ * The rollouts of a run as columns: about 65 bytes a rollout and no strings per row, so a run of
  * millions of rollouts indexes without holding the garbage collector up. Positions are insertion order.
  */
 export class RolloutColumns {
@@ -87,6 +91,8 @@ export class RolloutColumns {
   readonly turns = new Column((n) => new Uint32Array(n));
   readonly tokens = new Column((n) => new Uint32Array(n));
   readonly drift = new Column((n) => new Uint32Array(n));
+  readonly driftUnchecked = new Column((n) => new Uint32Array(n));
+  readonly evaluationOnly = new Column((n) => new Uint8Array(n));
   readonly duration = new Column((n) => new Float64Array(n));
   readonly agents = new StringTable();
   readonly terminations = new StringTable();
@@ -114,6 +120,8 @@ export class RolloutColumns {
     this.turns.set(at, facts.turns);
     this.tokens.set(at, facts.tokens);
     this.drift.set(at, facts.drift);
+    this.driftUnchecked.set(at, facts.driftUnchecked);
+    this.evaluationOnly.set(at, facts.evaluationOnly ? 1 : 0);
     this.duration.set(at, facts.durationMs);
     return at;
   }

@@ -1,4 +1,5 @@
 import type { ReadRow } from '../core/row-reader.js';
+import { isZeroTurnRow } from '../core/zero-turn-row.js';
 import type { RolloutFacts, RunFileKind } from './rollout-columns.js';
 
 /** Where a row's line is, as the scanner found it. */
@@ -12,7 +13,8 @@ export interface LinePlace {
 /**
  * The facts the index keeps of a row read with `readRow`. Tokens are the sequence's length (the last
  * turn's prompt, generation and observation: what a trainer sees), or the usage total for rows from
- * agent servers, which record no turns. A failure without a termination reads as `failed`.
+ * agent servers, which record no turns. A failure without a termination reads as `failed`. A failure,
+ * and a success whose prompt never reached the model, have no reward (NaN).
  */
 export function rolloutFacts(read: ReadRow, place: LinePlace): RolloutFacts {
   const row = read.row;
@@ -24,12 +26,14 @@ export function rolloutFacts(read: ReadRow, place: LinePlace): RolloutFacts {
     task: row._ng_task_index,
     rollout: row._ng_rollout_index,
     agent: row.agent_ref.name,
-    reward: read.kind === 'result' ? read.row.reward : Number.NaN,
+    reward: read.kind === 'result' && !isZeroTurnRow(read.row) ? read.row.reward : Number.NaN,
     termination: row.termination?.kind ?? (failed ? 'failed' : 'unknown'),
     failureClass: read.kind === 'failure' ? read.row._ng_failure_class : null,
     turns: row.num_turns ?? turns.length,
     tokens: last ? last.prompt_tokens + last.generated_tokens + last.env_tokens : (row.response?.usage?.total_tokens ?? 0),
     drift: row.token_drift_count ?? turns.filter((turn) => turn.token_drift !== undefined).length,
+    driftUnchecked: row.drift_unchecked ?? turns.filter((turn) => turn.drift_unchecked === true).length,
+    evaluationOnly: read.kind === 'result' && read.row.evaluation_only === true,
     durationMs: row.duration_ms ?? Number.NaN,
   };
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
 import type { RolloutColumns } from './rollout-columns.js';
-import type { RunHealth } from './run-health.js';
+import { ROLLOUT_HEALTH_VERDICTS, rolloutHealthAt, type RolloutHealthVerdict, type RunHealth } from './run-health.js';
 
 const SORT_KEYS = ['reward', 'tokens', 'turns', 'task', 'duration'] as const;
 const SORTS = SORT_KEYS.flatMap((key) => [key, `-${key}`] as const);
@@ -22,7 +22,7 @@ export const RolloutQuery = z.object({
   /** `1`: only rollouts with token drift; `0`: only those without. */
   drift: z.enum(['0', '1']).optional(),
   /** The health report's verdict; with no report, nothing matches (nothing is known healthy). */
-  health: z.enum(['healthy', 'warning', 'unhealthy']).optional(),
+  health: z.enum(ROLLOUT_HEALTH_VERDICTS as [RolloutHealthVerdict, ...RolloutHealthVerdict[]]).optional(),
   min_reward: number.optional(),
   max_reward: number.optional(),
   /** Text to find in a rollout's line (its messages, mostly). */
@@ -74,7 +74,7 @@ function compileFilters(columns: RolloutColumns, query: RolloutQuery, health: Ru
   // NaN (a failure) fails both comparisons: a reward bound keeps successes only.
   if (query.min_reward !== undefined) tests.push((at) => columns.reward.values[at]! >= query.min_reward!);
   if (query.max_reward !== undefined) tests.push((at) => columns.reward.values[at]! <= query.max_reward!);
-  if (query.health !== undefined) tests.push(health ? (at) => health.of(columns.task.values[at]!, columns.rollout.values[at]!).verdict === query.health : never);
+  if (query.health !== undefined) tests.push(health ? (at) => rolloutHealthAt(health, columns, at).verdict === query.health : never);
   return tests;
 }
 

@@ -3,7 +3,7 @@ import type { Message } from '../core/message.js';
 import { readFullRow, type ReadFullRow } from '../core/row-reader.js';
 import type { TurnRecord } from '../core/turn-record.js';
 import { filterRollouts, sortRollouts, type RolloutQuery } from './rollout-query.js';
-import type { RolloutHealth, RolloutHealthVerdict } from './run-health.js';
+import { rolloutHealthAt, type RolloutHealth, type RolloutHealthVerdict } from './run-health.js';
 import type { RunIndex } from './run-index.js';
 import { RunSearch } from './run-search.js';
 
@@ -19,6 +19,8 @@ export interface RolloutSummary {
   turns: number;
   tokens: number;
   drift: number;
+  /** Turns whose prompt the server rendered and did not return: not checked for drift. */
+  drift_unchecked: number;
   duration_ms: number | null;
   /** The health report's verdict; null when the run has no report (`gymnast health` has not run on it). */
   health: RolloutHealthVerdict | null;
@@ -68,13 +70,14 @@ export function rolloutSummary(index: RunIndex, at: number): RolloutSummary {
     turns: columns.turns.values[at]!,
     tokens: columns.tokens.values[at]!,
     drift: columns.drift.values[at]!,
+    drift_unchecked: columns.driftUnchecked.values[at]!,
     duration_ms: Number.isNaN(duration) ? null : duration,
     health: rolloutHealth(index, at)?.verdict ?? null,
   };
 }
 
 function rolloutHealth(index: RunIndex, at: number): RolloutHealth | null {
-  return index.health?.of(index.columns.task.values[at]!, index.columns.rollout.values[at]!) ?? null;
+  return index.health ? rolloutHealthAt(index.health, index.columns, at) : null;
 }
 
 /**

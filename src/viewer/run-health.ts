@@ -2,10 +2,16 @@ import { existsSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { z } from 'zod';
 import { readRunFileText, runFileLines } from './open-run-file.js';
+import type { RolloutColumns } from './rollout-columns.js';
 
-/** A rollout's health: `healthy` when the report does not list it. */
-export type RolloutHealthVerdict = 'healthy' | 'warning' | 'unhealthy';
-export const ROLLOUT_HEALTH_VERDICTS: readonly RolloutHealthVerdict[] = ['healthy', 'warning', 'unhealthy'];
+/**
+ * A rollout's health: `healthy` when the report does not list it; `evaluation-only` for a success of
+ * a text-only policy without an error, as `gymnast health` counts it.
+ */
+export type RolloutHealthVerdict = 'healthy' | 'warning' | 'unhealthy' | 'evaluation-only';
+export const ROLLOUT_HEALTH_VERDICTS: readonly RolloutHealthVerdict[] = ['healthy', 'warning', 'unhealthy', 'evaluation-only'];
+/** The verdicts the report's lines give, mildest first. */
+const REPORTED_VERDICTS: readonly RolloutHealthVerdict[] = ['healthy', 'warning', 'unhealthy'];
 
 /**
  * What the viewer reads of `<stem>_health.jsonl` and `<stem>_health.json` (written by `gymnast health`).
@@ -26,7 +32,8 @@ export const HealthVerdictRecord = z.object({
 const counted = z.number().int().min(0);
 export const HealthSummaryRecord = z.object({
   schema_version: z.literal(1),
-  rollouts: z.object({ healthy: counted, warning: counted, unhealthy: counted }),
+  // Reports from before evaluation-only rows had their own verdict do not count them.
+  rollouts: z.object({ healthy: counted, warning: counted, unhealthy: counted, evaluation_only: counted.default(0) }),
   checks: z.record(z.string(), z.object({ findings: counted })),
 });
 
@@ -35,6 +42,7 @@ export interface HealthOverview {
   healthy: number;
   warning: number;
   unhealthy: number;
+  evaluation_only: number;
   checks: Record<string, number>;
 }
 
@@ -106,7 +114,17 @@ export class RunHealth {
 }
 
 function worse(a: RolloutHealthVerdict, b: RolloutHealthVerdict): RolloutHealthVerdict {
-  return ROLLOUT_HEALTH_VERDICTS.indexOf(a) >= ROLLOUT_HEALTH_VERDICTS.indexOf(b) ? a : b;
+  return REPORTED_VERDICTS.indexOf(a) >= REPORTED_VERDICTS.indexOf(b) ? a : b;
+}
+
+/**
+ * The verdict `gymnast health` counted for the rollout at `at`: the report's, but `evaluation-only` for
+ * such a success without an error (its findings kept), which the report, listing flagged rollouts
+ * only, cannot name when nothing was found.
+ */
+export function rolloutHealthAt(health: RunHealth, columns: RolloutColumns, at: number): RolloutHealth {
+  const reported = health.of(columns.task.values[at]!, columns.rollout.values[at]!);
+  return columns.evaluationOnly.values[at] === 1 && reported.verdict !== 'unhealthy' ? { verdict: 'evaluation-only', findings: reported.findings } : reported;
 }
 
 /** The summary's counts, or null when it is missing or not a summary this viewer reads. */
@@ -116,7 +134,7 @@ async function readOverview(path: string): Promise<HealthOverview | null> {
   const parsed = HealthSummaryRecord.safeParse(parseOrUndefined(text));
   if (!parsed.success) return null;
   const { rollouts, checks } = parsed.data;
-  return { healthy: rollouts.healthy, warning: rollouts.warning, unhealthy: rollouts.unhealthy, checks: Object.fromEntries(Object.entries(checks).map(([id, count]) => [id, count.findings])) };
+  return { healthy: rollouts.healthy, warning: rollouts.warning, unhealthy: rollouts.unhealthy, evaluation_only: rollouts.evaluation_only, checks: Object.fromEntries(Object.entries(checks).map(([id, count]) => [id, count.findings])) };
 }
 
 function parseOrUndefined(text: string): unknown {

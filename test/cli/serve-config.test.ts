@@ -88,6 +88,13 @@ broken:
     assert.match(stderr, /^gymnast: server-start: server "broken": exited with code 3 before answering GET http:\/\/127\.0\.0\.1:\d+\/\n$/);
   });
 
+  it("with --nemo-gym DIR, runs NeMo Gym's own server from the checkout instead of the port, and names what the checkout lacks", async () => {
+    const file = configFile('mcqa.yaml', 'head_server: {port: 0}\nmcqa:\n  resources_servers:\n    mcqa: {entrypoint: app.py}\n');
+    const { code, stderr } = await gymnast('serve', '--config', file, '--nemo-gym', dir);
+    assert.equal(code, 1);
+    assert.equal(stderr, `gymnast: config: ${file}: mcqa.resources_servers.mcqa.entrypoint: a file in ${join(dir, 'resources_servers', 'mcqa')} to run, as NeMo Gym runs it; ${join(dir, 'resources_servers', 'mcqa', 'app.py')} is not there\n`);
+  });
+
   for (const [what, text, expected] of [
     ['an unknown type', 'env:\n  resource_servers:\n    arithmetic: {}\n', 'env.resource_servers: a server type: one of responses_api_models, resources_servers, responses_api_agents (did you mean "resources_servers"?)'],
     ['a bad ref', 'arithmetic: {resources_servers: {arithmetic: {}}}\nm: {responses_api_models: {gymnast_embedded: {}}}\na:\n  responses_api_agents:\n    simple_agent:\n      resources_server: {type: resources_servers, name: arithmetik}\n      model_server: {type: responses_api_models, name: m}\n', 'a.responses_api_agents.simple_agent.resources_server.name: the name of a defined resources_servers instance (arithmetic), got "arithmetik" (did you mean "arithmetic"?)'],

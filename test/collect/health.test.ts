@@ -11,7 +11,7 @@ import { withServerAggregates } from '../../src/collect/server-aggregate.js';
 import { healthDecoder } from '../../src/collect/health/health-decoder.js';
 import type { HealthSummary, HealthVerdictLine } from '../../src/collect/health/health-summary.js';
 import { healthSummaryLine } from '../../src/collect/health/health-summary.js';
-import { assistant, bin, collectArithmetic, corruptedCopy, editRow, lines, singleTurnLine, type EditableRow } from '../support/health-run.js';
+import { assistant, bin, collectArithmetic, corruptedCopy, editRow, lines, singleTurnLine, trainingItem, type EditableRow } from '../support/health-run.js';
 
 const run = promisify(execFile);
 
@@ -65,12 +65,13 @@ describe('rollout health', () => {
     {
       name: 'a flipped token id no longer decodes to the text',
       corrupt: (output) => corruptedCopy(output, editRow(2, (row) => (assistant(row).token_ids[0] = assistant(row).token_ids[0] === 12 ? 13 : 12))),
-      expected: () => ['token-text-mismatch @ out.jsonl:2'],
+      // The message's copy no longer matches the one on response.output either.
+      expected: () => ['token-text-mismatch @ out.jsonl:2', 'training-tokens-mismatch @ out.jsonl:2'],
     },
     {
       name: 'a positive logprob',
       corrupt: (output) => corruptedCopy(output, editRow(3, (row) => (assistant(row).generation_logprobs![0] = 0.5))),
-      expected: () => ['logprobs-positive @ out.jsonl:3'],
+      expected: () => ['logprobs-positive @ out.jsonl:3', 'training-tokens-mismatch @ out.jsonl:3'],
     },
     {
       name: "a NaN logprob (as Python's json writes it)",
@@ -80,7 +81,7 @@ describe('rollout health', () => {
     {
       name: 'logprobs dropped',
       corrupt: (output) => corruptedCopy(output, editRow(5, (row) => delete assistant(row).generation_logprobs)),
-      expected: () => ['logprobs-missing @ out.jsonl:5'],
+      expected: () => ['logprobs-missing @ out.jsonl:5', 'training-tokens-mismatch @ out.jsonl:5'],
     },
     {
       name: 'one logprob too few',
@@ -94,6 +95,7 @@ describe('rollout health', () => {
         return corruptedCopy(output, editRow(line, (row) => {
           const removed = assistant(row).token_ids.length;
           Object.assign(assistant(row), { content: '', token_ids: [], generation_logprobs: [] });
+          Object.assign(trainingItem(row), { generation_token_ids: [], generation_log_probs: [] });
           row.turns[0]!.generated_tokens = 0;
           row.response.usage.output_tokens -= removed;
           row.response.usage.total_tokens -= removed;
@@ -118,9 +120,21 @@ describe('rollout health', () => {
       name: 'no assistant turn',
       corrupt: (output) => corruptedCopy(output, editRow(singleTurnLine(output), (row) => {
         row.messages = row.messages.filter((message) => message.role !== 'assistant');
-        row.turns = [];
+        // A row without gymnast's turn record (one from an agent server, say) and no output copy.
+        row.response.output = [];
+        for (const field of ['turns', 'num_turns']) Reflect.deleteProperty(row, field);
       })),
       expected: (output) => [`no-assistant-turn @ out.jsonl:${singleTurnLine(output)}`],
+    },
+    {
+      name: 'a prompt that alone filled max_seq_len (its own finding, not a model that never answered)',
+      corrupt: (output) => corruptedCopy(output, editRow(singleTurnLine(output), (row) => {
+        row.messages = row.messages.filter((message) => message.role !== 'assistant');
+        row.response.output = [];
+        row.turns = [];
+        row.num_turns = 0;
+      })),
+      expected: (output) => [`prompt-too-long @ out.jsonl:${singleTurnLine(output)}`],
     },
     {
       name: 'a generation cut at max_tokens (a warning)',
@@ -131,6 +145,26 @@ describe('rollout health', () => {
       name: 'token drift (a warning)',
       corrupt: (output) => corruptedCopy(output, editRow(8, (row) => (row.token_drift_count = 1))),
       expected: () => ['token-drift @ out.jsonl:8'],
+    },
+    {
+      name: 'a turn whose prompt the server rendered and did not return (a warning)',
+      corrupt: (output) => corruptedCopy(output, editRow(8, (row) => (row.drift_unchecked = 1))),
+      expected: () => ['drift-unchecked @ out.jsonl:8'],
+    },
+    {
+      name: 'a token id changed on response.output, the copy NeMo RL trains on',
+      corrupt: (output) => corruptedCopy(output, editRow(2, (row) => (trainingItem(row).generation_token_ids[0]! += 1))),
+      expected: () => ['training-tokens-mismatch @ out.jsonl:2'],
+    },
+    {
+      name: 'a prompt id changed on response.output',
+      corrupt: (output) => corruptedCopy(output, editRow(2, (row) => (trainingItem(row).prompt_token_ids[3]! += 1))),
+      expected: () => ['training-tokens-mismatch @ out.jsonl:2'],
+    },
+    {
+      name: 'a positive logprob planted on response.output',
+      corrupt: (output) => corruptedCopy(output, editRow(3, (row) => (trainingItem(row).generation_log_probs[0] = 0.5))),
+      expected: () => ['training-tokens-mismatch @ out.jsonl:3', 'logprobs-positive @ out.jsonl:3'],
     },
     {
       name: 'a line that is not JSON',
@@ -182,6 +216,30 @@ describe('rollout health', () => {
     const { summary } = await health(join(directory, 'example_rollouts.jsonl'));
     assert.deepEqual(summary.rollouts, { total: 5, healthy: 0, warning: 5, unhealthy: 0, evaluation_only: 0, failed: 0 });
     assert.deepEqual(Object.keys(summary.checks), ['no-token-record']);
+  });
+
+  it("checks the training fields of NeMo Gym's own training rows (response.output only), the copy NeMo RL trains on", async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'gymnast-health-nemo-training-'));
+    const output = join(directory, 'out.jsonl');
+    copyFileSync(new URL('../fixtures/nemo-gym/competitive_coding_challenges/example_rollouts.jsonl', import.meta.url).pathname, output);
+    const { verdicts } = await health(output);
+    // Both rollouts of the task scored 0; nothing else, and no "no token record": their tokens are on response.output.
+    assert.deepEqual(found(verdicts, output), ['task-all-zero-reward @ out.jsonl:1']);
+
+    const planted = corruptedCopy(output, (rows) =>
+      rows.map((text, index) => {
+        const row = JSON.parse(text) as { response: { output: Record<string, number[]>[] } };
+        const call = row.response.output[1]!;
+        if (index === 0) call.generation_log_probs![2] = 0.25;
+        // A second call whose prompt drops the first token of what came before: NeMo RL's "Non-contiguous messages found!".
+        if (index === 1) row.response.output.push({ ...call, prompt_token_ids: [...call.prompt_token_ids!.slice(1), ...call.generation_token_ids!] });
+        return JSON.stringify(row);
+      }),
+    );
+    const { verdicts: flagged } = await health(planted);
+    assert.deepEqual(found(flagged, planted), ['logprobs-positive @ out.jsonl:1', 'training-tokens-malformed @ out.jsonl:2', 'task-all-zero-reward @ out.jsonl:1']);
+    assert.match(flagged[0]!.findings[0]!.message, /^response\.output\[1\]: generation_log_probs\[2\] is 0\.25, above 0$/);
+    assert.match(flagged[1]!.findings[0]!.message, /^response\.output\[2\]\.prompt_token_ids do not continue the tokens before it \(from token 0\)/);
   });
 
   it("is checked by collect in the pass that aggregates the run: the same reports and aggregate as gymnast health and aggregate alone", async () => {

@@ -136,7 +136,7 @@ describe('resume', () => {
     writeFileSync(output, `${lines.slice(1).join('\n')}\n`);
     const seen: unknown[] = [];
     const summary = await collect(options(input, output, policy(), { resume: true, maxAttempts: 1, onProgress: (progress) => seen.push(progress) }));
-    assert.deepEqual(seen, [{ done: 6, total: 6, failures: 2, rewardSum: 2 }], 'the one rollout run again ends the run: 4 successes (mean reward 0.5) and 2 failures');
+    assert.deepEqual(seen, [{ done: 6, total: 6, failures: 2, promptTooLong: 0, rewardSum: 2 }], 'the one rollout run again ends the run: 4 successes (mean reward 0.5) and 2 failures');
     assert.deepEqual([summary.rollouts, summary.failures], [4, 0]);
   });
 

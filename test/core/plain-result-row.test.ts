@@ -17,8 +17,8 @@ function richRow(rare: boolean): Record<string, unknown> {
   messages.push({ role: 'assistant', content: '', reasoning_content: 'hm', token_ids: [1, 2], generation_logprobs: [-0.5, -1], ...(rare ? { tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] } : {}) });
   messages.push({ role: 'tool', content: '3', tool_call_id: 'c1', token_ids: [3] });
   const turns = row.turns as Record<string, unknown>[];
-  turns.push({ ...turns[0], index: turns.length, logprobs_mode: 'raw', reward_components: { a: 1 }, ...(rare ? { token_drift: { source: 'template', at: 3, ledger: 'a', template: 'b' } } : {}) });
-  return { ...row, sampling: { temperature: 0.7, top_p: 0.9, top_k: 20, max_tokens: 64, seed: -3, greedy: false }, reward_components: { a: 0.5 }, termination: { kind: 'max-tokens', detail: 'd' }, env_metadata: { x: 1 }, extra: 4, _ng_attempt_index: 1 };
+  turns.push({ ...turns[0], index: turns.length, logprobs_mode: 'raw', reward_components: { a: 1 }, drift_unchecked: true, ...(rare ? { token_drift: { source: 'template', at: 3, ledger: 'a', template: 'b' } } : {}) });
+  return { ...row, sampling: { temperature: 0.7, top_p: 0.9, top_k: 20, max_tokens: 64, seed: -3, greedy: false }, reward_components: { a: 0.5 }, termination: { kind: 'max-tokens', detail: 'd' }, env_metadata: { x: 1 }, drift_unchecked: 1, extra: 4, _ng_attempt_index: 1 };
 }
 
 const REPLACEMENTS: unknown[] = [undefined, null, -1, 0, 1.5, -0.5, 2 ** 53, 'x', '', true, {}, [], [1.5], ['x'], { zz: 1 }];

@@ -47,6 +47,15 @@ describe('result rows, version by version', () => {
     assert.equal(read!.row._ng_failure_judge_error, 'JudgeError: the judge model returned no verdict');
   });
 
+  it("reads a NeMo Gym row without a response as one with an empty response, as NeMo Gym's compute_aggregate_metrics does (genrm_compare's stored rows)", () => {
+    const read = readRow({ responses_create_params: { input: 'judge these' }, agent_ref: { name: 'genrm' }, _ng_task_index: 0, _ng_rollout_index: 0, reward: 0.5 }, 'genrm.jsonl:1');
+    assert.equal(read.kind, 'result');
+    assert.deepEqual(read.row.response, {});
+    assert.equal(read.row.reward, 0.5);
+    const ours = fixture('v2_rollouts.jsonl')[0]!.value;
+    assert.throws(() => readRow({ ...ours, response: undefined }, 'ours.jsonl:1'), { kind: 'invalid-row', message: /^ours\.jsonl:1: response: / }, "gymnast's own rows always carry their response");
+  });
+
   it('every NeMo Gym class lands in the one enum', () => {
     for (const raw of ['judge_failed', 'transient', 'timeout_exceeded', 'skipped', 'kill_shaped', 'legitimate', 'agent_run_error', 'agent_request_failed', 'something_new']) {
       assert.ok(FailureClass.options.includes(toFailureClass(raw)), raw);

@@ -38,13 +38,13 @@ for (const schedule of schedules) {
       assert.equal(record.termination.kind, 'max-seq-len');
     });
 
-    it('ends with zero turns when the prompt alone fills max_seq_len', async () => {
+    it('ends with zero turns, as prompt-too-long, when the prompt alone fills max_seq_len', async () => {
       const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }] });
       const record = await runOne(schedule, episodeOptions(policy, chatty('ok'), { maxSeqLen: 5 }));
       assert.equal(record.turns.length, 0);
       assert.equal(policy.requests.length, 0);
       assert.equal(flatTokenIds(record).length, 5);
-      assert.equal(record.termination.kind, 'max-seq-len');
+      assert.equal(record.termination.kind, 'prompt-too-long');
     });
 
     it('reports max-turns only for an episode still active after its last allowed turn', async () => {

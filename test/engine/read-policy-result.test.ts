@@ -7,7 +7,8 @@ const base = { token_ids: [562, 151645], logprobs: [-0.7, -1.3], text: 'ok', fin
 
 const cases: Record<string, unknown> = {
   'a backend result': base,
-  'every optional field': { ...base, token_source: 'sampler', logprobs_mode: 'processed', prompt_token_ids: [1, 2, 3] },
+  'every optional field': { ...base, token_source: 'sampler', logprobs_mode: 'processed', prompt_token_ids: [1, 2, 3], prompt_source: 'server' },
+  'a bad prompt source': { ...base, prompt_source: 'proxy' },
   'a text-only result': { ...base, token_ids: [], logprobs: [], token_source: 'none' },
   'extra fields, nested too': { ...base, extra: 1, finish_reason: { unified: 'length', other: true }, usage: { ...base.usage, total_tokens: 17 } },
   'a text-only result with ids': { ...base, token_source: 'none' },

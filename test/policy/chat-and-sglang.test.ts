@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { runEpisode } from '../../src/engine/index.js';
-import { chatCompletionsBackend, openAiBackend, RemotePolicy, sglangGenerateBackend, type BackendRecipe } from '../../src/policy/index.js';
+import { chatCompletionsBackend, openAiBackend, RemotePolicy, sglangGenerateBackend, vllmCompletionsBackend, type BackendRecipe } from '../../src/policy/index.js';
 import type { InferenceServer } from '../../src/testing/index.js';
 import { PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
 import { addTask, startServers, toolEpisodeOptions } from '../support/loopback-model.js';
@@ -47,6 +47,8 @@ for (const [name, flavor, backend, path] of cases) {
       assert.equal(record.record_type, 'rollout', JSON.stringify(record.termination));
       assert.equal(record.reward, 1);
       assert.equal(record.token_drift_count, 0);
+      // Counted where the server renders (every turn checked), absent where the prompt is sent as ids.
+      assert.equal(record.drift_unchecked, path === '/generate' ? undefined : 0);
       const calls = server.requests.filter((request) => request.path === path);
       const assistants = record.messages.filter((message) => message.role === 'assistant');
       assert.equal(calls.length, 2);
@@ -75,6 +77,45 @@ describe('server-rendered prompts', () => {
     const record = await runEpisode(addTask(0), 0, await toolEpisodeOptions(policy));
     assert.equal(record.record_type === 'failure' && record.failure_class, 'token-alignment');
   });
+
+  // sglang-chat read the ids only on the choice: every turn of a server that puts them at the top was written drift-free.
+  it('are checked wherever the answer has their ids: a server that answers sglang-chat in vLLM’s place (at the top, not on the choice)', async () => {
+    const { policy } = await serve('vllm', chatCompletionsBackend('sglang'), 'plain');
+    const options = await toolEpisodeOptions(policy, { renderer: new TemplateRenderer(await qwen3Tokenizer(), await qwen3Template(), { drift: 'warn' }) });
+    const record = await runEpisode(addTask(0), 0, options);
+    assert.equal(record.record_type, 'rollout');
+    assert.ok(record.turns.length > 0);
+    assert.equal(record.token_drift_count, record.turns.length);
+    assert.ok(record.turns.every((turn) => turn.token_drift?.source === 'server' && turn.drift_unchecked === false));
+    assert.equal(record.drift_unchecked, 0);
+  });
+
+  it('whose answer has no ids are drift-unchecked: counted as neither drift nor drift-free, the episode going on in strict mode', async () => {
+    const { server, policy } = await serve('sglang', chatCompletionsBackend('sglang'));
+    server.faults.inject({ kind: 'prompt-ids', ids: null }, 10);
+    const record = await runEpisode(addTask(0), 0, await toolEpisodeOptions(policy));
+    assert.equal(record.record_type, 'rollout', JSON.stringify(record.termination));
+    assert.equal(record.turns.length, 2);
+    assert.equal(record.token_drift_count, 0);
+    assert.equal(record.drift_unchecked, 2);
+    assert.deepEqual(record.turns.map((turn) => turn.drift_unchecked), [true, true]);
+  });
+});
+
+describe('token-in prompts echoed by the server', () => {
+  const tokenIn: [string, 'vllm' | 'sglang', BackendRecipe<unknown>][] = [
+    ['vllm-completions', 'vllm', vllmCompletionsBackend as BackendRecipe<unknown>],
+    ['sglang-generate', 'sglang', sglangGenerateBackend as BackendRecipe<unknown>],
+  ];
+  for (const [name, flavor, backend] of tokenIn) {
+    it(`${name}: a server that says it sampled from other ids than those sent is a drift (token-alignment in strict mode)`, async () => {
+      const { server, policy } = await serve(flavor, backend);
+      server.faults.inject({ kind: 'prompt-ids', ids: [151_644, 872] });
+      const record = await runEpisode(addTask(0), 0, await toolEpisodeOptions(policy));
+      assert.equal(record.record_type === 'failure' && record.failure_class, 'token-alignment', JSON.stringify(record.termination));
+      assert.match(record.record_type === 'failure' ? record.error.message : '', /the server sampled from a different prompt from the sequence at token 1/);
+    });
+  }
 });
 
 describe('openai (text-only endpoints)', () => {
@@ -84,6 +125,8 @@ describe('openai (text-only endpoints)', () => {
     assert.equal(record.record_type, 'rollout', JSON.stringify(record.termination));
     assert.equal(record.reward, 1);
     assert.equal(record.has_training_tokens, false);
+    // A hosted model renders its own prompt and never says with which ids.
+    assert.equal(record.drift_unchecked, record.turns.length);
     assert.ok(record.messages.filter((message) => message.role === 'assistant').every((message) => message.generation_logprobs === undefined));
     const body = server.requests.find((request) => request.path === '/v1/chat/completions')!.body as Record<string, unknown>;
     assert.equal(body.return_token_ids, undefined);

@@ -52,10 +52,11 @@ const vllmChatAnswer = {
   kv_transfer_params: null,
 };
 
-/** SGLang's native `/generate` answer (return_logprob), every field it sends. */
+/** SGLang's native `/generate` answer (return_logprob, return_prompt_token_ids), every field it sends. */
 const sglangAnswer = {
   text: 'ok',
   output_ids: [562, 151645],
+  prompt_token_ids: [1, 2, 3],
   meta_info: {
     id: '5c1d',
     finish_reason: { type: 'stop', matched: 151_645 },

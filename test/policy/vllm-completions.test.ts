@@ -77,11 +77,11 @@ describe('vllm-completions over loopback HTTP', () => {
     assert.equal(first.max_tokens, 4096 - first.prompt.length);
   });
 
-  it('ends an episode whose prompt fills the context as max-seq-len, without sending it', async () => {
+  it('ends an episode whose prompt fills the context as prompt-too-long, without sending it', async () => {
     server!.requests.length = 0;
     const record = await runEpisode(addTask(3), 0, await toolEpisodeOptions(policy({ maxModelLen: 100, model: 'gymnast-test-model' })));
     assert.equal(record.record_type, 'rollout');
-    assert.equal(record.termination.kind, 'max-seq-len');
+    assert.equal(record.termination.kind, 'prompt-too-long');
     assert.equal(server!.requests.filter((request) => request.path === '/v1/completions').length, 0);
   });
 
@@ -96,9 +96,9 @@ describe('vllm-completions over loopback HTTP', () => {
     assert.ok((await second).token_ids!.length > 0);
   });
 
-  it("classifies the server's context-length 400 as max-seq-len, and any other 400 as a policy error", async () => {
+  it("classifies the server's context-length 400 as a truncation (before any turn, prompt-too-long), and any other 400 as a policy error", async () => {
     const tooLong = await runEpisode(addTask(4), 0, await toolEpisodeOptions(policy({ maxModelLen: 1_000_000, model: 'gymnast-test-model' }), { maxSeqLen: 1_000_000, sampling: { ...(await toolEpisodeOptions(policy())).sampling, max_tokens: 500_000 } }));
-    assert.equal(tooLong.termination.kind, 'max-seq-len');
+    assert.equal(tooLong.termination.kind, 'prompt-too-long');
     assert.match(tooLong.termination.detail ?? '', /maximum context length is 4096/);
 
     server!.faults.inject({ kind: 'status', status: 400, message: 'top_p must be in (0, 1]' });

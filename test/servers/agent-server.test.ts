@@ -121,6 +121,14 @@ describe('AgentServer: gymnast as a NeMo Gym agent server', () => {
     assert.equal(bad.status, 400);
     assert.match(((await bad.json()) as { error: { field: string } }).error.field, /^verify_responses\[0\]\.reward$/);
   });
+
+  it('refuses two verify responses of one rollout with a 400 naming the second (NeMo Gym reads a missing index as 0)', async () => {
+    const twice = await post(server.url, '/aggregate_metrics', { verify_responses: [{ reward: 1 }, { reward: 0 }] });
+    assert.equal(twice.status, 400);
+    const { error } = (await twice.json()) as { error: { field: string; message: string } };
+    assert.equal(error.field, 'verify_responses[1]._ng_rollout_index');
+    assert.match(error.message, /rollout 0:0 .*verify_responses\[0\]/);
+  });
 });
 
 describe('AgentServer: bounds and access', () => {

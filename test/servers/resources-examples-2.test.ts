@@ -10,16 +10,12 @@ type Row = Record<string, any>;
 const fixtures = new URL('../fixtures/nemo-gym/', import.meta.url);
 const read = (server: string, file: string): Row[] => readFileSync(new URL(`${server}/${file}`, fixtures), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Row);
 const rowsOf = (server: string) => read(server, 'example.jsonl');
-const rolloutsOf = (server: string, file = 'example_rollouts.jsonl') => read(server, file);
 const says = (text: string) => ({ id: 'resp_1', object: 'response', output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }] });
 const calls = (...items: { name: string; arguments: string }[]) => ({
   id: 'resp_1',
   object: 'response',
   output: items.map((item, index) => ({ type: 'function_call', call_id: `call_${index}`, ...item })),
 });
-/** The last user text of a row's input, to find the dataset row a stored rollout came from. */
-const question = (row: Row) => JSON.stringify(row.responses_create_params.input.at(-1).content);
-const sourceRow = (rows: Row[], rollout: Row) => rows[rollout._ng_task_index] ?? rows.find((row) => question(row) === question(rollout))!;
 const toolsOf = (row: Row) => row.responses_create_params.tools ?? [];
 
 /** A NeMo Gym agent's view of a server: the cookie from its first call goes on every later one. */
@@ -49,17 +45,6 @@ describe('string_match, on its example.jsonl rows', () => {
     for (const row of rowsOf('string_match')) assert.deepEqual(toolsOf(row), []);
   });
 
-  it('scores NeMo Gym\'s stored rollouts as NeMo Gym did, extracting the same answers', async () => {
-    await serve('string_match', async (url) => {
-      for (const rollout of rolloutsOf('string_match')) {
-        const verified = await verify(url, sourceRow(rowsOf('string_match'), rollout), rollout.response);
-        assert.equal(verified.reward, rollout.reward);
-        assert.equal(verified.extracted_answer, rollout.extracted_answer);
-        assert.equal(verified.expected_answer, rollout.expected_answer);
-      }
-    });
-  });
-
   it('each extraction mode finds the answer where its row asks for it; a wrong answer scores 0', async () => {
     const written = (mode: string, answer: string) =>
       ({ boxed: `Working it out.\nSo it is \\boxed{${answer}}.`, final_answer: `Working it out.\nFinal answer: ${answer}.`, last_line: `Working it out.\n\n${answer}\n` })[mode]!;
@@ -84,7 +69,8 @@ describe('string_match, on its example.jsonl rows', () => {
       const full = await verify(url, { ...boxedRow, extraction_mode: 'full_response' }, says('  "Paris!"  '));
       assert.deepEqual([full.reward, full.extracted_answer], [1, '"Paris!"']);
       const defaulted = await verify(url, { responses_create_params: { input: 'q' }, expected_answer: 'Paris' }, says('The answer: \\boxed{Paris}'));
-      assert.equal(defaulted.extraction_mode, 'final_answer', 'the mode defaults as in NeMo Gym');
+      assert.equal(defaulted.extracted_answer, '\\boxed{Paris}', 'the mode defaults to final_answer (after "answer:"), as in NeMo Gym');
+      assert.equal(defaulted.extraction_mode, undefined, 'a default is not reported back: NeMo Gym\'s reply does not carry it');
     });
   });
 
@@ -102,17 +88,6 @@ describe('mcqa, on its example.jsonl rows', () => {
   it('has no tools, as its rows have none', () => {
     assert.deepEqual(exampleServers.mcqa!.create().tools, []);
     for (const row of rowsOf('mcqa')) assert.deepEqual(toolsOf(row), []);
-  });
-
-  it('scores NeMo Gym\'s stored rollouts as NeMo Gym did, with and without template regexes', async () => {
-    await serve('mcqa', async (url) => {
-      for (const [rows, rollouts] of [['example.jsonl', 'example_rollouts.jsonl'], ['example_with_template_metadata.jsonl', 'example_rollouts_with_template_metadata.jsonl']] as const) {
-        for (const rollout of rolloutsOf('mcqa', rollouts)) {
-          const verified = await verify(url, sourceRow(read('mcqa', rows), rollout), rollout.response);
-          assert.deepEqual([verified.reward, verified.extracted_answer, verified.expected_answer], [rollout.reward, rollout.extracted_answer, rollout.expected_answer]);
-        }
-      }
-    });
   });
 
   it('strict boxed letters: the right letter scores 1, another letter 0, a letter outside the options extracts nothing', async () => {
@@ -142,25 +117,6 @@ describe('mcqa, on its example.jsonl rows', () => {
 });
 
 describe('example_multi_turn_gymnasium, on its example.jsonl rows', () => {
-  it('replays NeMo Gym\'s stored episodes: each reply gets the next follow-up at reward 0, the last is checked', async () => {
-    await serve('example_multi_turn_gymnasium', async (url) => {
-      for (const rollout of rolloutsOf('example_multi_turn_gymnasium')) {
-        const row = sourceRow(rowsOf('example_multi_turn_gymnasium'), rollout);
-        const call = agent(url);
-        assert.deepEqual(await call('/reset', row), { observation: null, info: {} });
-        const output: Row[] = rollout.response.output;
-        let stepped: Row = {};
-        for (const [index, item] of output.entries()) {
-          if (item.role !== 'assistant') continue;
-          stepped = await call('/step', { ...row, response: { output: [item] } });
-          const next = output[index + 1];
-          if (next) assert.deepEqual(stepped, { observation: next.content, reward: 0, terminated: false, truncated: false, info: {} });
-        }
-        assert.deepEqual(stepped, { observation: null, reward: rollout.reward, terminated: rollout.terminated, truncated: rollout.truncated, info: rollout.info });
-      }
-    });
-  });
-
   it('a scripted episode per row: the answer in the last reply scores 1, without it 0, and the session is closed after', async () => {
     await serve('example_multi_turn_gymnasium', async (url) => {
       for (const row of rowsOf('example_multi_turn_gymnasium')) {
@@ -181,32 +137,8 @@ const dealing = (ranks: readonly BlackjackRank[]) => {
   const values = ranks.map((rank) => (BLACKJACK_RANKS.indexOf(rank) + 0.5) / BLACKJACK_RANKS.length);
   return () => () => values.shift() ?? assert.fail('the deck ran out');
 };
-const hand = (text: string) => text.slice(1, -1).split(', ') as BlackjackRank[];
 
 describe('blackjack, on its example.jsonl rows', () => {
-  it('replays NeMo Gym\'s stored games card for card: the same observations, rewards and info', async () => {
-    for (const rollout of rolloutsOf('blackjack')) {
-      const player = hand(rollout.info.player);
-      // A bust never shows the dealer's hole card; any card serves.
-      const dealer = rollout.info.dealer ? hand(rollout.info.dealer) : [rollout.responses_create_params.input.at(-1).content.match(/Dealer shows: (\w+)/)[1], '2'];
-      const deck = [player[0]!, player[1]!, dealer[0]!, dealer[1]!, ...player.slice(2), ...dealer.slice(2)];
-      await withServer(blackjack({ newRandom: dealing(deck) }).createServer(), async (url) => {
-        const row = sourceRow(rowsOf('blackjack'), rollout);
-        const call = agent(url);
-        assert.deepEqual(await call('/reset', row), { observation: rollout.responses_create_params.input.at(-1).content, info: {} });
-        const output: Row[] = rollout.response.output;
-        let stepped: Row = {};
-        for (const [index, item] of output.entries()) {
-          if (item.role !== 'assistant') continue;
-          stepped = await call('/step', { ...row, response: { output: [item] } });
-          const next = output[index + 1];
-          if (next) assert.deepEqual(stepped, { observation: next.content, reward: 0, terminated: false, truncated: false, info: {} });
-        }
-        assert.deepEqual(stepped, { observation: null, reward: rollout.reward, terminated: true, truncated: false, info: rollout.info });
-      });
-    }
-  });
-
   it('scripted hands: a draw scores 0, a loss −1, and a reply without an action tag stands', async () => {
     const row = rowsOf('blackjack')[0]!;
     const play = async (deck: BlackjackRank[], reply: string) =>
@@ -228,26 +160,9 @@ describe('blackjack, on its example.jsonl rows', () => {
 });
 
 describe('example_tool_call_multireward, on its example.jsonl rows', () => {
-  it('serves get_weather as the rows define it, answering as the stored rollouts show', async () => {
+  it('serves get_weather as the rows define it', () => {
     const definition = exampleServers.example_tool_call_multireward!.create();
     for (const row of rowsOf('example_tool_call_multireward')) assert.deepEqual(definition.tools, toolsOf(row));
-    await withServer(definition.createServer(), async (url) => {
-      for (const rollout of rolloutsOf('example_tool_call_multireward')) {
-        const call = rollout.response.output.find((item: Row) => item.type === 'function_call');
-        const output = rollout.response.output.find((item: Row) => item.type === 'function_call_output');
-        const answer = await agent(url)('/get_weather', JSON.parse(call.arguments));
-        assert.deepEqual(answer, JSON.parse(output.output));
-      }
-    });
-  });
-
-  it('scores NeMo Gym\'s stored rollouts on the same components', async () => {
-    await serve('example_tool_call_multireward', async (url) => {
-      for (const rollout of rolloutsOf('example_tool_call_multireward')) {
-        const verified = await verify(url, sourceRow(rowsOf('example_tool_call_multireward'), rollout), rollout.response);
-        for (const key of ['reward', 'reward_components', 'correctness', 'schema_valid', 'format', 'predicted_calls']) assert.deepEqual(verified[key], rollout[key], key);
-      }
-    });
   });
 
   it('one right call alone scores 3; the components move apart, and always add up to the reward', async () => {
@@ -273,30 +188,9 @@ describe('example_tool_call_multireward, on its example.jsonl rows', () => {
 });
 
 describe('example_multi_step, on its example.jsonl rows', () => {
-  it('serves the two tools as the rows define them; lookups answer as the stored rollouts show', async () => {
+  it('serves the two tools as the rows define them', () => {
     const definition = exampleServers.example_multi_step!.create();
     for (const row of rowsOf('example_multi_step')) assert.deepEqual(definition.tools, toolsOf(row));
-    await withServer(definition.createServer(), async (url) => {
-      const call = agent(url);
-      for (const rollout of rolloutsOf('example_multi_step')) {
-        const output: Row[] = rollout.response.output;
-        for (const item of output.filter((entry) => entry.type === 'function_call')) {
-          const answer = output.find((entry) => entry.type === 'function_call_output' && entry.call_id === item.call_id)!;
-          assert.deepEqual(await call(`/${item.name}`, JSON.parse(item.arguments)), JSON.parse(answer.output));
-        }
-      }
-    });
-  });
-
-  it('scores NeMo Gym\'s stored rollouts with the same fields', async () => {
-    await serve('example_multi_step', async (url) => {
-      for (const rollout of rolloutsOf('example_multi_step')) {
-        const verified = await verify(url, sourceRow(rowsOf('example_multi_step'), rollout), rollout.response);
-        for (const key of ['reward', 'parsed_synonym_values', 'accuracy', 'set_overlap', 'original_term_minefield_hit', 'order_instruction_following_failure']) {
-          assert.deepEqual(verified[key], rollout[key], key);
-        }
-      }
-    });
   });
 
   it('the last extraction counts: right values in order score 1, reversed is an order failure, the minefield is noticed', async () => {

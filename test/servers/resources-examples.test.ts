@@ -6,8 +6,8 @@ import { environmentResourcesServer } from '../../src/servers/resources/environm
 import { exampleServers } from '../../src/servers/resources/examples/example-servers.js';
 import { withServer } from '../support/with-server.js';
 
-const reference = '/work/shared/reference/nemo-gym';
-const rowsOf = (server: string) => readFileSync(`${reference}/${server}/example.jsonl`, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+const fixtures = new URL('../fixtures/nemo-gym/', import.meta.url);
+const rowsOf = (server: string) => readFileSync(new URL(`${server}/example.jsonl`, fixtures), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
 const says = (text: string) => ({ id: 'resp_1', object: 'response', output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }] });
 
 /** A NeMo Gym simple_agent's view of a server: the cookie from /seed_session goes on every later call. */

@@ -122,6 +122,17 @@ describe('defineResourcesServer: a NeMo Gym resources server from tools and a ve
     assert.equal((aggregate.body.key_metrics as Record<string, number>)['mean/reward'], 2 / 3);
   });
 
+  it('answers a malformed or repeated verify response with a 422 naming it, as FastAPI does, not a 500', async () => {
+    const malformed = await agent(server.url)('/aggregate_metrics', { verify_responses: [{ reward: 'high' }] });
+    assert.equal(malformed.status, 422);
+    assert.deepEqual((malformed.body.detail as { loc: unknown[] }[])[0]!.loc, ['body', 'verify_responses', 0, 'reward']);
+    const twice = await agent(server.url)('/aggregate_metrics', { verify_responses: [{ reward: 1 }, { reward: 0 }] });
+    assert.equal(twice.status, 422);
+    const [detail] = twice.body.detail as { loc: unknown[]; msg: string }[];
+    assert.deepEqual(detail!.loc, ['body', 'verify_responses', 1, '_ng_rollout_index']);
+    assert.match(detail!.msg, /rollout 0:0 .*verify_responses\[0\]/);
+  });
+
   it('says whether it can reverify: a stateful server cannot', async () => {
     assert.equal((await agent(server.url)('/reverify_mode')).body, 'unsupported');
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigFileError } from '../../src/core/errors/config-file-error.js';
 import { InvalidRowError } from '../../src/core/errors/invalid-row-error.js';
@@ -45,8 +45,8 @@ counter_agent:
 `));
 
 describe("a split's datasets, collated with agent_ref stamped (NeMo Gym's e2e data preparation)", () => {
-  it('lists every dataset of the split across agents, in config order, paths resolved beside the config', () => {
-    const train = splitDatasets(config, 'train');
+  it('lists every dataset of the split across agents, in config order, relative paths resolved against the working directory', () => {
+    const train = splitDatasets(config, 'train', { cwd: dir });
     assert.deepEqual(train.map((entry) => [entry.agent, entry.dataset.name, entry.dataset.num_repeats, entry.path, entry.yamlPath]), [
       ['math_agent', 'train', 2, join(dir, 'math-train.jsonl'), 'math_agent.responses_api_agents.simple_agent.datasets.0'],
       ['counter_agent', 'counter_train', undefined, join(dir, 'counter-train.jsonl'), 'counter_agent.responses_api_agents.simple_agent.datasets.0'],
@@ -54,7 +54,7 @@ describe("a split's datasets, collated with agent_ref stamped (NeMo Gym's e2e da
   });
 
   it("stamps each row's agent_ref with its agent, over what the row had", async () => {
-    const [math] = splitDatasets(config, 'train');
+    const [math] = splitDatasets(config, 'train', { cwd: dir });
     const rows = [];
     for await (const row of collatedRows(math!)) rows.push(row);
     assert.deepEqual(rows, [
@@ -64,20 +64,35 @@ describe("a split's datasets, collated with agent_ref stamped (NeMo Gym's e2e da
   });
 
   it('writes one output per dataset', async () => {
-    const [, counter] = splitDatasets(config, 'train');
+    const [, counter] = splitDatasets(config, 'train', { cwd: dir });
     const output = join(dir, 'counter-out.jsonl');
     assert.equal(await collateDataset(counter!, output), 1);
     assert.deepEqual(JSON.parse(readFileSync(output, 'utf8')), { responses_create_params: { input: 'count' }, initial_count: 1, agent_ref: { type: 'responses_api_agents', name: 'counter_agent' } });
   });
 
   it('names file and line of a row that is not an object', async () => {
-    const [broken] = splitDatasets(config, 'validation');
+    const [broken] = splitDatasets(config, 'validation', { cwd: dir });
     await assert.rejects(collateDataset(broken!, join(dir, 'broken-out.jsonl')), (error: unknown) => error instanceof InvalidRowError && error.message === `${join(dir, 'bad.jsonl')}:2: expected a JSON object`);
   });
 
   it('refuses a missing file, and a split no agent has, naming the YAML path', () => {
-    assert.throws(() => splitDatasets(config, 'benchmark'), (error: unknown) => error instanceof ConfigFileError && error.message === `${config.file}: counter_agent.responses_api_agents.simple_agent.datasets.2.jsonl_fpath: an existing JSONL file, got ${join(dir, 'nowhere.jsonl')}`);
+    assert.throws(
+      () => splitDatasets(config, 'benchmark', { cwd: dir }),
+      (error: unknown) => error instanceof ConfigFileError && error.message === `${config.file}: counter_agent.responses_api_agents.simple_agent.datasets.2.jsonl_fpath: an existing JSONL file: a relative path is found under the working directory (${dir}), as NeMo Gym finds it, and ${join(dir, 'nowhere.jsonl')} is not there`,
+    );
     const onlyExamples = loadServerConfig(write('examples-only.yaml', 'a:\n  responses_api_agents:\n    simple_agent:\n      datasets: [{name: e, type: example, jsonl_fpath: math-example.jsonl}]\n'));
-    assert.throws(() => splitDatasets(onlyExamples, 'train'), /examples-only\.yaml: \(top level\): an agent with a train dataset; the config's datasets are example$/);
+    assert.throws(() => splitDatasets(onlyExamples, 'train', { cwd: dir }), /examples-only\.yaml: \(top level\): an agent with a train dataset; the config's datasets are example$/);
+  });
+
+  it("finds a relative jsonl_fpath as NeMo Gym does: under NEMO_GYM_EXTRA_ROOTS first, then the working directory, never beside the config", () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'gymnast-split-cwd-'));
+    const [math] = splitDatasets(config, 'train', { cwd: elsewhere, env: { NEMO_GYM_EXTRA_ROOTS: `${join(elsewhere, 'none')}${delimiter}${dir}` } });
+    assert.equal(math!.path, join(dir, 'math-train.jsonl'), 'the first extra root that has it');
+    assert.throws(
+      () => splitDatasets(config, 'train', { cwd: elsewhere, env: {} }),
+      (error: unknown) =>
+        error instanceof ConfigFileError &&
+        error.message === `${config.file}: math_agent.responses_api_agents.simple_agent.datasets.0.jsonl_fpath: an existing JSONL file: a relative path is found under the working directory (${elsewhere}), as NeMo Gym finds it, and ${join(elsewhere, 'math-train.jsonl')} is not there; it is there from the config's folder: run from ${dir}, or name the file from the working directory`,
+    );
   });
 });

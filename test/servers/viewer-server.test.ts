@@ -69,7 +69,7 @@ describe('gymnast view: the viewer API over a real run of the embedded model', (
   it('gives an overview: counts, the model, pass@1 and pass@2, histograms, terminations', async () => {
     const { status, body } = await get<RunOverview>('/api/runs/out/overview');
     assert.equal(status, 200);
-    assert.deepEqual(body.counts, { rollouts: 32, failures: 0, tasks: 16 });
+    assert.deepEqual(body.counts, { rollouts: 32, failures: 0, tasks: 16, prompt_too_long: 0 });
     assert.equal(body.model, 'gymnast-tiny-arith');
     assert.deepEqual(body.pass_at_k.map((entry) => entry.k), [1, 2]);
     assert.ok(body.pass_at_k[1]!.value >= body.pass_at_k[0]!.value);
@@ -85,7 +85,7 @@ describe('gymnast view: the viewer API over a real run of the embedded model', (
     assert.equal(body.items.length, 5);
     const tokens = body.items.map((item) => item.tokens);
     assert.deepEqual(tokens, [...tokens].sort((a, b) => b - a));
-    assert.deepEqual(Object.keys(body.items[0]!).sort(), ['agent', 'drift', 'duration_ms', 'failure_class', 'health', 'id', 'reward', 'rollout', 'task', 'termination', 'tokens', 'turns']);
+    assert.deepEqual(Object.keys(body.items[0]!).sort(), ['agent', 'drift', 'drift_unchecked', 'duration_ms', 'failure_class', 'health', 'id', 'reward', 'rollout', 'task', 'termination', 'tokens', 'turns']);
     assert.equal((await get<RolloutPage>('/api/runs/out/rollouts?task=3')).body.total, 2);
     assert.equal((await get<RolloutPage>('/api/runs/out/rollouts?q=what%20is%2050%2B37')).body.total, 2);
   });
@@ -160,10 +160,11 @@ describe('gymnast view: the verdicts of gymnast health beside a run', () => {
     directory = mkdtempSync(join(tmpdir(), 'gymnast-view-health-'));
     const output = join(directory, 'out.jsonl');
     await promisify(execFile)(process.execPath, [gymnast, 'collect', '--input', examples, '--num-repeats', '2', '--output', output]);
-    // One row corrupted by hand (its first logprob above 0), then checked again as a user would.
+    // One row corrupted by hand (its first logprob above 0, in both copies, as a sampler's bug would write it), then checked again as a user would.
     const lines = readFileSync(output, 'utf8').split('\n');
     const row = JSON.parse(lines[3]!);
     row.messages.find((message: { generation_logprobs?: number[] }) => message.generation_logprobs).generation_logprobs[0] = 0.25;
+    row.response.output.find((item: { generation_log_probs?: number[] }) => item.generation_log_probs).generation_log_probs[0] = 0.25;
     lines[3] = JSON.stringify(row);
     writeFileSync(output, lines.join('\n'));
     await promisify(execFile)(process.execPath, [gymnast, 'health', output, '--max-unhealthy', '1']);
@@ -192,7 +193,7 @@ describe('gymnast view: the verdicts of gymnast health beside a run', () => {
     assert.equal(detail.health?.verdict, 'unhealthy');
     assert.deepEqual(detail.health?.findings.map((finding) => finding.check), ['logprobs-positive']);
     const overview = await get<RunOverview>('/api/runs/out/overview');
-    assert.deepEqual(overview.health, { healthy: 31, warning: 0, unhealthy: 1, checks: { 'logprobs-positive': 1 } });
+    assert.deepEqual(overview.health, { healthy: 31, warning: 0, unhealthy: 1, evaluation_only: 0, checks: { 'logprobs-positive': 1 } });
     assert.deepEqual((await get<Group>('/api/runs/out/groups/0')).task_findings, []);
   });
 

@@ -16,7 +16,7 @@ export interface EditableRow {
   num_turns: number;
   messages: { role: string; content: string; token_ids: number[]; generation_logprobs?: number[] }[];
   turns: { prompt_tokens: number; generated_tokens: number; env_tokens: number; finish_reason: { unified: string; raw?: string } }[];
-  response: { usage: { input_tokens: number; output_tokens: number; total_tokens: number } };
+  response: { output: Record<string, unknown>[]; usage: { input_tokens: number; output_tokens: number; total_tokens: number } };
   [field: string]: unknown;
 }
 
@@ -69,3 +69,7 @@ export function singleTurnLine(output: string): number {
 
 /** The sampled assistant message of a row. */
 export const assistant = (row: EditableRow) => row.messages.find((message) => message.role === 'assistant')!;
+
+/** The model call's training fields on `response.output` (NeMo Gym's shape, the copy NeMo RL reads) of a single-call row. */
+export const trainingItem = (row: EditableRow) =>
+  row.response.output.find((item) => 'generation_token_ids' in item) as { prompt_token_ids: number[]; generation_token_ids: number[]; generation_log_probs: number[] };

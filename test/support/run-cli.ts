@@ -13,9 +13,14 @@ export interface CliRun {
 }
 
 /** Runs `gymnast ARGS…` to its end (at most a minute); a non-zero exit is a result, not a throw. */
-export async function gymnast(...args: string[]): Promise<CliRun> {
+export function gymnast(...args: string[]): Promise<CliRun> {
+  return gymnastIn({}, ...args);
+}
+
+/** `gymnast` run from another working directory, or with variables added to the environment. */
+export async function gymnastIn(options: { cwd?: string; env?: Record<string, string> }, ...args: string[]): Promise<CliRun> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { timeout: 60_000 });
+    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { timeout: 60_000, ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.env ? { env: { ...process.env, ...options.env } } : {}) });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as CliRun;

@@ -11,6 +11,10 @@ export interface SyntheticRollout {
   turns?: number;
   /** Turns (0-based) that drifted. */
   drift?: number[];
+  /** Turns (0-based) whose prompt the server rendered and did not return. */
+  unchecked?: number[];
+  /** Sampled by a text-only policy (`--policy openai`): no logprobs, marked evaluation-only. */
+  evaluationOnly?: boolean;
   /** Tokens per message: rows of realistic size have about a hundred. */
   tokensPerMessage?: number;
   durationMs?: number;
@@ -24,7 +28,8 @@ export function syntheticRow(spec: SyntheticRollout): Record<string, unknown> {
   const messages: Record<string, unknown>[] = [{ role: 'user', content: `what is ${spec.task}+${spec.task}?`, token_ids: ids(spec.task) }];
   const turnRecords = [];
   for (let turn = 0; turn < turns; turn++) {
-    messages.push({ role: 'assistant', content: spec.answer ?? `${spec.task * 2}`, token_ids: ids(turn + 1), generation_logprobs: ids(turn + 1).map((id) => -id / 1000) });
+    const logprobs = spec.evaluationOnly ? {} : { generation_logprobs: ids(turn + 1).map((id) => -id / 1000) };
+    messages.push({ role: 'assistant', content: spec.answer ?? `${spec.task * 2}`, token_ids: ids(turn + 1), ...logprobs });
     messages.push({ role: 'environment', content: 'correct', token_ids: ids(turn + 2) });
     turnRecords.push({
       index: turn,
@@ -35,6 +40,7 @@ export function syntheticRow(spec: SyntheticRollout): Record<string, unknown> {
       reward: spec.reward ?? 0,
       observation_truncated: false,
       ...(spec.drift?.includes(turn) ? { token_drift: { source: 'template', at: 3, ledger: 'a', template: 'b' } } : {}),
+      ...(spec.unchecked?.includes(turn) ? { drift_unchecked: true } : {}),
       timing: { generation_ms: 1, env_ms: 1 },
     });
   }
@@ -47,6 +53,8 @@ export function syntheticRow(spec: SyntheticRollout): Record<string, unknown> {
     duration_ms: spec.durationMs ?? 10 + spec.rollout,
     num_turns: turns,
     token_drift_count: spec.drift?.length ?? 0,
+    ...(spec.unchecked?.length ? { drift_unchecked: spec.unchecked.length } : {}),
+    ...(spec.evaluationOnly ? { has_training_tokens: false, evaluation_only: true } : {}),
     messages,
     turns: turnRecords,
   };

@@ -1,8 +1,9 @@
 // gymnast view in a real headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core),
 // served by the real ViewerServer over runs made by `gymnast collect`: every page loads without
 // console or page errors, the table's filters and sort reach the server and the rows shown match,
-// the token view colours trained tokens by logprob and greys the rest, drift is marked, the page
-// follows a run that grows and stops polling while the tab is hidden. Screenshots of the overview
+// the token view colours trained tokens by logprob and greys the rest, drift is marked, a text-only
+// policy's run shows its own verdict and its unchecked turns, the page follows a run that grows and
+// stops polling while the tab is hidden. Screenshots of the overview
 // and the token view go to a temp dir (printed as diagnostics; GYMNAST_VIEWER_SHOTS picks the dir).
 
 import assert from 'node:assert/strict';
@@ -17,6 +18,9 @@ import { promisify } from 'node:util';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { findRuns } from '../../src/servers/viewer/run-files.js';
 import { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
+import type { InferenceServer } from '../../src/testing/index.js';
+import { startServers } from '../support/loopback-model.js';
+import { qwen3Directory } from '../support/qwen3.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
@@ -32,6 +36,9 @@ interface Overview {
 describe('gymnast view in a headless browser', { skip, timeout: 60_000 }, () => {
   let dir: string;
   let server: ViewerServer;
+  /** The viewer of a run collected with `--policy openai`: evaluation-only rows, no turn checked for drift. */
+  let evalServer: ViewerServer;
+  let model: InferenceServer | undefined;
   let browser: Browser;
   let page: Page;
   let shots: string;
@@ -52,6 +59,10 @@ describe('gymnast view in a headless browser', { skip, timeout: 60_000 }, () => 
 
     server = await ViewerServer.open({ runs: await findRuns(runs), followIntervalMs: 200 });
     await server.start();
+    [model] = await startServers(1, { respond: ({ seed }) => `${seed % 100}` });
+    await collect('--output', join(dir, 'eval', 'eval.jsonl'), '--limit', '3', '--policy', 'openai', '--base-url', model!.url, '--tokenizer', qwen3Directory);
+    evalServer = await ViewerServer.open({ runs: await findRuns(join(dir, 'eval')) });
+    await evalServer.start();
     shots = process.env.GYMNAST_VIEWER_SHOTS ?? join(dir, 'shots');
     await mkdir(shots, { recursive: true });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -68,6 +79,8 @@ describe('gymnast view in a headless browser', { skip, timeout: 60_000 }, () => 
   after(async () => {
     await browser?.close();
     await server?.close();
+    await evalServer?.close();
+    await model?.close();
     if (dir && !process.env.GYMNAST_VIEWER_SHOTS) await rm(dir, { recursive: true, force: true });
   });
 
@@ -206,6 +219,32 @@ describe('gymnast view in a headless browser', { skip, timeout: 60_000 }, () => 
     assert.ok((await stat(file)).size > 5_000);
     t.diagnostic(`screenshot: ${file}`);
     await page.screenshot({ path: join(shots, 'rollout.png'), fullPage: true });
+    noProblems();
+  });
+
+  it("shows a text-only policy's rollouts with their own verdict, evaluation-only, and their turns not checked for drift", async () => {
+    const { total, items } = (await (await fetch(`${evalServer.url}/api/runs/eval/rollouts`)).json()) as { total: number; items: { id: string; drift_unchecked: number; turns: number }[] };
+    assert.ok(total >= 3);
+    // A hosted model renders its own prompts and never returns them: no turn of the run could be checked.
+    assert.ok(items.every((item) => item.turns > 0 && item.drift_unchecked === item.turns));
+    await page.goto(`${evalServer.url}/#/run/eval/rollouts`);
+    await page.waitForLoadState('networkidle');
+    await rows(total);
+    assert.deepEqual(new Set(await page.$$eval('table.rollouts tbody td.health-cell .health', (badges) => badges.map((badge) => badge.className))), new Set(['health evaluation-only']));
+    assert.deepEqual(await column('unchecked'), items.map((item) => String(item.drift_unchecked)));
+    await page.selectOption('#f-health', 'evaluation-only');
+    await rows(total);
+
+    await page.goto(`${evalServer.url}/#/run/eval`);
+    await page.locator('.tiles').waitFor();
+    assert.match((await page.locator('.tile', { hasText: 'health' }).textContent()) ?? '', new RegExp(`0 healthy · 0 warning · 0 unhealthy · ${total} evaluation-only`));
+    assert.match((await page.locator('.tile', { hasText: 'drift unchecked' }).textContent()) ?? '', new RegExp(`${total} rollouts`));
+
+    await page.goto(`${evalServer.url}/#/run/eval/rollout/${items[0]!.id}`);
+    await page.locator('.token-view').waitFor();
+    assert.equal(await page.locator('.tile .health').textContent(), 'evaluation-only');
+    assert.match((await page.locator('.tile', { hasText: 'drift unchecked' }).textContent()) ?? '', new RegExp(`${items[0]!.drift_unchecked} turn`));
+    assert.match((await page.locator('td.warn').first().textContent()) ?? '', /unchecked: the server did not return the prompt it rendered/);
     noProblems();
   });
 

@@ -42,7 +42,7 @@ describe('RunIndex: a run indexed once by streaming, then followed', () => {
     assert.deepEqual(summary, { id: 'out', file: files.output, agents: ['arithmetic', 'other'], rollouts: 5, failures: 1, mean_reward: 3 / 5, indexing: { done: true, bytes_read: bytes, bytes_total: bytes } });
     assert.ok(version >= 1, 'the version goes up as chunks are indexed');
     const overview = runOverview(index);
-    assert.deepEqual(overview.counts, { rollouts: 5, failures: 1, tasks: 3 });
+    assert.deepEqual(overview.counts, { rollouts: 5, failures: 1, tasks: 3, prompt_too_long: 0 });
     assert.deepEqual(overview.terminations, { 'env-done': 5, 'policy-error': 1 });
     assert.deepEqual(overview.failure_classes, { transport: 1 });
     assert.deepEqual(overview.drift, { rollouts: 1, total: 1 });
@@ -89,7 +89,7 @@ describe('RunIndex: a run indexed once by streaming, then followed', () => {
 
   it('lists a rollout with its facts, a failure with a null reward', async () => {
     const page = await new RolloutLister(index).page(query('task=2'));
-    assert.deepEqual(page.items[1], { id: 'f0', task: 2, rollout: 1, agent: 'arithmetic', reward: null, termination: 'policy-error', failure_class: 'transport', turns: 1, tokens: 24, drift: 0, duration_ms: 11, health: null });
+    assert.deepEqual(page.items[1], { id: 'f0', task: 2, rollout: 1, agent: 'arithmetic', reward: null, termination: 'policy-error', failure_class: 'transport', turns: 1, tokens: 24, drift: 0, drift_unchecked: 0, duration_ms: 11, health: null });
   });
 
   it('finds text in messages, case-insensitive, quotes as written', async () => {
@@ -200,7 +200,7 @@ describe('RunIndex: the verdicts of gymnast health joined to the rollouts', () =
     assert.deepEqual(index.health?.taskFindings(2).map((finding) => finding.check), ['task-all-zero-reward']);
     assert.deepEqual(index.health?.taskFindings(0), []);
     const summary = JSON.parse(readFileSync(join(directory, 'out_health.json'), 'utf8'));
-    assert.deepEqual(runOverview(index).health, { ...pick(summary.rollouts, 'healthy', 'warning', 'unhealthy'), checks: { 'logprobs-positive': 1, 'task-all-zero-reward': 1 } });
+    assert.deepEqual(runOverview(index).health, { ...pick(summary.rollouts, 'healthy', 'warning', 'unhealthy', 'evaluation_only'), checks: { 'logprobs-positive': 1, 'task-all-zero-reward': 1 } });
   });
 
   it('reads the report again when gymnast health writes it again, with a new version', async () => {
@@ -214,6 +214,43 @@ describe('RunIndex: the verdicts of gymnast health joined to the rollouts', () =
     await index.refresh();
     assert.ok(index.version > version);
     assert.equal((await new RolloutLister(index).page(query('health=unhealthy'))).total, 0);
+  });
+});
+
+describe('RunIndex: evaluation-only rollouts and turns not checked for drift, as gymnast health judged them', () => {
+  let directory: string;
+  let index: RunIndex;
+  before(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'gymnast-run-eval-'));
+    const files = { id: 'out', output: join(directory, 'out.jsonl'), failures: join(directory, 'out_failures.jsonl') };
+    // Task 0: a text-only policy's rollouts (every turn unchecked, as its server never returns the prompt);
+    // task 1: a server-rendered rollout whose second turn came back without prompt ids, and a checked one.
+    const rows = [
+      syntheticRow({ task: 0, rollout: 0, reward: 1, turns: 2, evaluationOnly: true, unchecked: [0, 1] }),
+      syntheticRow({ task: 0, rollout: 1, reward: 0, evaluationOnly: true, unchecked: [0] }),
+      syntheticRow({ task: 1, rollout: 0, reward: 1, turns: 2, unchecked: [1] }),
+      syntheticRow({ task: 1, rollout: 1, reward: 1 }),
+    ];
+    writeFileSync(files.output, toLines(rows));
+    await promisify(execFile)(process.execPath, [gymnast, 'health', files.output]);
+    index = await RunIndex.build(files);
+  });
+  after(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('gives each rollout the verdict health counted, evaluation-only included, and its unchecked turns', async () => {
+    const items = (await new RolloutLister(index).page(query(''))).items;
+    assert.deepEqual(items.map((item) => [item.id, item.health, item.drift_unchecked]), [['o0', 'evaluation-only', 2], ['o1', 'evaluation-only', 1], ['o2', 'warning', 1], ['o3', 'healthy', 0]]);
+    assert.deepEqual((await new RolloutLister(index).page(query('health=evaluation-only'))).items.map((item) => item.id), ['o0', 'o1']);
+    const detail = await rolloutDetail(index, index.columns.find('o2')!);
+    assert.deepEqual(detail.health?.findings.map((finding) => finding.check), ['drift-unchecked']);
+    assert.deepEqual(detail.row.turns?.map((turn) => turn.drift_unchecked), [undefined, true]);
+  });
+
+  it("counts them in the overview as the report does", () => {
+    const overview = runOverview(index);
+    assert.deepEqual(pick(overview.health as unknown as Record<string, number>, 'healthy', 'warning', 'unhealthy', 'evaluation_only'), { healthy: 1, warning: 1, unhealthy: 0, evaluation_only: 2 });
+    assert.deepEqual(overview.drift_unchecked, { rollouts: 3, total: 4 });
+    assert.deepEqual(overview.drift, { rollouts: 0, total: 0 });
   });
 });
 

@@ -4,7 +4,7 @@ import { api } from '../api.js';
 import { categoryBars, curves, histogram } from '../charts.js';
 import { errorBox, h, replace } from '../dom.js';
 import * as fmt from '../format.js';
-import { indexingNote, NO_REPORT, VERDICTS } from '../health.js';
+import { indexingNote, NO_REPORT, VERDICTS, verdictCount } from '../health.js';
 
 export function mount(root, { run }) {
   let generation = 0;
@@ -36,8 +36,11 @@ function view(o) {
       tile('rollouts', h('a', { href: link() }, fmt.count(o.counts.rollouts))),
       tile('failures', fmt.count(o.counts.failures)),
       tile('tasks', fmt.count(o.counts.tasks)),
+      // Shown only when some prompt alone filled max_seq_len: those rollouts are in no reward figure.
+      o.counts.prompt_too_long > 0 ? tile('prompt too long', h('a', { href: link({ termination: 'prompt-too-long' }) }, fmt.count(o.counts.prompt_too_long)), 'not scored') : null,
       tile('mean reward', fmt.reward(o.mean_reward)),
       tile('token drift', o.drift.rollouts > 0 ? h('a', { href: link({ drift: '1' }) }, fmt.plural(o.drift.rollouts, 'rollout')) : '0 rollouts', fmt.plural(o.drift.total, 'drift point')),
+      o.drift_unchecked.rollouts > 0 ? tile('drift unchecked', fmt.plural(o.drift_unchecked.rollouts, 'rollout'), `${fmt.plural(o.drift_unchecked.total, 'turn')} whose prompt the server rendered and did not return: not known to be drift-free`) : null,
       healthTile(o.health, link),
       tile('agents', o.agents.join(', ') || fmt.dash),
       tile('model', o.model ?? fmt.dash),
@@ -56,10 +59,11 @@ function view(o) {
   ];
 }
 
-/** The report's rollout verdicts, each linking to its rollouts; its counts include task-level findings. */
+/** The report's rollout verdicts, each linking to its rollouts (evaluation-only when there are some); its counts include task-level findings. */
 function healthTile(health, link) {
   if (!health) return tile('health', h('span', { class: 'health none' }, NO_REPORT));
-  const parts = VERDICTS.flatMap((verdict, i) => [i > 0 ? ' · ' : null, h('a', { href: link({ health: verdict }), class: `health ${verdict}` }, `${fmt.count(health[verdict])} ${verdict}`)]);
+  const shown = VERDICTS.filter((verdict) => verdict !== 'evaluation-only' || verdictCount(health, verdict) > 0);
+  const parts = shown.flatMap((verdict, i) => [i > 0 ? ' · ' : null, h('a', { href: link({ health: verdict }), class: `health ${verdict}` }, `${fmt.count(verdictCount(health, verdict))} ${verdict}`)]);
   return tile('health', h('span', {}, parts), 'rollouts, as gymnast health counted them (a task-level finding counts against its rollouts)');
 }
 

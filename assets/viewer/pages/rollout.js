@@ -33,6 +33,7 @@ function view(run, { summary, row, tokens, drift_points: drift, health }) {
       tile('turns', fmt.count(summary.turns)),
       tile('tokens', fmt.count(summary.tokens)),
       tile('drift points', String(summary.drift)),
+      summary.drift_unchecked > 0 ? tile('drift unchecked', `${fmt.plural(summary.drift_unchecked, 'turn')}`, 'the server rendered the prompt and did not return it: not known to be drift-free') : null,
       tile('duration', fmt.duration(summary.duration_ms)),
       tile('health', healthBadge(health?.verdict ?? null), health ? null : NO_REPORT),
     ),
@@ -94,7 +95,7 @@ function turnsTable(turns) {
             h('td', { class: 'num' }, fmt.duration(turn.timing?.env_ms)),
             h('td', { class: 'num' }, fmt.duration(turnDuration(turn))),
             h('td', { class: 'num' }, turn.reward === undefined ? fmt.dash : fmt.reward(turn.reward)),
-            h('td', { class: turn.token_drift ? 'warn' : null }, driftText(turn.token_drift)),
+            h('td', { class: turn.token_drift || turn.drift_unchecked ? 'warn' : null }, driftText(turn)),
           ),
         ),
       ),
@@ -102,8 +103,10 @@ function turnsTable(turns) {
   );
 }
 
-function driftText(drift) {
-  if (!drift) return '';
-  const unit = drift.source === 'server' ? 'token' : 'character';
-  return `${drift.source}, at ${unit} ${drift.at}: ${JSON.stringify(drift.ledger)} vs ${JSON.stringify(drift.template)}`;
+/** A turn's drift, and whether its prompt could be checked at all (the server may render it without returning it). */
+function driftText({ token_drift: drift, drift_unchecked: unchecked }) {
+  const parts = [];
+  if (drift) parts.push(`${drift.source}, at ${drift.source === 'server' ? 'token' : 'character'} ${drift.at}: ${JSON.stringify(drift.ledger)} vs ${JSON.stringify(drift.template)}`);
+  if (unchecked) parts.push('unchecked: the server did not return the prompt it rendered');
+  return parts.join('; ');
 }

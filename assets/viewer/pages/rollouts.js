@@ -20,6 +20,7 @@ const COLUMNS = [
   { key: 'turns', label: 'turns', sort: 'turns', num: true },
   { key: 'tokens', label: 'tokens', sort: 'tokens', num: true },
   { key: 'drift', label: 'drift', num: true },
+  { key: 'drift_unchecked', label: 'unchecked', num: true, title: 'turns whose prompt the server rendered and did not return: not checked for drift' },
   { key: 'duration_ms', label: 'duration', sort: 'duration', num: true },
 ];
 
@@ -141,7 +142,7 @@ export function mount(root, { run, query }) {
         'tr',
         {},
         COLUMNS.map((column) => {
-          if (!column.sort) return h('th', { scope: 'col', class: column.num ? 'num' : null }, column.label);
+          if (!column.sort) return h('th', { scope: 'col', class: column.num ? 'num' : null, title: column.title ?? null }, column.label);
           const direction = state.sort === column.sort ? 'ascending' : state.sort === `-${column.sort}` ? 'descending' : 'none';
           const next = direction === 'ascending' ? `-${column.sort}` : direction === 'descending' ? '' : column.sort;
           return h(
@@ -186,6 +187,7 @@ export function mount(root, { run, query }) {
           h('td', { class: 'num' }, fmt.count(item.turns)),
           h('td', { class: 'num' }, fmt.count(item.tokens)),
           h('td', { class: item.drift > 0 ? 'num warn' : 'num' }, item.drift > 0 ? String(item.drift) : ''),
+          h('td', { class: item.drift_unchecked > 0 ? 'num warn unchecked' : 'num unchecked' }, item.drift_unchecked > 0 ? String(item.drift_unchecked) : ''),
           h('td', { class: 'num' }, fmt.duration(item.duration_ms)),
         ),
       ),

@@ -3,7 +3,7 @@ import { readMaterializedRow } from '../../core/row-reader.js';
 import { healthFinding } from '../../metrics/health/health-check.js';
 import type { TokenDecoder } from '../../core/token-decoder.js';
 import { healthPaths } from '../../metrics/health/health-paths.js';
-import { isZeroTurnRow } from '../zero-turn-rows.js';
+import { isZeroTurnRow } from '../../core/zero-turn-row.js';
 import { rolloutFindings } from '../../metrics/health/rollout-health.js';
 import { RunKeysHealth } from '../../metrics/health/run-keys-health.js';
 import { collectPaths } from '../collect-paths.js';
@@ -104,8 +104,9 @@ export class RunHealthReader implements RunRowReader {
       await this.#writer.write(subject, [healthFinding('row-unreadable', 'a successful row (no _ng_failure_class) in the failure sidecar')]);
       return;
     }
-    if (isZeroTurnRow(read.row)) this.#zeroTurnRows += 1;
-    const position = this.#keys.add('result', subject.task, subject.rollout, origin, read.row.reward);
+    const zeroTurn = isZeroTurnRow(read.row);
+    if (zeroTurn) this.#zeroTurnRows += 1;
+    const position = this.#keys.add('result', subject.task, subject.rollout, origin, zeroTurn ? Number.NaN : read.row.reward);
     if (read.row.evaluation_only) this.#keys.markEvaluationOnly(position);
     const findings = rolloutFindings(read.row, this.#options.decoder);
     for (const finding of findings) this.#keys.flag(position, finding.severity);

@@ -5,13 +5,13 @@ export class InvalidRowError extends GymnastError {
   readonly kind = 'invalid-row';
   readonly where: string;
   readonly field: string;
-  /** What is wrong with the field, without where. */
-  readonly problem: string;
+  /** What is wrong, without the where and the field (for replies that carry those apart). */
+  readonly reason: string;
 
   constructor(where: string, field: string, message: string) {
     super(`${where}: ${field ? `${field}: ` : ''}${message}`);
     this.where = where;
     this.field = field;
-    this.problem = message;
+    this.reason = message;
   }
 }

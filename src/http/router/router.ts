@@ -8,6 +8,7 @@ import { backoffDelay, defaultRetryOptions, type RetryOptions } from './backoff.
 import { RetryBudget, type RetryBudgetOptions } from './retry-budget.js';
 import { LruMap } from '../../util/lru-map.js';
 import { redactUrls } from '../../util/redact-urls.js';
+import { serverUrl } from '../server-url.js';
 
 export interface Replica {
   readonly url: string;
@@ -143,11 +144,4 @@ export class Router {
     replica.healthy = false;
     this.#onEvent({ type: 'replica-evicted', url: redactUrls(replica.url), error: error.message });
   }
-}
-
-/** Servers are named as `http://host:8000` or, as OpenAI clients write it, `http://host:8000/v1`: both mean the server. A query stays. */
-function serverUrl(url: string): string {
-  const query = url.indexOf('?');
-  const base = query < 0 ? url : url.slice(0, query);
-  return `${base.replace(/\/+$/, '').replace(/\/v1$/, '')}${query < 0 ? '' : url.slice(query)}`;
 }

@@ -1,7 +1,10 @@
 import type { TokenDecoder } from '../../core/token-decoder.js';
 import type { Message } from '../../core/message.js';
 import type { ResultRow } from '../../core/result-row.js';
+import { isZeroTurnRow } from '../../core/zero-turn-row.js';
 import { healthFinding, type HealthFinding } from './health-check.js';
+import { logprobFindings } from './logprob-findings.js';
+import { hasTrainingFields, trainingTokenFindings } from './training-token-findings.js';
 
 
 /** `answers`: the row's sampled assistant messages (`sampled`), found once for every check. */
@@ -36,11 +39,16 @@ function sampled(row: ResultRow): SampledMessage[] {
 /** True when the row has gymnast's token record; rows from agent servers have only `response`. */
 const hasTokens = (row: ResultRow) => row.messages !== undefined && row.has_training_tokens !== false && row.messages.some((message) => message.token_ids !== undefined);
 
-/** An evaluation-only row has no token ids by design: its verdict says so, this warning would repeat it. */
+/**
+ * An evaluation-only row has no token ids by design: its verdict says so, this warning would repeat it.
+ * A row whose only tokens are NeMo Gym's training fields on `response.output` has those checked.
+ */
 const noTokenRecord: RolloutCheck = (row) =>
-  hasTokens(row) || row.evaluation_only ? [] : [healthFinding('no-token-record', 'no token ids recorded: the token and logprob checks cannot run on this rollout')];
+  hasTokens(row) || row.evaluation_only || hasTrainingFields(row) ? [] : [healthFinding('no-token-record', 'no token ids recorded: the token and logprob checks cannot run on this rollout')];
 
+/** A prompt that left no room to generate is its own finding: the model was never asked, so it did not fail to answer. */
 const noAssistantTurn: RolloutCheck = (row, _decoder, answers) => {
+  if (isZeroTurnRow(row)) return [healthFinding('prompt-too-long', `the prompt alone filled max_seq_len (${row.termination?.detail ?? 'no turn was run'}): not scored`)];
   const answered = row.messages !== undefined ? answers.length > 0 : (row.response.output ?? []).some(isModelOutput);
   return answered ? [] : [healthFinding('no-assistant-turn', 'no assistant turn: the model never answered')];
 };
@@ -120,22 +128,7 @@ const decodesToText: RolloutCheck = (_row, decoder, answers) => {
 
 const logprobs: RolloutCheck = (row, _decoder, answers) => {
   if (!hasTokens(row)) return [];
-  const findings: HealthFinding[] = [];
-  for (const { message, turn } of answers) {
-    const ids = message.token_ids ?? [];
-    const values = message.generation_logprobs;
-    if (ids.length === 0) continue;
-    if (values === undefined) {
-      findings.push(healthFinding('logprobs-missing', `turn ${turn}: ${ids.length} sampled tokens without generation_logprobs`));
-      continue;
-    }
-    if (values.length !== ids.length) findings.push(healthFinding('logprobs-length', `turn ${turn}: ${values.length} logprobs for ${ids.length} token ids`));
-    const nonFinite = values.findIndex((value) => !Number.isFinite(value));
-    if (nonFinite !== -1) findings.push(healthFinding('logprobs-non-finite', `turn ${turn}: generation_logprobs[${nonFinite}] is ${values[nonFinite]}`));
-    const positive = values.findIndex((value) => value > 0);
-    if (positive !== -1) findings.push(healthFinding('logprobs-positive', `turn ${turn}: generation_logprobs[${positive}] is ${values[positive]}, above 0`));
-  }
-  return findings;
+  return answers.flatMap(({ message, turn }) => logprobFindings(`turn ${turn}`, 'generation_logprobs', message.token_ids?.length ?? 0, message.generation_logprobs));
 };
 
 const runaway: RolloutCheck = (row) => {
@@ -146,10 +139,16 @@ const runaway: RolloutCheck = (row) => {
   return [healthFinding('runaway-generation', `${where}: the generation filled ${limit}`)];
 };
 
+const trainingTokens: RolloutCheck = (row) => trainingTokenFindings(row);
+
 const drift: RolloutCheck = (row) =>
   (row.token_drift_count ?? 0) > 0 ? [healthFinding('token-drift', `${row.token_drift_count} turn(s) where the template would have rendered the history differently`)] : [];
 
-const ROLLOUT_CHECKS: readonly RolloutCheck[] = [noTokenRecord, noAssistantTurn, emptyGeneration, tokenCounts, usageCounts, decodesToText, logprobs, runaway, drift];
+/** Only a checked turn is drift-free. An evaluation-only row is never trained on: its verdict already says more than this would. */
+const driftUnchecked: RolloutCheck = (row) =>
+  row.drift_unchecked && !row.evaluation_only ? [healthFinding('drift-unchecked', `${row.drift_unchecked} turn(s) whose prompt the server rendered and did not return: not known to be drift-free`)] : [];
+
+const ROLLOUT_CHECKS: readonly RolloutCheck[] = [noTokenRecord, noAssistantTurn, emptyGeneration, tokenCounts, usageCounts, decodesToText, logprobs, trainingTokens, runaway, drift, driftUnchecked];
 
 function clip(text: string): string {
   return text.length > 60 ? `${text.slice(0, 60)}…` : text;

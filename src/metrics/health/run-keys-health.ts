@@ -148,10 +148,12 @@ export class RunKeysHealth {
       for (const group of groups) for (const position of group) this.flag(position, 'error');
       yield { task, rollout: null, origin: this.#origins.get(first), finding };
     }
-    if (results.length >= 2 && results.every((position) => this.#rewards.get(position) === 0)) {
-      const finding = healthFinding('task-all-zero-reward', `task ${task}: all ${results.length} successful rollouts scored 0`);
-      for (const position of results) this.flag(position, 'warning');
-      yield { task, rollout: null, origin: this.#origins.get(results[0]!), finding };
+    // A result without a reward (NaN: its prompt never reached the model) was not scored at all.
+    const scored = results.filter((position) => !Number.isNaN(this.#rewards.get(position)));
+    if (scored.length >= 2 && scored.every((position) => this.#rewards.get(position) === 0)) {
+      const finding = healthFinding('task-all-zero-reward', `task ${task}: all ${scored.length} successful rollouts scored 0`);
+      for (const position of scored) this.flag(position, 'warning');
+      yield { task, rollout: null, origin: this.#origins.get(scored[0]!), finding };
     }
   }
 

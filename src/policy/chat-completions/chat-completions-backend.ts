@@ -14,7 +14,8 @@ export interface ChatBackendOptions {
 /**
  * `vllm-chat` / `sglang-chat`: the server renders the prompt. Output ids come from `token_ids` and
  * logprobs from `logprobs.content` (ids as `token_id:N`, checked against `token_ids`); the server's
- * prompt ids come back so the engine can count any difference from the ledger as drift.
+ * prompt ids come back so the engine can count any difference from the ledger as drift, and a turn
+ * whose reply has none as drift-unchecked.
  */
 export function chatCompletionsBackend(flavor: ChatFlavor, options: ChatBackendOptions = {}): BackendRecipe<ChatCompletionsResponse> {
   const name = `${flavor}-chat`;
@@ -42,7 +43,7 @@ export function chatCompletionsBackend(flavor: ChatFlavor, options: ChatBackendO
     fromWire(wire) {
       const choice = wire.choices[0]!;
       if (!choice.token_ids) throw new PolicyError(`${name}: the server returned no token_ids (return_token_ids needs vLLM 0.10.2+ or a recent SGLang)`);
-      const promptIds = flavor === 'vllm' ? wire.prompt_token_ids : choice.prompt_token_ids;
+      const promptIds = promptIdsOf(wire);
       return {
         token_ids: choice.token_ids,
         // Checked (`sampledReply`): one logprob per id.
@@ -51,9 +52,22 @@ export function chatCompletionsBackend(flavor: ChatFlavor, options: ChatBackendO
         finish_reason: mapOpenAiFinishReason(choice.finish_reason),
         usage: { prompt_tokens: wire.usage.prompt_tokens, completion_tokens: wire.usage.completion_tokens },
         ...(promptIds ? { prompt_token_ids: promptIds } : {}),
+        prompt_source: 'server',
       };
     },
   };
+}
+
+/**
+ * The prompt's ids wherever the answer has them, whichever server the flavor names: a proxy, a router
+ * or another version may answer one flavor in the other's place, and reading only one place wrote
+ * every such turn as drift-free. SGLang puts them on the choice (`ChatCompletionResponseChoice.prompt_token_ids`
+ * in python/sglang/srt/entrypoints/openai/protocol.py, filled for `return_prompt_token_ids` and, since
+ * sgl-project/sglang#30917, `return_token_ids`); vLLM at the top of the answer (`ChatCompletionResponse.prompt_token_ids`,
+ * for `return_token_ids`; see shared reference dependencies.md §6).
+ */
+function promptIdsOf(wire: ChatCompletionsResponse): number[] | undefined {
+  return wire.choices[0]!.prompt_token_ids ?? wire.prompt_token_ids ?? undefined;
 }
 
 /** The id in a logprob entry's `token` when the server labels tokens by id (`token_id:N`, as asked). */

@@ -173,6 +173,8 @@ export class EmbeddedPolicy<T extends Tokenizer = Tokenizer> implements Streamin
       usage: { prompt_tokens: sequence.request.prompt_token_ids.length, completion_tokens: sequence.ids.length },
       token_source: 'sampler',
       logprobs_mode: 'raw',
+      // The model reads the request's ids in this process: the prompt is the ledger's by construction.
+      prompt_source: 'ledger',
     };
   }
 

@@ -35,6 +35,8 @@ export const openAiBackend: BackendRecipe<OpenAiChatResponse> = {
       text: choice.message.content ?? '',
       finish_reason: mapOpenAiFinishReason(choice.finish_reason),
       usage: { prompt_tokens: wire.usage?.prompt_tokens ?? 0, completion_tokens: wire.usage?.completion_tokens ?? 0 },
+      // A hosted model renders its own prompt and never says with which ids: no turn is checked for drift.
+      prompt_source: 'server',
     };
   },
 };

@@ -11,12 +11,13 @@ type MetaInfo = SglangGenerateResponse['meta_info'];
  */
 export function readSglangGenerateResponse(value: unknown): SglangGenerateResponse | undefined {
   if (!isRecord(value) || !isRecord(value.meta_info)) return undefined;
-  const { text, output_ids } = value;
+  const { text, output_ids, prompt_token_ids } = value;
   const meta = readMetaInfo(value.meta_info);
-  if (!meta || typeof text !== 'string' || (output_ids !== undefined && !isIntList(output_ids))) return undefined;
+  if (!meta || typeof text !== 'string' || (output_ids !== undefined && !isIntList(output_ids)) || (prompt_token_ids != null && !isIntList(prompt_token_ids))) return undefined;
   // The schema's keys in its order; an optional one only when the answer has it.
   const answer: Record<string, unknown> = { text };
   if ('output_ids' in value) answer.output_ids = output_ids;
+  if ('prompt_token_ids' in value) answer.prompt_token_ids = prompt_token_ids;
   answer.meta_info = meta;
   return answer as SglangGenerateResponse;
 }

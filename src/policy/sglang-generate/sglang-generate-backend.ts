@@ -23,6 +23,8 @@ function convertToSglangGenerateRequest(request: PolicyRequest): Record<string, 
     },
     return_logprob: true,
     logprob_start_len: -1,
+    // Costs no logprobs: SGLang echoes the ids it tokenized (`GenerateReqInput.return_prompt_token_ids`).
+    return_prompt_token_ids: true,
     rid: request.session_id,
   };
 }
@@ -57,6 +59,9 @@ export const sglangGenerateBackend: BackendRecipe<SglangGenerateResponse> = {
       text: wire.text,
       finish_reason: mapOpenAiFinishReason(wire.meta_info.finish_reason?.type),
       usage: { prompt_tokens: wire.meta_info.prompt_tokens, completion_tokens: wire.meta_info.completion_tokens },
+      // At the top of the answer, beside `output_ids` (python/sglang/srt/managers/tokenizer_manager.py puts
+      // `out["prompt_token_ids"]` there); checked against the ids sent. Older versions return none.
+      ...(wire.prompt_token_ids ? { prompt_token_ids: wire.prompt_token_ids } : {}),
     };
   },
 };

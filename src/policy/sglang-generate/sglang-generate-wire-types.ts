@@ -1,9 +1,11 @@
 import { z } from 'zod';
 
-/** SGLang's native `/generate` answer (`return_logprob: true`). */
+/** SGLang's native `/generate` answer (`return_logprob: true`, `return_prompt_token_ids: true`). */
 export const SglangGenerateResponse = z.object({
   text: z.string(),
   output_ids: z.array(z.number().int()).optional(),
+  /** The ids SGLang sampled from (with `return_prompt_token_ids`; versions without it leave it out). */
+  prompt_token_ids: z.array(z.number().int()).nullable().optional(),
   meta_info: z.object({
     finish_reason: z.object({ type: z.string(), matched: z.union([z.string(), z.number(), z.null()]).optional() }).nullable(),
     prompt_tokens: z.number().int(),

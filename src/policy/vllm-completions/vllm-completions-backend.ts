@@ -35,6 +35,9 @@ export const vllmCompletionsBackend: BackendRecipe<VllmCompletionsResponse> = {
       text: choice.text,
       finish_reason: mapOpenAiFinishReason(choice.finish_reason),
       usage: { prompt_tokens: wire.usage.prompt_tokens, completion_tokens: wire.usage.completion_tokens },
+      // vLLM's `CompletionResponseChoice.prompt_token_ids` (vllm/entrypoints/openai/protocol.py, with
+      // `return_token_ids`; shared reference dependencies.md §6): the ids it read, checked against those sent.
+      ...(choice.prompt_token_ids ? { prompt_token_ids: choice.prompt_token_ids } : {}),
     };
   },
 };

@@ -4,6 +4,7 @@ import { aggregateRows } from '../../collect/aggregate-rows.js';
 import { failureFields } from '../../collect/output-row.js';
 import { DurationMs } from '../../core/duration.js';
 import { ConfigError } from '../../core/errors/config-error.js';
+import { GymnastError } from '../../core/errors/gymnast-error.js';
 import { InvalidRowError } from '../../core/errors/invalid-row-error.js';
 import { recordError } from '../../core/recorded-error.js';
 import { MaterializedRow, ROW_SCHEMA_VERSION } from '../../core/result-row.js';
@@ -41,8 +42,9 @@ const MAX_TASK_FIELDS = 1024;
 /**
  * gymnast's episode loop as a NeMo Gym agent server, so NeMo Gym's `ng_collect_rollouts` (or anything
  * speaking its protocol) can drive it: `POST /run` takes one materialized row and answers its verify
- * response (the result row with gymnast's token fields), `POST /aggregate_metrics` reduces the rows a
- * collector sends back with gymnast's metrics, in NeMo Gym's `AggregateMetrics` shape.
+ * response (the result row with gymnast's token fields), `POST /aggregate_metrics` answers NeMo Gym's
+ * `AggregateMetrics` for the rows a collector sends back: its resources server's, when the agent drives
+ * one over HTTP (as NeMo Gym's agents ask it), else gymnast's metrics.
  */
 export class AgentServer {
   readonly #server: JsonServer;
@@ -119,15 +121,34 @@ export class AgentServer {
     }
   }
 
-  #aggregate({ body }: JsonRequest): JsonReply {
+  async #aggregate({ body, signal }: JsonRequest): Promise<JsonReply> {
     const parsed = parseWithIssues(AggregateRequest, body);
     if ('issues' in parsed) return badRequest(parsed.issues);
+    const forwarded = await this.#forwardAggregate(parsed.data.verify_responses as Record<string, unknown>[], signal);
+    if (forwarded) return forwarded;
     try {
       const { agent_ref: _agent, ...metrics } = aggregateRows(parsed.data.verify_responses, { agent: this.#agent.name, taskFields: this.#taskFields });
       return { status: 200, body: metrics };
     } catch (error) {
-      if (error instanceof InvalidRowError) return badRequest([{ field: error.field ? `${error.where}.${error.field}` : error.where, message: error.message.slice(`${error.where}: ${error.field ? `${error.field}: ` : ''}`.length) }]);
+      if (error instanceof InvalidRowError) return badRequest([{ field: error.field ? `${error.where}.${error.field}` : error.where, message: error.reason }]);
       throw error;
+    }
+  }
+
+  /**
+   * The resources server's own `/aggregate_metrics`, as NeMo Gym's `simple_agent` and `gymnasium_agent`
+   * proxy it: a server's metrics of its own (mcqa's, a judge's) are its to compute. Undefined when the
+   * agent runs a built-in environment in-process, or its server has no such endpoint (404): gymnast's
+   * own aggregate then. A server that fails is a 502 naming it, as NeMo Gym's agent fails with it.
+   */
+  async #forwardAggregate(verifyResponses: readonly Record<string, unknown>[], signal: AbortSignal): Promise<JsonReply | undefined> {
+    if (!this.#agent.aggregateMetrics) return undefined;
+    try {
+      const metrics = await this.#agent.aggregateMetrics(verifyResponses, signal);
+      return metrics && { status: 200, body: metrics };
+    } catch (error) {
+      if (!GymnastError.isInstance(error) || signal.aborted) throw error;
+      return { status: 502, body: { error: { message: `the resources server's /aggregate_metrics failed: ${error.message}`, code: 502 } } };
     }
   }
 

@@ -8,13 +8,16 @@ import { redactUrls } from '../../util/redact-urls.js';
 import { runSampling } from '../../core/sampling-params.js';
 import { createPolicy, parsePolicySpec, type CreatedPolicy } from '../../policy/create-policy.js';
 import type { EmbeddedPolicy } from '../../policy/embedded/embedded-policy.js';
-import { AgentServer } from '../agent/agent-server.js';
+import { AgentServer, type AgentServerOptions } from '../agent/agent-server.js';
 import { embeddedModelServer } from '../openai-compatible/embedded-model-server.js';
 import { resourcesServerFor } from '../resources/resources-server-for.js';
 import { ExternalServer } from './external-server.js';
 import { headServer, type ServerInstanceInfo } from './head-server.js';
-import { planServers, type AgentPlan, type ServerPlan, type ServedModelPlan } from './plan-servers.js';
-import type { GymConfig, ServerInstance } from './server-config.js';
+import { agentDefaults, withNemoGymGlobals } from './nemo-gym-globals.js';
+import { planServers, type AgentPlan, type EmbeddedModelPlan, type ServerPlan, type ServedModelPlan } from './plan-servers.js';
+import { servedModelTokenizer } from './served-model-tokenizer.js';
+import type { GymConfig } from './server-config.js';
+import { ConfigFileError } from '../../core/errors/config-file-error.js';
 import { portInUseHint } from '../../core/errors/listen-error.js';
 
 export interface ConfigRunOptions {
@@ -24,6 +27,15 @@ export interface ConfigRunOptions {
   graceMs?: number;
   /** The bearer token the head server requires (`gymnast serve --config X --api-key K`); none by default, as in NeMo Gym. */
   headApiKey?: string;
+  /**
+   * Where a `vllm_model`'s tokenizer is looked for in the Hugging Face cache (`HF_HUB_CACHE`, `HF_HOME`),
+   * and the `PYTHONPATH` a server run from `nemoGym` extends (default `process.env`).
+   */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** A NeMo Gym checkout: the servers gymnast has TypeScript ports of run from it as NeMo Gym runs them, not the ports. */
+  nemoGym?: string;
+  /** Told which NeMo Gym servers gymnast stands in for with its own (default: a line on stderr). */
+  onNotice?: (message: string) => void;
 }
 
 /** Every server of a config, running, and the head server that lists them. */
@@ -33,6 +45,8 @@ export interface ConfigRun {
   servers: readonly ServerInstanceInfo[];
   /** The config as the head server publishes it: interpolated, every started server's host and port filled in. */
   resolvedConfig(): Record<string, unknown>;
+  /** What samples the rows of each agent gymnast serves itself, by name: its policy, renderer and limits. */
+  episodes: ReadonlyMap<string, AgentEpisode>;
   /** Stops every server, external processes included (SIGTERM, then SIGKILL); safe to call twice. */
   close(): Promise<void>;
 }
@@ -40,19 +54,32 @@ export interface ConfigRun {
 /** Models and external processes first, then resources servers, then the agents that use them. */
 const START_ORDER: Record<ServerPlan['kind'], number> = { external: 0, 'embedded-model': 0, 'served-model': 0, resources: 1, agent: 2 };
 
+/** The policy, renderer and limits every rollout of an agent server shares. */
+export type AgentEpisode = AgentServerOptions['episode'];
+
 interface Started {
   info: ServerInstanceInfo;
   close(): Promise<void>;
+  /** An agent server's. */
+  episode?: AgentEpisode;
 }
 
 /**
  * Starts every server a config names (NeMo Gym's `ng_run`): ports left out are picked free on their
  * host up front, so the resolved config an external server is handed (NEMO_GYM_CONFIG_DICT) already
- * says where everything listens. One server failing stops the others and throws a `ServerStartError`
- * naming it; a config gymnast cannot run is a `ConfigFileError` before anything starts.
+ * says where everything listens. Which NeMo Gym servers gymnast stands in for with its own is said
+ * through `onNotice` first. One server failing stops the others and throws a `ServerStartError`
+ * naming it; a config gymnast cannot run is a `ConfigFileError` before anything starts, or, for a
+ * `vllm_model` whose tokenizer is found nowhere, once the servers started so far are stopped.
  */
 export async function startConfigRun(config: GymConfig, options: ConfigRunOptions = {}): Promise<ConfigRun> {
-  const plans = planServers(config).sort((a, b) => START_ORDER[a.kind] - START_ORDER[b.kind]);
+  const planOptions = { ...(options.nemoGym === undefined ? {} : { nemoGym: options.nemoGym }), ...(options.env ? { env: options.env } : {}) };
+  const plans = planServers(config, planOptions).sort((a, b) => START_ORDER[a.kind] - START_ORDER[b.kind]);
+  const notice = options.onNotice ?? ((message: string) => process.stderr.write(`[config] ${message}\n`));
+  for (const plan of plans) {
+    const standIn = standInNotice(plan);
+    if (standIn) notice(standIn);
+  }
   const addresses = await assignAddresses(config, plans);
   const started: Started[] = [];
   const urls = new Map<string, string>();
@@ -72,9 +99,9 @@ export async function startConfigRun(config: GymConfig, options: ConfigRunOption
   try {
     for (const plan of plans) {
       const address = addresses.get(plan.instance.name);
-      const context = { config: resolved, options, policies, address, urls };
+      const context = { file: config.file, config: resolved, options, policies, address, urls };
       const server = await startOne(plan, context).catch((error: unknown) => {
-        if (error instanceof ServerStartError) throw error;
+        if (error instanceof ServerStartError || error instanceof ConfigFileError) throw error;
         throw new ServerStartError(plan.instance.name, reason(withPortHint(error, `${plan.instance.path}.port`, config.file, Boolean(plan.instance.config.port))), { cause: error });
       });
       started.push(server);
@@ -90,11 +117,14 @@ export async function startConfigRun(config: GymConfig, options: ConfigRunOption
     headUrl,
     servers: started.map((server) => server.info),
     resolvedConfig: () => resolved,
+    episodes: new Map(started.flatMap((server) => (server.episode ? [[server.info.name, server.episode] as const] : []))),
     close: () => (closing ??= stopAll().then(() => head.close())),
   };
 }
 
 interface StartContext {
+  /** The config file, named in errors. */
+  file: string;
   config: Record<string, unknown>;
   options: ConfigRunOptions;
   policies: Map<string, Promise<CreatedPolicy>>;
@@ -113,8 +143,8 @@ async function startOne(plan: ServerPlan, context: StartContext): Promise<Starte
         name: instance.name,
         command: plan.command,
         ...listen,
-        env: { ...instance.config.env, NEMO_GYM_CONFIG_DICT: stringify(context.config), NEMO_GYM_CONFIG_PATH: instance.name },
-        ...(instance.config.cwd === undefined ? {} : { cwd: instance.config.cwd }),
+        env: { ...plan.env, NEMO_GYM_CONFIG_DICT: stringify(context.config), NEMO_GYM_CONFIG_PATH: instance.name },
+        ...(plan.cwd === undefined ? {} : { cwd: plan.cwd }),
         ...(instance.config.health_path === undefined ? {} : { healthPath: instance.config.health_path }),
         ...(instance.config.startup_timeout_seconds === undefined ? {} : { startupTimeoutMs: instance.config.startup_timeout_seconds * 1000 }),
         ...(context.options.graceMs === undefined ? {} : { graceMs: context.options.graceMs }),
@@ -129,7 +159,7 @@ async function startOne(plan: ServerPlan, context: StartContext): Promise<Starte
       }
     }
     case 'embedded-model': {
-      const { policy } = await policyFor(plan.instance, context);
+      const { policy } = await policyFor(plan, context);
       const server = embeddedModelServer(policy as EmbeddedPolicy, listen);
       return { info: info(`${await server.start()}/v1`), close: () => server.close() };
     }
@@ -146,24 +176,25 @@ async function startOne(plan: ServerPlan, context: StartContext): Promise<Starte
 }
 
 async function startAgent(plan: AgentPlan, context: StartContext, info: (url: string) => ServerInstanceInfo): Promise<Started> {
-  const { policy, renderer, maxModelLen } = await policyFor(plan.model.instance, context, plan.model.kind === 'served-model' ? plan.model : undefined);
+  const { policy, renderer, maxModelLen } = await policyFor(plan.model, context, plan.instance.name);
   const { settings } = plan;
   const { agent, close } = agentFor(plan, context);
+  const episode: AgentEpisode = {
+    policy,
+    renderer,
+    maxTurns: settings.max_turns,
+    maxSeqLen: settings.max_seq_len ?? maxModelLen,
+    sampling: runSampling({ temperature: settings.temperature, maxTokens: settings.max_tokens, seed: settings.seed }),
+  };
   const server = new AgentServer({
     agent,
-    episode: {
-      policy,
-      renderer,
-      maxTurns: settings.max_turns,
-      maxSeqLen: settings.max_seq_len ?? maxModelLen,
-      sampling: runSampling({ temperature: settings.temperature, maxTokens: settings.max_tokens, seed: settings.seed }),
-    },
+    episode,
     concurrency: settings.concurrency,
     ...(settings.run_timeout_seconds === undefined ? {} : { runTimeoutMs: settings.run_timeout_seconds * 1000 }),
     ...context.address!,
   });
   const stop = () => server.close().then(close);
-  return { info: info(await server.start().catch(async (error: unknown) => { await close(); throw error; })), close: stop };
+  return { info: info(await server.start().catch(async (error: unknown) => { await close(); throw error; })), close: stop, episode };
 }
 
 /** Who runs the agent's rows: its built-in environment in-process, or gymnast's loop against its resources server over HTTP. */
@@ -179,24 +210,44 @@ function agentFor(plan: AgentPlan, context: StartContext): { agent: Agent; close
   return { agent, close: () => agent.close() };
 }
 
-/** One policy per model instance, shared by its server and every agent using it; closed when the run stops. */
-function policyFor(model: ServerInstance, context: StartContext, served?: ServedModelPlan): Promise<CreatedPolicy> {
-  let created = context.policies.get(model.name);
+/**
+ * One policy per model instance, shared by its server and every agent using it; closed when the run
+ * stops. The first agent using a served model names it when its tokenizer cannot be found.
+ */
+function policyFor(model: EmbeddedModelPlan | ServedModelPlan, context: StartContext, agent?: string): Promise<CreatedPolicy> {
+  let created = context.policies.get(model.instance.name);
   if (!created) {
-    const spec = served
-      ? parsePolicySpec({
-          kind: served.policy,
-          baseUrls: served.baseUrls,
-          tokenizerDir: served.tokenizer,
-          ...(served.model === undefined ? {} : { model: served.model }),
-          ...(served.apiKey === undefined ? {} : { apiKey: served.apiKey }),
-          ...(served.maxModelLen === undefined ? {} : { maxModelLen: served.maxModelLen }),
-        })
-      : parsePolicySpec({ kind: 'embedded' });
-    created = createPolicy(spec);
-    context.policies.set(model.name, created);
+    created = model.kind === 'served-model' ? servedPolicy(model, agent ?? model.instance.name, context) : createPolicy(parsePolicySpec({ kind: 'embedded' }));
+    context.policies.set(model.instance.name, created);
   }
   return created;
+}
+
+async function servedPolicy(served: ServedModelPlan, agent: string, context: StartContext): Promise<CreatedPolicy> {
+  const tokenizerDir = await servedModelTokenizer(served, { file: context.file, agent, ...(context.options.env ? { env: context.options.env } : {}) });
+  return createPolicy(
+    parsePolicySpec({
+      kind: served.policy,
+      baseUrls: served.baseUrls,
+      tokenizerDir,
+      ...(served.model === undefined ? {} : { model: served.model }),
+      ...(served.apiKey === undefined ? {} : { apiKey: served.apiKey }),
+      ...(served.maxModelLen === undefined ? {} : { maxModelLen: served.maxModelLen }),
+    }),
+  );
+}
+
+/**
+ * What runs in place of a NeMo Gym server the config names, said so that no one mistakes it for the
+ * real one: a TypeScript port of a resources server (which `--nemo-gym DIR` swaps for NeMo Gym's own),
+ * or gymnast's agent server for NeMo Gym's agent.
+ */
+function standInNotice(plan: ServerPlan): string | undefined {
+  const { instance } = plan;
+  const real = `NeMo Gym's ${instance.type}/${instance.impl}`;
+  if (plan.kind === 'resources' && plan.nemoGymPort) return `${instance.name}: gymnast's TypeScript port of ${real} runs in-process, not NeMo Gym's own ${instance.config.entrypoint ?? 'server'}; --nemo-gym DIR runs NeMo Gym's own from a Gym checkout`;
+  if (plan.kind === 'agent') return `${instance.name}: gymnast's agent server (its exact-token loop) stands in for ${real}; a command: for it runs NeMo Gym's own`;
+  return undefined;
 }
 
 /**
@@ -226,17 +277,20 @@ function freePort(host: string, name: string): Promise<number> {
   });
 }
 
-/** The interpolated config with each started server's host and port written into its impl config. */
+/**
+ * The interpolated config as NeMo Gym's parser completes it for its servers: each started server's host
+ * and port written into its impl config, and the run-wide keys they read at startup (`withNemoGymGlobals`).
+ */
 function resolvedConfig(config: GymConfig, addresses: ReadonlyMap<string, { host: string; port: number }>, head: { host: string; port: number }): Record<string, unknown> {
   const resolved = structuredClone(config.resolved);
+  const forAgents = agentDefaults(resolved);
   for (const instance of config.instances) {
     const address = addresses.get(instance.name);
     if (!address) continue;
-    const impl = ((resolved[instance.name] as Record<string, Record<string, Record<string, unknown>>>)[instance.type]!)[instance.impl] ?? {};
-    ((resolved[instance.name] as Record<string, Record<string, unknown>>)[instance.type]!)[instance.impl] = { ...impl, host: address.host, port: address.port };
+    const impls = (resolved[instance.name] as Record<string, Record<string, Record<string, unknown>>>)[instance.type]!;
+    impls[instance.impl] = { ...(instance.type === 'responses_api_agents' ? forAgents : {}), ...impls[instance.impl], host: address.host, port: address.port };
   }
-  resolved.head_server = head;
-  return resolved;
+  return withNemoGymGlobals(resolved, { head, servers: [...addresses.values()].map((address) => address.port), cwd: process.cwd() });
 }
 
 /**

@@ -7,7 +7,8 @@ import { findEnvironment } from '../../environments/registry.js';
 import { findToolCallParser, toolCallParsers } from '../../environments/tool-call-parser.js';
 import { policyKinds } from '../../policy/create-policy.js';
 import { didYouMean } from '../../util/closest-name.js';
-import { servableResourcesNames } from '../resources/resources-server-for.js';
+import { isNemoGymPort, servableResourcesNames } from '../resources/resources-server-for.js';
+import { checkoutCommand } from './nemo-gym-checkout.js';
 import type { GymConfig, ServerInstance } from './server-config.js';
 
 /** The model impl gymnast serves itself: `gymnast serve model --embedded`. */
@@ -17,12 +18,12 @@ export const SERVED_MODEL_IMPL = 'vllm_model';
 /** NeMo Gym's agent impls gymnast's agent server stands in for. */
 export const AGENT_IMPLS = ['simple_agent', 'gymnasium_agent'] as const;
 
-/** What gymnast reads of a `vllm_model`: NeMo Gym's fields, and the tokenizer and API gymnast's exact-token policy needs. */
+/** What gymnast reads of a `vllm_model`: NeMo Gym's fields, and gymnast's own (all optional) for its exact-token policy. */
 const ServedModelSettings = z.looseObject({
   base_url: z.union([z.url({ protocol: /^https?$/ }), z.array(z.url({ protocol: /^https?$/ })).min(1)], { error: 'expected an http(s) URL or a list of them' }),
   model: z.string().min(1).optional(),
   api_key: HeaderValue.optional(),
-  /** The model's tokenizer.json + tokenizer_config.json (needed when a gymnast agent uses this model). */
+  /** The folder of the model's tokenizer.json + tokenizer_config.json; found from `model` or the server's `/v1/models` when left out. */
   tokenizer: z.string().min(1).optional(),
   /** Which of gymnast's policy APIs to call it with (default vllm-chat). */
   gymnast_policy: z.enum(policyKinds.filter((kind) => kind !== 'embedded') as [string, ...string[]]).optional(),
@@ -47,6 +48,9 @@ export interface ExternalPlan {
   kind: 'external';
   instance: ServerInstance;
   command: readonly string[];
+  cwd?: string;
+  /** Added to gymnast's environment. */
+  env?: Readonly<Record<string, string>>;
 }
 export interface EmbeddedModelPlan {
   kind: 'embedded-model';
@@ -65,6 +69,8 @@ export interface ServedModelPlan {
 export interface ResourcesPlan {
   kind: 'resources';
   instance: ServerInstance;
+  /** A TypeScript port of the NeMo Gym server of this name, run instead of NeMo Gym's own. */
+  nemoGymPort: boolean;
 }
 export interface AgentPlan {
   kind: 'agent';
@@ -79,18 +85,26 @@ export interface AgentPlan {
 }
 export type ServerPlan = ExternalPlan | EmbeddedModelPlan | ServedModelPlan | ResourcesPlan | AgentPlan;
 
+export interface PlanOptions {
+  /** A NeMo Gym checkout: the servers gymnast has TypeScript ports of run from it as NeMo Gym runs them. */
+  nemoGym?: string;
+  /** Read for `PYTHONPATH` when a server runs from the checkout (default `process.env`). */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
 /**
  * How gymnast runs each instance of a config, or a `ConfigFileError` naming every one it cannot run:
  * any `command:` is an external process; a model is the embedded model (`gymnast_embedded`) or a
  * served one (`vllm_model`, not started); a resources server is a ported NeMo Gym example or a
- * built-in environment, served in-process; an agent (`simple_agent`, `gymnasium_agent`) is
- * gymnast's agent server over its resources server's built-in environment and its model.
+ * built-in environment, served in-process, or with `nemoGym` a ported one is NeMo Gym's own, run from
+ * that checkout; an agent (`simple_agent`, `gymnasium_agent`) is gymnast's agent server over its
+ * resources server's built-in environment and its model.
  */
-export function planServers(config: GymConfig): ServerPlan[] {
+export function planServers(config: GymConfig, options: PlanOptions = {}): ServerPlan[] {
   const issues: ConfigFileIssue[] = [];
   const plans = new Map<string, ServerPlan>();
   for (const instance of config.instances) {
-    const plan = instance.config.command ? { kind: 'external' as const, instance, command: instance.config.command } : ownPlan(instance, issues);
+    const plan = planOf(instance, options, issues);
     if (plan) plans.set(instance.name, plan);
   }
   for (const instance of config.instances) {
@@ -101,6 +115,23 @@ export function planServers(config: GymConfig): ServerPlan[] {
   }
   if (issues.length > 0) throw new ConfigFileError(config.file, issues);
   return [...plans.values()];
+}
+
+function planOf(instance: ServerInstance, options: PlanOptions, issues: ConfigFileIssue[]): ServerPlan | undefined {
+  if (instance.config.command) return commandPlan(instance);
+  const real = options.nemoGym !== undefined && instance.type === 'resources_servers' && isNemoGymPort(instance.impl);
+  return real ? checkoutPlan(instance, options.nemoGym!, options.env ?? process.env, issues) : ownPlan(instance, issues);
+}
+
+function commandPlan(instance: ServerInstance): ExternalPlan {
+  const { command, cwd, env } = instance.config;
+  return { kind: 'external', instance, command: command!, ...(cwd === undefined ? {} : { cwd }), ...(env === undefined ? {} : { env }) };
+}
+
+function checkoutPlan(instance: ServerInstance, checkout: string, env: Readonly<Record<string, string | undefined>>, issues: ConfigFileIssue[]): ExternalPlan | undefined {
+  const run = checkoutCommand(instance, checkout, env);
+  if ('path' in run) return void issues.push(run);
+  return { kind: 'external', instance, ...run };
 }
 
 /** A placeholder agent plan until its refs are wired (they may name instances defined after it). */
@@ -127,7 +158,7 @@ function ownPlan(instance: ServerInstance, issues: ConfigFileIssue[]): ServerPla
     case 'resources_servers': {
       const known = servableResourcesNames();
       if (!known.includes(instance.impl)) return void unknownImpl(known, 'a resources server gymnast serves (a ported NeMo Gym example or a built-in environment)');
-      return { kind: 'resources', instance };
+      return { kind: 'resources', instance, nemoGymPort: isNemoGymPort(instance.impl) };
     }
     case 'responses_api_agents': {
       if (!(AGENT_IMPLS as readonly string[]).includes(instance.impl)) return void unknownImpl(AGENT_IMPLS, 'an agent impl gymnast serves');
@@ -156,10 +187,6 @@ function wireAgent(plan: AgentPlan, plans: ReadonlyMap<string, ServerPlan>, issu
   const resources = plans.get(resourcesRef.name);
   const model = plans.get(modelRef.name);
   if (!resources) return undefined;
-  if (model?.kind === 'served-model' && model.tokenizer === undefined) {
-    issues.push({ path: `${model.instance.path}.tokenizer`, expected: `missing (expected the model's tokenizer directory: agent "${plan.instance.name}" samples it with exact tokens)` });
-    return undefined;
-  }
   if (model?.kind !== 'embedded-model' && model?.kind !== 'served-model') {
     issues.push({ path: `${plan.instance.path}.model_server.name`, expected: `a model gymnast can sample (${EMBEDDED_MODEL_IMPL} or ${SERVED_MODEL_IMPL}), not a command: server` });
     return undefined;

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { delimiter, dirname, isAbsolute, resolve } from 'node:path';
 import { ConfigFileError } from '../../core/errors/config-file-error.js';
 import { InvalidRowError } from '../../core/errors/invalid-row-error.js';
 import { readJsonLines } from '../../util/json-lines.js';
@@ -19,17 +19,21 @@ export interface SplitDataset {
 }
 
 export interface SplitDatasetsOptions {
-  /** What a relative `jsonl_fpath` is relative to (default: the config file's directory). */
-  baseDir?: string;
+  /** The working directory a relative `jsonl_fpath` is resolved against (default `process.cwd()`). */
+  cwd?: string;
+  /** Read for `NEMO_GYM_EXTRA_ROOTS` (default `process.env`). */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
  * Every dataset of `split` across the config's agents, in config order (NeMo Gym's `TrainDataProcessor`
- * collation, per dataset). A split no agent has, or a file that is not there, is a `ConfigFileError`
- * naming the YAML path, before any row is read.
+ * collation, per dataset). A relative `jsonl_fpath` is found as NeMo Gym finds it: under the first of
+ * `NEMO_GYM_EXTRA_ROOTS` that has it, else under the working directory, never beside the config file
+ * (NeMo Gym's configs name `resources_servers/<env>/data/…` from the Gym checkout). A split no agent
+ * has, or a file that is not there, is a `ConfigFileError` naming the YAML path, before any row is read.
  */
 export function splitDatasets(config: GymConfig, split: DatasetSplit, options: SplitDatasetsOptions = {}): SplitDataset[] {
-  const baseDir = options.baseDir ?? dirname(resolve(config.file));
+  const roots = searchRoots(options.cwd ?? process.cwd(), options.env ?? process.env);
   const found: SplitDataset[] = [];
   const splits = new Set<string>();
   for (const instance of config.instances) {
@@ -37,16 +41,42 @@ export function splitDatasets(config: GymConfig, split: DatasetSplit, options: S
     (instance.config.datasets ?? []).forEach((dataset, index) => {
       splits.add(dataset.type);
       if (dataset.type !== split) return;
-      const path = isAbsolute(dataset.jsonl_fpath) ? dataset.jsonl_fpath : resolve(baseDir, dataset.jsonl_fpath);
+      const path = datasetPath(dataset.jsonl_fpath, roots);
       found.push({ agent: instance.name, dataset, path, yamlPath: `${instance.path}.datasets.${index}` });
     });
   }
   if (found.length === 0) {
     throw new ConfigFileError(config.file, [{ path: '', expected: `an agent with a ${split} dataset; the config's datasets are ${splits.size === 0 ? 'none' : [...splits].join(', ')}` }]);
   }
-  const missing = found.filter((entry) => !existsSync(entry.path) || !statSync(entry.path).isFile());
-  if (missing.length > 0) throw new ConfigFileError(config.file, missing.map((entry) => ({ path: `${entry.yamlPath}.jsonl_fpath`, expected: `an existing JSONL file, got ${entry.path}` })));
+  const missing = found.filter((entry) => !isFile(entry.path));
+  if (missing.length > 0) throw new ConfigFileError(config.file, missing.map((entry) => ({ path: `${entry.yamlPath}.jsonl_fpath`, expected: missingFile(entry, roots, config.file) })));
   return found;
+}
+
+/** `NEMO_GYM_EXTRA_ROOTS` (path-separated) first, then the working directory: NeMo Gym's search order for the files a config names. */
+function searchRoots(cwd: string, env: Readonly<Record<string, string | undefined>>): string[] {
+  const extra = (env.NEMO_GYM_EXTRA_ROOTS ?? '').split(delimiter).filter(Boolean);
+  return [...extra.map((root) => resolve(cwd, root)), resolve(cwd)];
+}
+
+/** Under the first root that has it; a path found under none is named under the working directory, the last root. */
+function datasetPath(jsonlPath: string, roots: readonly string[]): string {
+  if (isAbsolute(jsonlPath)) return jsonlPath;
+  return roots.map((root) => resolve(root, jsonlPath)).find(isFile) ?? resolve(roots.at(-1)!, jsonlPath);
+}
+
+/** What was looked for where; a path written from the config's folder (the likely mix-up) is pointed out. */
+function missingFile(entry: SplitDataset, roots: readonly string[], configFile: string): string {
+  const jsonlPath = entry.dataset.jsonl_fpath;
+  if (isAbsolute(jsonlPath)) return `an existing JSONL file, got ${jsonlPath}`;
+  const where = roots.length === 1 ? `the working directory (${roots[0]})` : `NEMO_GYM_EXTRA_ROOTS or the working directory (${roots.join(', ')})`;
+  const configDir = dirname(resolve(configFile));
+  const hint = isFile(resolve(configDir, jsonlPath)) ? `; it is there from the config's folder: run from ${configDir}, or name the file from the working directory` : '';
+  return `an existing JSONL file: a relative path is found under ${where}, as NeMo Gym finds it, and ${entry.path} is not there${hint}`;
+}
+
+function isFile(path: string): boolean {
+  return existsSync(path) && statSync(path).isFile();
 }
 
 /**

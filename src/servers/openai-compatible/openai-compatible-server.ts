@@ -25,6 +25,8 @@ export interface OpenAiCompatibleServerOptions {
    */
   model?: string;
   answersAnyModel?: boolean;
+  /** Where the model was loaded from, listed as `root` on `/v1/models` (vLLM lists the path or hub name it was given); the name when left out. */
+  root?: string;
   /** Reads tool calls out of chat replies that were offered tools, as vLLM's `--tool-call-parser` (e.g. `hermesToolCallParser`); none returns the text as written. */
   toolCallParser?: ToolCallParser;
   maxModelLen?: number;
@@ -73,6 +75,7 @@ export class OpenAiCompatibleServer {
       startedAt: unixSeconds(),
       toolCallParser: options.toolCallParser,
       maxModelLen: options.maxModelLen ?? 32_768,
+      root: options.root,
     };
     this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.#apiKey = options.apiKey;

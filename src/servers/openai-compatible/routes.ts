@@ -119,6 +119,8 @@ const GenerateRequest = z.strictObject({
   logprob_start_len: z.literal(-1, { error: "logprob_start_len must be -1: this server does not score the prompt's tokens" }).optional(),
   /** SGLang's request id: it labels the request and asks nothing of the model. */
   rid: z.string().optional(),
+  /** Answer with the ids read (`prompt_token_ids`, beside `output_ids`), as SGLang does. */
+  return_prompt_token_ids: z.boolean().optional(),
   sampling_params: z
     .strictObject({
       max_new_tokens: z.number().int().positive().default(128),
@@ -306,7 +308,7 @@ const chatCompletions: Route = async (context, body, signal) => {
 };
 
 const sglangGenerate: Route = async (context, body, signal) => {
-  const { input_ids, sampling_params: params, return_logprob } = parseBody(GenerateRequest, body);
+  const { input_ids, sampling_params: params, return_logprob, return_prompt_token_ids } = parseBody(GenerateRequest, body);
   checkTokenIds(context, 'input_ids', input_ids);
   const generation = await generateWhole(context, input_ids, { maxTokens: params.max_new_tokens, seed: params.sampling_seed, temperature: params.temperature, topP: params.top_p, topK: params.top_k, stop: asList(params.stop), stopTokenIds: params.stop_token_ids ?? [], includeStop: params.no_stop_trim ?? false, skipSpecial: params.skip_special_tokens ?? true }, signal);
   const finishType = generation.finish === 'length' ? 'length' : 'stop';
@@ -315,6 +317,7 @@ const sglangGenerate: Route = async (context, body, signal) => {
     body: {
       text: generation.text,
       output_ids: generation.tokenIds,
+      ...(return_prompt_token_ids ? { prompt_token_ids: input_ids } : {}),
       meta_info: {
         id: 'gen-test',
         finish_reason: { type: finishType, ...(generation.stopReason === null ? {} : { matched: generation.stopReason }) },

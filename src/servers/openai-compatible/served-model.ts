@@ -6,6 +6,8 @@ export interface ServedModel {
   /** Whether a request naming another model is served anyway (the test double stands in for whatever model its client is configured with). */
   answersAnyModel: boolean;
   maxModelLen: number;
+  /** Where the model was loaded from (a folder or a hub name), listed as vLLM lists it; the name when not given. */
+  root?: string | undefined;
 }
 
 /**
@@ -18,7 +20,7 @@ export function checkModel(served: ServedModel, model: string | undefined): void
   throw new RequestRejectedError(404, `The model \`${model}\` does not exist. This server serves \`${served.model}\`.`, { param: 'model', code: 'model_not_found' });
 }
 
-/** The model as `/v1/models` lists it, with vLLM's `max_model_len`. */
+/** The model as `/v1/models` lists it, with vLLM's `root` and `max_model_len`. */
 export function modelCard(served: ServedModel, created: number) {
-  return { id: served.model, object: 'model', created, owned_by: 'gymnast', max_model_len: served.maxModelLen };
+  return { id: served.model, object: 'model', created, owned_by: 'gymnast', root: served.root ?? served.model, max_model_len: served.maxModelLen };
 }

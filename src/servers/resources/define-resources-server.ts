@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { InvalidRowError } from '../../core/errors/invalid-row-error.js';
 import { RewardComponentsError } from '../../core/errors/reward-components-error.js';
 import type { JsonRoute } from '../http/json-server.js';
 import { aggregateVerifyResponses, AggregateMetricsRequest, type AggregateMetrics } from './aggregate-verify-responses.js';
@@ -76,7 +77,7 @@ export function defineResourcesServer<State = undefined, Row extends Record<stri
         }),
         'POST /verify': session(async ({ body }, current) => {
           const row = readRow(VerifyRequest, body);
-          return row.ok ? ok(await verifyWithFailsafe(spec, row.value, current)) : row.reply;
+          return row.ok ? ok(await verifyWithFailsafe(spec, row.value, body as Record<string, unknown>, current)) : row.reply;
         }),
         // These two read no session; opening one for them would fill the store with empty sessions.
         'POST /aggregate_metrics': aggregateMetricsRoute(spec.aggregateMetrics),
@@ -93,27 +94,41 @@ export function defineResourcesServer<State = undefined, Row extends Record<stri
 export function aggregateMetricsRoute(compute: ResourcesServerSpec<unknown, Record<string, unknown>>['aggregateMetrics'] = aggregateVerifyResponses): JsonRoute {
   return async ({ body }) => {
     const request = parseBody(AggregateMetricsRequest, body);
-    return request.ok ? ok(await compute(request.value.verify_responses)) : request.reply;
+    if (!request.ok) return request.reply;
+    try {
+      return ok(await compute(request.value.verify_responses));
+    } catch (error) {
+      if (error instanceof InvalidRowError) return { status: 422, body: { detail: [invalidRowDetail(error)] } };
+      throw error;
+    }
   };
 }
 
+/** FastAPI's shape for a row it cannot take: `verify_responses[2]` and `reward` become `loc: ['body', 'verify_responses', 2, 'reward']`. */
+function invalidRowDetail(error: InvalidRowError): { type: string; loc: (string | number)[]; msg: string } {
+  const where = [...error.where.matchAll(/[^[\].]+/g)].map(([part]) => (/^\d+$/.test(part) ? Number(part) : part));
+  return { type: error.kind, loc: ['body', ...where, ...(error.field ? error.field.split('.') : [])], msg: error.reason };
+}
+
 /**
- * NeMo Gym's `judge_failsafe` around verify: the reply echoes the body with the reward and the
+ * NeMo Gym's `judge_failsafe` around verify: the reply echoes the body as sent with the reward and the
  * verifier's fields; a judge that failed gives reward 0 marked `judge_failed`, so the row goes to the
- * failure sidecar. Components that do not add up to the reward are the server's bug (a 500).
+ * failure sidecar. Components that do not add up to the reward are the server's bug (a 500). The
+ * schema's defaults are not echoed: NeMo Gym's verify replies declare no request field but `response`
+ * and `responses_create_params`, so a default would read as a field the verifier reported.
  */
-async function verifyWithFailsafe<State, Row extends Record<string, unknown>>(spec: ResourcesServerSpec<State, Row>, body: Row & VerifyRequest, session: ResourcesSession<State>): Promise<Record<string, unknown>> {
+async function verifyWithFailsafe<State, Row extends Record<string, unknown>>(spec: ResourcesServerSpec<State, Row>, body: Row & VerifyRequest, sent: Record<string, unknown>, session: ResourcesSession<State>): Promise<Record<string, unknown>> {
   let result: z.infer<typeof VerifyResult>;
   try {
     result = VerifyResult.parse(await spec.verify(body, session));
   } catch (error) {
     if (!isJudgeError(error)) throw error;
-    return { ...body, reward: 0, _ng_failure_class: 'judge_failed', _ng_failure_judge_error: error.message };
+    return { ...sent, reward: 0, _ng_failure_class: 'judge_failed', _ng_failure_judge_error: error.message };
   }
   const components = result.reward_components;
   if (components) {
     const sum = Object.values(components).reduce((total, value) => total + value, 0);
     if (Math.abs(sum - result.reward) > 1e-9 * Math.max(1, Math.abs(result.reward))) throw new RewardComponentsError(spec.name, result.reward, components);
   }
-  return { ...body, ...result };
+  return { ...sent, ...result };
 }

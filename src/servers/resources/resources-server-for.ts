@@ -9,6 +9,11 @@ export function servableResourcesNames(): string[] {
   return [...Object.keys(exampleServers), ...builtinEnvironments.map((entry) => entry.name)];
 }
 
+/** Whether `name` is a NeMo Gym resources server gymnast has a TypeScript port of (running the port is a choice the user sees). */
+export function isNemoGymPort(name: string): boolean {
+  return Object.hasOwn(exampleServers, name);
+}
+
 /** A ported NeMo Gym example by its NeMo Gym name, else a built-in environment through the generic mapping; undefined for neither. */
 export function resourcesServerFor(name: string, listen: ListenOptions & { apiKey?: string }): JsonServer | undefined {
   const example = exampleServers[name];

@@ -31,6 +31,20 @@ export function assistantText(response: unknown): string {
   return messageTexts(response, true).join('\n').trim();
 }
 
+/**
+ * The OpenAI SDK's `Response.output_text`, which mcqa reads: every message's `output_text` parts joined
+ * with nothing. A message whose content is a string has no parts (the SDK would fail on it).
+ */
+export function outputText(response: unknown): string {
+  const parsed = VerifiedResponse.safeParse(response);
+  if (!parsed.success) return '';
+  return parsed.data.output
+    .filter((item) => item.type === 'message' && Array.isArray(item.content))
+    .flatMap((item) => (item.content as unknown[]).map((part) => ContentPart.safeParse(part)))
+    .flatMap((part) => (part.success && part.data.type === 'output_text' && typeof part.data.text === 'string' ? [part.data.text] : []))
+    .join('');
+}
+
 /** Every message's `output_text`, joined with nothing: NeMo Gym's gymnasium `extract_text`, an action. */
 export function actionText(response: unknown): string {
   return messageTexts(response, false).join('');

@@ -15,7 +15,13 @@ export type Fault =
    * `id` and/or its logprob as `logprob`, everywhere the API reports them, the text left as it was: a
    * server whose sampler or its bookkeeping went wrong. Not streamed answers.
    */
-  | { kind: 'corrupt-token'; at?: number; id?: number; logprob?: number };
+  | { kind: 'corrupt-token'; at?: number; id?: number; logprob?: number }
+  /**
+   * Answer as usual, but report the prompt's ids as `ids` wherever the answer has them (a server that
+   * sampled from another prompt than it was sent, or rendered), or leave them out with `null` (a
+   * server too old to return them). Not streamed answers.
+   */
+  | { kind: 'prompt-ids'; ids: number[] | null };
 
 /** A FIFO of faults: each request takes the next one, if any. */
 export class FaultQueue {

@@ -6,6 +6,7 @@ import type { RouteResult } from '../../servers/openai-compatible/routes.js';
 import { abortableDelay } from '../../util/abortable-delay.js';
 import { withCorruptToken } from './corrupt-token.js';
 import { FaultQueue, type Fault } from './faults.js';
+import { withPromptIds } from './prompt-ids.js';
 import { seededGenerator, seededWords, type Responder } from './seeded-generation.js';
 
 export interface InferenceServerOptions extends Omit<OpenAiCompatibleServerOptions, 'generate' | 'host'> {
@@ -23,7 +24,7 @@ export type RecordedRequest = IncomingCall;
 /**
  * The OpenAI-compatible server for tests and demos: deterministic seeded replies, every request
  * recorded, and faults on demand (latency, status codes with Retry-After, resets, hangs, truncated
- * bodies, corrupted tokens). Binds to loopback only.
+ * bodies, corrupted tokens, other or no prompt ids). Binds to loopback only.
  */
 export class InferenceServer extends OpenAiCompatibleServer {
   readonly faults = new FaultQueue();
@@ -31,6 +32,7 @@ export class InferenceServer extends OpenAiCompatibleServer {
   readonly #truncated = new WeakSet<IncomingMessage>();
   readonly #finishReasons = new WeakMap<IncomingMessage, string>();
   readonly #corruptTokens = new WeakMap<IncomingMessage, Extract<Fault, { kind: 'corrupt-token' }>>();
+  readonly #promptIds = new WeakMap<IncomingMessage, number[] | null>();
   readonly #reportsMaxModelLen: boolean;
   readonly #recordRequests: boolean;
 
@@ -66,6 +68,9 @@ export class InferenceServer extends OpenAiCompatibleServer {
       case 'corrupt-token':
         this.#corruptTokens.set(request, fault);
         return false;
+      case 'prompt-ids':
+        this.#promptIds.set(request, fault.ids);
+        return false;
       default:
         return false;
     }
@@ -74,8 +79,11 @@ export class InferenceServer extends OpenAiCompatibleServer {
   protected override respond(request: IncomingMessage, response: ServerResponse, routed: RouteResult): void | Promise<void> {
     const events = routed.events ? rewritten(routed.events, (event) => this.#rewriteEvent(request, event)) : undefined;
     const corrupt = this.#corruptTokens.get(request);
-    const body = this.#rewrite(request, routed.body);
-    const result: RouteResult = { ...routed, body: corrupt && !events ? withCorruptToken(body, corrupt) : body, ...(events ? { events } : {}) };
+    const promptIds = this.#promptIds.get(request);
+    let body = this.#rewrite(request, routed.body);
+    if (corrupt && !events) body = withCorruptToken(body, corrupt);
+    if (promptIds !== undefined && !events) body = withPromptIds(body, promptIds);
+    const result: RouteResult = { ...routed, body, ...(events ? { events } : {}) };
     if (!this.#truncated.has(request)) return super.respond(request, response, result);
     if (events) return super.respond(request, response, { ...result, events: cutShort(events, () => request.socket.destroy()) });
     const text = JSON.stringify(result.body);

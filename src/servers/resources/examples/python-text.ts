@@ -1,12 +1,22 @@
 /**
  * The few Python string behaviours NeMo Gym's verifiers lean on, so the ports read the same text the
- * same way: `str.split()` on whitespace, `str.splitlines()`, `float(text)`, and the `\text{…}` unwrapping
- * string_match and mcqa share.
+ * same way: `str.split()` and `str.strip()` on whitespace, `str.splitlines()`, `float(text)`, and the
+ * `\text{…}` unwrapping string_match and mcqa share.
  */
+
+// `str.isspace()`: JavaScript's `\s` lacks \x1c-\x1f and U+0085 and adds U+FEFF.
+const PYTHON_SPACE = '\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+const SPACE_RUNS = new RegExp(`[${PYTHON_SPACE}]+`);
 
 /** `" ".join(text.split())`: whitespace runs become one space, ends trimmed. */
 export function collapseWhitespace(text: string): string {
-  return text.split(/\s+/).filter((part) => part !== '').join(' ');
+  return text.split(SPACE_RUNS).filter((part) => part !== '').join(' ');
+}
+
+/** `text.strip(chars)`: with no `chars`, Python's whitespace. */
+export function pythonStrip(text: string, chars?: string): string {
+  const set = chars === undefined ? PYTHON_SPACE : chars.replace(/[\\\]^-]/g, '\\$&');
+  return text.replace(new RegExp(`^[${set}]+|[${set}]+$`, 'g'), '');
 }
 
 /** `str.splitlines()`: Python breaks lines on more than `\n` (a bare `\r`, `\v`, `\f`, U+2028 …). */
