@@ -1,5 +1,6 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command, InvalidArgumentError, type Option } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { collect, type CollectProgress } from '../collect/collect-run.js';
 import type { Agent } from '../collect/agent.js';
 import { nemoGymAgent } from '../collect/nemo-gym-agent.js';
@@ -8,12 +9,13 @@ import { defaultRetryBudget } from '../http/router/retry-budget.js';
 import { toolCallParsers } from '../environments/tool-call-parser.js';
 import { loadPromptConfig } from '../collect/prompt-config.js';
 import type { NumRepeats } from '../collect/expand-rows.js';
+import type { SeedField } from '../collect/row-planner.js';
+import { assertFailuresWithin, type RunFailures } from '../collect/failure-gate.js';
 import { assertHealthy, healthGate, healthGateLine, type MaxUnhealthy } from '../collect/health/health-gate.js';
 import type { HealthSummary } from '../collect/health/health-summary.js';
 import { AbortedError } from '../core/errors/aborted-error.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { runSampling } from '../core/sampling-params.js';
-import { showValue } from '../core/schema-issues.js';
 import { createPolicy } from '../policy/index.js';
 import { collectPaths } from '../collect/collect-paths.js';
 import { MAX_CONCURRENCY, MEGABYTE } from '../collect/collect-settings.js';
@@ -22,6 +24,8 @@ import { refuseToErase } from '../collect/refuse-to-erase.js';
 import { DATASET_TYPES, type DatasetSplit } from '../servers/config/dataset-types.js';
 import type { AgentEpisode } from '../servers/config/config-run.js';
 import { withEpisodeOptions } from './episode-options.js';
+import { applyNemoGymOverrides } from './nemo-gym-overrides.js';
+import { configValue, describeValue } from './option-value.js';
 import { maxUnhealthyOf, maxUnhealthyOption } from './max-unhealthy-option.js';
 import { nemoGymOption } from './nemo-gym-option.js';
 import { policySpec, withPolicyOptions } from './policy-flags.js';
@@ -38,6 +42,7 @@ import {
   parseRetryBudget,
   parseSchedule,
   parseSeconds,
+  parseSeedField,
 } from './flag-parsers.js';
 
 interface CollectFlags {
@@ -53,6 +58,8 @@ interface CollectFlags {
   maxLineMb?: number;
   numRepeats: NumRepeats;
   addSeed?: boolean;
+  seedField?: SeedField;
+  keepTaskIndices?: boolean;
   concurrency: number;
   schedule: 'async' | 'lockstep';
   set: Record<string, unknown>;
@@ -78,6 +85,7 @@ interface CollectFlags {
   gymnasiumServer: Record<string, string>;
   toolCallParser?: string;
   rolloutInfos?: boolean;
+  reuseDataPreparation?: boolean;
   nemoGym?: string;
 }
 
@@ -92,7 +100,9 @@ export function collectCommand(): Command {
     .option('--limit <n>', 'only the first N lines of the input', parseLimit)
     .option('--max-line-mb <n>', 'refuse input lines longer than this many MB (MiB; default 16)', parseMaxLineMb)
     .option('--num-repeats <n|json>', 'rollouts per row: a number, or {"agent": k, "_default": k}', parseNumRepeats, 1)
-    .option('--add-seed', 'seed each rollout with its index (metadata.extra_body, as NeMo Gym)')
+    .option('--add-seed', 'seed each rollout with its index, in the request field --seed-field names')
+    .option('--seed-field <where>', "where --add-seed puts the seed: request (responses_create_params.seed, as NeMo Gym's collector did before PR #1099; the default) or extra-body (metadata.extra_body, as it does since: its agent servers refuse a top-level seed, vLLM reads extra_body)", parseSeedField)
+    .option('--keep-task-indices', "keep the _ng_task_index a row already has (NeMo Gym since PR #1314: shards of one dataset numbered apart); by default every row's task is its raw line, as NeMo Gym's collector numbers it")
     .option('-c, --concurrency <n>', `rollouts in flight (the batch size with --schedule lockstep; NeMo Gym: unbounded; at most ${MAX_CONCURRENCY})`, parseConcurrency, 32)
     .option('--schedule <kind>', 'async (each rollout at its own pace) or lockstep (each turn waits for the batch, as NeMo RL)', parseSchedule, 'async')
     .option('--set <key=value>', 'override responses_create_params (dotted keys nest; JSON values), repeatable', parseKeyValue, {})
@@ -110,17 +120,23 @@ export function collectCommand(): Command {
     .option('--gymnasium-server <name=url>', "a NeMo Gym gymnasium-style server (/reset, /step, /close): rows of agent <name> run gymnast's loop against it, repeatable", parseAgentServer, {})
     .option('--tool-call-parser <name>', `how the model writes tool calls, for --resources-server and --gymnasium-server: ${toolCallParsers.map((parser) => parser.name).join(', ')} (default hermes)`)
     .option('--rollout-infos', "list every rollout in its task's group in the aggregate file (NeMo Gym's rollout_infos: 14 lines per rollout)")
-    .option('--fail-on-error <count|fraction>', 'exit non-zero when more rollouts than this failed (e.g. 10, or 0.05 of them)', parseFailureLimit)
+    .option('--fail-on-error <count|fraction>', 'how many rollouts may end without a success (e.g. 10, or 0.05 of them; default 0) before collect exits non-zero: 75 while --resume would retry some of them, else 1', parseFailureLimit)
     .addOption(maxUnhealthyOption())
     .option('--config <file>', 'YAML or JSON with any of these options by name (e.g. num-repeats: 4); flags given on the command line win. With --split: a NeMo Gym config (servers and datasets)')
+    .option('--reuse-data-preparation', "with --split: take a dataset already prepared in the --output folder's preprocessed_datasets as it is, not collated again (NeMo Gym's reuse_existing_data_preparation)")
     .option('--split <name>', `with --config X.yaml in NeMo Gym's shape: start its servers and collect every dataset of this split (${DATASET_TYPES.join(', ')}) through its agents, one output per dataset in the --output folder`, parseSplit)
     .addOption(nemoGymOption())
-    .action(async (_flags: CollectFlags, command: Command) => {
+    .argument('[overrides...]', "NeMo Gym's ng_collect_rollouts overrides, as their flags: +agent_name=… +input_jsonl_fpath=… +output_jsonl_fpath=… +limit=100 +num_repeats=4 +num_samples_in_parallel=10 +resume_from_cache=true +num_repeats_add_seed=true +prompt_config=… +responses_create_params.temperature=0.6")
+    .action(async (overrides: string[], _flags: CollectFlags, command: Command) => {
+      for (const notice of applyNemoGymOverrides(command, overrides)) process.stderr.write(`[collect] ${notice}\n`);
+      seedFieldNotice(command.opts<CollectFlags>());
       const split = command.getOptionValue('split') as DatasetSplit | undefined;
       if (split !== undefined) return collectSplit(command, split);
+      if (command.getOptionValue('reuseDataPreparation')) throw new ConfigError('--reuse-data-preparation reuses the datasets --split prepared: give --split (and --config) too, or drop it');
       const flags = await withConfigFile(command);
       if (flags.nemoGym !== undefined) throw new ConfigError('--nemo-gym runs the servers of a NeMo Gym config: it needs --config X.yaml --split NAME');
-      const health = await runCollect(flags);
+      const { failures, health } = await runCollect(flags);
+      assertFailuresWithin([failures], flags.failOnError);
       if (health) assertHealthy([health], maxUnhealthyOf(flags));
     });
 }
@@ -147,32 +163,37 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
   for (const { name } of datasets) await refuseToErase(collectPaths(join(flags.output, `${name}.jsonl`)), flags);
   const run = await startConfigRun(config, { ...(flags.nemoGym === undefined ? {} : { nemoGym: flags.nemoGym }), onNotice: (message) => process.stderr.write(`[collect] ${message}\n`) });
   const health: HealthSummary[] = [];
+  const failures: RunFailures[] = [];
   try {
     const agents = Object.fromEntries(run.servers.filter((server) => server.type === 'responses_api_agents').map((server) => [server.name, server.url]));
     for (const { dataset, name } of datasets) {
       const input = join(flags.output, 'preprocessed_datasets', `${name}.jsonl`);
       makeOutputFolder(input);
-      await collateDataset(dataset, input);
+      if (flags.reuseDataPreparation && existsSync(input)) process.stderr.write(`[collect] ${input} is prepared already: reused (--reuse-data-preparation)\n`);
+      else await collateDataset(dataset, input);
       process.stderr.write(`[collect] ${split} dataset ${dataset.dataset.name} of ${dataset.agent} (${dataset.yamlPath})\n`);
       const settings = { ...flags, input, output: join(flags.output, `${name}.jsonl`), agentServer: { ...flags.agentServer, ...agents }, numRepeats: dataset.dataset.num_repeats ?? flags.numRepeats };
       // The agent's own policy and limits sampled its rows: the run records them, and the health check decodes with its tokenizer.
-      const checked = await runCollect(settings, run.episodes.get(dataset.agent));
-      if (checked) health.push(checked);
+      const collected = await runCollect(settings, run.episodes.get(dataset.agent));
+      failures.push(collected.failures);
+      if (collected.health) health.push(collected.health);
     }
   } finally {
     await run.close();
   }
   // As `gymnast health` judges the output folder: every dataset's rollouts together.
+  assertFailuresWithin(failures, flags.failOnError);
   assertHealthy(health, maxUnhealthyOf(flags));
 }
 
 /**
- * One collection, its files written and its summary printed; resolves with the run's health for the
- * caller to hold against `--max-unhealthy` (as `gymnast health` does), once everything is written.
- * `sampledBy` is the policy and limits of a config's agent server that runs every row, owned by the
- * config run; without it, the flags' policy is created for this collection and closed after it.
+ * One collection, its files written and its summary printed; resolves with how its rollouts ended and
+ * its health, for the caller to hold against `--fail-on-error` and `--max-unhealthy` (as `gymnast
+ * health` does), once everything is written. `sampledBy` is the policy and limits of a config's agent
+ * server that runs every row, owned by the config run; without it, the flags' policy is created for
+ * this collection and closed after it.
  */
-async function runCollect(flags: CollectFlags, sampledBy?: AgentEpisode): Promise<HealthSummary | undefined> {
+async function runCollect(flags: CollectFlags, sampledBy?: AgentEpisode): Promise<{ failures: RunFailures; health?: HealthSummary }> {
   // The library checks --input; the files only the CLI reads are checked here, before anything starts.
   const read = [{ flag: '--prompt-config', path: flags.promptConfig }, { flag: '--config', path: flags.config }];
   checkReadFilesApart(collectPaths(flags.output), read.filter((file): file is ReadFile => file.path !== undefined));
@@ -202,6 +223,8 @@ async function runCollect(flags: CollectFlags, sampledBy?: AgentEpisode): Promis
     ...(flags.agent ? { agent: flags.agent } : {}),
     numRepeats: flags.numRepeats,
     ...(flags.addSeed ? { addSeed: true } : {}),
+    ...(flags.seedField ? { seedField: flags.seedField } : {}),
+    ...(flags.keepTaskIndices ? { keepTaskIndices: true } : {}),
     overrides: flags.set,
     ...(flags.promptConfig ? { promptConfig: await loadPromptConfig(flags.promptConfig) } : {}),
     ...(flags.limit === undefined ? {} : { limit: flags.limit }),
@@ -233,7 +256,8 @@ async function runCollect(flags: CollectFlags, sampledBy?: AgentEpisode): Promis
   for (const agent of summary.aggregate) {
     process.stdout.write(`${agent.agent_ref.name}: ${JSON.stringify(agent.key_metrics)}\n`);
   }
-  process.stdout.write(`${summary.rollouts} rollouts in ${summary.paths.output}, ${summary.failures} failures in ${summary.paths.failures}, metrics in ${summary.paths.aggregate}\n`);
+  const metrics = summary.rollouts === 0 ? 'no aggregate metrics (no rollout succeeded)' : `metrics in ${summary.paths.aggregate}`;
+  process.stdout.write(`${summary.rollouts} rollouts in ${summary.paths.output}, ${summary.failures} failures in ${summary.paths.failures}, ${metrics}\n`);
   process.stdout.write(`${limitsLine(flags.concurrency, { maxTurns, maxSeqLen, onMaxTokens })}\n`);
   // An interrupted run must not look finished to a script that trains on its output next.
   if (stopAdmitting.aborted) throw new AbortedError(`interrupted before every rollout ran: the files hold what finished; the same command with --resume continues`);
@@ -248,11 +272,17 @@ async function runCollect(flags: CollectFlags, sampledBy?: AgentEpisode): Promis
     // Counted by the health pass, which reads every row anyway: no second pass over the output for it.
     if (health.zero_turn_rows > 0) process.stdout.write(`${health.zero_turn_rows} zero-turn rollouts (prompt-too-long: the prompt alone filled --max-seq-len): not scored, nothing to train on\n`);
   }
-  if (flags.failOnError !== undefined) {
-    const limit = flags.failOnError < 1 ? flags.failOnError * (summary.rollouts + summary.failures) : flags.failOnError;
-    if (summary.failures > limit) throw new ConfigError(`${summary.failures} rollouts failed, more than --fail-on-error ${flags.failOnError} allows`);
-  }
-  return health;
+  const failures = { planned: summary.planned, retryable: summary.retryable, givenUp: summary.givenUp, failuresFile: summary.paths.failures };
+  return { failures, ...(health ? { health } : {}) };
+}
+
+/**
+ * The seed where NeMo Gym's collector put it before PR #1099 is the default, but NeMo Gym's agent
+ * servers have refused it there since (422 on every `/run`): said before a run of `--agent-server`s.
+ */
+function seedFieldNotice(flags: CollectFlags): void {
+  if (!flags.addSeed || (flags.seedField ?? 'request') !== 'request' || Object.keys(flags.agentServer).length === 0) return;
+  process.stderr.write("[collect] --add-seed puts each seed in responses_create_params.seed, which NeMo Gym's agent servers refuse since PR #1099 (422): --seed-field extra-body puts it in metadata.extra_body, where they take it\n");
 }
 
 /** The flags' policy and limits, created here; or an agent server's, which its config run owns. */
@@ -352,46 +382,6 @@ function withRequired(flags: CollectFlags, config: string | undefined): CollectF
     if (flags[required] === '') throw new ConfigError(`--${required}: expected a file path, got ""`);
   }
   return flags;
-}
-
-/**
- * A config file's value as the flag's own parser reads it, so a file is checked exactly like a command
- * line: scalars go through the parser as text, mappings (`set`, `agent-server`, a `num-repeats` map)
- * and lists (`base-url`) entry by entry. A value of another shape goes through the parser as its JSON
- * text, so the parser's own message says what the option takes.
- */
-function configValue(option: Option, value: unknown): unknown {
-  if (option.isBoolean()) {
-    if (typeof value !== 'boolean') throw new InvalidArgumentError(`expected true or false, got ${describeValue(value)}`);
-    return value;
-  }
-  const parse = option.parseArg as ((text: string, previous: unknown) => unknown) | undefined;
-  if (Array.isArray(option.defaultValue)) {
-    const items = Array.isArray(value) ? value : [value];
-    if (!items.every((item) => typeof item === 'string')) throw new InvalidArgumentError(`expected text or a list of text, got ${describeValue(value)}`);
-    return items;
-  }
-  const mapping = typeof value === 'object' && value !== null && !Array.isArray(value);
-  if (option.attributeName() === 'numRepeats' && mapping) return parseNumRepeats(JSON.stringify(value));
-  if (parse && typeof option.defaultValue === 'object') {
-    if (!mapping) throw new InvalidArgumentError(`expected a mapping of key: value, got ${describeValue(value)}`);
-    let entries: unknown = {};
-    for (const [key, item] of Object.entries(value)) entries = parse(`${key}=${JSON.stringify(item)}`, entries);
-    return entries;
-  }
-  if (!parse) {
-    if (typeof value !== 'string') throw new InvalidArgumentError(`expected text, got ${describeValue(value)}${typeof value === 'number' ? ' (quote it to mean the text)' : ''}`);
-    return value;
-  }
-  return parse(typeof value === 'string' || typeof value === 'number' ? String(value) : JSON.stringify(value), option.defaultValue);
-}
-
-/** A config value in a message: its YAML kind and its text. */
-function describeValue(value: unknown): string {
-  if (value === null || value === undefined) return 'nothing (null)';
-  if (Array.isArray(value)) return `a list ${showValue(value)}`;
-  if (typeof value === 'object') return `a mapping ${showValue(value)}`;
-  return showValue(value);
 }
 
 /**

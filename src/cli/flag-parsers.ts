@@ -2,7 +2,7 @@ import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { CollectSettings, MEGABYTE } from '../collect/collect-settings.js';
 import { MAX_UNHEALTHY_EXPECTED, readMaxUnhealthy, type MaxUnhealthy } from '../collect/health/health-gate.js';
-import { MAX_REPEATS } from '../collect/row-planner.js';
+import { MAX_REPEATS, SEED_FIELDS, type SeedField } from '../collect/row-planner.js';
 import { DurationSeconds } from '../core/duration.js';
 import { SamplingParams } from '../core/sampling-params.js';
 import { schemaIssues } from '../core/schema-issues.js';
@@ -86,6 +86,11 @@ export function parseMaxUnhealthy(value: string): MaxUnhealthy {
   const max = readMaxUnhealthy(value);
   if (max === undefined) throw new InvalidArgumentError(`${MAX_UNHEALTHY_EXPECTED}, got ${value}`);
   return max;
+}
+
+export function parseSeedField(value: string): SeedField {
+  if (!(SEED_FIELDS as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected ${SEED_FIELDS.join(' or ')}, got "${value}"`);
+  return value as SeedField;
 }
 
 export function parseSchedule(value: string): 'async' | 'lockstep' {

@@ -49,9 +49,19 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
     process.stderr.write(errorReport(error, process.env.GYMNAST_DEBUG === '1'));
-    // 128 + SIGINT, as shells report a command stopped by Ctrl-C.
-    return hasKind(error, 'aborted') ? 130 : 1;
+    return exitCodeOf(error);
   }
+}
+
+/**
+ * The exit code of a command that failed. 130 (128 + SIGINT, as shells report a command stopped by
+ * Ctrl-C) and 75 (EX_TEMPFAIL: failures remain that `--resume` would retry) each tell a script that the
+ * run is not finished and the same command with `--resume` continues it; anything else is 1.
+ */
+export function exitCodeOf(error: unknown): number {
+  if (hasKind(error, 'aborted')) return 130;
+  if (hasKind(error, 'retryable-failures')) return 75;
+  return 1;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { EpisodeTask } from '../core/episode-task.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import type { SamplingOverrides } from '../core/sampling-params.js';
@@ -34,7 +35,11 @@ export interface Agent {
   aggregateMetrics?(verifyResponses: readonly Record<string, unknown>[], signal?: AbortSignal): Promise<AggregateMetrics | undefined>;
 }
 
-const NON_TASK_FIELDS = new Set(['responses_create_params', 'agent_ref', '_ng_task_index', '_ng_rollout_index', '_ng_attempt_index', '_ng_rollout_id']);
+/** `stop_strings` is NeMo RL's per-sample field beside the environment's info, not in it (000 rollouts.py: `batch["stop_strings"]`). */
+const NON_TASK_FIELDS = new Set(['responses_create_params', 'agent_ref', '_ng_task_index', '_ng_rollout_index', '_ng_attempt_index', '_ng_rollout_id', 'stop_strings']);
+
+/** A row's `stop_strings`: NeMo RL's per-sample stop strings for the first turn, or null for none. */
+const RowStopStrings = z.array(z.string()).nullable();
 
 /**
  * The episode loop over a built-in environment (the NeMo RL-style loop; tool-calling and gymnasium
@@ -94,8 +99,9 @@ function taskDataIssues(environment: Environment, data: unknown): RowIssue[] {
 
 /**
  * A row as an episode task: its Responses-API input and tools become the opening messages and tools,
- * its sampling fields override the run's, a seed in `metadata.extra_body` reaches the policy, and every
- * other field is the environment's task data. Issues carry the field; the planner adds file and line.
+ * its sampling fields override the run's, its seed (`seed`, else the one in `metadata.extra_body`)
+ * reaches the policy, its `stop_strings` (NeMo RL's per-sample field) end the first turn's generation,
+ * and every other field is the environment's task data. Issues carry the field; the planner adds file and line.
  */
 export function rowToTask(row: MaterializedRow): EpisodeTask | RowIssue[] {
   return taskOf(row, taskData(row));
@@ -103,6 +109,14 @@ export function rowToTask(row: MaterializedRow): EpisodeTask | RowIssue[] {
 
 /** `rowToTask` with the environment's `data`; a plain request (the common shape) is read by hand, any other by the schema. */
 function taskOf(row: MaterializedRow, data: unknown): EpisodeTask | RowIssue[] {
+  const task = requestTaskOf(row, data);
+  if (row.stop_strings === undefined) return task;
+  const stops = parseWithIssues(RowStopStrings, row.stop_strings);
+  if ('issues' in stops) return [...(Array.isArray(task) ? task : []), ...stops.issues.map(({ field, message }) => ({ file: '', line: 0, field: `stop_strings${field ? `.${field}` : ''}`, message }))];
+  return Array.isArray(task) || !stops.data ? task : { ...task, stop_strings: stops.data };
+}
+
+function requestTaskOf(row: MaterializedRow, data: unknown): EpisodeTask | RowIssue[] {
   const plain = plainRequest(row.responses_create_params);
   if (plain) return requestToTask(row, plain, data, Number.isSafeInteger(row._ng_task_index) && row._ng_task_index >= 0);
   const parsed = parseWithIssues(RequestFields, row.responses_create_params);
@@ -113,7 +127,7 @@ function taskOf(row: MaterializedRow, data: unknown): EpisodeTask | RowIssue[] {
 /** `plain`: the request and index are known to make a task `EpisodeTask` returns unchanged (see `plainRequest`), so it is not parsed again. */
 function requestToTask(row: MaterializedRow, request: RequestFields, data: unknown, plain: boolean): EpisodeTask | RowIssue[] {
   if (request.input === undefined) return [{ file: '', line: 0, field: 'responses_create_params.input', message: 'missing: the row has no prompt' }];
-  const seed = extraBodySeed(request.metadata?.extra_body);
+  const seed = request.seed ?? extraBodySeed(request.metadata?.extra_body);
   const sampling: SamplingOverrides = {
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     ...(request.top_p === undefined ? {} : { top_p: request.top_p }),

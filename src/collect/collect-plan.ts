@@ -1,10 +1,13 @@
 import { ConfigError } from '../core/errors/config-error.js';
+import { hasKind } from '../core/errors/has-kind.js';
 import type { MaterializedRow } from '../core/result-row.js';
 import { fileErrorReason } from '../util/file-error-reason.js';
 import { readJsonLineEntries, type InvalidUtf8Line, type JsonLine, type OverlongLine } from '../util/json-lines.js';
 import { MEGABYTE } from './collect-settings.js';
 import { InvalidInputError, type RowIssue } from './row-error.js';
-import type { RowPlanner } from './row-planner.js';
+import { readMaterializedRow } from '../core/row-reader.js';
+import { jsonRows } from './result-files.js';
+import { unknownAgent, type RowPlanner } from './row-planner.js';
 
 /** Where the plan comes from: the input file, its first `limit` lines, none longer than `maxLineBytes`. */
 export interface PlanSource {
@@ -40,17 +43,52 @@ function checkLine(source: PlanSource, entry: JsonLine | OverlongLine | InvalidU
   if ('overlong' in entry) return [{ file, line: entry.line, field: '', message: overlongMessage(entry.bytes, source.maxLineBytes) }];
   if ('invalidUtf8' in entry) return [{ file, line: entry.line, field: '', message: invalidUtf8Message(entry) }];
   try {
-    return planner.check(entry.line, entry.text);
+    return planner.check(entry);
   } catch (error) {
     return [{ file, line: entry.line, field: '', message: `could not be checked: ${error instanceof Error ? error.message : String(error)}` }];
   }
+}
+
+/**
+ * The materialized inputs of a run gymnast did not record (NeMo Gym's): the plan as it stands, since
+ * there is no input to plan it from again. Every row is checked as an input line is (a materialized
+ * row, an agent that runs it, what that agent needs), all problems reported together before any work;
+ * resolves with how many rollouts it plans.
+ */
+export async function checkMaterialized(file: string, planner: RowPlanner, signal?: AbortSignal): Promise<number> {
+  const issues: RowIssue[] = [];
+  let count = 0;
+  let rows = 0;
+  for await (const { value, line, where } of jsonRows(file, signal)) {
+    rows += 1;
+    for (const issue of plannedRowIssues(value, file, line, where, planner)) {
+      count += 1;
+      if (issues.length < MAX_REPORTED_ISSUES) issues.push(issue);
+    }
+  }
+  if (count > 0) throw new InvalidInputError(issues, MAX_REPORTED_ISSUES, count);
+  if (rows === 0) throw new ConfigError(`${file}: no planned rollouts to resume (the file is empty)`);
+  return rows;
+}
+
+function plannedRowIssues(value: unknown, file: string, line: number, where: string, planner: RowPlanner): RowIssue[] {
+  let row;
+  try {
+    row = readMaterializedRow(value, where);
+  } catch (error) {
+    if (!hasKind(error, 'invalid-row')) throw error;
+    return [{ file, line, field: error.field, message: error.reason }];
+  }
+  const agent = planner.agent(row.agent_ref.name);
+  if (!agent) return [unknownAgent(row.agent_ref.name, file, line)];
+  return agent.check(row).map((issue) => ({ ...issue, file, line }));
 }
 
 /** Pass 2: the planned rollouts, line by line (only after `checkInput` passed). */
 export async function* plannedRows(source: PlanSource, planner: RowPlanner): AsyncGenerator<MaterializedRow> {
   for await (const entry of inputLines(source)) {
     if (!('text' in entry)) throw new ConfigError(`${source.input}:${entry.line} changed since it was checked`);
-    yield* planner.expand(entry.line, entry.text);
+    yield* planner.expand(entry);
   }
 }
 

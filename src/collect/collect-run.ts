@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { ConfigError } from '../core/errors/config-error.js';
 import { hasKind } from '../core/errors/has-kind.js';
 import type { SamplingParams } from '../core/sampling-params.js';
 import { isZeroTurnRow } from '../core/zero-turn-row.js';
@@ -13,16 +14,16 @@ import { AggregateReader, writeAggregateFile, type AgentAggregate } from './aggr
 import type { HealthSummary } from './health/health-summary.js';
 import { IsolatedReader } from './isolated-reader.js';
 import { readRunFiles } from './result-files.js';
-import { checkInput, plannedRows, type PlanSource } from './collect-plan.js';
+import { checkInput, checkMaterialized, plannedRows, type PlanSource } from './collect-plan.js';
 import { collectPaths } from './collect-paths.js';
 import { checkSettings, type CollectSettings, type CollectSettingsInput } from './collect-settings.js';
 import { JsonlRolloutSink } from './jsonl-rollout-sink.js';
 import { checkOutputPaths, checkReadFilesApart, makeOutputFolder } from './output-paths.js';
 import { refuseToErase } from './refuse-to-erase.js';
 import type { PromptConfig } from './prompt-config.js';
-import { loadResumeState, ResumeState } from './resume-state.js';
-import { RowPlanner, type NumRepeats } from './row-planner.js';
-import { canResume, checkSameRun, startFresh } from './run-identity.js';
+import { loadResumeState, ResumeState, wouldRetry } from './resume-state.js';
+import { RowPlanner, type NumRepeats, type SeedField } from './row-planner.js';
+import { checkSameRun, resumeKind, startFresh, type ResumeKind, type RunIdentity } from './run-identity.js';
 import { acquireRunLock } from './run-lock.js';
 import { withServerAggregates, type CollectedAggregate } from './server-aggregate.js';
 import type { RolloutOutcome, Sink } from './sink.js';
@@ -34,6 +35,10 @@ export interface CollectOptions extends CollectSettingsInput {
   agent?: string;
   numRepeats?: NumRepeats;
   addSeed?: boolean;
+  /** Where `addSeed` puts the seed: `request` (default) or `extra-body` (see `PlannerOptions.seedField`). */
+  seedField?: SeedField;
+  /** Keep the `_ng_task_index` a row already has instead of numbering it by its line (see `PlannerOptions.keepTaskIndices`). */
+  keepTaskIndices?: boolean;
   overrides?: Record<string, unknown>;
   promptConfig?: PromptConfig;
   policy: Policy;
@@ -84,10 +89,16 @@ type CollectPaths = ReturnType<typeof collectPaths>;
 
 export interface CollectSummary {
   paths: CollectPaths;
-  /** Successful rollouts in the output (earlier runs of a resumed one included). */
+  /** Successful rollouts in the output (earlier runs of a resumed one included); with none, no aggregate file is written. */
   rollouts: number;
   /** Rollouts that failed in this run. */
   failures: number;
+  /** The planned rollouts (a resumed run's earlier ones included). */
+  planned: number;
+  /** Planned rollouts without a success that `--resume` would run again. */
+  retryable: number;
+  /** Planned rollouts without a success that it would not (terminal, or out of attempts), earlier runs' included. */
+  givenUp: number;
   /**
    * Per agent: NeMo Gym's agent and key metrics (from the agent's server's `/aggregate_metrics` when it
    * has one: `computed_by`) and NeMo RL's rollout metrics; the per-task groups are in the aggregate file.
@@ -126,27 +137,42 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
   };
   // A rerun by mistake is told at once, before a large input is read through.
   await refuseToErase(paths, options);
-  await checkInput(source, planner);
-  const unused = planner.unusedRepeatAgents();
-  if (unused.length > 0) options.onNotice?.(`--num-repeats names agents no row uses: ${unused.join(', ')}`);
+  const kind = options.resume ? resumeKind(paths) : 'none';
+  const unrecorded = kind === 'unrecorded' ? await checkMaterialized(paths.materialized, planner, options.signal) : undefined;
+  if (unrecorded === undefined) await checkPlan(source, planner, options);
 
   makeOutputFolder(paths.output);
   const lock = acquireRunLock(paths.lock, paths.output, options.onNotice ? { onNotice: options.onNotice } : {});
   try {
-    return await collectLocked(options, settings, paths, planner, source);
+    return await collectLocked(options, settings, paths, planner, source, { kind, ...(unrecorded === undefined ? {} : { rollouts: unrecorded }) });
   } finally {
     lock.release();
   }
 }
 
+/** Pass 1 over the input: every line checked before anything is written. */
+async function checkPlan(source: PlanSource, planner: RowPlanner, options: CollectOptions): Promise<void> {
+  await checkInput(source, planner);
+  const unused = planner.unusedRepeatAgents();
+  if (unused.length > 0) options.onNotice?.(`--num-repeats names agents no row uses: ${unused.join(', ')}`);
+}
+
+/** What the first look found to resume, and for a run gymnast did not record, how many rollouts its plan holds. */
+interface Checked {
+  kind: ResumeKind;
+  rollouts?: number;
+}
+
 /** Everything that writes: only ever one of these per output at a time. */
-async function collectLocked(options: CollectOptions, settings: CollectSettings, paths: CollectPaths, planner: RowPlanner, source: PlanSource): Promise<CollectSummary> {
-  const resumed = options.resume === true && canResume(paths);
+async function collectLocked(options: CollectOptions, settings: CollectSettings, paths: CollectPaths, planner: RowPlanner, source: PlanSource, checked: Checked): Promise<CollectSummary> {
   // Again under the lock: a run that ended a moment ago, after the first look, may have left rows.
   await refuseToErase(paths, options);
+  const kind = options.resume ? resumeKind(paths) : 'none';
+  if (kind !== checked.kind) throw new ConfigError(`${paths.output} changed while the run started (another run wrote ${paths.run} or the plan): run the same command again`);
+  const resumed = kind !== 'none';
   if (options.resume && !resumed) options.onNotice?.(`nothing to resume at ${paths.run}: starting a fresh run`);
   const config = configIdentity(options, settings);
-  const identity = resumed ? await checkSameRun(paths, plannedRows(source, planner), config) : await startFresh(paths, plannedRows(source, planner), config);
+  const identity = await runIdentity(paths, planner, source, config, checked, options.onNotice);
   const state = resumed ? loadResumeState(paths, options.onNotice) : new ResumeState();
   if (resumed) options.onNotice?.(`resuming: ${state.done} done before, running the rest`);
   removeHealthReport(paths.output);
@@ -163,6 +189,7 @@ async function collectLocked(options: CollectOptions, settings: CollectSettings,
   // A failed write (a full disk) ends the rollouts in flight too: their rows could not be written.
   const writeFailed = new AbortController();
   let ran = false;
+  let retryable = 0;
   try {
     await Promise.all(sinks.map((sink) => sink.start({ plannedRollouts: identity.rollouts, resumed })));
     await runJobs(jobs, { schedule: { kind: settings.schedule, concurrency: settings.concurrency }, ...signals(options, writeFailed.signal) }, async ({ row, agent }, control) => {
@@ -174,6 +201,7 @@ async function collectLocked(options: CollectOptions, settings: CollectSettings,
       });
       await Promise.all(extraSinks.map((sink) => sink.write(outcome)));
       count(progress, outcome);
+      if (outcome.kind === 'failure' && wouldRetry(outcome.row, settings.maxAttempts)) retryable += 1;
       options.onProgress?.({ ...progress });
     });
     ran = true;
@@ -186,16 +214,18 @@ async function collectLocked(options: CollectOptions, settings: CollectSettings,
   if (givenUp > 0) options.onNotice?.(`${givenUp} rollouts failed ${settings.maxAttempts} times (or terminally) and were not retried`);
 
   const { computed, health } = await readRun(paths, options);
-  const aggregate = await withServerAggregates(computed, options.agents ?? new Map(), paths.output, { ...(options.signal ? { signal: options.signal } : {}), ...(options.onNotice ? { onNotice: options.onNotice } : {}) });
-  await writeAggregateFile(paths.aggregate, aggregate).catch((error: unknown) => {
-    throw writeFailure(paths.aggregate, error);
-  });
+  const successes = progress.done - progress.failures;
+  const aggregate = successes === 0 ? [] : await withServerAggregates(computed, options.agents ?? new Map(), paths.output, { ...(options.signal ? { signal: options.signal } : {}), ...(options.onNotice ? { onNotice: options.onNotice } : {}) });
+  await writeAggregate(paths.aggregate, aggregate);
   // Raised only now: the health reports failing (a full disk under them) must not cost the run its aggregate.
   if (health && 'error' in health) throw health.error;
   return {
     paths,
-    rollouts: progress.done - progress.failures,
+    rollouts: successes,
     failures: progress.failures - givenUp,
+    planned: identity.rollouts,
+    retryable,
+    givenUp: progress.failures - retryable,
     aggregate: aggregate.map(({ group_level_metrics: _groups, ...agent }) => agent),
     ...(health && 'result' in health ? { health: health.result } : {}),
   };
@@ -229,6 +259,33 @@ async function readRun(paths: CollectPaths, options: CollectOptions): Promise<{ 
 }
 
 /**
+ * The run's identity: checked against the recorded one, or recorded afresh with the plan. A run gymnast
+ * did not record is taken up as NeMo Gym's `resume_from_cache` takes it up, from its materialized
+ * inputs and output as they are, with nothing to check the plan or settings against; none is recorded
+ * for it either, since the next resume could not plan that file again from the input to check it.
+ */
+async function runIdentity(paths: CollectPaths, planner: RowPlanner, source: PlanSource, config: Record<string, unknown>, checked: Checked, onNotice?: (message: string) => void): Promise<Pick<RunIdentity, 'rollouts'>> {
+  if (checked.kind === 'recorded') return checkSameRun(paths, plannedRows(source, planner), config);
+  if (checked.kind === 'none') return startFresh(paths, plannedRows(source, planner), config);
+  onNotice?.(`${paths.output} has no ${paths.run} (a run NeMo Gym started): its run identity could not be checked. Resuming it as NeMo Gym's resume_from_cache does: the rollouts of ${paths.materialized} not yet in the output run; the input, --limit, --num-repeats, --set, --add-seed and --prompt-config are not read`);
+  return { rollouts: checked.rollouts ?? 0 };
+}
+
+/**
+ * The aggregate file, or none when no rollout succeeded: NeMo Gym writes none then and asks no server
+ * (`002 rollout_collection.py _call_aggregate_metrics`: `if not results: return None`). One an earlier
+ * run left goes, since it describes rows this run has not got.
+ */
+async function writeAggregate(path: string, aggregate: readonly CollectedAggregate[]): Promise<void> {
+  try {
+    if (aggregate.length === 0) rmSync(path, { force: true });
+    else await writeAggregateFile(path, aggregate);
+  } catch (error) {
+    throw writeFailure(path, error);
+  }
+}
+
+/**
  * A health report beside the output describes its rows as they were. Once this run changes them the
  * report is stale, and the viewer would show its verdicts against the new rows, so it goes before the
  * first row is written. The end-of-run pass writes the new one; an interrupted run, or one without
@@ -250,6 +307,8 @@ function createPlanner(options: CollectOptions): RowPlanner {
     ...(options.agent ? { agent: options.agent } : {}),
     ...(options.numRepeats === undefined ? {} : { numRepeats: options.numRepeats }),
     ...(options.addSeed ? { addSeed: true } : {}),
+    ...(options.seedField ? { seedField: options.seedField } : {}),
+    ...(options.keepTaskIndices ? { keepTaskIndices: true } : {}),
     ...(options.overrides ? { overrides: options.overrides } : {}),
     ...(options.promptConfig ? { promptConfig: options.promptConfig } : {}),
     ...(options.agents ? { agents: options.agents } : {}),

@@ -19,6 +19,8 @@ export const RequestFields = z
     temperature: sampling.temperature,
     top_p: sampling.top_p,
     max_output_tokens: sampling.max_tokens,
+    /** A rollout's seed where NeMo Gym's collector put it before PR #1099 (`--add-seed`, `--seed-field request`). */
+    seed: sampling.seed.optional(),
     metadata: z.object({ extra_body: ExtraBody.optional() }).passthrough().nullable().optional(),
   })
   .passthrough();
@@ -26,21 +28,22 @@ export type RequestFields = z.infer<typeof RequestFields>;
 
 /**
  * The request itself when it has the common plain shape: text or plain messages (`{role, content}`
- * with text content) as input, flat function tools, sampling fields in range, and a seed (if any) that
- * is a safe whole number. Such a request passes `RequestFields`, and the task made of it passes
+ * with text content) as input, flat function tools, sampling fields in range, and seeds (if any, at
+ * the top or in `metadata.extra_body`) that are safe whole numbers. Such a request passes `RequestFields`, and the task made of it passes
  * `EpisodeTask` unchanged, so neither schema needs to walk it: read once per row when the input is
  * checked and once per rollout, they were most of a small row's cost. Undefined for anything else,
  * which the schemas read (and word the problems of).
  */
 export function plainRequest(value: unknown): RequestFields | undefined {
   if (!isOwnRecord(value)) return undefined;
-  const { input, tools, temperature, top_p: topP, max_output_tokens: maxTokens, metadata } = value;
+  const { input, tools, temperature, top_p: topP, max_output_tokens: maxTokens, seed, metadata } = value;
   const plain =
     (input === undefined || typeof input === 'string' || (Array.isArray(input) && input.every(isPlainMessage))) &&
     (tools === undefined || (Array.isArray(tools) && tools.every(isPlainTool))) &&
     (temperature === undefined || (isNumber(temperature) && temperature >= 0)) &&
     (topP === undefined || (isNumber(topP) && topP > 0 && topP <= 1)) &&
     (maxTokens === undefined || (Number.isSafeInteger(maxTokens) && (maxTokens as number) > 0)) &&
+    (seed === undefined || Number.isSafeInteger(seed)) &&
     (metadata === undefined || metadata === null || (isOwnRecord(metadata) && isPlainExtraBody(metadata.extra_body)));
   return plain ? (value as RequestFields) : undefined;
 }

@@ -133,6 +133,17 @@ export class ResumeState {
 }
 
 /**
+ * Whether `--resume` would run a rollout that just failed so again, by `ResumeState`'s rule: not when
+ * terminal, nor when this attempt used up the last of `maxAttempts`; an interrupted one (`aborted`)
+ * used up none.
+ */
+export function wouldRetry(failure: RowKeys, maxAttempts: number): boolean {
+  if (failure._ng_failure_terminal === true) return false;
+  const used = (failure._ng_attempt_index ?? 0) + (failure._ng_failure_class === 'aborted' ? 0 : 1);
+  return used < maxAttempts;
+}
+
+/**
  * What earlier attempts of a run left in its result files: each file's last line, if a crash cut it,
  * is repaired first (and reported through `onNotice`).
  */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ConfigError } from '../core/errors/config-error.js';
 import { HashTable64 } from '../util/hash-table-64.js';
+import { isRecord } from '../util/is-record.js';
 import { TaskCounter } from '../util/task-counter.js';
 import { builtinEnvironments } from '../environments/registry.js';
 import type { Agent } from './agent.js';
@@ -8,7 +9,9 @@ import { builtinAgent } from './agent.js';
 import { FailureRow, MaterializedRow, ResultRow } from '../core/result-row.js';
 import { readDatasetRow, type DatasetRow } from './dataset-row.js';
 import { applyPrompt, hasPrompt, PROMPT_CONFLICT, type PromptConfig } from './prompt-config.js';
+import { extraBodyObject } from './request-fields.js';
 import type { RowIssue } from './row-error.js';
+import type { JsonLine } from '../util/json-lines.js';
 
 /** A `--set` value that fails rows: the key, what is wrong with it, and how many rows it failed. */
 export interface OverrideProblem {
@@ -18,6 +21,10 @@ export interface OverrideProblem {
 }
 
 const REQUEST_PREFIX = 'responses_create_params.';
+
+/** Where `--add-seed` puts a rollout's seed (see `PlannerOptions.seedField`). */
+export const SEED_FIELDS = ['request', 'extra-body'] as const;
+export type SeedField = (typeof SEED_FIELDS)[number];
 
 /** `--num-repeats`: one count for every agent, or a count per agent with an optional `_default`. */
 export type NumRepeats = number | Readonly<Record<string, number>>;
@@ -30,8 +37,21 @@ export interface PlannerOptions {
   /** The agent for rows without an `agent_ref` (`--agent`). */
   agent?: string;
   numRepeats?: NumRepeats;
-  /** Put `{"seed": rollout_index}` in `responses_create_params.metadata.extra_body` (a JSON string), as NeMo Gym does. */
+  /** Seed each rollout with its `_ng_rollout_index`, where `seedField` says. */
   addSeed?: boolean;
+  /**
+   * Where `addSeed` puts the seed. `request` (the default): `responses_create_params.seed`, as
+   * `002 rollout_collection.py _preprocess_rows_from_config` does. `extra-body`: into the JSON text of
+   * `responses_create_params.metadata.extra_body`, as NeMo Gym does since PR #1099, because its agent
+   * servers refuse a top-level `seed` (422) and vLLM model servers read `extra_body`.
+   */
+  seedField?: SeedField;
+  /**
+   * Keep the `_ng_task_index` a row already has (NeMo Gym since PR #1314, for shards of one dataset
+   * numbered apart). By default every row's task comes from its raw line and any index on it is
+   * overwritten, as `002 rollout_collection.py _preprocess_rows_from_config` does.
+   */
+  keepTaskIndices?: boolean;
   /** `--set key=value` overrides of `responses_create_params`; dotted keys reach into nested objects. */
   overrides?: Readonly<Record<string, unknown>>;
   promptConfig?: PromptConfig;
@@ -49,10 +69,12 @@ interface PreparedRow {
 
 /**
  * NeMo Gym's expansion in two streaming passes over the input, keeping only a hash per distinct line:
- * `check` validates a line and assigns its task (identical lines share one; caller-stamped
- * `_ng_task_index` values are kept, the automatic counter starting at 0 on its own); `expand` then
- * gives its k copies in "aabbcc" order, `_ng_rollout_index` counted per task, so identical lines pool
- * their rollouts.
+ * `check` validates a line and assigns its task; `expand` then gives its k copies in "aabbcc" order,
+ * `_ng_rollout_index` counted per task, so identical lines pool their rollouts. A task is its raw line
+ * as Python reads it, newline included (`002 rollout_collection.py _preprocess_rows_from_config`:
+ * `row_to_task_idx.setdefault(row_str, …)` over the file's lines): identical lines share one, a last
+ * line without its newline is another, and an index already on the row is overwritten; with
+ * `keepTaskIndices` it is kept, the automatic counter starting at 0 on its own.
  */
 export class RowPlanner {
   readonly #options: PlannerOptions;
@@ -75,12 +97,13 @@ export class RowPlanner {
   }
 
   /** Pass 1: every problem with this line, named by file, line and field; assigns its task when it has none. */
-  check(line: number, text: string): RowIssue[] {
+  check(source: JsonLine): RowIssue[] {
+    const { line, text } = source;
     const prepared = this.#prepare(line, text);
     if (!('row' in prepared)) return prepared.issues;
     const agent = this.agent(prepared.agent);
     const issues = agent ? agent.check(this.#materialize(prepared, 0, 0)).map((issue) => ({ ...issue, file: this.#options.file, line })) : [];
-    if (issues.length === 0) this.#taskFor(prepared.row, text, true);
+    if (issues.length === 0) this.#taskFor(prepared.row, source, true);
     return issues.filter((issue) => !this.#countedAsOverride(issue));
   }
 
@@ -95,10 +118,10 @@ export class RowPlanner {
   }
 
   /** Pass 2: the planned rollouts of a line that passed `check`. */
-  expand(line: number, text: string): MaterializedRow[] {
-    const prepared = this.#prepare(line, text);
-    if (!('row' in prepared)) throw new ConfigError(`${this.#options.file}:${line} changed since it was checked`);
-    const task = this.#taskFor(prepared.row, text, false);
+  expand(source: JsonLine): MaterializedRow[] {
+    const prepared = this.#prepare(source.line, source.text);
+    if (!('row' in prepared)) throw new ConfigError(`${this.#options.file}:${source.line} changed since it was checked`);
+    const task = this.#taskFor(prepared.row, source, false);
     return Array.from({ length: prepared.repeats }, () => this.#materialize(prepared, task, this.#nextRollout.increment(task)));
   }
 
@@ -125,6 +148,8 @@ export class RowPlanner {
       return { issues: [{ file, line, field: '', message: `not valid JSON (${(error as Error).message})` }] };
     }
     if (mayNestDeeperThan(text, MAX_ROW_DEPTH) && nestedDeeperThan(value, MAX_ROW_DEPTH)) return { issues: [{ file, line, field: '', message: `nested deeper than ${MAX_ROW_DEPTH} levels` }] };
+    // Overwritten in `#materialize`, so never refused; kept in its place, as a Python dict keeps a key it reassigns.
+    if (!this.#options.keepTaskIndices && isRecord(value) && Object.hasOwn(value, '_ng_task_index')) value._ng_task_index = 0;
     const parsed = readDatasetRow(value);
     if ('issues' in parsed) return { issues: parsed.issues.map(({ field, message }) => ({ file, line, field, message })) };
     let row = parsed.data;
@@ -138,19 +163,16 @@ export class RowPlanner {
     }
     const agent = row.agent_ref?.name ?? this.#options.agent;
     if (agent === undefined) return { issues: [{ file, line, field: 'agent_ref.name', message: 'no agent: give the row an agent_ref or pass --agent' }] };
-    if (!this.agent(agent)) {
-      const builtins = builtinEnvironments.map((entry) => entry.name).join(', ');
-      return { issues: [{ file, line, field: 'agent_ref.name', message: `unknown agent "${agent}" (built-in agents: ${builtins}; or pass --agent-server ${agent}=URL)` }] };
-    }
+    if (!this.agent(agent)) return { issues: [unknownAgent(agent, file, line)] };
     const repeats = this.#repeatsFor(agent);
     if (repeats === undefined) return { issues: [{ file, line, field: 'agent_ref.name', message: `agent "${agent}" has no entry in --num-repeats and there is no _default` }] };
     this.#usedAgents.add(agent);
     return { row, agent, repeats };
   }
 
-  #taskFor(row: DatasetRow, text: string, assign: boolean): number {
-    if (row._ng_task_index !== undefined) return row._ng_task_index;
-    const digest = createHash('sha1').update(text).digest();
+  #taskFor(row: DatasetRow, { text, unterminated }: JsonLine, assign: boolean): number {
+    if (this.#options.keepTaskIndices && row._ng_task_index !== undefined) return row._ng_task_index;
+    const digest = createHash('sha1').update(unterminated ? text : `${text}\n`).digest();
     const [high, low] = [digest.readUInt32LE(0), digest.readUInt32LE(4)];
     let task = this.#taskOfLine.get(high, low);
     if (task === -1) {
@@ -185,10 +207,7 @@ export class RowPlanner {
   #materialize({ row, agent }: PreparedRow, task: number, rollout: number): MaterializedRow {
     const params: Record<string, unknown> = { ...row.responses_create_params };
     for (const [path, value] of this.#overrides) setPath(params, path, value);
-    if (this.#options.addSeed) {
-      const metadata = (typeof params.metadata === 'object' && params.metadata !== null ? params.metadata : {}) as Record<string, unknown>;
-      params.metadata = { ...metadata, extra_body: JSON.stringify({ seed: rollout }) };
-    }
+    if (this.#options.addSeed) addSeed(params, rollout, this.#options.seedField ?? 'request');
     // Assigned in place (a key the row has keeps its position); the row has no `__proto__` key to
     // assign (DatasetRow drops it), which would set the copy's prototype instead.
     const materialized: Record<string, unknown> = {};
@@ -199,6 +218,12 @@ export class RowPlanner {
     materialized._ng_rollout_index = rollout;
     return materialized as MaterializedRow;
   }
+}
+
+/** A row naming an agent that nothing runs: what there is, and how to give it one. */
+export function unknownAgent(agent: string, file: string, line: number): RowIssue {
+  const builtins = builtinEnvironments.map((entry) => entry.name).join(', ');
+  return { file, line, field: 'agent_ref.name', message: `unknown agent "${agent}" (built-in agents: ${builtins}; or pass --agent-server ${agent}=URL)` };
 }
 
 /**
@@ -248,6 +273,20 @@ function checkRepeats(numRepeats: NumRepeats): void {
     if (!Number.isInteger(count) || count < 1) throw new ConfigError(`--num-repeats must be a whole number of at least 1${of}`);
     if (count > MAX_REPEATS) throw new ConfigError(`--num-repeats must be at most ${MAX_REPEATS}${of}`);
   }
+}
+
+/**
+ * The rollout's seed where `field` says. Into `extra_body` it is merged with what the text already
+ * holds, as NeMo Gym merges it; text that is not a JSON object is left for the row's check to refuse.
+ */
+function addSeed(params: Record<string, unknown>, rollout: number, field: SeedField): void {
+  if (field === 'request') {
+    params.seed = rollout;
+    return;
+  }
+  const metadata = (isRecord(params.metadata) ? params.metadata : {}) as Record<string, unknown>;
+  const extraBody = typeof metadata.extra_body === 'string' ? extraBodyObject(metadata.extra_body) : metadata.extra_body === undefined ? {} : undefined;
+  if (extraBody) params.metadata = { ...metadata, extra_body: JSON.stringify({ ...extraBody, seed: rollout }) };
 }
 
 function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {

@@ -89,6 +89,21 @@ async function failingAs<T>(path: string, write: () => T | Promise<T>): Promise<
 /** A run can be resumed when an earlier one recorded its identity and plan. */
 export const canResume = (paths: CollectPaths) => existsSync(paths.run) && existsSync(paths.materialized);
 
+/**
+ * A run with a plan and rows but no recorded identity: one NeMo Gym's collector started (or a gymnast
+ * run whose `_run.json` was deleted). NeMo Gym resumes from exactly these two files
+ * (`002 rollout_collection.py run_from_config`: `resume_from_cache` and both paths exist).
+ */
+export const isUnrecordedRun = (paths: CollectPaths) => !existsSync(paths.run) && existsSync(paths.materialized) && existsSync(paths.output);
+
+/** How `--resume` takes up an output: a run gymnast recorded, one it did not (NeMo Gym's), or nothing to resume. */
+export type ResumeKind = 'recorded' | 'unrecorded' | 'none';
+
+export function resumeKind(paths: CollectPaths): ResumeKind {
+  if (canResume(paths)) return 'recorded';
+  return isUnrecordedRun(paths) ? 'unrecorded' : 'none';
+}
+
 /** The recorded identity, if the plan and config now are the same; a ConfigError naming what changed otherwise. */
 export async function checkSameRun(paths: CollectPaths, plan: AsyncIterable<MaterializedRow>, config: Record<string, unknown>): Promise<RunIdentity> {
   const previous = readIdentity(paths.run);

@@ -6,6 +6,12 @@ export interface JsonLine {
   /** 1-based line number in the file. */
   line: number;
   text: string;
+  /**
+   * Set on a last line that ends the file without a newline. Python reads such a line without the
+   * `\n` every other line keeps, so NeMo Gym's collector, which numbers tasks by raw line, tells it
+   * from an identical line that has one.
+   */
+  unterminated?: true;
 }
 
 /** A line too long to hold: only its bytes were counted, none kept past the limit. */
@@ -89,7 +95,7 @@ export async function* readJsonLineEntries(path: string, { signal, maxLineBytes,
     if (bytes <= maxLineBytes) parts.push(piece);
     else parts = [];
   };
-  const finish = (): JsonLine | OverlongLine | InvalidUtf8Line | undefined => {
+  const finish = (atEnd = false): JsonLine | OverlongLine | InvalidUtf8Line | undefined => {
     line += 1;
     const [at, length, held] = [lineStart, bytes, parts];
     parts = [];
@@ -99,7 +105,9 @@ export async function* readJsonLineEntries(path: string, { signal, maxLineBytes,
     const content = whole.at(-1) === CARRIAGE_RETURN ? whole.subarray(0, -1) : whole;
     if (checkUtf8 && !isUtf8(content)) return invalidUtf8(line, at, content);
     const text = content.toString('utf8');
-    return nonBlank(line, line === 1 && text.startsWith(BYTE_ORDER_MARK) ? text.slice(1) : text);
+    const entry = nonBlank(line, line === 1 && text.startsWith(BYTE_ORDER_MARK) ? text.slice(1) : text);
+    // A last `\r` ends the line for Python too (universal newlines read it as `\n`).
+    return entry && atEnd && content === whole ? { ...entry, unterminated: true } : entry;
   };
   try {
     for await (const chunk of createReadStream(path, { ...(signal ? { signal } : {}), ...(handle ? { fd: handle } : {}) }) as AsyncIterable<Buffer>) {
@@ -127,7 +135,7 @@ export async function* readJsonLineEntries(path: string, { signal, maxLineBytes,
     throw withPath(error, path);
   }
   if (bytes > 0) {
-    const entry = finish();
+    const entry = finish(true);
     if (entry) yield entry;
   }
 }

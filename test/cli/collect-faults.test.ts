@@ -54,7 +54,7 @@ describe('a policy server that fails', () => {
     server().faults.inject({ kind: 'hang' }, 2);
     // 2 s: a healthy request on a busy machine (the model lookup among them) stays well inside it.
     // Its one rollout is meant to fail: allowed, so the exit code says the run finished.
-    const result = await collectAgainst(server(), ['--limit', '1', '--request-timeout', '2', '--request-attempts', '2', '--max-unhealthy', '1']);
+    const result = await collectAgainst(server(), ['--limit', '1', '--request-timeout', '2', '--request-attempts', '2', '--max-unhealthy', '1', '--fail-on-error', '1']);
     assert.equal(result.code, 0, result.stderr);
     const [failure] = rows(result.output.replace('.jsonl', '_failures.jsonl'));
     assert.equal(failure?._ng_failure_class, 'timeout');
@@ -70,7 +70,7 @@ describe('a policy server that fails', () => {
     // Deadlines a busy 2-core machine meets with room to spare: a healthy request takes milliseconds,
     // so only the injected hangs reach them, however loaded the machine is.
     const rolloutTimeoutSeconds = 8;
-    const result = await collectAgainst(server(), ['--num-repeats', '20', '--concurrency', '32', '--request-timeout', '2', '--request-attempts', '2', '--rollout-timeout', String(rolloutTimeoutSeconds), '--seed', '1']);
+    const result = await collectAgainst(server(), ['--num-repeats', '20', '--concurrency', '32', '--request-timeout', '2', '--request-attempts', '2', '--rollout-timeout', String(rolloutTimeoutSeconds), '--seed', '1', '--fail-on-error', '0.5']);
     assert.equal(result.code, 0, result.stderr);
     const successes = rows(result.output);
     const failures = rows(result.output.replace('.jsonl', '_failures.jsonl'));
@@ -88,7 +88,7 @@ describe('a policy server that fails', () => {
     server().faults.clear();
     server().faults.inject({ kind: 'corrupt-token', at: 0, id: 151_999 }, 1_000);
     const first = await collectAgainst(server(), ['--limit', '8', '--request-attempts', '2', '--concurrency', '4']);
-    assert.equal(first.code, 1, 'every rollout unhealthy');
+    assert.equal(first.code, 75, 'every rollout failed, and --resume would retry them');
     assert.equal(rows(first.output).length, 0, 'no success row');
     const failures = rows(first.output.replace('.jsonl', '_failures.jsonl'));
     assert.equal(failures.length, 8);

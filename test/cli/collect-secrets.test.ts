@@ -29,8 +29,8 @@ interface SecretRun {
 async function collect(args: readonly string[]): Promise<SecretRun> {
   const folder = mkdtempSync(join(tmpdir(), 'gymnast-secrets-'));
   const output = join(folder, 'rollouts.jsonl');
-  // The runs fail on purpose: their unhealthy rollouts are allowed, so the exit code says each run finished.
-  const child = spawn(process.execPath, [bin, 'collect', '--input', input, '--output', output, '--max-unhealthy', '16', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // The runs fail on purpose: their failed and unhealthy rollouts are allowed, so the exit code says each run finished.
+  const child = spawn(process.execPath, [bin, 'collect', '--input', input, '--output', output, '--max-unhealthy', '16', '--fail-on-error', '16', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -100,8 +100,6 @@ const rowGroups: Record<string, RowCase[]> = {
     ['an empty agent name', arithmetic({ agent_ref: { name: '' } }), 'agent_ref.name: expected at least 1 character, got ""'],
     ['an unknown agent', arithmetic({ agent_ref: { name: 'nope' } }), /^agent_ref\.name: unknown agent "nope" \(built-in agents: math, .*; or pass --agent-server nope=URL\)$/],
     ['no agent at all', JSON.stringify({ responses_create_params: ask(), problem: '1+1', answer: 2 }), 'agent_ref.name: no agent: give the row an agent_ref or pass --agent'],
-    ['a negative task index', arithmetic({ _ng_task_index: -1 }), '_ng_task_index: expected a number ≥ 0, got -1'],
-    ['a fractional task index', arithmetic({ _ng_task_index: 1.5 }), '_ng_task_index: expected a whole number, got 1.5'],
     ['nesting 5000 levels deep', `{"responses_create_params":{"input":"hi"},"agent_ref":{"name":"arithmetic"},"problem":"1+1","answer":2,"x":${'['.repeat(5000)}${']'.repeat(5000)}}`, 'nested deeper than 100 levels'],
   ],
   'prompts with nothing to answer (they failed at run time, or sampled from nothing)': [
@@ -169,6 +167,13 @@ describe('gymnast collect refuses malformed rows, all of them at once, before an
       });
     });
   }
+
+  it('refuses a task index that is not a whole number ≥ 0 when told to keep it (--keep-task-indices); without, NeMo Gym overwrites it', async () => {
+    const refusal = await refused([...collectArgs(), '--keep-task-indices'], { 'rows.jsonl': `${arithmetic({ _ng_task_index: -1 })}\n${arithmetic({ _ng_task_index: 1.5 })}\n` });
+    assertRefusedCleanly(refusal);
+    const problems = problemsByLine(refusal.stderr, join(refusal.dir, 'rows.jsonl'));
+    assert.deepEqual([...problems.values()], [['_ng_task_index: expected a number ≥ 0, got -1'], ['_ng_task_index: expected a whole number, got 1.5']]);
+  });
 
   it('refuses a row missing the answer its environment needs up front (it used to fail at runtime, and every --resume retried it)', async () => {
     const refusal = await refused(collectArgs(), { 'rows.jsonl': `${arithmetic({ answer: undefined })}\n` });

@@ -18,16 +18,25 @@ describe("NeMo Gym's row expansion", () => {
     assert.deepEqual(keys(rows), ['0:0', '0:1', '0:2', '0:3', '1:0', '1:1']);
   });
 
-  it('keeps caller-stamped task indices, with the automatic counter starting at 0 on its own', () => {
-    const { rows } = expandRows([source(1, question('a', { _ng_task_index: 7 })), source(2, question('b'))], { file: 'in.jsonl', agent: 'x' });
+  it('keeps caller-stamped task indices with keepTaskIndices, the automatic counter starting at 0 on its own', () => {
+    const { rows } = expandRows([source(1, question('a', { _ng_task_index: 7 })), source(2, question('b'))], { file: 'in.jsonl', agent: 'x', keepTaskIndices: true });
     assert.deepEqual(keys(rows), ['0:0', '7:0']);
   });
 
-  it('puts the seed in metadata.extra_body as a JSON string, keeping other metadata', () => {
+  it("puts the seed in responses_create_params.seed, the rollout's index (002 rollout_collection.py _preprocess_rows_from_config: num_repeats_add_seed)", () => {
+    const a = question('a');
+    (a.responses_create_params as Record<string, unknown>).seed = 99;
+    const { rows } = expandRows([source(1, a), source(2, question('b'))], { file: 'in.jsonl', agent: 'x', numRepeats: 2, addSeed: true });
+    assert.deepEqual(rows.map((r) => r.responses_create_params.seed), [0, 1, 0, 1]);
+    assert.deepEqual(rows.map((r) => r.responses_create_params.metadata), [undefined, undefined, undefined, undefined]);
+  });
+
+  it('puts the seed in metadata.extra_body with seedField extra-body (NeMo Gym since #1099), merged into the JSON text there and keeping other metadata', () => {
     const row = question('a');
-    (row.responses_create_params as Record<string, unknown>).metadata = { user: 'me' };
-    const { rows } = expandRows([source(1, row)], { file: 'in.jsonl', agent: 'x', numRepeats: 2, addSeed: true });
-    assert.deepEqual(rows.map((r) => r.responses_create_params.metadata), [{ user: 'me', extra_body: '{"seed":0}' }, { user: 'me', extra_body: '{"seed":1}' }]);
+    (row.responses_create_params as Record<string, unknown>).metadata = { user: 'me', extra_body: '{"top_k":5}' };
+    const { rows } = expandRows([source(1, row)], { file: 'in.jsonl', agent: 'x', numRepeats: 2, addSeed: true, seedField: 'extra-body' });
+    assert.deepEqual(rows.map((r) => r.responses_create_params.metadata), [{ user: 'me', extra_body: '{"top_k":5,"seed":0}' }, { user: 'me', extra_body: '{"top_k":5,"seed":1}' }]);
+    assert.deepEqual(rows.map((r) => r.responses_create_params.seed), [undefined, undefined]);
   });
 
   it('applies --set overrides to responses_create_params, dotted keys reaching into nested objects', () => {
@@ -67,7 +76,7 @@ describe("NeMo Gym's row expansion", () => {
   it('gives each rollout of a line its own copy of what --set and --add-seed change', () => {
     const row = question('a');
     (row.responses_create_params as Record<string, unknown>).metadata = { user: 'me', nested: { kept: 1 } };
-    const { rows } = expandRows([source(1, row)], { file: 'in.jsonl', agent: 'x', numRepeats: 2, addSeed: true, overrides: { 'metadata.nested.tag': 'eval' } });
+    const { rows } = expandRows([source(1, row)], { file: 'in.jsonl', agent: 'x', numRepeats: 2, addSeed: true, seedField: 'extra-body', overrides: { 'metadata.nested.tag': 'eval' } });
     const [first, second] = rows.map((r) => r.responses_create_params.metadata as { nested: Record<string, unknown>; extra_body: string });
     first!.nested.tag = 'changed';
     assert.deepEqual(second, { user: 'me', nested: { kept: 1, tag: 'eval' }, extra_body: '{"seed":1}' });

@@ -13,6 +13,7 @@ const REQUESTS: Record<string, unknown>[] = [
     temperature: 0.5,
     top_p: 0.9,
     max_output_tokens: 8,
+    seed: 2,
     metadata: { extra_body: '{"seed":1}', user: 'me' },
     input: [{ type: 'message', role: 'system', content: 's' }, { role: 'developer', content: 'd' }, { role: 'assistant', content: 'a' }, { role: 'tool', content: 't' }],
     tools: [{ type: 'function', name: 'f', description: 'd', parameters: { type: 'object', properties: { a: { type: 'string' } } }, strict: true }],

@@ -97,7 +97,7 @@ describe('gymnast collect against NeMo Gym resources servers (--resources-server
       '--gymnasium-server', `example_multi_turn_gymnasium_agent=${gymnasium.url}`,
       '--max-tokens', '96', '--max-turns', '6', '--max-seq-len', '8192', '--seed', '1', '--request-attempts', '2', '--concurrency', '4',
       // Four rows fail on purpose (a failed judge, a garbage verifier, a server error, a junk server).
-      '--max-unhealthy', '4',
+      '--max-unhealthy', '4', '--fail-on-error', '4',
       ...extra,
     ];
     const { stdout, stderr } = await run(process.execPath, [bin, ...args], { timeout: 120_000 });

@@ -149,18 +149,32 @@ describe('resume', () => {
     await assert.rejects(collect(options(input, output, flakyPolicy(state), { resume: true })), /is not the plan the run recorded/);
   });
 
-  it('refuses to resume where no run was recorded but rows are, instead of erasing them with a fresh start', async () => {
+  it('refuses to resume where rows are but their plan is gone, instead of erasing them with a fresh start', async () => {
     const { input, output } = dataset(3);
     const state = { failing: false };
     const summary = await collect(options(input, output, flakyPolicy(state)));
-    rmSync(summary.paths.run);
+    rmSync(summary.paths.materialized);
     const before = readFileSync(output, 'utf8');
     assert.equal(before.split('\n').filter(Boolean).length, 6, '3 rows, 2 rollouts each');
     await assert.rejects(collect(options(input, output, flakyPolicy(state), { resume: true })), {
       kind: 'output-exists',
-      message: /^cannot resume .*: no run was recorded there .*, and a fresh start would erase the 6 rows in \S+out\.jsonl\. Move them away, or run with --overwrite instead of --resume/,
+      message: /^cannot resume .*: its plan \S+out_materialized_inputs\.jsonl is missing, and a fresh start would erase the 6 rows in \S+out\.jsonl\. Move them away, or run with --overwrite instead of --resume/,
     });
     assert.equal(readFileSync(output, 'utf8'), before);
+  });
+
+  it('takes up a run whose _run.json is gone as NeMo Gym resumes one: from its plan and rows, saying the identity could not be checked', async () => {
+    const { input, output } = dataset(3);
+    const state = { failing: true };
+    const first = await collect(options(input, output, flakyPolicy(state)));
+    rmSync(first.paths.run);
+    state.failing = false;
+    const notices: string[] = [];
+    const summary = await collect(options(input, output, flakyPolicy(state), { resume: true, numRepeats: 5, onNotice: (notice) => notices.push(notice) }));
+    assert.ok(notices.some((notice) => /its run identity could not be checked/.test(notice)), notices.join('\n'));
+    // The plan as it stands (2 repeats), not --num-repeats 5: the input is not read.
+    assert.deepEqual([summary.planned, summary.rollouts, summary.retryable], [6, 6, 0]);
+    assert.equal(rows(output).length, 6);
   });
 
   it('refuses to resume when the plan or the sampling changed, saying what changed', async () => {

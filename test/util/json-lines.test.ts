@@ -21,12 +21,14 @@ async function entries(content: string | Buffer, options: Partial<ReadLineOption
 }
 
 describe('reading a JSONL file line by line (readJsonLineEntries)', () => {
-  it('gives the non-blank lines with their numbers, without a byte order mark or the \\r of CRLF', async () => {
+  it('gives the non-blank lines with their numbers, without a byte order mark or the \\r of CRLF, marking a last line without its newline', async () => {
     assert.deepEqual(await entries('\uFEFF{"a":1}\r\n\n  \r\n{"b":"é"}\n{"c":3}'), [
       { line: 1, text: '{"a":1}' },
       { line: 4, text: '{"b":"é"}' },
-      { line: 5, text: '{"c":3}' },
+      { line: 5, text: '{"c":3}', unterminated: true },
     ]);
+    // A last \r ends its line, as Python's universal newlines read it.
+    assert.deepEqual(await entries('{"a":1}\r'), [{ line: 1, text: '{"a":1}' }]);
   });
 
   it('reads a character whose bytes straddle two chunks as that character', async () => {
@@ -75,6 +77,6 @@ describe('reading a JSONL file line by line (readJsonLineEntries)', () => {
     writeFileSync(path, Buffer.from([0x7b, 0xff, 0x7d]));
     const read = [];
     for await (const entry of readJsonLines(path)) read.push(entry);
-    assert.deepEqual(read, [{ line: 1, text: '{\uFFFD}' }]);
+    assert.deepEqual(read, [{ line: 1, text: '{\uFFFD}', unterminated: true }]);
   });
 });
