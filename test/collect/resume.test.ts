@@ -135,6 +135,30 @@ describe('resume', () => {
     assert.equal(policy.requests.length, 0);
   });
 
+  it('does not count a rollout aborted by the second Ctrl-C as an attempt: with --max-attempts 1, a resume runs it again as attempt 0', async () => {
+    const { input, output } = dataset(2);
+    const interrupt = new AbortController();
+    // Every request waits until the run is aborted, which happens once all four rollouts are in flight.
+    let inFlight = 0;
+    const hanging = new ScriptedPolicy({
+      tokenizer,
+      script: () => {
+        if (++inFlight === 4) setImmediate(() => interrupt.abort());
+        return { text: 'unused', delay_ms: 600_000 };
+      },
+    });
+    const interrupted = await collect(options(input, output, hanging, { concurrency: 4, maxAttempts: 1, stopAdmitting: interrupt.signal, signal: interrupt.signal }));
+    const aborted = rows(interrupted.paths.failures);
+    assert.deepEqual(aborted.map((failure) => failure._ng_failure_class), ['aborted', 'aborted', 'aborted', 'aborted']);
+    assert.deepEqual([interrupted.retryable, interrupted.givenUp], [4, 0], 'the run says --resume would run all four again');
+
+    const policy = flakyPolicy({ failing: false });
+    const resumed = await collect(options(input, output, policy, { resume: true, maxAttempts: 1 }));
+    assert.equal(policy.requests.length, 4, 'each aborted rollout ran again');
+    assert.equal(resumed.rollouts, 4);
+    assert.deepEqual(rows(output).map((result) => result._ng_attempt_index), [undefined, undefined, undefined, undefined], 'each as its first attempt (stamped only past it)');
+  });
+
   it('counts a rollout that failed and later succeeded as no failure in the metrics', async () => {
     const { input, output } = dataset(2);
     const state = { failing: true };
