@@ -47,6 +47,22 @@ describe('collect exits non-zero while rollouts failed (002 rollout_collection.p
     assert.equal(lines(failed.output), 8);
   });
 
+  it('keeps a 408, 409 or 429 retryable: the server was busy or timed out, not refusing the request; exits 75, and --resume runs them', async () => {
+    server().faults.clear();
+    server().faults.inject({ kind: 'latency', ms: 0 });
+    for (let i = 0; i < 300; i++) for (const status of [408, 409, 429]) server().faults.inject({ kind: 'status', status });
+    const failed = await collect(server(), []);
+    assert.equal(failed.code, 75, failed.stderr);
+    const failures = readFileSync(failed.failures, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { error: { status: number }; _ng_failure_terminal?: boolean });
+    assert.deepEqual([...new Set(failures.map((failure) => failure.error.status))].sort(), [408, 409, 429]);
+    assert.deepEqual(failures.filter((failure) => failure._ng_failure_terminal === true), [], 'none is terminal');
+
+    server().faults.clear();
+    const resumed = await collect(server(), ['--resume'], failed.output);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal(lines(failed.output), 8);
+  });
+
   it('exits 1 when the failures left will not be retried (terminal, or out of attempts)', async () => {
     failEveryRollout(server(), { kind: 'status', status: 400, message: 'bad request' });
     const terminal = await collect(server(), []);

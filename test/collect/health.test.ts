@@ -26,11 +26,19 @@ async function health(output: string): Promise<{ summary: HealthSummary; verdict
 const found = (verdicts: readonly HealthVerdictLine[], output: string) =>
   verdicts.flatMap((verdict) => verdict.findings.map((finding) => `${finding.check} @ ${verdict.where.replace(output.slice(0, -'.jsonl'.length), 'out')}`));
 
+const planOf = (output: string) => output.replace(/\.jsonl$/, '_materialized_inputs.jsonl');
+
 const planLineOf = (output: string, task: number, rollout: number) =>
-  lines(output.replace(/\.jsonl$/, '_materialized_inputs.jsonl')).findIndex((text) => {
+  lines(planOf(output)).findIndex((text) => {
     const planned = JSON.parse(text) as { _ng_task_index: number; _ng_rollout_index: number };
     return planned._ng_task_index === task && planned._ng_rollout_index === rollout;
   }) + 1;
+
+/** `copy` with the lines of its materialized inputs passed through `edit`. */
+function withPlan(copy: string, edit: (plan: string[]) => string[]): string {
+  writeFileSync(planOf(copy), `${edit(lines(planOf(copy))).join('\n')}\n`);
+  return copy;
+}
 
 describe('rollout health', () => {
   let clean: string;
@@ -115,6 +123,24 @@ describe('rollout health', () => {
         row.response.usage.total_tokens += 1;
       })),
       expected: () => ['usage-mismatch @ out.jsonl:6'],
+    },
+    {
+      name: 'a usage.total_tokens that is not input + output (each of them right)',
+      corrupt: (output) => corruptedCopy(output, editRow(6, (row) => (row.response.usage.total_tokens += 1))),
+      expected: () => ['usage-mismatch @ out.jsonl:6'],
+    },
+    {
+      name: 'a key planned twice is a duplicate-plan at its second plan line',
+      corrupt: (output) => withPlan(corruptedCopy(output, (rows) => rows), (plan) => [...plan, plan[0]!]),
+      expected: (output) => [`duplicate-plan @ out_materialized_inputs.jsonl:${lines(planOf(output)).length + 1}`],
+    },
+    {
+      name: 'a result the plan does not hold is an unplanned-rollout at its row',
+      corrupt: (output) => {
+        const row = JSON.parse(lines(output)[4]!) as EditableRow;
+        return withPlan(corruptedCopy(output, (rows) => rows), (plan) => plan.filter((_, index) => index !== planLineOf(output, row._ng_task_index, row._ng_rollout_index) - 1));
+      },
+      expected: () => ['unplanned-rollout @ out.jsonl:5'],
     },
     {
       name: 'no assistant turn',

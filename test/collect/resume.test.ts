@@ -1,16 +1,18 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { collect, type CollectOptions } from '../../src/collect/collect-run.js';
 import { repairJsonl, ResumeState } from '../../src/collect/resume-state.js';
 import { SamplingParams, ServerError } from '../../src/core/index.js';
 import { ScriptedPolicy } from '../../src/testing/index.js';
 import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
-import { createSeededRandom } from '../../src/util/seeded-random.js';
 
 const tokenizer = new CharTokenizer();
 const row = (a: number, b: number) => JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: `what is ${a}+${b}?` }] }, agent_ref: { name: 'arithmetic' }, problem: `${a}+${b}`, answer: a + b });
@@ -37,6 +39,42 @@ function dataset(count: number) {
   const input = join(dir, 'in.jsonl');
   writeFileSync(input, `${Array.from({ length: count }, (_, i) => row(i + 1, i + 2)).join('\n')}\n`);
   return { input, output: join(dir, 'out.jsonl') };
+}
+
+const bin = fileURLToPath(new URL('../../bin/gymnast.js', import.meta.url));
+
+/** The lockstep preload in one plain file: loaded through tsx, it would cost each killed run a third of a second more. */
+async function bundleLockstep(): Promise<string> {
+  const outfile = join(mkdtempSync(join(tmpdir(), 'gymnast-lockstep-')), 'stderr-lockstep.mjs');
+  await build({ entryPoints: [fileURLToPath(new URL('../support/stderr-lockstep.ts', import.meta.url))], bundle: true, platform: 'node', format: 'esm', outfile, logLevel: 'error' });
+  return outfile;
+}
+
+/**
+ * Runs `gymnast ARGS…` in lockstep with its stderr (see stderr-lockstep.ts) and kills it (kill -9) at the
+ * first line `at` picks, while the run waits there. Refuses a run that ended before such a line: a kill
+ * that interrupted nothing would test nothing.
+ */
+async function killedAt(lockstep: string, args: readonly string[], at: (line: string) => boolean): Promise<void> {
+  const child = spawn(process.execPath, ['--import', lockstep, bin, ...args], { stdio: ['pipe', 'ignore', 'pipe'] });
+  const exited = once(child, 'exit');
+  // The run may end (or be killed) with an answer unsent: the pipe is closed then.
+  child.stdin.on('error', () => undefined);
+  const seen: string[] = [];
+  createInterface({ input: child.stderr }).on('line', (line) => {
+    seen.push(line);
+    if (at(line)) child.kill('SIGKILL');
+    else child.stdin.write('\n');
+  });
+  const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+  assert.equal(signal, 'SIGKILL', `the kill interrupts the run: it exited ${code} before a line chose it, after:\n${seen.join('\n')}`);
+}
+
+/** The keys of every rollout ended so far (a success or a failure), from complete lines: a kill may cut the last. */
+function endedKeys(output: string): Set<string> {
+  const complete = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').replace(/[^\n]*$/, '') : '');
+  const lines = [output, output.replace('.jsonl', '_failures.jsonl')].flatMap((path) => complete(path).split('\n').filter(Boolean));
+  return new Set(lines.map((line) => JSON.parse(line) as Record<string, unknown>).map((row) => `${row._ng_task_index}:${row._ng_rollout_index}`));
 }
 
 describe('resume', () => {
@@ -95,6 +133,30 @@ describe('resume', () => {
     const policy = flakyPolicy(state);
     await collect(options(input, output, policy, { resume: true }));
     assert.equal(policy.requests.length, 0);
+  });
+
+  it('does not count a rollout aborted by the second Ctrl-C as an attempt: with --max-attempts 1, a resume runs it again as attempt 0', async () => {
+    const { input, output } = dataset(2);
+    const interrupt = new AbortController();
+    // Every request waits until the run is aborted, which happens once all four rollouts are in flight.
+    let inFlight = 0;
+    const hanging = new ScriptedPolicy({
+      tokenizer,
+      script: () => {
+        if (++inFlight === 4) setImmediate(() => interrupt.abort());
+        return { text: 'unused', delay_ms: 600_000 };
+      },
+    });
+    const interrupted = await collect(options(input, output, hanging, { concurrency: 4, maxAttempts: 1, stopAdmitting: interrupt.signal, signal: interrupt.signal }));
+    const aborted = rows(interrupted.paths.failures);
+    assert.deepEqual(aborted.map((failure) => failure._ng_failure_class), ['aborted', 'aborted', 'aborted', 'aborted']);
+    assert.deepEqual([interrupted.retryable, interrupted.givenUp], [4, 0], 'the run says --resume would run all four again');
+
+    const policy = flakyPolicy({ failing: false });
+    const resumed = await collect(options(input, output, policy, { resume: true, maxAttempts: 1 }));
+    assert.equal(policy.requests.length, 4, 'each aborted rollout ran again');
+    assert.equal(resumed.rollouts, 4);
+    assert.deepEqual(rows(output).map((result) => result._ng_attempt_index), [undefined, undefined, undefined, undefined], 'each as its first attempt (stamped only past it)');
   });
 
   it('counts a rollout that failed and later succeeded as no failure in the metrics', async () => {
@@ -187,21 +249,33 @@ describe('resume', () => {
     await assert.rejects(collect(options(input, output, flakyPolicy(state), { resume: true })), /planned rollouts changed/);
   });
 
-  it('after kill -9 at random moments, resuming ends with exactly one success per rollout: none lost, none duplicated', async () => {
+  it('after kill -9 after the first row, in the middle and in the aggregate pass, resuming ends with exactly one success per rollout: none lost, none duplicated', async () => {
     const { input, output } = dataset(32);
-    const bin = new URL('../../bin/gymnast.js', import.meta.url).pathname;
+    const planned = 32 * 8;
     const args = ['collect', '--input', input, '--output', output, '--num-repeats', '8', '--concurrency', '8', '--seed', '3'];
-    const random = createSeededRandom(11);
-    for (let round = 0; round < 3; round++) {
-      const child = spawn(process.execPath, [bin, ...args, ...(round > 0 ? ['--resume'] : [])], { stdio: 'ignore' });
-      const exited = once(child, 'exit');
-      await new Promise((resolve) => setTimeout(resolve, 900 + random.int(0, 1500)));
-      child.kill('SIGKILL');
-      await exited;
-    }
-    const finish = spawn(process.execPath, [bin, ...args, '--resume'], { stdio: 'ignore' });
+    const aggregate = output.replace('.jsonl', '_aggregate_metrics.json');
+    const lockstep = await bundleLockstep();
+    const progress = (line: string) => Number(new RegExp(`^\\[collect\\] (\\d+)/${planned} rollouts`).exec(line)?.[1] ?? Number.NaN);
+
+    await killedAt(lockstep, args, (line) => progress(line) >= 1);
+    const afterFirst = endedKeys(output);
+    assert.ok(afterFirst.size >= 1 && afterFirst.size < planned, `killed after the first row, before the last: ${afterFirst.size} of ${planned} ended`);
+
+    await killedAt(lockstep, [...args, '--resume'], (line) => progress(line) >= planned / 2);
+    const inMiddle = endedKeys(output);
+    assert.ok(inMiddle.size >= planned / 2 && inMiddle.size < planned, `killed in the middle: ${inMiddle.size} of ${planned} ended`);
+
+    await killedAt(lockstep, [...args, '--resume'], (line) => line.includes('reading the rollouts back'));
+    assert.equal(endedKeys(output).size, planned, 'killed after every rollout ended');
+    assert.equal(existsSync(aggregate), false, 'killed before the aggregate was written');
+
+    const finish = spawn(process.execPath, [bin, ...args, '--resume'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    finish.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const [code] = (await once(finish, 'exit')) as [number];
-    assert.equal(code, 0);
+    assert.equal(code, 0, stderr);
+    assert.match(stderr, new RegExp(`resuming: ${planned} done before`), 'nothing was run twice');
+    assert.ok(existsSync(aggregate), 'the resume wrote the aggregate');
 
     const successes = rows(output).map((result) => `${result._ng_task_index}:${result._ng_rollout_index}`);
     const failures = new Set(rows(output.replace('.jsonl', '_failures.jsonl')).map((result) => `${result._ng_task_index}:${result._ng_rollout_index}`));

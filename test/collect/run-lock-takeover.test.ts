@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { RunLockedError } from '../../src/core/index.js';
+import { readLock } from '../../src/collect/found-lock.js';
+import { underClaim } from '../../src/collect/lock-claim.js';
 import { acquireRunLock } from '../../src/collect/run-lock.js';
 
 /** What a racer says after its turn: 'held', or the kind of error that refused it; and its notices. */
@@ -103,6 +105,27 @@ describe('taking over a stale lock', () => {
       }
     }
     assert.deepEqual(wrong, [], `${wrong.length} of 100 races went wrong:\n${wrong.join('\n')}`);
+  });
+
+  it('looks at the lock again once it holds the claim: a run that read the stale lock before another took it over replaces nothing, and is then refused naming the new holder', async () => {
+    const dir = folder('recheck-');
+    const lock = join(dir, stem);
+    writeFileSync(lock, staleLock(await deadPid()));
+    const lateRun = `${JSON.stringify({ pid: process.pid, hostname: hostname(), started_at: new Date().toISOString(), command: 'the late run' })}\n`;
+    const readBefore = readLock(lock)!;
+
+    const first = await startRacer();
+    assert.equal((await race([first], lock))[0]!.outcome, 'held');
+    const taken = readFileSync(lock, 'utf8');
+    assert.equal((JSON.parse(taken) as { pid: number }).pid, first.pid);
+
+    // The late run's takeover of the lock it read, its claim (named after that lock) free again.
+    const outcome = underClaim(lock, readBefore, lateRun, (claim) => renameSync(claim, lock));
+    assert.deepEqual(outcome, { kind: 'changed' });
+    assert.equal(readFileSync(lock, 'utf8'), taken, 'the live run keeps its lock');
+    assert.deepEqual(readdirSync(dir), [stem], 'the late claim is gone');
+    assert.throws(() => acquireRunLock(lock, join(dir, 'out.jsonl')), (error) => error instanceof RunLockedError && error.message.includes(`pid ${first.pid} `));
+    first.send('leave' satisfies Order);
   });
 
   it('is never wedged by a run that dies at any step of taking or releasing a lock: the next run takes it, at once or once the leftovers are old, and tidies', async () => {

@@ -67,4 +67,24 @@ describe('JsonServer: the core every NeMo Gym-shaped server stands on', () => {
     assert.doesNotMatch(text, /\n\s+at /);
     assert.equal((await post('/echo', '{"ok": true}')).status, 200);
   });
+
+  it('accepts a body of exactly the limit and refuses one byte more, whether it declares its length or comes chunked', async () => {
+    // A JSON string of `bytes` bytes in all.
+    const body = (bytes: number) => JSON.stringify('x'.repeat(bytes - 2));
+    const chunked = (text: string) =>
+      fetch(`${server.url}/echo`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer secret' },
+        body: new ReadableStream({ start: (controller) => (controller.enqueue(new TextEncoder().encode(text)), controller.close()) }),
+        duplex: 'half',
+      });
+    const declared = await post('/echo', body(1024));
+    assert.equal(declared.status, 200);
+    assert.equal(((await declared.json()) as { body: string }).body.length, 1022);
+    const streamed = await chunked(body(1024));
+    assert.equal(streamed.status, 200);
+    assert.equal(((await streamed.json()) as { body: string }).body.length, 1022);
+    assert.equal((await post('/echo', body(1025))).status, 413);
+    assert.equal((await chunked(body(1025))).status, 413);
+  });
 });
