@@ -4,7 +4,7 @@ import { flatTokenIds } from '../../src/core/index.js';
 import { runEpisode } from '../../src/engine/index.js';
 import { chatCompletionsBackend, openAiBackend, RemotePolicy, sglangGenerateBackend, vllmCompletionsBackend, type BackendRecipe } from '../../src/policy/index.js';
 import type { InferenceServer, Tokenization } from '../../src/testing/index.js';
-import { PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
+import { PlainChatTemplate, TemplateRenderer, TokenLedger } from '../../src/tokens/index.js';
 import { addTask, startServers, toolEpisodeOptions } from '../support/loopback-model.js';
 import { qwen3Template, qwen3Tokenizer } from '../support/qwen3.js';
 
@@ -126,6 +126,20 @@ describe('server-rendered prompts', () => {
     assert.equal(record.turns[0]!.token_drift?.at, 0);
   });
 
+  // A prompt that begins with the whole ledger and goes on was counted drift-free only by the length check.
+  it("count as drift at the ledger's end when the server's prompt extends it: told enable_thinking false, its template adds an empty think block the ledger lacks (warn)", async () => {
+    const { server, policy } = await serve('vllm', chatCompletionsBackend('vllm', { chatTemplateKwargs: { enable_thinking: false } }));
+    const options = await toolEpisodeOptions(policy, { renderer: new TemplateRenderer(tokenizer, await qwen3Template(), { drift: 'warn' }) });
+    const record = await runEpisode(addTask(0), 0, options);
+    assert.equal(record.record_type, 'rollout', JSON.stringify(record.termination));
+    const ledger = record.messages[0]!.token_ids!;
+    const serverPrompt = (server.requests.find((request) => request.path === '/v1/chat/completions')!.response!.body as { prompt_token_ids: number[] }).prompt_token_ids;
+    assert.deepEqual(serverPrompt.slice(0, ledger.length), ledger);
+    assert.equal(tokenizer.decode(serverPrompt.slice(ledger.length)), '<think>\n\n</think>\n\n');
+    assert.deepEqual(record.turns[0]!.token_drift, { source: 'server', at: ledger.length, ledger: '', template: '<think>\n\n</think>\n\n' });
+    assert.equal(record.token_drift_count, record.turns.length);
+  });
+
   it('fail the episode as token-alignment in strict mode', async () => {
     const { policy } = await serve('sglang', chatCompletionsBackend('sglang'), 'plain');
     const record = await runEpisode(addTask(0), 0, await toolEpisodeOptions(policy));
@@ -168,6 +182,16 @@ describe('token-in prompts echoed by the server', () => {
       const record = await runEpisode(addTask(0), 0, await toolEpisodeOptions(policy));
       assert.equal(record.record_type === 'failure' && record.failure_class, 'token-alignment', JSON.stringify(record.termination));
       assert.match(record.record_type === 'failure' ? record.error.message : '', /the server sampled from a different prompt from the sequence at token 1/);
+    });
+
+    it(`${name}: a server that says it sampled from the ids sent and more is a drift at their end`, async () => {
+      const { server, policy } = await serve(flavor, backend);
+      const options = await toolEpisodeOptions(policy);
+      const sent = options.renderer.renderDelta(new TokenLedger(tokenizer), [], addTask(0).messages, { addGenerationPrompt: true, tools: addTask(0).tools! }).tokenIds.flat();
+      server.faults.inject({ kind: 'prompt-ids', ids: [...sent, 198] });
+      const record = await runEpisode(addTask(0), 0, options);
+      assert.equal(record.record_type === 'failure' && record.failure_class, 'token-alignment', JSON.stringify(record.termination));
+      assert.ok(record.record_type === 'failure' && record.error.message.endsWith(`at token ${sent.length}: the sequence has "", the server "\\n"`), JSON.stringify(record.termination));
     });
   }
 });
