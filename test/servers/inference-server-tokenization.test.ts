@@ -66,6 +66,8 @@ async function everyRoute(url: string, seed: number | undefined): Promise<{ text
   const completed = (await post<{ choices: CompletionChoice[] }>(url, '/v1/completions', completion)).choices[0]!;
   const chatted = (await post<{ choices: ChatChoice[] }>(url, '/v1/chat/completions', chat)).choices[0]!;
   const generated = await post<Generated>(url, '/generate', { input_ids: promptIds, return_logprob: true, sampling_params: { max_new_tokens: 64, skip_special_tokens: false, ...(seed === undefined ? {} : { sampling_seed: seed }) } });
+  // The Responses API takes no seed: it samples as an unseeded request does.
+  const responded = seed === undefined ? (await post<{ output: { generation_token_ids: number[]; generation_log_probs: number[] }[] }>(url, '/v1/responses', { input: messages, max_output_tokens: 64 })).output.at(-1)! : undefined;
   const completionChunks = await streamed<StreamChunk>(url, '/v1/completions', completion);
   const chatChunks = await streamed<StreamChunk>(url, '/v1/chat/completions', chat);
   const joined = (chunks: StreamChunk[], logprobs: (chunk: StreamChunk) => number[]) => ({ ids: chunks.flatMap((chunk) => chunk.choices[0]?.token_ids ?? []), logprobs: chunks.flatMap(logprobs) });
@@ -81,6 +83,7 @@ async function everyRoute(url: string, seed: number | undefined): Promise<{ text
       'generate output_token_logprobs': { ids: generated.meta_info.output_token_logprobs.map(([, id]) => id), logprobs: generated.meta_info.output_token_logprobs.map(([logprob]) => logprob) },
       'completions stream': joined(completionChunks, (chunk) => chunk.choices[0]?.logprobs?.token_logprobs ?? []),
       'chat stream': joined(chatChunks, (chunk) => (chunk.choices[0]?.logprobs?.content ?? []).map((entry) => entry.logprob)),
+      ...(responded ? { 'responses training fields': { ids: responded.generation_token_ids, logprobs: responded.generation_log_probs } } : {}),
     },
   };
 }
@@ -100,9 +103,10 @@ describe("the test inference server's tokenization", () => {
     });
   });
 
-  it('non-canonical on the SGLang flavour too, unseeded requests included', async () => {
+  it("non-canonical on the SGLang flavour too, unseeded, the Responses API's training fields included", async () => {
     await withServer('non-canonical', 'sglang', async (url) => {
       const { text, routes } = await everyRoute(url, undefined);
+      assert.ok('responses training fields' in routes);
       const { ids, logprobs } = routes.completions!;
       for (const [route, sampled] of Object.entries(routes)) assert.deepEqual(sampled, { ids, logprobs }, route);
       assert.equal(tokenizer.decode(ids), text);
