@@ -29,10 +29,10 @@ export interface InferenceServerOptions extends Omit<OpenAiCompatibleServerOptio
 export type RecordedRequest = IncomingCall;
 
 /**
- * The OpenAI-compatible server for tests and demos: deterministic seeded replies (spelled
- * canonically or not, see `tokenization`), every request
- * recorded, and faults on demand (latency, status codes with Retry-After, resets, hangs, truncated
- * bodies, corrupted tokens, other or no prompt ids). Binds to loopback only.
+ * The OpenAI-compatible server for tests and demos: deterministic seeded replies (their ids
+ * canonical or not, see `tokenization`), every request recorded, and faults on demand (latency,
+ * status codes with Retry-After, resets, hangs, truncated bodies, corrupted tokens, other or no
+ * prompt ids). Binds to loopback only.
  */
 export class InferenceServer extends OpenAiCompatibleServer {
   readonly faults = new FaultQueue();
