@@ -2,4 +2,5 @@ export { ScriptedPolicy, type Script, type ScriptedReply } from './scripted-poli
 export { ScriptedEnvironment, type ScriptedEnvironmentOptions } from './scripted-environment.js';
 export { InferenceServer, type InferenceServerOptions, type RecordedRequest } from './inference-server/inference-server.js';
 export { FaultQueue, type Fault } from './inference-server/faults.js';
-export { seededWords, seededGenerator, type Responder } from './inference-server/seeded-generation.js';
+export { seededWords, seededGenerator, type Responder, type SeededGeneratorOptions } from './inference-server/seeded-generation.js';
+export type { Tokenization } from './inference-server/non-canonical-ids.js';

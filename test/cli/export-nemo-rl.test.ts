@@ -2,12 +2,15 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
+import { isDeepStrictEqual } from 'node:util';
 import { collect } from '../../src/collect/collect-run.js';
 import { countZeroTurnRows } from '../../src/collect/zero-turn-rows.js';
 import { SamplingParams } from '../../src/core/index.js';
-import { ScriptedPolicy } from '../../src/testing/index.js';
-import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
+import { RemotePolicy, vllmCompletionsBackend } from '../../src/policy/index.js';
+import type { Responder } from '../../src/testing/index.js';
+import { TemplateRenderer } from '../../src/tokens/index.js';
+import { qwen3Template, qwen3Tokenizer, startQwen3Server } from '../support/qwen3.js';
 import { gymnast } from '../support/run-cli.js';
 
 interface Exported {
@@ -23,18 +26,42 @@ type Row = { messages: { role: string; token_ids: number[]; generation_logprobs?
 
 const readJsonl = <T>(path: string) => readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as T);
 
-/** Two arithmetic tasks answered right, and a third whose prompt alone is longer than max_seq_len (a zero-turn row). */
+const tokenizer = await qwen3Tokenizer();
+
+/** The model: a calc tool call for the question's sum, then its result as the answer. */
+const calculator: Responder = ({ text }) => {
+  const problem = /what is (\d+\+\d+)\?/.exec(text)![1]!;
+  return text.includes('<result>') ? /<result>(\d+)<\/result>/.exec(text)![1]! : `I will use <calc>${problem}</calc>`;
+};
+// The server spells its replies as a real sampler may, not as encode(text): ids re-derived from text would differ.
+const { server, url } = await startQwen3Server({ tokenization: 'non-canonical', respond: calculator });
+const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [url], tokenizer, model: 'm', maxModelLen: 4096 });
+after(() => policy.close());
+
+/** Two arithmetic tasks answered right after a tool call, and a third whose prompt alone is longer than max_seq_len (a zero-turn row). */
 async function run(): Promise<{ dir: string; rollouts: string }> {
-  const tokenizer = new CharTokenizer();
+  server.requests.length = 0;
   const dir = mkdtempSync(join(tmpdir(), 'gymnast-export-'));
   const input = join(dir, 'in.jsonl');
   const task = (problem: string, answer: number, padding = '') => JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: `what is ${problem}?${padding}` }] }, agent_ref: { name: 'arithmetic' }, problem, answer });
-  writeFileSync(input, `${[task('1+2', 3), task('4+5', 9), task('2+2', 4, ' '.repeat(200))].join('\n')}\n`);
+  writeFileSync(input, `${[task('1+2', 3), task('4+5', 9), task('2+2', 4, ' please'.repeat(150))].join('\n')}\n`);
   const rollouts = join(dir, 'rollouts.jsonl');
-  const policy = new ScriptedPolicy({ tokenizer, script: (request) => ({ text: String(eval(/(\d+\+\d+)/.exec(request.messages[0]!.content)![1]!)) }) });
-  await collect({ input, output: rollouts, concurrency: 1, policy, renderer: new TemplateRenderer(tokenizer, new PlainChatTemplate()), maxSeqLen: 128, maxTurns: 2, sampling: SamplingParams.parse({ max_tokens: 16, seed: 1 }) });
+  await collect({ input, output: rollouts, concurrency: 1, policy, renderer: new TemplateRenderer(tokenizer, await qwen3Template()), maxSeqLen: 128, maxTurns: 2, sampling: SamplingParams.parse({ max_tokens: 32, seed: 1 }) });
   return { dir, rollouts };
 }
+
+/** What the model server was sent and sampled, call by call: the prompt, the ids and logprobs. */
+const modelCalls = () =>
+  server.requests
+    .filter((request) => request.path === '/v1/completions')
+    .map((request) => {
+      const choice = (request.response!.body as { choices: { token_ids: number[]; logprobs: { token_logprobs: number[] } }[] }).choices[0]!;
+      return { prompt: (request.body as { prompt: number[] }).prompt, ids: choice.token_ids, logprobs: choice.logprobs.token_logprobs };
+    });
+
+/** Each generated message of a NeMo RL message log with the ids before it: the prompt a trainer scores it in. */
+const inContext = (log: Exported['message_log']) =>
+  log.flatMap((message, i) => (message.token_loss_mask.includes(1) ? [{ prompt: log.slice(0, i).flatMap((earlier) => earlier.token_ids), ids: message.token_ids, logprobs: message.generation_logprobs }] : []));
 
 /** The run with its first row's first turn drifted, as the engine records it when the template would render the history differently. */
 async function driftedRun(): Promise<{ dir: string; rollouts: string }> {
@@ -73,6 +100,16 @@ describe('gymnast export --format nemo-rl', () => {
     assert.ok(trained.every((record) => record.loss_multiplier === 1));
   });
 
+  it('exports exactly the ids and logprobs the model server sampled, each after the very prompt it was sampled from, though they are not encode(text)', async () => {
+    const { dir, rollouts } = await run();
+    const calls = modelCalls();
+    const out = join(dir, 'train.jsonl');
+    assert.equal((await gymnast('export', '--format', 'nemo-rl', '-i', rollouts, '-o', out)).code, 0);
+    assert.deepEqual(readJsonl<Exported>(out).flatMap((record) => inContext(record.message_log)), calls);
+    assert.equal(calls.length, 4);
+    assert.ok(calls.some((call) => !isDeepStrictEqual(call.ids, tokenizer.encode(tokenizer.decode(call.ids)))), 'the server spelled a reply non-canonically');
+  });
+
   it('keeps a zero-turn row (the prompt alone filled the sequence) marked and masked, and collect can count them', async () => {
     const { dir, rollouts } = await run();
     const out = join(dir, 'train.jsonl');
@@ -85,6 +122,7 @@ describe('gymnast export --format nemo-rl', () => {
 
   it("builds the log from response.output's training fields when a row has no messages (agent servers), as NeMo RL's Gym postprocessing does", async () => {
     const { dir, rollouts } = await run();
+    const calls = modelCalls();
     const [row] = readJsonl<Row>(rollouts);
     const { messages, turns: _turns, num_turns: _numTurns, ...agentServerRow } = row!;
     const input = join(dir, 'agent-server.jsonl');
@@ -95,7 +133,8 @@ describe('gymnast export --format nemo-rl', () => {
     const [record] = readJsonl<Exported>(out);
     const lastGeneration = messages.findLastIndex((message) => message.role === 'assistant');
     assert.deepEqual(record!.message_log.flatMap((message) => message.token_ids), messages.slice(0, lastGeneration + 1).flatMap((message) => message.token_ids));
-    assert.deepEqual(record!.message_log.map((message) => message.role), ['user', 'assistant']);
+    assert.deepEqual(record!.message_log.map((message) => message.role), ['user', 'assistant', 'user', 'assistant']);
+    assert.deepEqual(inContext(record!.message_log), calls.slice(0, 2));
   });
 
   describe('--on-drift: a row whose turns drifted from the chat template', () => {

@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { collect } from '../../src/collect/collect-run.js';
 import { SamplingParams } from '../../src/core/index.js';
-import { ScriptedPolicy } from '../../src/testing/index.js';
-import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
+import { RemotePolicy, vllmCompletionsBackend } from '../../src/policy/index.js';
+import { TemplateRenderer } from '../../src/tokens/index.js';
+import { qwen3Template, qwen3Tokenizer, startQwen3Server } from '../support/qwen3.js';
 
 interface OutputItem {
   type: string;
@@ -20,16 +21,33 @@ interface Row {
   messages: { role: string; token_ids: number[]; generation_logprobs?: number[] }[];
 }
 
-/** One arithmetic task answered wrong, then right: two model calls with an observation between them. */
-async function twoTurnRow(): Promise<Row> {
-  const tokenizer = new CharTokenizer();
+const tokenizer = await qwen3Tokenizer();
+// The server spells its replies as a real sampler may, not as encode(text): ids re-derived from text would differ.
+const { server, url } = await startQwen3Server({ tokenization: 'non-canonical', respond: ({ text }) => (text.includes('<result>') ? '3' : 'I will use <calc>1+2</calc>') });
+const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [url], tokenizer, model: 'm', maxModelLen: 4096 });
+after(() => policy.close());
+
+interface Sampled {
+  prompt: number[];
+  ids: number[];
+  logprobs: number[];
+}
+
+/** One arithmetic task answered with a tool call, then the answer: two model calls with an observation between them, and what the model server was sent and sampled. */
+async function twoTurnRow(): Promise<{ row: Row; calls: Sampled[] }> {
+  server.requests.length = 0;
   const dir = mkdtempSync(join(tmpdir(), 'gymnast-training-tokens-'));
   const input = join(dir, 'in.jsonl');
   writeFileSync(input, `${JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: 'what is 1+2?' }] }, agent_ref: { name: 'arithmetic' }, problem: '1+2', answer: 3 })}\n`);
   const output = join(dir, 'rollouts.jsonl');
-  const policy = new ScriptedPolicy({ tokenizer, script: [{ text: '4' }, { text: '3' }] });
-  await collect({ input, output, concurrency: 1, policy, renderer: new TemplateRenderer(tokenizer, new PlainChatTemplate()), maxSeqLen: 512, maxTurns: 4, sampling: SamplingParams.parse({ max_tokens: 16, seed: 1 }) });
-  return JSON.parse(readFileSync(output, 'utf8').trim()) as Row;
+  await collect({ input, output, concurrency: 1, policy, renderer: new TemplateRenderer(tokenizer, await qwen3Template()), maxSeqLen: 512, maxTurns: 4, sampling: SamplingParams.parse({ max_tokens: 32, seed: 1 }) });
+  const calls = server.requests
+    .filter((request) => request.path === '/v1/completions')
+    .map((request) => {
+      const choice = (request.response!.body as { choices: { token_ids: number[]; logprobs: { token_logprobs: number[] } }[] }).choices[0]!;
+      return { prompt: (request.body as { prompt: number[] }).prompt, ids: choice.token_ids, logprobs: choice.logprobs.token_logprobs };
+    });
+  return { row: JSON.parse(readFileSync(output, 'utf8').trim()) as Row, calls };
 }
 
 /**
@@ -53,7 +71,7 @@ function nemoRlMessageLog(output: readonly OutputItem[]): { role: string; token_
 
 describe("response.output in NeMo Gym's training shape", () => {
   it("carries each model call's prompt, generation and logprobs, from which NeMo RL rebuilds the exact token sequence of the messages", async () => {
-    const row = await twoTurnRow();
+    const { row } = await twoTurnRow();
     const trained = row.response.output.filter((item) => item.generation_token_ids !== undefined);
     assert.deepEqual(trained.map((item) => [item.type, item.role]), [['message', 'assistant'], ['message', 'assistant']]);
     const log = nemoRlMessageLog(row.response.output);
@@ -64,8 +82,18 @@ describe("response.output in NeMo Gym's training shape", () => {
     assert.deepEqual(log.filter((message) => message.role === 'assistant').map((message) => message.generation_logprobs), assistants.map((message) => message.generation_logprobs));
   });
 
+  it('are exactly what the model server was sent and sampled, though its ids are not encode(text)', async () => {
+    const { row, calls } = await twoTurnRow();
+    const trained = row.response.output.filter((item) => item.generation_token_ids !== undefined);
+    assert.deepEqual(
+      trained.map((item) => ({ prompt: item.prompt_token_ids, ids: item.generation_token_ids, logprobs: item.generation_log_probs })),
+      calls,
+    );
+    assert.notDeepEqual(calls[0]!.ids, tokenizer.encode(tokenizer.decode(calls[0]!.ids)), 'the server spelled the reply non-canonically');
+  });
+
   it('keeps the token ids on the messages too', async () => {
-    const row = await twoTurnRow();
+    const { row } = await twoTurnRow();
     assert.ok(row.messages.every((message) => Array.isArray(message.token_ids) && message.token_ids.length > 0));
   });
 });

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
+import { isDeepStrictEqual } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { builtinAgent } from '../../src/collect/agent.js';
 import { SamplingParams } from '../../src/core/index.js';
 import { AgentServer } from '../../src/servers/agent/agent-server.js';
 import { ScriptedPolicy, type Script } from '../../src/testing/index.js';
 import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
+import { RemotePolicy, vllmCompletionsBackend } from '../../src/policy/index.js';
+import { qwen3Template, qwen3Tokenizer, startQwen3Server } from '../support/qwen3.js';
 
 const tokenizer = new CharTokenizer();
 
@@ -128,6 +131,38 @@ describe('AgentServer: gymnast as a NeMo Gym agent server', () => {
     const { error } = (await twice.json()) as { error: { field: string; message: string } };
     assert.equal(error.field, 'verify_responses[1]._ng_rollout_index');
     assert.match(error.message, /rollout 0:0 .*verify_responses\[0\]/);
+  });
+});
+
+describe('AgentServer on a model server whose ids are not encode(text), as a real sampler may spell its replies', () => {
+  it("answers /run with exactly the ids and logprobs sampled, on the messages and on response.output's training fields, each call's prompt as sent", async () => {
+    const qwen3 = await qwen3Tokenizer();
+    const { server: model, url } = await startQwen3Server({ tokenization: 'non-canonical', respond: ({ text }) => (text.includes('<result>') ? '87' : 'I will use <calc>50+37</calc>') });
+    const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [url], tokenizer: qwen3, model: 'm', maxModelLen: 4096 });
+    const server = new AgentServer({
+      agent: builtinAgent('arithmetic')!,
+      episode: { policy, renderer: new TemplateRenderer(qwen3, await qwen3Template()), maxTurns: 4, maxSeqLen: 4096, sampling: SamplingParams.parse({ max_tokens: 32, seed: 2 }) },
+    });
+    await server.start();
+    try {
+      const result = (await (await post(server.url, '/run', row('what is 50+37?'))).json()) as { reward: number; messages: { role: string; token_ids: number[]; generation_logprobs?: number[] }[]; response: { output: { generation_token_ids?: number[]; prompt_token_ids?: number[]; generation_log_probs?: number[] }[] } };
+      assert.equal(result.reward, 1);
+      const calls = model.requests.filter((request) => request.path === '/v1/completions');
+      assert.equal(calls.length, 2);
+      const sent = calls.map((call) => (call.body as { prompt: number[] }).prompt);
+      const sampled = calls.map((call) => (call.response!.body as { choices: { token_ids: number[]; logprobs: { token_logprobs: number[] } }[] }).choices[0]!);
+      const assistants = result.messages.filter((message) => message.role === 'assistant');
+      assert.deepEqual(assistants.map((message) => [message.token_ids, message.generation_logprobs]), sampled.map((choice) => [choice.token_ids, choice.logprobs.token_logprobs]));
+      assert.ok(assistants.some((message) => !isDeepStrictEqual(message.token_ids, qwen3.encode(qwen3.decode(message.token_ids)))), 'the model server spelled a reply non-canonically');
+      const trained = result.response.output.filter((item) => item.generation_token_ids !== undefined);
+      assert.deepEqual(
+        trained.map((item) => [item.prompt_token_ids, item.generation_token_ids, item.generation_log_probs]),
+        sampled.map((choice, i) => [sent[i], choice.token_ids, choice.logprobs.token_logprobs]),
+      );
+    } finally {
+      await server.close();
+      await policy.close();
+    }
   });
 });
 

@@ -7,11 +7,18 @@ import { abortableDelay } from '../../util/abortable-delay.js';
 import { withCorruptToken } from './corrupt-token.js';
 import { FaultQueue, type Fault } from './faults.js';
 import { withPromptIds } from './prompt-ids.js';
+import type { Tokenization } from './non-canonical-ids.js';
 import { seededGenerator, seededWords, type Responder } from './seeded-generation.js';
 
 export interface InferenceServerOptions extends Omit<OpenAiCompatibleServerOptions, 'generate' | 'host'> {
   /** What the model says; the default is seeded words. */
   respond?: Responder;
+  /**
+   * How the sampled ids spell what the model says (default `canonical`: `encode(text)`). With
+   * `non-canonical`, as a real sampler may, some tokens come as two smaller ones, seeded: the same
+   * seed and prompt give the same ids on every route, whose decoded text is the reply's.
+   */
+  tokenization?: Tokenization;
   /** Whether `/v1/models` lists `max_model_len` (default true; hosted APIs list none). */
   reportsMaxModelLen?: boolean;
   /** Keep every request in `requests` (default true); a long-lived demo or benchmark server turns it off, as the list grows with every request. */
@@ -22,9 +29,10 @@ export interface InferenceServerOptions extends Omit<OpenAiCompatibleServerOptio
 export type RecordedRequest = IncomingCall;
 
 /**
- * The OpenAI-compatible server for tests and demos: deterministic seeded replies, every request
- * recorded, and faults on demand (latency, status codes with Retry-After, resets, hangs, truncated
- * bodies, corrupted tokens, other or no prompt ids). Binds to loopback only.
+ * The OpenAI-compatible server for tests and demos: deterministic seeded replies (their ids
+ * canonical or not, see `tokenization`), every request recorded, and faults on demand (latency,
+ * status codes with Retry-After, resets, hangs, truncated bodies, corrupted tokens, other or no
+ * prompt ids). Binds to loopback only.
  */
 export class InferenceServer extends OpenAiCompatibleServer {
   readonly faults = new FaultQueue();
@@ -37,7 +45,7 @@ export class InferenceServer extends OpenAiCompatibleServer {
   readonly #recordRequests: boolean;
 
   constructor(options: InferenceServerOptions) {
-    super({ ...options, host: '127.0.0.1', generate: seededGenerator(options.tokenizer, options.respond ?? seededWords) });
+    super({ ...options, host: '127.0.0.1', generate: seededGenerator(options.tokenizer, options.respond ?? seededWords, { tokenization: options.tokenization ?? 'canonical' }) });
     this.#reportsMaxModelLen = options.reportsMaxModelLen ?? true;
     this.#recordRequests = options.recordRequests ?? true;
   }
