@@ -33,7 +33,7 @@ export async function embeddedEpisodeThroughput(): Promise<BenchResult> {
   const tokenizer = policy.tokenizer as HfTokenizer;
   const renderer = new TemplateRenderer(tokenizer, JinjaChatTemplate.fromConfig(tokenizer.config));
   const tasks = generateArithmeticTasks(256, 3).map((task, index) => EpisodeTask.parse({ id: `t${index}`, index, messages: arithmeticPrompt(task), data: task }));
-  const options = { policy, environment: arithmeticEnvironment(), renderer, maxTurns: 4, maxSeqLen: policy.maxModelLen, sampling: SamplingParams.parse({ max_tokens: 24, seed: 1 }) };
+  const options = { policy, environment: arithmeticEnvironment(), renderer, maxTurns: 4, maxSeqLen: policy.maxModelLen, sampling: SamplingParams.parse({ max_tokens: 96, seed: 1 }) };
   const time = async (concurrency: number) => {
     const started = performance.now();
     for await (const _ of runGroups(tasks, options, { groupSize: 1, schedule: { kind: 'async', concurrency } }));

@@ -51,7 +51,7 @@ export function serveCommand(): Command {
     .option('--embedded', 'serve the embedded CPU model (the only model gymnast can serve itself)')
     .option('--host <host>', 'interface to bind; loopback unless you mean to expose it', '127.0.0.1')
     .option('--port <port>', 'port (0 picks a free one)', parsePort, 8000)
-    .option('--max-body-mb <mb>', `refuse request bodies over this many MiB with 413 (default: ${EMBEDDED_MAX_BODY_MB} for the embedded model, whose context is 128 tokens)`, megabytes)
+    .option('--max-body-mb <mb>', `refuse request bodies over this many MiB with 413 (default: ${EMBEDDED_MAX_BODY_MB} for the embedded model, whose context is 256 tokens)`, megabytes)
     .option('--api-key <key>', 'require Authorization: Bearer <key> on every request but /health (as vllm serve --api-key)')
     .action(async (options: ServeModelOptions) => {
       if (!options.embedded) throw new ConfigError('say which model to serve: --embedded');
@@ -59,7 +59,7 @@ export function serveCommand(): Command {
       const policy = await EmbeddedPolicy.load();
       const server = embeddedModelServer(policy, { maxBodyBytes: Math.floor((options.maxBodyMb ?? EMBEDDED_MAX_BODY_MB) * MEGABYTE), host: options.host, port: options.port, ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
       const url = await server.start().catch(portFlagHint);
-      process.stdout.write(`serving the embedded model at ${url}/v1 (model "${EMBEDDED_MODEL_NAME}", context ${policy.maxModelLen} tokens); Ctrl-C stops\n`);
+      process.stdout.write(`serving the embedded model at ${url}/v1 (model "${EMBEDDED_MODEL_NAME}", context ${policy.maxModelLen} tokens, tool calls read from its <tool_call> blocks); Ctrl-C stops\n`);
       await untilSignalled(server);
     });
   serve.addCommand(serveAgentCommand());

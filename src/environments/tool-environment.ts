@@ -32,9 +32,14 @@ export interface EnvironmentToolBox {
   call(name: string, args: Record<string, unknown>, metadata: unknown): Promise<{ output: unknown; metadata: unknown }>;
 }
 
-/** The tool box of an environment made by `toolCallingEnvironment`; undefined for any other. */
+/** The tool box of an environment made by `toolCallingEnvironment` or given one by `withToolBox`; undefined for any other. */
 export function environmentToolBox(environment: Environment): EnvironmentToolBox | undefined {
   return (environment as { [TOOL_BOX]?: EnvironmentToolBox })[TOOL_BOX];
+}
+
+/** The environment with its tools served one endpoint each by `gymnast serve resources`, as a tool-calling environment's are. */
+export function withToolBox<Metadata>(environment: Environment<Metadata>, toolBox: EnvironmentToolBox): Environment<Metadata> {
+  return Object.assign(environment, { [TOOL_BOX]: toolBox });
 }
 
 interface ToolEpisode<State> {
@@ -58,8 +63,7 @@ export function toolCallingEnvironment<State>(spec: ToolEnvironmentSpec<State>):
       return { output: result.output, metadata: { state: result.state, tool_calls: episode.tool_calls + 1 } };
     },
   };
-  const environment: Environment<ToolEpisode<State>> & { [TOOL_BOX]: EnvironmentToolBox } = {
-    [TOOL_BOX]: toolBox,
+  const environment: Environment<ToolEpisode<State>> = {
     name: spec.name,
     ...(spec.taskSchema ? { taskSchema: spec.taskSchema } : {}),
     async reset(data) {
@@ -87,7 +91,7 @@ export function toolCallingEnvironment<State>(spec: ToolEnvironmentSpec<State>):
       return { observation, reward: 0, terminated: false, metadata: next, tool_calls: toolCalls };
     },
   };
-  return environment;
+  return withToolBox(environment, toolBox);
 }
 
 async function finish<State>(spec: ToolEnvironmentSpec<State>, episode: ToolEpisode<State>, messages: readonly Message[]): Promise<StepResultInput> {

@@ -13,9 +13,8 @@ const run = promisify(execFile);
 const root = new URL('../../', import.meta.url).pathname;
 const examples = readdirSync(join(root, 'examples')).filter((name) => name.endsWith('.jsonl'));
 /**
- * Examples whose prompts are longer than the embedded model's 128-token context (examples/README.md
- * says they need a served model): on it their rollouts would end before the first turn, which
- * collect refuses as unhealthy. The test server plays a Qwen3 model for them.
+ * Examples in formats the embedded model does not know, whose episodes outgrow its 256-token context
+ * (examples/README.md says they need a served model). The test server plays a Qwen3 model for them.
  */
 const needServedModel = new Set(['calculator.jsonl', 'sliding-puzzle.jsonl']);
 

@@ -1,15 +1,19 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Message, RolloutRecord } from '../../src/core/index.js';
+import { SamplingParams, type Message, type RolloutRecord } from '../../src/core/index.js';
 import { runEpisode } from '../../src/engine/index.js';
 import { evaluateArithmetic } from '../../src/environments/arithmetic-expression.js';
 import {
+  ARITHMETIC_FORMAT,
   StepResult,
   arithmeticEnvironment,
+  parseHermesToolCalls,
   arithmeticPrompt,
   generateArithmeticTasks,
   type ArithmeticMetadata,
 } from '../../src/environments/index.js';
+import type { Environment } from '../../src/environments/environment.js';
+import { environmentToolBox } from '../../src/environments/tool-environment.js';
 import { ScriptedPolicy } from '../../src/testing/index.js';
 import { episodeOptions, task, tokenizer } from '../support/plain-episode.js';
 
@@ -70,11 +74,13 @@ describe('arithmetic tasks', () => {
   });
 });
 
+const call = (expression: string) => ARITHMETIC_FORMAT.toolCall(expression);
+
 describe('the arithmetic environment', () => {
-  it('resets with no attempts or tool calls used, stopping generation at </calc>', async () => {
+  it('resets with no attempts or tool calls used and no stop strings: a turn ends at the model\'s end token, tool calls too', async () => {
     const reset = await arithmeticEnvironment().reset({ problem: '23+45', answer: 68 }, signal);
     assert.deepEqual(reset.metadata, { problem: '23+45', answer: 68, max_attempts: 2, max_tool_calls: 3, attempts: 0, tool_calls: 0 });
-    assert.deepEqual(reset.stop_strings, ['</calc>']);
+    assert.equal(reset.stop_strings, undefined);
     await assert.rejects(arithmeticEnvironment().reset({ problem: '23+45' }, signal), { kind: 'environment' });
   });
 
@@ -106,46 +112,73 @@ describe('the arithmetic environment', () => {
     assert.equal(second.metadata.attempts, 2);
   });
 
-  it('answers a <calc> tool call with its result, using no attempt', async () => {
-    const result = await step('<calc>23*45</calc>', await start());
-    assert.deepEqual(result.observation, [{ role: 'environment', content: '<result>1035</result>' }]);
+  it('writes a calculator call as Qwen\'s chat template renders one, which the Hermes parser reads', () => {
+    assert.equal(call('23*45'), '<tool_call>{"name": "calculator", "arguments": {"expression": "23*45"}}</tool_call>');
+    assert.deepEqual(parseHermesToolCalls(call('23*45')), [{ call: { name: 'calculator', arguments: { expression: '23*45' } } }]);
+  });
+
+  it('answers a calculator <tool_call> with a tool message holding its result under the call\'s id, using no attempt', async () => {
+    const result = await step(call('23*45'), await start());
+    assert.deepEqual(result.observation, [{ role: 'tool', content: '{"result":1035}', tool_call_id: 'call_0_0' }]);
+    assert.deepEqual(result.tool_calls, [{ id: 'call_0_0', type: 'function', function: { name: 'calculator', arguments: '{"expression":"23*45"}' } }]);
     assert.equal(result.terminated, false);
     assert.equal(result.reward, 0);
     assert.equal(result.metadata.tool_calls, 1);
     assert.equal(result.metadata.attempts, 0);
   });
 
-  it('answers a malformed calculation with <result>error</result> and goes on', async () => {
-    const result = await step('<calc>23/45</calc>', await start());
-    assert.equal(text(result), '<result>error</result>');
-    assert.equal(result.terminated, false);
+  it('answers what it cannot compute with an error the model can read, and goes on', async () => {
+    const cases = [
+      [call('23/45'), /cannot evaluate "23\/45"/],
+      ['<tool_call>{"name": "weather", "arguments": {"city": "sf"}}</tool_call>', /unknown tool "weather": the only tool is calculator/],
+      ['<tool_call>{"name": "calculator", "arguments": {"expression": 23}}</tool_call>', /expected \{"expression": string\}/],
+      ['<tool_call>{"name": "calculator", "arguments": {"expression": "2</tool_call>', /invalid tool call/],
+    ] as const;
+    for (const [said, error] of cases) {
+      const result = await step(said, await start());
+      assert.equal(result.observation.length, 1);
+      assert.equal(result.observation[0]!.role, 'tool');
+      assert.match((JSON.parse(text(result)) as { error: string }).error, error);
+      assert.equal(result.terminated, false);
+    }
   });
 
   it('ends with reward 0 when the model calls the tool more than max_tool_calls times', async () => {
     let metadata = await start({ problem: '23*45', answer: 1035, max_tool_calls: 2 });
-    for (let i = 0; i < 2; i++) metadata = (await step('<calc>23*45</calc>', metadata)).metadata;
-    const result = await step('<calc>23*45</calc>', metadata);
+    for (let i = 0; i < 2; i++) metadata = (await step(call('23*45'), metadata)).metadata;
+    const result = await step(call('23*45'), metadata);
     assert.equal(text(result), 'incorrect');
     assert.equal(result.terminated, true);
     assert.equal(result.reward, 0);
   });
 
-  it('runs a whole episode with the engine: a tool call, then the answer it gave', async () => {
+  it('serves its calculator as a tool box (one endpoint per tool under `serve resources`), counting calls against max_tool_calls', async () => {
+    const toolBox = environmentToolBox(arithmeticEnvironment() as Environment)!;
+    assert.deepEqual(toolBox.names, ['calculator']);
+    const first = await toolBox.call('calculator', { expression: '23*45' }, await start({ problem: '23*45', answer: 1035, max_tool_calls: 1 }));
+    assert.deepEqual(first.output, { result: 1035 });
+    const second = await toolBox.call('calculator', { expression: '1+1' }, first.metadata);
+    assert.deepEqual(second.output, { error: 'more than 1 calculator calls' });
+  });
+
+  it('runs a whole episode with the engine: a tool call, its result as a tool message, then the answer', async () => {
     const problem = { problem: '23*45', answer: 1035 };
-    const policy = new ScriptedPolicy({ tokenizer, script: [{ text: '<calc>23*45</calc>' }, { text: '1035' }] });
+    const policy = new ScriptedPolicy({ tokenizer, script: [{ text: call('23*45') }, { text: '1035' }] });
     const record = await runEpisode(
       task(0, { messages: arithmeticPrompt(problem), data: problem }),
       0,
-      episodeOptions(policy, arithmeticEnvironment()),
+      // One character is one token here: room for the call's 84.
+      episodeOptions(policy, arithmeticEnvironment(), { sampling: SamplingParams.parse({ max_tokens: 100, seed: 7 }) }),
     );
     assert.equal(record.record_type, 'rollout', JSON.stringify(record));
     const rollout = record as RolloutRecord;
     assert.equal(rollout.turns.length, 2);
     assert.equal(rollout.reward, 1);
     assert.deepEqual(rollout.termination, { kind: 'env-done' });
-    assert.deepEqual(policy.requests[0]!.stop_strings, ['</calc>']);
+    assert.deepEqual(policy.requests[0]!.stop_strings, []);
+    assert.deepEqual(rollout.messages[1]!.tool_calls?.map((toolCall) => toolCall.function.name), ['calculator']);
     const secondPrompt = tokenizer.decode(policy.requests[1]!.prompt_token_ids);
-    assert.ok(secondPrompt.includes('<result>1035</result>'), secondPrompt);
+    assert.ok(secondPrompt.includes('tool: {"result":1035}'), secondPrompt);
     assert.ok(secondPrompt.startsWith('user: what is 23*45?\n'), secondPrompt);
   });
 });

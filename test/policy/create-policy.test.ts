@@ -78,7 +78,7 @@ describe('createPolicy', () => {
   it('builds the embedded model with its own template and context length', async () => {
     const { policy, renderer, maxModelLen } = kept(await createPolicy({ kind: 'embedded' }));
     assert.equal(policy.name, 'embedded');
-    assert.equal(maxModelLen, 128);
+    assert.equal(maxModelLen, 256);
     const { tokenIds } = renderer.renderDelta(new TokenLedger(renderer.tokenizer), [], [{ role: 'user', content: 'what is 2+3?' }], { addGenerationPrompt: true });
     assert.equal(renderer.tokenizer.decode(tokenIds.flat()), '<|user|>what is 2+3?<|end|><|assistant|>');
   });

@@ -60,4 +60,16 @@ describe('the embedded GPT', () => {
     }
     for (let v = 0; v < config.vocab_size; v++) assert.ok(Math.abs(single[v]! - pair[config.vocab_size + v]!) < 1e-5);
   });
+
+  it('reads a prompt in one step to the same next-token logits as token by token, one row of logits per sequence', () => {
+    const stepwise = [new KvCache(model)];
+    let single: Float32Array = new Float32Array(0);
+    for (const token of sequence.tokens) single = decodeStep(model, [token], stepwise);
+    const prompt = new KvCache(model);
+    const other = new KvCache(model);
+    const batched = decodeStep(model, [...sequence.tokens, 3], [...sequence.tokens.map(() => prompt), other]);
+    assert.equal(batched.length, 2 * config.vocab_size, 'the prompt and the other sequence: two rows');
+    for (let v = 0; v < config.vocab_size; v++) assert.ok(Math.abs(single[v]! - batched[v]!) < 1e-5);
+    assert.equal(prompt.length, sequence.tokens.length);
+  });
 });

@@ -3,6 +3,8 @@ import { getEventListeners } from 'node:events';
 import { describe, it } from 'node:test';
 import { ContextLengthError, hasKind, SamplingParams } from '../../src/core/index.js';
 import { EmbeddedPolicy, GptModel, type PolicyRequest } from '../../src/policy/index.js';
+import { decodeStep, KvCache } from '../../src/policy/embedded/gpt-decoder.js';
+import { PrefixCache } from '../../src/policy/embedded/prefix-cache.js';
 import { accumulateSequenceGradients } from '../../src/policy/embedded/training/sequence-gradients.js';
 import { loadHfTokenizer } from '../../src/tokens/index.js';
 import { createSeededRandom } from '../../src/util/seeded-random.js';
@@ -10,7 +12,7 @@ import { createSeededRandom } from '../../src/util/seeded-random.js';
 // A random-init model from a seed: the same code path as the trained one, deterministic, no file.
 const tokenizer = await loadHfTokenizer(new URL('../../assets/embedded/', import.meta.url).pathname);
 const random = createSeededRandom(5);
-const model = GptModel.initialize({ vocab_size: 50, context_length: 128, channels: 32, layers: 2, heads: 4 }, () => random.next());
+const model = GptModel.initialize({ vocab_size: tokenizer.vocabSize, context_length: 128, channels: 32, layers: 2, heads: 4 }, () => random.next());
 for (let i = 0; i < model.params.length; i++) model.params[i] = model.params[i]! * 20;
 const policy = new EmbeddedPolicy(model, tokenizer);
 const prompt = tokenizer.encode('<|user|>what is 12+34?<|end|><|assistant|>');
@@ -102,5 +104,57 @@ describe('the embedded policy', () => {
     const pending = closing.generate(request({ sampling: { max_tokens: 100 } }), signal);
     await closing.close();
     await assert.rejects(pending, (error) => hasKind(error, 'aborted'));
+  });
+
+  it('starts a prompt from the keys and values of a finished sequence that shares its prefix, and samples exactly what a cold start samples', async () => {
+    // The first request's prompt and reply make the second's opening (an episode's next turn); the third shares only the template's opening.
+    const first = request({ sampling: { max_tokens: 12, seed: 21 } });
+    const warm = new EmbeddedPolicy(model, tokenizer);
+    const opening = await warm.generate(first, signal);
+    const nextTurn = request({ prompt_token_ids: [...prompt, ...opening.token_ids, ...tokenizer.encode('<|user|>again<|end|><|assistant|>')], sampling: { max_tokens: 12, seed: 22 } });
+    const other = request({ prompt_token_ids: tokenizer.encode('<|user|>what is 99+1?<|end|><|assistant|>'), sampling: { max_tokens: 12, seed: 23 } });
+    for (const next of [nextTurn, other]) assert.deepEqual(await warm.generate(next, signal), await new EmbeddedPolicy(model, tokenizer).generate(next, signal));
+  });
+});
+
+describe('the prefix cache', () => {
+  const keep = (cache: PrefixCache, tokens: number[]) => {
+    const kept = new KvCache(model);
+    decodeStep(model, tokens, tokens.map(() => kept));
+    cache.keep(tokens, kept);
+    return kept;
+  };
+
+  it('gives a prompt the rows of the longest prefix a kept sequence shares with it, and the rest to read', () => {
+    const cache = new PrefixCache(4);
+    keep(cache, [1, 6, 7, 8]);
+    const kept = keep(cache, [1, 6, 7, 9, 10]);
+    const { cache: started, pending } = cache.start(model, [1, 6, 7, 9, 11, 12]);
+    assert.equal(started.length, 4);
+    assert.deepEqual(pending, [11, 12]);
+    const width = 4 * model.config.channels;
+    for (let layer = 0; layer < model.config.layers; layer++) {
+      assert.deepEqual(started.keys[layer]!.subarray(0, width), kept.keys[layer]!.subarray(0, width));
+      assert.deepEqual(started.values[layer]!.subarray(0, width), kept.values[layer]!.subarray(0, width));
+    }
+  });
+
+  it("always leaves the prompt's last token to read, whose logits give the first token", () => {
+    const cache = new PrefixCache(4);
+    keep(cache, [1, 6, 7, 8, 9]);
+    const { cache: started, pending } = cache.start(model, [1, 6, 7]);
+    assert.equal(started.length, 2);
+    assert.deepEqual(pending, [7]);
+  });
+
+  it('starts cold on no shared prefix, and forgets the least recently used sequence past its capacity', () => {
+    const cache = new PrefixCache(2);
+    keep(cache, [1, 6]);
+    keep(cache, [2, 6]);
+    cache.start(model, [1, 6, 9]);
+    keep(cache, [3, 6]);
+    assert.equal(cache.start(model, [4, 6, 9]).pending.length, 3);
+    assert.equal(cache.start(model, [1, 6, 9]).cache.length, 2, 'used last, so kept');
+    assert.equal(cache.start(model, [2, 6, 9]).cache.length, 0, 'least recently used, so forgotten');
   });
 });

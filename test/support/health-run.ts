@@ -20,10 +20,13 @@ export interface EditableRow {
   [field: string]: unknown;
 }
 
-/** A real `gymnast collect` run on the embedded model: examples/arithmetic.jsonl, 2 repeats (16 tasks, 32 rollouts). */
+/**
+ * A real `gymnast collect` run on the embedded model: examples/arithmetic.jsonl, 2 repeats (16 tasks,
+ * 32 rollouts), greedy, so every run is the same run: a clean one, whatever sampling would have drawn.
+ */
 export async function collectArithmetic(directory = mkdtempSync(join(tmpdir(), 'gymnast-health-')), name = 'out'): Promise<string> {
   const output = join(directory, `${name}.jsonl`);
-  await run(process.execPath, [bin, 'collect', '-i', arithmetic, '-o', output, '--num-repeats', '2']);
+  await run(process.execPath, [bin, 'collect', '-i', arithmetic, '-o', output, '--num-repeats', '2', '--temperature', '0']);
   return output;
 }
 

@@ -13,9 +13,13 @@ import { createSeededRandom, type SeededRandom } from '../../util/seeded-random.
 import { subscribeAbort } from '../../util/subscribe-abort.js';
 import type { PolicyRequest, PolicyResult, StreamedToken, StreamingPolicy } from '../policy.js';
 import { GptConfig } from './gpt-config.js';
-import { decodeStep, KvCache } from './gpt-decoder.js';
+import { decodeStep, type KvCache } from './gpt-decoder.js';
 import { GptModel } from './gpt-model.js';
+import { PrefixCache } from './prefix-cache.js';
 import { sampleToken } from './sample-token.js';
+
+/** Finished sequences whose keys and values a new prompt may start from: more than a collect's usual concurrency, a few MB. */
+const PREFIX_CACHE_SEQUENCES = 64;
 
 /** Where the committed weights, their manifest and the tokenizer live (not `.pathname`: it keeps a space as `%20`). */
 export const embeddedModelDirectory = fileURLToPath(new URL('../../../assets/embedded/', import.meta.url));
@@ -39,8 +43,10 @@ interface Sequence {
 
 /**
  * The embedded GPT as a policy: no server, no GPU. Concurrent requests share each decoding step
- * (continuous batching: every step feeds each active sequence its whole prompt, on its first step, or
- * its last sampled token), so many episodes at once run faster than one at a time. Each step samples a
+ * (continuous batching: every step feeds each active sequence its prompt, on its first step, or its
+ * last sampled token), so many episodes at once run faster than one at a time. A prompt that starts as
+ * a recently finished sequence did (the template's opening, an episode's earlier turns) reads only
+ * what follows that prefix (`PrefixCache`). Each step samples a
  * token for every sequence and then yields to the event loop, so a server streams it before the next
  * one is sampled, and HTTP and timers stay responsive. Logprobs are the model's raw ones (see
  * `sampleToken`). Same seed, same prompt and params: same tokens, whatever else is running.
@@ -51,6 +57,7 @@ export class EmbeddedPolicy<T extends Tokenizer = Tokenizer> implements Streamin
   readonly model: GptModel;
   readonly tokenizer: T;
   readonly #active: Sequence[] = [];
+  readonly #prefixes = new PrefixCache(PREFIX_CACHE_SEQUENCES);
   #running = false;
 
   constructor(model: GptModel, tokenizer: T) {
@@ -82,10 +89,11 @@ export class EmbeddedPolicy<T extends Tokenizer = Tokenizer> implements Streamin
     signal.throwIfAborted();
     const tokens = new AsyncQueue<StreamedToken>();
     let result: PolicyResult | undefined;
+    const { cache, pending } = this.#prefixes.start(this.model, request.prompt_token_ids);
     const sequence: Sequence = {
       request,
-      cache: new KvCache(this.model),
-      pending: [...request.prompt_token_ids],
+      cache,
+      pending,
       ids: [],
       logprobs: [],
       maxTokens: Math.min(request.sampling.max_tokens, room),
@@ -133,24 +141,23 @@ export class EmbeddedPolicy<T extends Tokenizer = Tokenizer> implements Streamin
 
   /**
    * One batched decoding step over every active sequence, sampling each one's next token. A new
-   * sequence reads its whole prompt in this step (prefill): its first token comes one step after it
-   * arrives, however long the prompt.
+   * sequence reads its prompt (what the prefix cache did not hold) in this step: its first token comes
+   * one step after it arrives, however long the prompt.
    */
   #step(): void {
     const batch = [...this.#active];
     const rows = batch.map((sequence) => (sequence.pending.length > 0 ? sequence.pending.splice(0) : [sequence.ids.at(-1)!]));
     const logits = decodeStep(this.model, rows.flat(), rows.flatMap((tokens, b) => tokens.map(() => batch[b]!.cache)));
     const V = this.model.config.vocab_size;
-    let row = -1;
     batch.forEach((sequence, b) => {
-      // The sequence's last row predicts its next token.
-      row += rows[b]!.length;
-      const { token, logprob } = sampleToken(logits, row * V, V, sequence.request.sampling, sequence.random);
+      const { token, logprob } = sampleToken(logits, b * V, V, sequence.request.sampling, sequence.random);
       sequence.ids.push(token);
       sequence.logprobs.push(logprob);
       sequence.emit({ token_id: token, logprob });
       const finish = this.#finishReason(sequence, token);
-      if (finish !== undefined && this.#remove(sequence)) sequence.settle(this.#result(sequence, finish));
+      if (finish === undefined || !this.#remove(sequence)) return;
+      this.#prefixes.keep([...sequence.request.prompt_token_ids, ...sequence.ids], sequence.cache);
+      sequence.settle(this.#result(sequence, finish));
     });
   }
 

@@ -5,9 +5,12 @@ import { geluForward, layernormForward, matmulForward } from './gpt-math.js';
 export class KvCache {
   readonly keys: Float32Array[];
   readonly values: Float32Array[];
+  /** Floats per position in each layer's keys (and values). */
+  readonly channels: number;
   length = 0;
 
   constructor(model: GptModel) {
+    this.channels = model.config.channels;
     const size = model.config.context_length * model.config.channels;
     this.keys = Array.from({ length: model.config.layers }, () => new Float32Array(size));
     this.values = Array.from({ length: model.config.layers }, () => new Float32Array(size));
@@ -16,10 +19,13 @@ export class KvCache {
 
 /**
  * Incremental decoding: feeds a batch of rows at once, each a token and the cache of its sequence, and
- * returns each row's logits. Batching reads every weight row once for all rows, which is where
- * concurrent episodes gain. A sequence may bring several rows (its whole prompt, read in one step):
- * they come together and in order, at consecutive positions, each attending to the ones before it.
- * Rows do not mix, so a token's logits are the same bits however it was batched.
+ * returns the logits of each sequence's last row, one row of logits per sequence in the order they
+ * come. Batching reads every weight row once for all rows, which is where concurrent episodes gain. A
+ * sequence may bring several rows (its whole prompt, read in one step): they come together and in
+ * order, at consecutive positions, each attending to the ones before it; only the last predicts a
+ * token that is sampled, so only its logits are computed (a prompt's other rows would cost a
+ * vocabulary projection each, for nothing). Rows do not mix, so a token's logits are the same bits
+ * however it was batched.
  */
 export function decodeStep(model: GptModel, tokens: readonly number[], caches: readonly KvCache[]): Float32Array {
   const { channels: C, heads: H, vocab_size: V, context_length: maxT } = model.config;
@@ -88,12 +94,17 @@ export function decodeStep(model: GptModel, tokens: readonly number[], caches: r
   });
 
   // A sequence's rows come in order, so its last row's position sets where its cache now ends.
+  const lasts: number[] = [];
   caches.forEach((cache, b) => {
     cache.length = positions[b]! + 1;
+    if (caches[b + 1] !== cache) lasts.push(b);
   });
-  layernormForward(norm, 0, mean, rstd, 0, x, 0, p, layout.lnfw, p, layout.lnfb, B, C);
-  const logits = new Float32Array(B * V);
+  const S = lasts.length;
+  const last = new Float32Array(S * C);
+  lasts.forEach((b, s) => last.set(x.subarray(b * C, (b + 1) * C), s * C));
+  layernormForward(norm, 0, mean, rstd, 0, last, 0, p, layout.lnfw, p, layout.lnfb, S, C);
+  const logits = new Float32Array(S * V);
   const zeros = new Float32Array(V);
-  matmulForward(logits, 0, norm, 0, p, layout.wte, zeros, 0, B, C, V);
+  matmulForward(logits, 0, norm, 0, p, layout.wte, zeros, 0, S, C, V);
   return logits;
 }

@@ -1,3 +1,4 @@
+import { hermesToolCallParser } from '../../environments/tool-call-parser.js';
 import type { EmbeddedPolicy } from '../../policy/embedded/embedded-policy.js';
 import { JinjaChatTemplate, type HfTokenizer } from '../../tokens/index.js';
 import type { ListenOptions } from '../http/http-server-core.js';
@@ -8,13 +9,17 @@ import { OpenAiCompatibleServer } from './openai-compatible-server.js';
 export const EMBEDDED_MODEL_NAME = 'gymnast-tiny-arith';
 
 /**
- * The embedded model's context is 128 tokens, a few hundred bytes of JSON: 1 MiB is thousands of times
+ * The embedded model's context is 256 tokens, a few hundred bytes of JSON: 1 MiB is thousands of times
  * what a real request needs, while the server's general default (16 MiB) would let one request of
  * unknown characters cost seconds of encoding (its word-level tokenizer gives no bound to refuse by).
  */
 export const EMBEDDED_MAX_BODY_BYTES = 1024 * 1024;
 
-/** The embedded model behind the OpenAI-compatible API (with vLLM's token fields), as `gymnast serve model --embedded` serves it. */
+/**
+ * The embedded model behind the OpenAI-compatible API (with vLLM's token fields), as `gymnast serve
+ * model --embedded` serves it. It writes its calculator calls in Hermes / Qwen `<tool_call>` blocks, so
+ * a chat request offering tools gets them back as `tool_calls` (vLLM's `--tool-call-parser hermes`).
+ */
 export function embeddedModelServer(policy: EmbeddedPolicy, options: ListenOptions & { maxBodyBytes?: number; apiKey?: string }): OpenAiCompatibleServer {
   const tokenizer = policy.tokenizer as HfTokenizer;
   return new OpenAiCompatibleServer({
@@ -23,6 +28,7 @@ export function embeddedModelServer(policy: EmbeddedPolicy, options: ListenOptio
     generate: policyGenerator(policy, tokenizer),
     model: EMBEDDED_MODEL_NAME,
     maxModelLen: policy.maxModelLen,
+    toolCallParser: hermesToolCallParser,
     maxBodyBytes: options.maxBodyBytes ?? EMBEDDED_MAX_BODY_BYTES,
     ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
     ...(options.host === undefined ? {} : { host: options.host }),
