@@ -1,9 +1,11 @@
 import { aggregateScaling } from './aggregate-bench.js';
 import type { BenchResult } from './bench-result.js';
+import { chunkedWriterMemory } from './chunked-writer-bench.js';
 import { collectOverhead } from './collect-bench.js';
 import { collectMemory } from './collect-memory-bench.js';
 import { embeddedDecodeSpeed, embeddedEpisodeThroughput } from './embedded-bench.js';
 import { engineOverhead, scheduleCost } from './engine-bench.js';
+import { extensibleCopyCost } from './extensible-copy-bench.js';
 import { httpClientThroughput } from './http-bench.js';
 import { ledgerThroughput } from './ledger-bench.js';
 import { resourcesOverhead } from './resources-bench.js';
@@ -28,6 +30,8 @@ const suites: Record<string, () => Promise<BenchResult | BenchResult[]>> = {
   aggregate: aggregateScaling,
   resources: resourcesOverhead,
   viewer: viewerScaling,
+  'extensible-copy': extensibleCopyCost,
+  'chunked-writer': chunkedWriterMemory,
 };
 
 const wanted = [...process.argv.slice(2), ...(process.env.BENCH ?? '').split(',')].map((name) => name.trim()).filter(Boolean);
