@@ -4,12 +4,12 @@ import { arithmeticEnvironment, arithmeticPrompt, generateArithmeticTasks } from
 import { EmbeddedPolicy } from '../src/policy/index.js';
 import { decodeStep, KvCache } from '../src/policy/embedded/gpt-decoder.js';
 import { JinjaChatTemplate, TemplateRenderer, type HfTokenizer } from '../src/tokens/index.js';
-import type { BenchResult } from './bench-result.js';
+import type { BenchLine, BenchResult } from './bench-result.js';
 
 const POSITIONS = 120;
 
 /** Decode tokens/s of the committed model: one sequence, then 32 sequences stepping together. */
-export async function embeddedDecodeSpeed(): Promise<BenchResult[]> {
+export async function embeddedDecodeSpeed(): Promise<BenchLine[]> {
   const { model } = await EmbeddedPolicy.load();
   const decode = (batch: number) => {
     const caches = Array.from({ length: batch }, () => new KvCache(model));
@@ -22,7 +22,7 @@ export async function embeddedDecodeSpeed(): Promise<BenchResult[]> {
   const single = decode(1);
   const batched = decode(32);
   return [
-    { name: 'embedded model: decode tokens/s, one sequence (target ≥ 2,000)', baseline: { label: 'target', value: 2000, unit: 'tok/s' }, measured: { label: 'single sequence', value: single, unit: 'tok/s' }, lowerIsBetter: false },
+    { name: 'embedded model: decode tokens/s, one sequence', measured: { label: 'single sequence', value: single, unit: 'tok/s' }, target: { label: 'target', value: 2000, unit: 'tok/s', source: "the embedded model's goal" }, lowerIsBetter: false },
     { name: 'embedded model: decode tokens/s, 32 sequences batched vs one', baseline: { label: 'single sequence', value: single, unit: 'tok/s' }, measured: { label: 'batch of 32', value: batched, unit: 'tok/s' }, lowerIsBetter: false },
   ];
 }

@@ -1,9 +1,11 @@
 import { aggregateScaling } from './aggregate-bench.js';
-import type { BenchResult } from './bench-result.js';
+import type { BenchLine, FixedFigure, Side } from './bench-result.js';
+import { chunkedWriterMemory } from './chunked-writer-bench.js';
 import { collectOverhead } from './collect-bench.js';
 import { collectMemory } from './collect-memory-bench.js';
 import { embeddedDecodeSpeed, embeddedEpisodeThroughput } from './embedded-bench.js';
 import { engineOverhead, scheduleCost } from './engine-bench.js';
+import { extensibleCopyCost } from './extensible-copy-bench.js';
 import { httpClientThroughput } from './http-bench.js';
 import { ledgerThroughput } from './ledger-bench.js';
 import { resourcesOverhead } from './resources-bench.js';
@@ -12,10 +14,11 @@ import { viewerScaling } from './viewer-bench.js';
 
 /**
  * `npm run bench`: every benchmark prints a ratio against a baseline measured in the same run, so the
- * numbers mean something on a noisy 2-core machine. Later capabilities add their suites here.
+ * numbers mean something on a noisy 2-core machine; a fixed figure (a goal, or a number measured
+ * elsewhere) is printed as a target, never as a baseline. Later capabilities add their suites here.
  * `npm run bench -- collect viewer` (or `BENCH=collect,viewer npm run bench`) runs only the suites named.
  */
-const suites: Record<string, () => Promise<BenchResult | BenchResult[]>> = {
+const suites: Record<string, () => Promise<BenchLine | BenchLine[]>> = {
   schedule: scheduleCost,
   engine: engineOverhead,
   ledger: ledgerThroughput,
@@ -28,6 +31,8 @@ const suites: Record<string, () => Promise<BenchResult | BenchResult[]>> = {
   aggregate: aggregateScaling,
   resources: resourcesOverhead,
   viewer: viewerScaling,
+  'extensible-copy': extensibleCopyCost,
+  'chunked-writer': chunkedWriterMemory,
 };
 
 const wanted = [...process.argv.slice(2), ...(process.env.BENCH ?? '').split(',')].map((name) => name.trim()).filter(Boolean);
@@ -37,11 +42,23 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
+const format = (side: Side) => `${side.label} ${side.value.toFixed(side.value < 10 ? 3 : 0)} ${side.unit}`;
+
+/** Whether the measurement reaches a target, as the line to print. */
+function targetLine(measured: Side, target: FixedFigure, lowerIsBetter: boolean): string {
+  const met = lowerIsBetter ? measured.value <= target.value : measured.value >= target.value;
+  return `${target.label} ${lowerIsBetter ? '≤' : '≥'} ${target.value} ${target.unit} (${target.source}; a fixed figure, not measured in this run): ${met ? 'met' : 'not met'}, ${(measured.value / target.value).toFixed(2)}× of it`;
+}
+
 for (const [name, suite] of Object.entries(suites)) {
   if (wanted.length > 0 && !wanted.includes(name)) continue;
   for (const result of [await suite()].flat()) {
+    if (!('baseline' in result)) {
+      process.stdout.write(`${result.name}\n  ${format(result.measured)} against the ${targetLine(result.measured, result.target, result.lowerIsBetter)}\n`);
+      continue;
+    }
     const ratio = result.measured.value / result.baseline.value;
-    const format = (side: BenchResult['baseline']) => `${side.label} ${side.value.toFixed(side.value < 10 ? 3 : 0)} ${side.unit}`;
     process.stdout.write(`${result.name}\n  ${format(result.measured)} vs ${format(result.baseline)}: ${ratio.toFixed(2)}× (${result.lowerIsBetter ? 'lower' : 'higher'} is better)\n`);
+    if (result.target) process.stdout.write(`  ${targetLine(result.measured, result.target, result.lowerIsBetter)}\n`);
   }
 }

@@ -156,9 +156,11 @@ export {
   unbiasedPassAtK,
   type AggregateOptions,
   type AgentAggregate,
+  type AgentMetrics,
   type AgentSummary,
   type AnswerKey,
   type GroupLevelMetrics,
+  type PerSampleAggregate,
   type RolloutInfo,
   type ScoredRollout,
 } from './metrics/index.js';

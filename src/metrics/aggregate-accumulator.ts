@@ -5,7 +5,7 @@ import { describeColumns } from './column-statistics.js';
 import { NumberList } from './number-list.js';
 import { groupLevelMetrics, GroupLevelMetricsList } from './group-level-metrics.js';
 import { MetricColumns } from './metric-columns.js';
-import { PassAtKAccumulator } from './pass-at-k.js';
+import { PassAtKAccumulator, type AgentMetrics } from './pass-at-k.js';
 import { RolloutKeyList } from './rollout-key-list.js';
 import { rolloutFactsFromRow, RolloutMetricsAccumulator } from './rollout-metrics.js';
 
@@ -31,8 +31,8 @@ export interface AggregateOptions {
 /** One agent's aggregate without its per-task groups: small whatever the run's size. */
 export interface AgentSummary {
   agent_ref: { name: string };
-  /** NeMo Gym's statistics of every metric column, then pass@k, mean@k (and majority@k) on the reward. */
-  agent_metrics: Record<string, number>;
+  /** NeMo Gym's statistics of every metric column, then pass@k, mean@k (and majority@k) on the reward with NeMo Gym's `per_sample_aggregate`. */
+  agent_metrics: AgentMetrics;
   key_metrics: Record<string, number>;
   /** NeMo RL's rollout metrics over the rows with gymnast's episode record, and the failed rollouts. */
   rollout_metrics: Record<string, number>;
@@ -94,16 +94,16 @@ export class AggregateAccumulator {
     const duplicate = this.#keys.duplicate();
     if (duplicate) throw new RangeError(`rollout ${this.#keys.task(duplicate[0])}:${this.#keys.rollout(duplicate[0])} was added twice`);
     const statistics = this.#columns.statisticsOrder();
-    const agentMetrics = describeColumns(statistics, this.#keys.order(), new Float64Array(this.#keys.length));
+    const agentMetrics: AgentMetrics = describeColumns(statistics, this.#keys.order(), new Float64Array(this.#keys.length));
     const pass = this.#passAtK();
     // NeMo Gym's default key metrics are every `mean/*`; its math servers add the pass@k, mean@k and majority@k entries at the largest k.
     const headline = [...Object.keys(agentMetrics).filter((key) => key.startsWith('mean/')), ...(pass?.headlineKeys() ?? [])];
-    pass?.metrics(agentMetrics);
+    pass?.agentMetrics(agentMetrics);
     const source = { agent: this.#agent, keys: this.#keys, statistics, infos: this.#columns.rolloutInfoOrder(), planned: this.#planned.toFloat64Array().sort(), rolloutInfos: this.#rolloutInfos };
     return {
       agent_ref: { name: this.#agent },
       agent_metrics: agentMetrics,
-      key_metrics: Object.fromEntries(headline.map((key) => [key, agentMetrics[key]!])),
+      key_metrics: Object.fromEntries(headline.map((key) => [key, agentMetrics[key] as number])),
       rollout_metrics: this.#episodes.metrics(this.#failedRollouts()),
       group_level_metrics: new GroupLevelMetricsList(() => groupLevelMetrics(source)),
     };

@@ -7,6 +7,12 @@ export interface ScoredRollout {
   answer?: string | null;
 }
 
+/** NeMo Gym's `per_sample_aggregate`: for each score, the mean over the tasks of run i (every task's i-th rollout), as a percentage, for each i. */
+export type PerSampleAggregate = Record<string, number[]>;
+
+/** An agent's metrics as NeMo Gym writes them: numbers, and `per_sample_aggregate` where pass@k is computed. */
+export type AgentMetrics = Record<string, number | PerSampleAggregate>;
+
 /** The binary score NeMo Gym adds when rollouts carry answers: 1 when the rollout has none. */
 export const NO_ANSWER = 'no_answer';
 
@@ -83,6 +89,24 @@ export class PassAtKAccumulator {
 
   /** The metrics, added to `result` (an object of a million keys is costly to copy). */
   metrics(result: Record<string, number> = {}): Record<string, number> {
+    this.#metricsAtK(result);
+    this.#spreadMetrics(result);
+    return result;
+  }
+
+  /**
+   * The metrics as NeMo Gym's `compute_pass_majority_metrics` returns them, added to `result`: those
+   * of `metrics`, with `per_sample_aggregate` (each score's per-run means) between the metrics at
+   * each k and the spreads, where NeMo Gym puts it.
+   */
+  agentMetrics(result: AgentMetrics): AgentMetrics {
+    this.#metricsAtK(result);
+    result.per_sample_aggregate = this.#perSampleAggregate();
+    this.#spreadMetrics(result);
+    return result;
+  }
+
+  #metricsAtK(result: AgentMetrics): void {
     const maxK = this.#tasksWithRun.length;
     const ordered = this.#sortedSums();
     const carried = ordered.map(() => ({ mean: 0, majority: 0 }));
@@ -95,14 +119,26 @@ export class PassAtKAccumulator {
         if (this.#withAnswers) result[`majority@${k}/${sums.name}`] = (100 * (sums.majority.get(k) + carried[j]!.majority)) / this.#tasks;
       });
     }
+  }
+
+  #spreadMetrics(result: AgentMetrics): void {
+    const ordered = this.#sortedSums();
     const spreads = ordered.map((sums) => this.#spreadAcrossRuns(sums.runs));
-    for (let k = 2; k <= maxK; k++) {
+    for (let k = 2; k <= this.#tasksWithRun.length; k++) {
       ordered.forEach((sums, j) => {
         result[`pass@1[avg-of-${k}]/${sums.name}/std_dev_across_runs`] = spreads[j]![k]!;
         result[`pass@1[avg-of-${k}]/${sums.name}/std_err_across_runs`] = spreads[j]![k]! / Math.sqrt(k);
       });
     }
-    return result;
+  }
+
+  #perSampleAggregate(): PerSampleAggregate {
+    return Object.fromEntries(this.#sortedSums().map((sums) => [sums.name, Array.from({ length: sums.runs.length }, (_, run) => this.#runMean(sums.runs, run))]));
+  }
+
+  /** Run `run`'s mean score over the tasks that have that run, as a percentage. */
+  #runMean(runs: NumberList, run: number): number {
+    return (100 * runs.get(run)) / this.#tasksWithRun.get(run);
   }
 
   /** NeMo Gym's `highest_k_metrics` for each family (pass@k, mean@k, majority@k): the keys at the largest k, spreads left out. */
@@ -143,7 +179,7 @@ export class PassAtKAccumulator {
     let mean = 0;
     let squares = 0;
     for (let run = 0; run < runs.length; run++) {
-      const value = (100 * runs.get(run)) / this.#tasksWithRun.get(run);
+      const value = this.#runMean(runs, run);
       const delta = value - mean;
       mean += delta / (run + 1);
       squares += delta * (value - mean);

@@ -117,7 +117,7 @@ describe('stored rollout files without agent_ref', () => {
     const [aggregate] = await aggregateFiles({ results: [file], ...filesBeside([file]) });
     const [expected] = JSON.parse(readFileSync(fixture('circle_count/example_rollouts_aggregate_metrics.json'), 'utf8')) as { agent_ref: unknown; agent_metrics: Record<string, number>; key_metrics: Record<string, number> }[];
     assert.deepEqual(aggregate!.agent_ref, expected!.agent_ref);
-    for (const [key, value] of Object.entries(expected!.agent_metrics)) assert.ok(Math.abs(aggregate!.agent_metrics[key]! - value) < 1e-9, key);
+    for (const [key, value] of Object.entries(expected!.agent_metrics)) assert.ok(Math.abs((aggregate!.agent_metrics[key] as number) - value) < 1e-9, key);
     for (const key of Object.keys(expected!.key_metrics)) assert.ok(key in aggregate!.key_metrics, key);
   });
 });

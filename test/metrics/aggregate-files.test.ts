@@ -82,7 +82,7 @@ describe('aggregateFiles', () => {
     const [aggregate] = await aggregateFiles({ results: [results] });
     const [group] = aggregate!.group_level_metrics;
     context.diagnostic(`20,000 rollouts of one task aggregated in ${((performance.now() - started) / 1000).toFixed(2)} s`);
-    const metrics = aggregate!.agent_metrics;
+    const metrics = aggregate!.agent_metrics as Record<string, number>;
     assert.equal(group!.num_rollouts, 20_000);
     assert.ok(Math.abs(metrics['pass@1/accuracy']! - 20) < 1e-9);
     assert.ok(Math.abs(metrics['pass@3/accuracy']! - 100 * unbiasedPassAtK(20_000, 4_000, 3)) < 1e-9);

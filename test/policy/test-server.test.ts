@@ -3,10 +3,11 @@ import { after, describe, it } from 'node:test';
 import { z } from 'zod';
 import { JsonClient } from '../../src/policy/index.js';
 import { TemplateRenderer, TokenLedger } from '../../src/tokens/index.js';
-import { addTask, startServers } from '../support/loopback-model.js';
+import { nemoRlGoldenPrompts } from '../support/nemo-rl-golden.js';
+import { startServers } from '../support/loopback-model.js';
 import { qwen3Template, qwen3Tokenizer } from '../support/qwen3.js';
 
-const [vllm] = await startServers(1, { maxModelLen: 1234 });
+const [vllm] = await startServers(1, { maxModelLen: 4_096 });
 const [sglang] = await startServers(1, { flavor: 'sglang' });
 const client = new JsonClient();
 after(async () => {
@@ -17,15 +18,19 @@ after(async () => {
 const post = <T>(baseUrl: string, path: string, body: unknown, schema: z.ZodType<T>) => client.request({ method: 'POST', baseUrl, path, body, schema, timeoutMs: 5_000 });
 
 describe('the test inference server', () => {
-  it("tokenizes messages with tools exactly as gymnast's local renderer does (the parity check a deployment needs)", async () => {
-    const task = addTask(0);
-    const tokenizer = await qwen3Tokenizer();
-    const renderer = new TemplateRenderer(tokenizer, await qwen3Template());
-    const local = renderer.renderDelta(new TokenLedger(tokenizer), [], task.messages, { addGenerationPrompt: true, tools: task.tools! }).tokenIds.flat();
-    const server = await post(vllm!.url, '/tokenize', { messages: task.messages, tools: task.tools }, z.object({ tokens: z.array(z.number()), count: z.number(), max_model_len: z.number() }));
-    assert.deepEqual(server.tokens, local);
-    assert.equal(server.max_model_len, 1234);
-  });
+  // The server renders with gymnast's template and tokenizer, as the client does: agreeing with each other proves nothing; both must give NeMo RL's ids.
+  for (const [row, golden] of nemoRlGoldenPrompts().entries()) {
+    it(`tokenizes NeMo RL's golden prompt ${row} (messages with tools) to the ids NeMo RL recorded, on /tokenize and as a chat completion's prompt ids, as gymnast's renderer does`, async () => {
+      const tokenizer = await qwen3Tokenizer();
+      const local = new TemplateRenderer(tokenizer, await qwen3Template()).renderDelta(new TokenLedger(tokenizer), [], golden.messages, { addGenerationPrompt: true, tools: golden.tools }).tokenIds.flat();
+      const tokenized = await post(vllm!.url, '/tokenize', { messages: golden.messages, tools: golden.tools }, z.object({ tokens: z.array(z.number()), count: z.number(), max_model_len: z.number() }));
+      const chat = await post(vllm!.url, '/v1/chat/completions', { messages: golden.messages, tools: golden.tools, max_tokens: 1, return_token_ids: true }, z.object({ prompt_token_ids: z.array(z.number()) }));
+      assert.deepEqual(local, golden.ids);
+      assert.deepEqual(tokenized.tokens, golden.ids);
+      assert.deepEqual(chat.prompt_token_ids, golden.ids);
+      assert.deepEqual([tokenized.count, tokenized.max_model_len], [golden.ids.length, 4_096]);
+    });
+  }
 
   it('detokenizes with the field name of the server it imitates', async () => {
     const ids = (await qwen3Tokenizer()).encode('hello world');

@@ -41,20 +41,16 @@ describe('a template that refuses the conversation', () => {
 });
 
 describe('rendering openings', () => {
-  it('renders each distinct opening once (repeats of a task share it), and hands every caller arrays of its own', () => {
-    let renders = 0;
-    const plain = new PlainChatTemplate();
-    const counting: ChatTemplate = { render: (messages, options) => (renders++, plain.render(messages, options)) };
-    const cached = new TemplateRenderer(tokenizer, counting);
+  it('gives a repeated opening the ids its first rendering gave, and every caller arrays of its own; another generation prompt or other messages are another opening', () => {
+    const cached = new TemplateRenderer(tokenizer, new PlainChatTemplate());
+    const fresh = () => new TemplateRenderer(tokenizer, new PlainChatTemplate());
+    const render = (on: TemplateRenderer, opening: Message[], addGenerationPrompt: boolean) => on.renderDelta(new TokenLedger(tokenizer), [], opening, { addGenerationPrompt }).tokenIds;
     const opening: Message[] = [{ role: 'user', content: 'q' }];
-    const first = cached.renderDelta(new TokenLedger(tokenizer), [], opening, { addGenerationPrompt: true });
-    first.tokenIds[0]!.push(999);
-    const second = cached.renderDelta(new TokenLedger(tokenizer), [], opening, { addGenerationPrompt: true });
-    assert.equal(renders, 1);
-    assert.deepEqual(second.tokenIds, renderer.renderDelta(new TokenLedger(tokenizer), [], opening, { addGenerationPrompt: true }).tokenIds);
-    cached.renderDelta(new TokenLedger(tokenizer), [], opening, { addGenerationPrompt: false });
-    cached.renderDelta(new TokenLedger(tokenizer), [], [{ role: 'user', content: 'other' }], { addGenerationPrompt: true });
-    assert.equal(renders, 3, 'another generation prompt or other messages are another opening');
+    for (let call = 0; call < 2; call++) render(cached, opening, true)[0]!.push(999);
+    assert.deepEqual(render(cached, opening, true), render(fresh(), opening, true));
+    assert.deepEqual(render(cached, opening, false), render(fresh(), opening, false));
+    assert.notDeepEqual(render(cached, opening, false), render(cached, opening, true));
+    assert.deepEqual(render(cached, [{ role: 'user', content: 'other' }], true), render(fresh(), [{ role: 'user', content: 'other' }], true));
   });
 });
 

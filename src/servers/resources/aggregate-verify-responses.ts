@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { aggregateRows } from '../../collect/aggregate-rows.js';
-import type { GroupLevelMetrics } from '../../metrics/index.js';
+import type { AgentMetrics, GroupLevelMetrics } from '../../metrics/index.js';
 
 /** NeMo Gym's `AggregateMetricsRequest`: the (stripped) verify responses of a run. */
 export const AggregateMetricsRequest = z.object({ verify_responses: z.array(z.looseObject({})) });
@@ -9,7 +9,7 @@ export type AggregateMetricsRequest = z.infer<typeof AggregateMetricsRequest>;
 /** NeMo Gym's `AggregateMetrics`. */
 export interface AggregateMetrics {
   group_level_metrics: GroupLevelMetrics[];
-  agent_metrics: Record<string, number>;
+  agent_metrics: AgentMetrics;
   key_metrics: Record<string, number>;
 }
 
