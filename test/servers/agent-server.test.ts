@@ -137,16 +137,16 @@ describe('AgentServer: gymnast as a NeMo Gym agent server', () => {
 describe('AgentServer on a model server whose ids are not encode(text), as a real sampler may spell its replies', () => {
   it("answers /run with exactly the ids and logprobs sampled, on the messages and on response.output's training fields, each call's prompt as sent", async () => {
     const qwen3 = await qwen3Tokenizer();
-    const { server: model, url } = await startQwen3Server({ tokenization: 'non-canonical', respond: ({ text }) => (text.includes('<result>') ? '87' : 'I will use <calc>50+37</calc>') });
+    const { server: model, url } = await startQwen3Server({ tokenization: 'non-canonical', respond: ({ text }) => (text.includes('<tool_response>') ? '87' : 'I will use <tool_call>{"name": "calculator", "arguments": {"expression": "50+37"}}</tool_call>') });
     const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [url], tokenizer: qwen3, model: 'm', maxModelLen: 4096 });
     const server = new AgentServer({
       agent: builtinAgent('arithmetic')!,
-      episode: { policy, renderer: new TemplateRenderer(qwen3, await qwen3Template()), maxTurns: 4, maxSeqLen: 4096, sampling: SamplingParams.parse({ max_tokens: 32, seed: 2 }) },
+      episode: { policy, renderer: new TemplateRenderer(qwen3, await qwen3Template()), maxTurns: 4, maxSeqLen: 4096, sampling: SamplingParams.parse({ max_tokens: 96, seed: 2 }) },
     });
     await server.start();
     try {
       const result = (await (await post(server.url, '/run', row('what is 50+37?'))).json()) as { reward: number; messages: { role: string; token_ids: number[]; generation_logprobs?: number[] }[]; response: { output: { generation_token_ids?: number[]; prompt_token_ids?: number[]; generation_log_probs?: number[] }[] } };
-      assert.equal(result.reward, 1);
+      assert.equal(result.reward, 1, JSON.stringify(result.messages.map((message) => [message.role, (message as { content?: unknown }).content])));
       const calls = model.requests.filter((request) => request.path === '/v1/completions');
       assert.equal(calls.length, 2);
       const sent = calls.map((call) => (call.body as { prompt: number[] }).prompt);
