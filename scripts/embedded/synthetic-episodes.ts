@@ -72,8 +72,8 @@ function oracle(tokenizer: HfTokenizer, problems: Map<string, SyntheticProblem>)
 
 /**
  * `count` training sequences: 63% arithmetic episodes played through the real engine, environment and
- * renderer (exactly the tokens a rollout sees), 25% calculator round trips (`roundTrip`), and 12% plain chat, answered
- * with `CHAT_REPLY` and the end token.
+ * renderer (exactly the tokens a rollout sees), 25% calculator round trips (`roundTrip`), and 12%
+ * plain chat, answered with `CHAT_REPLY` and the end token.
  */
 export async function syntheticSequences(tokenizer: HfTokenizer, renderer: ConversationRenderer, template: ChatTemplate, count: number, seed: number): Promise<TrainingSequence[]> {
   const random = createSeededRandom(seed);
@@ -111,10 +111,10 @@ async function episodeSequences(tokenizer: HfTokenizer, renderer: ConversationRe
 
 /**
  * A calculator round trip as an OpenAI client makes it. Its tool answers in the other shapes a client's
- * tool may write (spaced JSON, a bare number), and most of the time with a number that is
- * not the expression's value: the answer is what the tool said. Trained only on true results, the
- * model learned to work out a 3-term sum's last digit itself (wrongly, most of the time) instead of
- * copying it; these teach it to copy.
+ * tool may write (spaced JSON, a bare number), and most of the time with a number that is not the
+ * expression's value: the answer is what the tool said. Trained only on true results, the model took
+ * to working out a 3-term sum's last digit itself, often wrongly, instead of copying it; these teach
+ * it to copy.
  */
 function roundTrip(random: SeededRandom): Message[] {
   let asked = trainingProblem(random);

@@ -159,7 +159,8 @@ describe('gymnast view: the verdicts of gymnast health beside a run', () => {
   before(async () => {
     directory = mkdtempSync(join(tmpdir(), 'gymnast-view-health-'));
     const output = join(directory, 'out.jsonl');
-    await promisify(execFile)(process.execPath, [gymnast, 'collect', '--input', examples, '--num-repeats', '2', '--output', output]);
+    // Greedy, so every run is the same run: the report's counts are the corruption's, not sampling luck's.
+    await promisify(execFile)(process.execPath, [gymnast, 'collect', '--input', examples, '--num-repeats', '2', '--temperature', '0', '--output', output]);
     // One row corrupted by hand (its first logprob above 0, in both copies, as a sampler's bug would write it), then checked again as a user would.
     const lines = readFileSync(output, 'utf8').split('\n');
     const row = JSON.parse(lines[3]!);
