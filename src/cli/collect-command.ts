@@ -25,6 +25,7 @@ import { DATASET_TYPES, type DatasetSplit } from '../servers/config/dataset-type
 import type { AgentEpisode } from '../servers/config/config-run.js';
 import { withEpisodeOptions } from './episode-options.js';
 import { applyNemoGymOverrides } from './nemo-gym-overrides.js';
+import { limitsLine } from './limits-line.js';
 import { configValue, describeValue } from './option-value.js';
 import { maxUnhealthyOf, maxUnhealthyOption } from './max-unhealthy-option.js';
 import { nemoGymOption } from './nemo-gym-option.js';
@@ -290,19 +291,6 @@ async function episodeFor(flags: CollectFlags, sampledBy: AgentEpisode | undefin
   if (sampledBy) return { ...sampledBy, ownsPolicy: false };
   const { policy, renderer, maxModelLen } = await createPolicy(policySpec(flags), { onRouterEvent: (event) => event.type === 'retry' && onRetry() });
   return { policy, renderer, maxSeqLen: flags.maxSeqLen ?? maxModelLen, maxTurns: flags.maxTurns, onMaxTokens: flags.onMaxTokens, sampling: runSampling(flags), ownsPolicy: true };
-}
-
-/**
- * The limits the run went by, where gymnast bounds what NeMo RL and NeMo Gym leave unbounded, so a
- * reader of the summary knows them without the command line (the README says how to lift them).
- */
-function limitsLine(concurrency: number, episode: Pick<AgentEpisode, 'maxTurns' | 'maxSeqLen' | 'onMaxTokens'>): string {
-  return [
-    `limits: --max-turns ${episode.maxTurns} (NeMo RL: unbounded)`,
-    `--concurrency ${concurrency} (NeMo Gym: unbounded)`,
-    `--max-seq-len ${episode.maxSeqLen}`,
-    `--on-max-tokens ${episode.onMaxTokens ?? 'continue'}`,
-  ].join(', ');
 }
 
 function parseSplit(value: string): DatasetSplit {
