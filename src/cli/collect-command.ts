@@ -152,6 +152,7 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
   if (!flags.config) throw new ConfigError('--split needs --config X.yaml: the NeMo Gym config whose datasets and servers to use');
   if (!flags.output) throw new ConfigError('--split needs --output DIR: the folder for one output per dataset');
   if (flags.input !== undefined) throw new ConfigError('--split takes its rows from the datasets in the config: drop --input');
+  refuseAgentFlags(command, flags.config);
   // Imported here: reading a config (and its YAML parser) and the servers it starts are only needed by
   // --split, and cost every other collect ~0.1 CPU-s to load.
   const { loadServerConfig } = await import('../servers/config/server-config.js');
@@ -185,6 +186,37 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
   // As `gymnast health` judges the output folder: every dataset's rollouts together.
   assertFailuresWithin(failures, flags.failOnError);
   assertHealthy(health, maxUnhealthyOf(flags));
+}
+
+/**
+ * The policy and episode flags, each with the config key that sets it instead (null: none does): with
+ * `--split` the config's agents run every row with their own model and settings, so these would be ignored.
+ */
+const AGENT_SETTINGS: Readonly<Record<string, string | null>> = {
+  policy: "use_completions_api (or gymnast_policy) on the agent's model server",
+  baseUrl: "base_url on the agent's model server",
+  model: "model on the agent's model server",
+  tokenizer: "tokenizer on the agent's model server",
+  apiKey: "api_key on the agent's model server",
+  retryBudget: null,
+  maxTurns: 'max_turns on the agent',
+  maxSeqLen: 'max_seq_len on the agent',
+  maxTokens: 'max_tokens on the agent',
+  onMaxTokens: 'on_max_tokens on the agent',
+  temperature: 'temperature on the agent',
+  seed: 'seed on the agent',
+  toolCallParser: 'tool_call_parser on the agent',
+};
+
+/** Every policy or episode flag given with `--split`, refused at once, each naming what to set in `config` instead. */
+function refuseAgentFlags(command: Command, config: string): void {
+  const given = command.options.filter((option) => Object.hasOwn(AGENT_SETTINGS, option.attributeName()) && command.getOptionValueSource(option.attributeName()) === 'cli');
+  const problems = given.map((option) => {
+    const key = AGENT_SETTINGS[option.attributeName()];
+    return `${option.long}: with --split the config's agents run the rows; ${key === null ? `${config} has no key for it: drop it` : `set ${key} in ${config}`}`;
+  });
+  if (problems.length === 1) throw new ConfigError(problems[0]!);
+  if (problems.length > 1) throw new ConfigError([`${problems.length} flags --split cannot take:`, ...problems.map((problem) => `  ${problem}`)].join('\n'));
 }
 
 /**
