@@ -17,6 +17,8 @@ import { AbortedError } from '../core/errors/aborted-error.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { runSampling } from '../core/sampling-params.js';
 import { createPolicy } from '../policy/index.js';
+import { loadHfTokenizer } from '../tokens/hf-tokenizer.js';
+import type { Tokenizer } from '../tokens/tokenizer.js';
 import { collectPaths } from '../collect/collect-paths.js';
 import { MAX_CONCURRENCY, MEGABYTE } from '../collect/collect-settings.js';
 import { checkReadFilesApart, makeOutputFolder, type ReadFile } from '../collect/output-paths.js';
@@ -116,7 +118,7 @@ export function collectCommand(): Command {
     .option('--resume', 'continue this output in place: done rollouts are kept, failed ones retried; refuses if the plan or config changed')
     .option('--overwrite', 'start afresh over an output that already holds rows, erasing them and their failures (without it, or --resume, collect refuses)')
     .option('--max-attempts <n>', 'attempts per rollout before its failure is final (with --resume)', parseMaxAttempts, 3)
-    .option('--agent-server <name=url>', 'a NeMo Gym agent server (POST /run) to run rows of agent <name>, repeatable', parseAgentServer, {})
+    .option('--agent-server <name=url>', "a NeMo Gym agent server (POST /run) to run rows of agent <name> with its own model, repeatable; their tokens are decode-checked with --tokenizer DIR, else not", parseAgentServer, {})
     .option('--resources-server <name=url>', "a NeMo Gym resources server (/seed_session, /<tool>, /verify): rows of agent <name> run gymnast's loop against it, repeatable", parseAgentServer, {})
     .option('--gymnasium-server <name=url>', "a NeMo Gym gymnasium-style server (/reset, /step, /close): rows of agent <name> run gymnast's loop against it, repeatable", parseAgentServer, {})
     .option('--tool-call-parser <name>', `how the model writes tool calls, for --resources-server and --gymnasium-server: ${toolCallParsers.map((parser) => parser.name).join(', ')} (default hermes)`)
@@ -136,7 +138,7 @@ export function collectCommand(): Command {
       if (command.getOptionValue('reuseDataPreparation')) throw new ConfigError('--reuse-data-preparation reuses the datasets --split prepared: give --split (and --config) too, or drop it');
       const flags = await withConfigFile(command);
       if (flags.nemoGym !== undefined) throw new ConfigError('--nemo-gym runs the servers of a NeMo Gym config: it needs --config X.yaml --split NAME');
-      const { failures, health } = await runCollect(flags);
+      const { failures, health } = await runCollect(flags, Object.keys(flags.agentServer));
       assertFailuresWithin([failures], flags.failOnError);
       if (health) assertHealthy([health], maxUnhealthyOf(flags));
     });
@@ -176,7 +178,8 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
       process.stderr.write(`[collect] ${split} dataset ${dataset.dataset.name} of ${dataset.agent} (${dataset.yamlPath})\n`);
       const settings = { ...flags, input, output: join(flags.output, `${name}.jsonl`), agentServer: { ...flags.agentServer, ...agents }, numRepeats: dataset.dataset.num_repeats ?? flags.numRepeats };
       // The agent's own policy and limits sampled its rows: the run records them, and the health check decodes with its tokenizer.
-      const collected = await runCollect(settings, run.episodes.get(dataset.agent));
+      const remoteAgents = Object.keys(flags.agentServer).filter((agent) => !Object.hasOwn(agents, agent));
+      const collected = await runCollect(settings, remoteAgents, run.episodes.get(dataset.agent));
       failures.push(collected.failures);
       if (collected.health) health.push(collected.health);
     }
@@ -222,11 +225,12 @@ function refuseAgentFlags(command: Command, config: string): void {
 /**
  * One collection, its files written and its summary printed; resolves with how its rollouts ended and
  * its health, for the caller to hold against `--fail-on-error` and `--max-unhealthy` (as `gymnast
- * health` does), once everything is written. `sampledBy` is the policy and limits of a config's agent
- * server that runs every row, owned by the config run; without it, the flags' policy is created for
- * this collection and closed after it.
+ * health` does), once everything is written. `remoteAgents` are the `--agent-server`s whose own model
+ * samples their rows. `sampledBy` is the policy and limits of a config's agent server that runs every
+ * row, owned by the config run; without it, the flags' policy is created for this collection and
+ * closed after it.
  */
-async function runCollect(flags: CollectFlags, sampledBy?: AgentEpisode): Promise<{ failures: RunFailures; health?: HealthSummary }> {
+async function runCollect(flags: CollectFlags, remoteAgents: readonly string[], sampledBy?: AgentEpisode): Promise<{ failures: RunFailures; health?: HealthSummary }> {
   // The library checks --input; the files only the CLI reads are checked here, before anything starts.
   const read = [{ flag: '--prompt-config', path: flags.promptConfig }, { flag: '--config', path: flags.config }];
   checkReadFilesApart(collectPaths(flags.output), read.filter((file): file is ReadFile => file.path !== undefined));
@@ -247,6 +251,10 @@ async function runCollect(flags: CollectFlags, sampledBy?: AgentEpisode): Promis
   ];
   const { policy, renderer, maxSeqLen, maxTurns, onMaxTokens, sampling, ownsPolicy } = await episodeFor(flags, sampledBy, countRetry).catch(async (error: unknown) => {
     await Promise.all(servers.map((server) => server.close()));
+    throw error;
+  });
+  const remoteDecoder = await remoteTokenizer(flags, remoteAgents, sampledBy ? undefined : renderer.tokenizer).catch(async (error: unknown) => {
+    await Promise.all([...(ownsPolicy ? [policy.close()] : []), ...servers.map((server) => server.close())]);
     throw error;
   });
   const { stopAdmitting, abort, dispose } = interruptions();
@@ -280,8 +288,9 @@ async function runCollect(flags: CollectFlags, sampledBy?: AgentEpisode): Promis
     onProgress: progressPrinter(() => retries),
     onNotice: (message) => process.stderr.write(`[collect] ${message}\n`),
     agents: new Map(servers.map((server) => [server.name, server])),
+    remoteAgents,
     // Its decode check reuses the policy's tokenizer, the one that made the ids: not loaded a second time.
-    health: { decoder: renderer.tokenizer },
+    health: { decoder: renderer.tokenizer, ...(remoteDecoder ? { remoteDecoder } : {}) },
   }).finally(async () => {
     dispose();
     await Promise.all([...(ownsPolicy ? [policy.close()] : []), ...servers.map((server) => server.close())]);
@@ -316,6 +325,17 @@ async function runCollect(flags: CollectFlags, sampledBy?: AgentEpisode): Promis
 function seedFieldNotice(flags: CollectFlags): void {
   if (!flags.addSeed || (flags.seedField ?? 'request') !== 'request' || Object.keys(flags.agentServer).length === 0) return;
   process.stderr.write("[collect] --add-seed puts each seed in responses_create_params.seed, which NeMo Gym's agent servers refuse since PR #1099 (422): --seed-field extra-body puts it in metadata.extra_body, where they take it\n");
+}
+
+/**
+ * The tokenizer for the health checks of the rows `--agent-server`s sampled with their own model:
+ * `--tokenizer DIR`, the one `policyTokenizer` was loaded from when the flags' server policy used it,
+ * else loaded here (before any rollout, so a bad folder is refused first). None without `--tokenizer`.
+ */
+async function remoteTokenizer(flags: CollectFlags, remoteAgents: readonly string[], policyTokenizer: Tokenizer | undefined): Promise<Tokenizer | undefined> {
+  if (remoteAgents.length === 0 || flags.tokenizer === undefined) return undefined;
+  if (policyTokenizer && flags.policy !== 'embedded') return policyTokenizer;
+  return loadHfTokenizer(flags.tokenizer);
 }
 
 /** The flags' policy and limits, created here; or an agent server's, which its config run owns. */
