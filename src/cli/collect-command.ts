@@ -17,6 +17,8 @@ import { AbortedError } from '../core/errors/aborted-error.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { runSampling } from '../core/sampling-params.js';
 import { createPolicy } from '../policy/index.js';
+import { loadHfTokenizer } from '../tokens/hf-tokenizer.js';
+import type { Tokenizer } from '../tokens/tokenizer.js';
 import { collectPaths } from '../collect/collect-paths.js';
 import { MAX_CONCURRENCY, MEGABYTE } from '../collect/collect-settings.js';
 import { checkReadFilesApart, makeOutputFolder, type ReadFile } from '../collect/output-paths.js';
@@ -25,6 +27,7 @@ import { DATASET_TYPES, type DatasetSplit } from '../servers/config/dataset-type
 import type { AgentEpisode } from '../servers/config/config-run.js';
 import { withEpisodeOptions } from './episode-options.js';
 import { applyNemoGymOverrides } from './nemo-gym-overrides.js';
+import { limitsLine } from './limits-line.js';
 import { configValue, describeValue } from './option-value.js';
 import { maxUnhealthyOf, maxUnhealthyOption } from './max-unhealthy-option.js';
 import { nemoGymOption } from './nemo-gym-option.js';
@@ -115,7 +118,7 @@ export function collectCommand(): Command {
     .option('--resume', 'continue this output in place: done rollouts are kept, failed ones retried; refuses if the plan or config changed')
     .option('--overwrite', 'start afresh over an output that already holds rows, erasing them and their failures (without it, or --resume, collect refuses)')
     .option('--max-attempts <n>', 'attempts per rollout before its failure is final (with --resume)', parseMaxAttempts, 3)
-    .option('--agent-server <name=url>', 'a NeMo Gym agent server (POST /run) to run rows of agent <name>, repeatable', parseAgentServer, {})
+    .option('--agent-server <name=url>', "a NeMo Gym agent server (POST /run) to run rows of agent <name> with its own model, repeatable; their tokens are decode-checked with --tokenizer DIR, else not", parseAgentServer, {})
     .option('--resources-server <name=url>', "a NeMo Gym resources server (/seed_session, /<tool>, /verify): rows of agent <name> run gymnast's loop against it, repeatable", parseAgentServer, {})
     .option('--gymnasium-server <name=url>', "a NeMo Gym gymnasium-style server (/reset, /step, /close): rows of agent <name> run gymnast's loop against it, repeatable", parseAgentServer, {})
     .option('--tool-call-parser <name>', `how the model writes tool calls, for --resources-server and --gymnasium-server: ${toolCallParsers.map((parser) => parser.name).join(', ')} (default hermes)`)
@@ -135,7 +138,7 @@ export function collectCommand(): Command {
       if (command.getOptionValue('reuseDataPreparation')) throw new ConfigError('--reuse-data-preparation reuses the datasets --split prepared: give --split (and --config) too, or drop it');
       const flags = await withConfigFile(command);
       if (flags.nemoGym !== undefined) throw new ConfigError('--nemo-gym runs the servers of a NeMo Gym config: it needs --config X.yaml --split NAME');
-      const { failures, health } = await runCollect(flags);
+      const { failures, health } = await runCollect(flags, Object.keys(flags.agentServer));
       assertFailuresWithin([failures], flags.failOnError);
       if (health) assertHealthy([health], maxUnhealthyOf(flags));
     });
@@ -151,6 +154,7 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
   if (!flags.config) throw new ConfigError('--split needs --config X.yaml: the NeMo Gym config whose datasets and servers to use');
   if (!flags.output) throw new ConfigError('--split needs --output DIR: the folder for one output per dataset');
   if (flags.input !== undefined) throw new ConfigError('--split takes its rows from the datasets in the config: drop --input');
+  refuseAgentFlags(command, flags.config);
   // Imported here: reading a config (and its YAML parser) and the servers it starts are only needed by
   // --split, and cost every other collect ~0.1 CPU-s to load.
   const { loadServerConfig } = await import('../servers/config/server-config.js');
@@ -174,7 +178,8 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
       process.stderr.write(`[collect] ${split} dataset ${dataset.dataset.name} of ${dataset.agent} (${dataset.yamlPath})\n`);
       const settings = { ...flags, input, output: join(flags.output, `${name}.jsonl`), agentServer: { ...flags.agentServer, ...agents }, numRepeats: dataset.dataset.num_repeats ?? flags.numRepeats };
       // The agent's own policy and limits sampled its rows: the run records them, and the health check decodes with its tokenizer.
-      const collected = await runCollect(settings, run.episodes.get(dataset.agent));
+      const remoteAgents = Object.keys(flags.agentServer).filter((agent) => !Object.hasOwn(agents, agent));
+      const collected = await runCollect(settings, remoteAgents, run.episodes.get(dataset.agent));
       failures.push(collected.failures);
       if (collected.health) health.push(collected.health);
     }
@@ -187,13 +192,45 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
 }
 
 /**
+ * The policy and episode flags, each with the config key that sets it instead (null: none does): with
+ * `--split` the config's agents run every row with their own model and settings, so these would be ignored.
+ */
+const AGENT_SETTINGS: Readonly<Record<string, string | null>> = {
+  policy: "use_completions_api (or gymnast_policy) on the agent's model server",
+  baseUrl: "base_url on the agent's model server",
+  model: "model on the agent's model server",
+  tokenizer: "tokenizer on the agent's model server",
+  apiKey: "api_key on the agent's model server",
+  retryBudget: null,
+  maxTurns: 'max_turns on the agent',
+  maxSeqLen: 'max_seq_len on the agent',
+  maxTokens: 'max_tokens on the agent',
+  onMaxTokens: 'on_max_tokens on the agent',
+  temperature: 'temperature on the agent',
+  seed: 'seed on the agent',
+  toolCallParser: 'tool_call_parser on the agent',
+};
+
+/** Every policy or episode flag given with `--split`, refused at once, each naming what to set in `config` instead. */
+function refuseAgentFlags(command: Command, config: string): void {
+  const given = command.options.filter((option) => Object.hasOwn(AGENT_SETTINGS, option.attributeName()) && command.getOptionValueSource(option.attributeName()) === 'cli');
+  const problems = given.map((option) => {
+    const key = AGENT_SETTINGS[option.attributeName()];
+    return `${option.long}: with --split the config's agents run the rows; ${key === null ? `${config} has no key for it: drop it` : `set ${key} in ${config}`}`;
+  });
+  if (problems.length === 1) throw new ConfigError(problems[0]!);
+  if (problems.length > 1) throw new ConfigError([`${problems.length} flags --split cannot take:`, ...problems.map((problem) => `  ${problem}`)].join('\n'));
+}
+
+/**
  * One collection, its files written and its summary printed; resolves with how its rollouts ended and
  * its health, for the caller to hold against `--fail-on-error` and `--max-unhealthy` (as `gymnast
- * health` does), once everything is written. `sampledBy` is the policy and limits of a config's agent
- * server that runs every row, owned by the config run; without it, the flags' policy is created for
- * this collection and closed after it.
+ * health` does), once everything is written. `remoteAgents` are the `--agent-server`s whose own model
+ * samples their rows. `sampledBy` is the policy and limits of a config's agent server that runs every
+ * row, owned by the config run; without it, the flags' policy is created for this collection and
+ * closed after it.
  */
-async function runCollect(flags: CollectFlags, sampledBy?: AgentEpisode): Promise<{ failures: RunFailures; health?: HealthSummary }> {
+async function runCollect(flags: CollectFlags, remoteAgents: readonly string[], sampledBy?: AgentEpisode): Promise<{ failures: RunFailures; health?: HealthSummary }> {
   // The library checks --input; the files only the CLI reads are checked here, before anything starts.
   const read = [{ flag: '--prompt-config', path: flags.promptConfig }, { flag: '--config', path: flags.config }];
   checkReadFilesApart(collectPaths(flags.output), read.filter((file): file is ReadFile => file.path !== undefined));
@@ -214,6 +251,10 @@ async function runCollect(flags: CollectFlags, sampledBy?: AgentEpisode): Promis
   ];
   const { policy, renderer, maxSeqLen, maxTurns, onMaxTokens, sampling, ownsPolicy } = await episodeFor(flags, sampledBy, countRetry).catch(async (error: unknown) => {
     await Promise.all(servers.map((server) => server.close()));
+    throw error;
+  });
+  const remoteDecoder = await remoteTokenizer(flags, remoteAgents, sampledBy ? undefined : renderer.tokenizer).catch(async (error: unknown) => {
+    await Promise.all([...(ownsPolicy ? [policy.close()] : []), ...servers.map((server) => server.close())]);
     throw error;
   });
   const { stopAdmitting, abort, dispose } = interruptions();
@@ -247,8 +288,9 @@ async function runCollect(flags: CollectFlags, sampledBy?: AgentEpisode): Promis
     onProgress: progressPrinter(() => retries),
     onNotice: (message) => process.stderr.write(`[collect] ${message}\n`),
     agents: new Map(servers.map((server) => [server.name, server])),
+    remoteAgents,
     // Its decode check reuses the policy's tokenizer, the one that made the ids: not loaded a second time.
-    health: { decoder: renderer.tokenizer },
+    health: { decoder: renderer.tokenizer, ...(remoteDecoder ? { remoteDecoder } : {}) },
   }).finally(async () => {
     dispose();
     await Promise.all([...(ownsPolicy ? [policy.close()] : []), ...servers.map((server) => server.close())]);
@@ -285,24 +327,22 @@ function seedFieldNotice(flags: CollectFlags): void {
   process.stderr.write("[collect] --add-seed puts each seed in responses_create_params.seed, which NeMo Gym's agent servers refuse since PR #1099 (422): --seed-field extra-body puts it in metadata.extra_body, where they take it\n");
 }
 
+/**
+ * The tokenizer for the health checks of the rows `--agent-server`s sampled with their own model:
+ * `--tokenizer DIR`, the one `policyTokenizer` was loaded from when the flags' server policy used it,
+ * else loaded here (before any rollout, so a bad folder is refused first). None without `--tokenizer`.
+ */
+async function remoteTokenizer(flags: CollectFlags, remoteAgents: readonly string[], policyTokenizer: Tokenizer | undefined): Promise<Tokenizer | undefined> {
+  if (remoteAgents.length === 0 || flags.tokenizer === undefined) return undefined;
+  if (policyTokenizer && flags.policy !== 'embedded') return policyTokenizer;
+  return loadHfTokenizer(flags.tokenizer);
+}
+
 /** The flags' policy and limits, created here; or an agent server's, which its config run owns. */
 async function episodeFor(flags: CollectFlags, sampledBy: AgentEpisode | undefined, onRetry: () => void): Promise<AgentEpisode & { ownsPolicy: boolean }> {
   if (sampledBy) return { ...sampledBy, ownsPolicy: false };
   const { policy, renderer, maxModelLen } = await createPolicy(policySpec(flags), { onRouterEvent: (event) => event.type === 'retry' && onRetry() });
   return { policy, renderer, maxSeqLen: flags.maxSeqLen ?? maxModelLen, maxTurns: flags.maxTurns, onMaxTokens: flags.onMaxTokens, sampling: runSampling(flags), ownsPolicy: true };
-}
-
-/**
- * The limits the run went by, where gymnast bounds what NeMo RL and NeMo Gym leave unbounded, so a
- * reader of the summary knows them without the command line (the README says how to lift them).
- */
-function limitsLine(concurrency: number, episode: Pick<AgentEpisode, 'maxTurns' | 'maxSeqLen' | 'onMaxTokens'>): string {
-  return [
-    `limits: --max-turns ${episode.maxTurns} (NeMo RL: unbounded)`,
-    `--concurrency ${concurrency} (NeMo Gym: unbounded)`,
-    `--max-seq-len ${episode.maxSeqLen}`,
-    `--on-max-tokens ${episode.onMaxTokens ?? 'continue'}`,
-  ].join(', ');
 }
 
 function parseSplit(value: string): DatasetSplit {

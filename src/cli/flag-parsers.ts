@@ -8,6 +8,7 @@ import { SamplingParams } from '../core/sampling-params.js';
 import { schemaIssues } from '../core/schema-issues.js';
 import { RequestSettings } from '../policy/create-policy.js';
 import { isHttpUrl } from '../util/is-http-url.js';
+import { prototypeKeyProblem } from '../util/prototype-key-problem.js';
 import { redactUrls } from '../util/redact-urls.js';
 
 /**
@@ -129,7 +130,10 @@ export function parseNumRepeats(value: string): number | Record<string, number> 
 export function parseKeyValue(value: string, previous: Record<string, unknown>): Record<string, unknown> {
   const equals = value.indexOf('=');
   if (equals <= 0) throw new InvalidArgumentError(`expected key=value, got "${value}"`);
-  return { ...previous, [value.slice(0, equals)]: jsonOrText(value.slice(equals + 1)) };
+  const key = value.slice(0, equals);
+  const problem = prototypeKeyProblem(key);
+  if (problem !== undefined) throw new InvalidArgumentError(problem);
+  return { ...previous, [key]: jsonOrText(value.slice(equals + 1)) };
 }
 
 /** `--agent-server name=URL`, repeatable: an agent name and the http(s) URL of its server. */

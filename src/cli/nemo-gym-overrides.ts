@@ -2,6 +2,7 @@ import { extname } from 'node:path';
 import type { Command, Option } from 'commander';
 import { ConfigError } from '../core/errors/config-error.js';
 import { didYouMean } from '../util/closest-name.js';
+import { prototypeKeyProblem } from '../util/prototype-key-problem.js';
 import { parseHydraOverride, type HydraOverride, type HydraValue } from './hydra-override.js';
 import { configValue, describeValue } from './option-value.js';
 
@@ -153,6 +154,8 @@ function optionValue(option: Option, key: string, value: HydraValue, given: stri
  */
 function requestOverrides(value: HydraValue): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`expected a mapping of request fields (e.g. +responses_create_params.temperature=0.6), got ${describeValue(value)}`);
+  const problem = Object.keys(value).map(prototypeKeyProblem).find((found) => found !== undefined);
+  if (problem !== undefined) throw new Error(problem);
   return { ...value };
 }
 

@@ -7,6 +7,7 @@ import { withEpisodeOptions } from './episode-options.js';
 import { checkHeaderFlag, policySpec, withPolicyOptions } from './policy-flags.js';
 import { AgentServer } from '../servers/agent/agent-server.js';
 import { parseConcurrency, parsePort, parseSeconds } from './flag-parsers.js';
+import { limitsLine } from './limits-line.js';
 import { portFlagHint } from './port-flag-hint.js';
 import { untilSignalled } from './until-signalled.js';
 
@@ -48,16 +49,10 @@ export function serveAgentCommand(): Command {
       if (!agent) throw new ConfigError(`unknown --env "${flags.env}" (see gymnast environments)`);
       if (flags.apiKey !== undefined) checkHeaderFlag('--api-key', flags.apiKey);
       const { policy, renderer, maxModelLen } = await createPolicy(policySpec({ ...flags, apiKey: flags.policyApiKey }, '--policy-api-key'));
+      const episode = { policy, renderer, maxTurns: flags.maxTurns, maxSeqLen: flags.maxSeqLen ?? maxModelLen, onMaxTokens: flags.onMaxTokens, sampling: runSampling(flags) };
       const server = new AgentServer({
         agent,
-        episode: {
-          policy,
-          renderer,
-          maxTurns: flags.maxTurns,
-          maxSeqLen: flags.maxSeqLen ?? maxModelLen,
-          onMaxTokens: flags.onMaxTokens,
-          sampling: runSampling(flags),
-        },
+        episode,
         concurrency: flags.concurrency,
         ...(flags.runTimeout === undefined ? {} : { runTimeoutMs: flags.runTimeout * 1000 }),
         ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }),
@@ -68,6 +63,8 @@ export function serveAgentCommand(): Command {
         await policy.close();
         portFlagHint(error);
       });
+      // At start, as collect says them at its end: every rollout this server runs goes by them.
+      process.stderr.write(`${limitsLine(flags.concurrency, episode)}\n`);
       process.stdout.write(`serving agent "${agent.name}" (policy ${policy.name}) at ${url}: POST /run, POST /aggregate_metrics; Ctrl-C stops\n`);
       await untilSignalled(server, policy);
     });

@@ -60,16 +60,22 @@ export interface CollectOptions extends CollectSettingsInput {
   onNotice?: (message: string) => void;
   /** Agents beyond the built-in ones, by name (NeMo Gym agent servers); they take precedence. */
   agents?: ReadonlyMap<string, Agent>;
+  /**
+   * Of `agents`, those whose rows a server samples with a model of its own, not `policy` (`--agent-server`):
+   * recorded in the run identity (`remote_agents`), and their rows' decode check uses `health.remoteDecoder` alone.
+   */
+  remoteAgents?: readonly string[];
   /** Where outcomes go besides the JSONL files (a queue, a store); each is started, written and finished with them. */
   sinks?: readonly Sink[];
   /** List every rollout in its task's group in the aggregate file (NeMo Gym's `rollout_infos`, which grow with the rollouts). */
   rolloutInfos?: boolean;
   /**
    * Check the run's health (`<stem>_health.json`, `<stem>_health.jsonl`) in the pass that aggregates it;
-   * the decode check uses `decoder` (the policy's tokenizer), else finds one as `gymnast health` does.
+   * the decode check uses `decoder` (the policy's tokenizer), else finds one as `gymnast health` does,
+   * and on the rows of `remoteAgents` `remoteDecoder` (their model's tokenizer), else none.
    * Not on an interrupted run.
    */
-  health?: { decoder?: TokenDecoder };
+  health?: { decoder?: TokenDecoder; remoteDecoder?: TokenDecoder };
 }
 
 /** Where a run stands; on a resumed run, the earlier rollouts that are not run again count too. */
@@ -248,7 +254,7 @@ async function readRun(paths: CollectPaths, options: CollectOptions): Promise<{ 
     return { computed: aggregate.finish() };
   }
   const { runHealthReader } = await import('./health/run-health.js');
-  const health = new IsolatedReader(await runHealthReader(paths.output, healthOptions));
+  const health = new IsolatedReader(await runHealthReader(paths.output, { ...healthOptions, remoteAgents: options.remoteAgents ?? [] }));
   try {
     await readRunFiles(files, [aggregate, health]);
   } catch (error) {
@@ -317,7 +323,17 @@ function createPlanner(options: CollectOptions): RowPlanner {
 
 /** The settings that shape a rollout: a resume under different ones would mix two experiments in one file. */
 function configIdentity(options: CollectOptions, settings: CollectSettings): Record<string, unknown> {
-  return { policy: options.policy.name, sampling: options.sampling, max_turns: settings.maxTurns, max_seq_len: settings.maxSeqLen, on_max_tokens: settings.onMaxTokens, rollout_timeout_ms: settings.rolloutTimeoutMs ?? null };
+  const remote = [...new Set(options.remoteAgents)].sort();
+  return {
+    policy: options.policy.name,
+    // Only when there are some, so the identity of a run without them reads as before and resumes.
+    ...(remote.length === 0 ? {} : { remote_agents: remote }),
+    sampling: options.sampling,
+    max_turns: settings.maxTurns,
+    max_seq_len: settings.maxSeqLen,
+    on_max_tokens: settings.onMaxTokens,
+    rollout_timeout_ms: settings.rolloutTimeoutMs ?? null,
+  };
 }
 
 function episodeOptions(options: CollectOptions, settings: CollectSettings): Omit<EpisodeOptions, 'environment'> {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { ConfigError } from '../core/errors/config-error.js';
 import { HashTable64 } from '../util/hash-table-64.js';
 import { isRecord } from '../util/is-record.js';
+import { prototypeKeyProblem } from '../util/prototype-key-problem.js';
 import { TaskCounter } from '../util/task-counter.js';
 import { builtinEnvironments } from '../environments/registry.js';
 import type { Agent } from './agent.js';
@@ -92,6 +93,7 @@ export class RowPlanner {
   constructor(options: PlannerOptions) {
     checkRepeats(options.numRepeats ?? 1);
     if (nestedDeeperThan(options.overrides, MAX_ROW_DEPTH)) throw new ConfigError(`--set: a value nested deeper than ${MAX_ROW_DEPTH} levels`);
+    checkOverrideKeys(Object.keys(options.overrides ?? {}));
     this.#options = options;
     this.#overrides = Object.entries(options.overrides ?? {}).map(([key, value]) => [key.split('.'), value]);
   }
@@ -287,6 +289,14 @@ function addSeed(params: Record<string, unknown>, rollout: number, field: SeedFi
   const metadata = (isRecord(params.metadata) ? params.metadata : {}) as Record<string, unknown>;
   const extraBody = typeof metadata.extra_body === 'string' ? extraBodyObject(metadata.extra_body) : metadata.extra_body === undefined ? {} : undefined;
   if (extraBody) params.metadata = { ...metadata, extra_body: JSON.stringify({ ...extraBody, seed: rollout }) };
+}
+
+/** A key through which `setPath` would reach a prototype is refused, never set. */
+function checkOverrideKeys(keys: readonly string[]): void {
+  for (const key of keys) {
+    const problem = prototypeKeyProblem(key);
+    if (problem !== undefined) throw new ConfigError(`--set ${key}: ${problem}`);
+  }
 }
 
 function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {

@@ -144,16 +144,24 @@ async function fileSha256(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
+/** What a run's `_run.json` says sampled its rows: the policy, and the agents an agent server ran with a model of its own. */
+export interface RecordedSampler {
+  policy?: string;
+  remoteAgents: string[];
+}
+
 /**
- * The policy a run recorded in its `_run.json`, for readers that only want to know it (the health
- * decode check); undefined when the file is absent or unreadable, since they can do without it.
+ * What sampled a run's rows as its `_run.json` recorded it, for readers that only want to know it (the
+ * health decode check); nothing known when the file is absent or unreadable, since they can do without it.
  */
-export function recordedPolicy(runFile: string): string | undefined {
-  if (!existsSync(runFile)) return undefined;
+export function recordedSampler(runFile: string): RecordedSampler {
+  if (!existsSync(runFile)) return { remoteAgents: [] };
   try {
-    return policyInRunFile(readFileSync(runFile, 'utf8'));
+    const { policy, remote_agents: remote } = RunIdentity.parse(JSON.parse(readFileSync(runFile, 'utf8'))).config;
+    const remoteAgents = Array.isArray(remote) ? remote.filter((name): name is string => typeof name === 'string') : [];
+    return { ...(typeof policy === 'string' ? { policy } : {}), remoteAgents };
   } catch {
-    return undefined;
+    return { remoteAgents: [] };
   }
 }
 

@@ -5,4 +5,6 @@
  */
 export interface TokenDecoder {
   decode(ids: readonly number[]): string;
+  /** One past the largest id (valid ids are `0 … vocabSize - 1`); absent when unknown. */
+  readonly vocabSize?: number;
 }

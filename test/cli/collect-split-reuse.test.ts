@@ -22,7 +22,7 @@ describe("--split with NeMo Gym's end-to-end keys (002 rollout_collection.py E2E
     // One row prepared earlier: reused as it is, not collated again from the config's 16.
     const row = { responses_create_params: { input: [{ role: 'user', content: 'What is 2+3?' }] }, problem: '2+3', answer: 5, agent_ref: { type: 'responses_api_agents', name: 'arithmetic_agent' } };
     writeFileSync(prepared, `${JSON.stringify(row)}\n`);
-    const run = await gymnast('collect', `+config_paths=[${config}]`, '+split=example', `+output_jsonl_fpath=${folder}.jsonl`, '+reuse_existing_data_preparation=true', '--max-tokens', '8');
+    const run = await gymnast('collect', `+config_paths=[${config}]`, '+split=example', `+output_jsonl_fpath=${folder}.jsonl`, '+reuse_existing_data_preparation=true');
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /preprocessed_datasets\/arithmetic_agent_example\.jsonl is prepared already: reused/);
     assert.equal(readFileSync(prepared, 'utf8'), `${JSON.stringify(row)}\n`);

@@ -284,7 +284,7 @@ describe('rollout health', () => {
     const copy = corruptedCopy(clean, (rows) => rows);
     writeFileSync(copy.replace(/\.jsonl$/, '_run.json'), JSON.stringify({ plan_sha256: 'x', rollouts: 32, config: { policy: 'vllm-completions' } }));
     const { summary } = await health(copy);
-    assert.deepEqual(summary.skipped.map((skipped) => skipped.check), ['token-text-mismatch']);
+    assert.deepEqual(summary.skipped.map((skipped) => skipped.check), ['token-text-mismatch', 'token-id-out-of-vocabulary']);
     assert.match(summary.skipped[0]!.reason, /the run's policy is vllm-completions; pass --tokenizer DIR/);
   });
 

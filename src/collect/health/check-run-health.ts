@@ -15,11 +15,21 @@ import { writeFileAtomic } from '../../util/write-file-atomic.js';
 import { parseLenient, readHealthRow } from './read-health-row.js';
 
 export interface RunHealthOptions {
-  /** Decodes token ids for the decode check; without it that check is skipped, with `skippedReason` in the report. */
+  /** Decodes token ids for the decode and vocabulary checks; without it they are skipped, with `skippedReason` in the report. */
   decoder?: TokenDecoder;
   skippedReason?: string;
+  /**
+   * Agents whose rows an agent server sampled with a model of its own: checked with `remoteDecoder`,
+   * never with `decoder`, which did not make them; without it their decode and vocabulary checks are
+   * skipped, said in the report. Their other checks run as on any row.
+   */
+  remoteAgents?: readonly string[];
+  remoteDecoder?: TokenDecoder;
   signal?: AbortSignal;
 }
+
+/** The checks that need the tokenizer of the model that sampled a row. */
+const TOKENIZER_CHECKS = ['token-text-mismatch', 'token-id-out-of-vocabulary'] as const;
 
 /**
  * Checks one run's rollout file with its failure sidecar and materialized inputs (when they exist
@@ -56,6 +66,9 @@ export class RunHealthReader implements RunRowReader {
   #failureRows = 0;
   #zeroTurnRows = 0;
   readonly #options: RunHealthOptions;
+  readonly #remoteAgents: ReadonlySet<string>;
+  /** Rollouts of remote agents whose tokenizer checks were skipped, by agent. */
+  readonly #unchecked = new Map<string, number>();
   readonly #identity: TaskIdentity;
   readonly #files: string[] = [];
   #closed: Promise<void> | undefined;
@@ -67,6 +80,7 @@ export class RunHealthReader implements RunRowReader {
     this.#output = output;
     this.#writer = new HealthVerdictWriter(healthPaths(output).verdicts);
     this.#options = options;
+    this.#remoteAgents = new Set(options.remoteAgents);
     this.#identity = new TaskIdentity(this.files.materialized, options.signal);
   }
 
@@ -108,7 +122,7 @@ export class RunHealthReader implements RunRowReader {
     if (zeroTurn) this.#zeroTurnRows += 1;
     const position = this.#keys.add('result', subject.task, subject.rollout, origin, zeroTurn ? Number.NaN : read.row.reward);
     if (read.row.evaluation_only) this.#keys.markEvaluationOnly(position);
-    const findings = rolloutFindings(read.row, this.#options.decoder);
+    const findings = rolloutFindings(read.row, this.#decoderFor(read.row.agent_ref.name));
     for (const finding of findings) this.#keys.flag(position, finding.severity);
     await this.#writer.write(subject, findings);
   }
@@ -128,12 +142,29 @@ export class RunHealthReader implements RunRowReader {
       files: { rollouts: this.#output, failures: this.files.failures?.[0] ?? null, materialized: this.files.materialized?.[0] ?? null, summary: out.summary, verdicts: out.verdicts },
       ...this.#keys.counts(),
       checks: this.#writer.checks(),
-      skipped: this.#options.decoder ? [] : [{ check: 'token-text-mismatch', reason: this.#options.skippedReason ?? 'no tokenizer given' }],
+      skipped: this.#skipped(),
       failures: { rows: this.#failureRows, by_class: Object.fromEntries([...this.#failureClasses].sort(([a], [b]) => a.localeCompare(b))) },
       zero_turn_rows: this.#zeroTurnRows,
     };
     await writeFileAtomic(out.summary, `${JSON.stringify(summary, null, 2)}\n`);
     return summary;
+  }
+
+  /** The tokenizer of the model that sampled an agent's rows, when known. */
+  #decoderFor(agent: string): TokenDecoder | undefined {
+    if (!this.#remoteAgents.has(agent)) return this.#options.decoder;
+    if (this.#options.remoteDecoder === undefined && this.#options.decoder !== undefined) this.#unchecked.set(agent, (this.#unchecked.get(agent) ?? 0) + 1);
+    return this.#options.remoteDecoder;
+  }
+
+  /** The tokenizer checks that did not run, and why: on no row, or on the rows of remote agents. */
+  #skipped(): HealthSummary['skipped'] {
+    const skipped = (reason: string) => TOKENIZER_CHECKS.map((check) => ({ check, reason }));
+    if (!this.#options.decoder) return skipped(this.#options.skippedReason ?? 'no tokenizer given');
+    if (this.#unchecked.size === 0) return [];
+    const rollouts = [...this.#unchecked.values()].reduce((sum, count) => sum + count, 0);
+    const agents = [...this.#unchecked.keys()].sort().join(', ');
+    return skipped(`${rollouts} rollout(s) of ${agents}, sampled by an agent server's own model, whose tokenizer the run does not know; pass --tokenizer DIR to check them`);
   }
 
   /** Ends the verdict file (once, however often called). */

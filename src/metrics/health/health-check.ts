@@ -18,6 +18,7 @@ export const HEALTH_CHECKS = {
   'token-count-mismatch': { severity: 'error', description: "the messages' token ids disagree with the turns' prompt and generated counts" },
   'usage-mismatch': { severity: 'error', description: "response.usage input/output tokens disagree with the turns" },
   'token-text-mismatch': { severity: 'error', description: "an assistant turn's token ids do not decode to its recorded text" },
+  'token-id-out-of-vocabulary': { severity: 'error', description: "a token id outside the tokenizer's vocabulary: no model of that tokenizer sampled or read it" },
   'logprobs-missing': { severity: 'error', description: 'sampled tokens without generation_logprobs' },
   'logprobs-non-finite': { severity: 'error', description: 'a logprob that is NaN, infinite or not a number' },
   'logprobs-positive': { severity: 'error', description: 'a logprob above 0 (a probability above 1)' },

@@ -2,6 +2,7 @@ import type { TokenDecoder } from '../../core/token-decoder.js';
 import type { Message } from '../../core/message.js';
 import type { ResultRow } from '../../core/result-row.js';
 import { isZeroTurnRow } from '../../core/zero-turn-row.js';
+import { isRecord } from '../../util/is-record.js';
 import { healthFinding, type HealthFinding } from './health-check.js';
 import { logprobFindings } from './logprob-findings.js';
 import { hasTrainingFields, trainingTokenFindings } from './training-token-findings.js';
@@ -17,7 +18,7 @@ interface SampledMessage {
 
 /**
  * The findings of one successful rollout, from the row alone (keys and tasks are checked across rows
- * by `RunKeysHealth`). Without a `decoder` the decode check is skipped; the caller says so once.
+ * by `RunKeysHealth`). Without a `decoder` the decode and vocabulary checks are skipped; the caller says so once.
  */
 export function rolloutFindings(row: ResultRow, decoder?: TokenDecoder): HealthFinding[] {
   const answers = sampled(row);
@@ -126,6 +127,28 @@ const decodesToText: RolloutCheck = (_row, decoder, answers) => {
   return findings;
 };
 
+/**
+ * Every token id of the row, in the messages and in the training fields on `response.output`, within
+ * the decoder's vocabulary. gymnast checks each reply of its own policy as it comes; rows an agent
+ * server sampled were checked by no one. Each field with an id outside it is named once, by its first.
+ */
+const vocabulary: RolloutCheck = (row, decoder) => {
+  const size = decoder?.vocabSize;
+  if (size === undefined) return [];
+  const fields: [string, unknown][] = (row.messages ?? []).map((message, index) => [`messages[${index}].token_ids`, message.token_ids]);
+  for (const [at, item] of (row.response.output ?? []).entries()) {
+    if (!isRecord(item)) continue;
+    for (const field of ['prompt_token_ids', 'generation_token_ids']) if (field in item) fields.push([`response.output[${at}].${field}`, item[field]]);
+  }
+  const findings: HealthFinding[] = [];
+  for (const [where, ids] of fields) {
+    if (!Array.isArray(ids)) continue;
+    const outside = ids.findIndex((id) => typeof id === 'number' && id >= size);
+    if (outside !== -1) findings.push(healthFinding('token-id-out-of-vocabulary', `${where}[${outside}] = ${ids[outside]} is outside the vocabulary [0, ${size})`));
+  }
+  return findings;
+};
+
 const logprobs: RolloutCheck = (row, _decoder, answers) => {
   if (!hasTokens(row)) return [];
   return answers.flatMap(({ message, turn }) => logprobFindings(`turn ${turn}`, 'generation_logprobs', message.token_ids?.length ?? 0, message.generation_logprobs));
@@ -148,7 +171,7 @@ const drift: RolloutCheck = (row) =>
 const driftUnchecked: RolloutCheck = (row) =>
   row.drift_unchecked && !row.evaluation_only ? [healthFinding('drift-unchecked', `${row.drift_unchecked} turn(s) whose prompt the server rendered and did not return: not known to be drift-free`)] : [];
 
-const ROLLOUT_CHECKS: readonly RolloutCheck[] = [noTokenRecord, noAssistantTurn, emptyGeneration, tokenCounts, usageCounts, decodesToText, logprobs, trainingTokens, runaway, drift, driftUnchecked];
+const ROLLOUT_CHECKS: readonly RolloutCheck[] = [noTokenRecord, noAssistantTurn, emptyGeneration, tokenCounts, usageCounts, vocabulary, decodesToText, logprobs, trainingTokens, runaway, drift, driftUnchecked];
 
 function clip(text: string): string {
   return text.length > 60 ? `${text.slice(0, 60)}…` : text;

@@ -241,13 +241,16 @@ async function servedPolicy(served: ServedModelPlan, agent: string, context: Sta
 /**
  * What runs in place of a NeMo Gym server the config names, said so that no one mistakes it for the
  * real one: a TypeScript port of a resources server (which `--nemo-gym DIR` swaps for NeMo Gym's own),
- * or gymnast's agent server for NeMo Gym's agent.
+ * gymnast's agent server for NeMo Gym's agent, or gymnast's prompt for a served model's raw one.
  */
 function standInNotice(plan: ServerPlan): string | undefined {
   const { instance } = plan;
   const real = `NeMo Gym's ${instance.type}/${instance.impl}`;
   if (plan.kind === 'resources' && plan.nemoGymPort) return `${instance.name}: gymnast's TypeScript port of ${real} runs in-process, not NeMo Gym's own ${instance.config.entrypoint ?? 'server'}; --nemo-gym DIR runs NeMo Gym's own from a Gym checkout`;
   if (plan.kind === 'agent') return `${instance.name}: gymnast's agent server (its exact-token loop) stands in for ${real}; a command: for it runs NeMo Gym's own`;
+  if (plan.kind === 'served-model' && plan.rawPrompt) {
+    return `${instance.name}: use_completions_api without render_chat_template: NeMo Gym's vllm_model would send the system and user text as the prompt, without the chat template; gymnast's ${plan.policy} renders the model's chat template, as for every prompt (render_chat_template: true has NeMo Gym render it too)`;
+  }
   return undefined;
 }
 

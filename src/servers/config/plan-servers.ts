@@ -25,10 +25,17 @@ const ServedModelSettings = z.looseObject({
   api_key: HeaderValue.optional(),
   /** The folder of the model's tokenizer.json + tokenizer_config.json; found from `model` or the server's `/v1/models` when left out. */
   tokenizer: z.string().min(1).optional(),
-  /** Which of gymnast's policy APIs to call it with (default vllm-chat). */
+  /** Which of gymnast's policy APIs to call it with (default: from `use_completions_api`). */
   gymnast_policy: z.enum(policyKinds.filter((kind) => kind !== 'embedded') as [string, ...string[]]).optional(),
+  /** NeMo Gym's: call vLLM's /v1/completions, not /v1/chat/completions (gymnast's vllm-completions, token-in). */
+  use_completions_api: z.boolean().optional(),
+  /** NeMo Gym's, read with `use_completions_api`: the prompt rendered with the chat template (else the raw text). */
+  render_chat_template: z.boolean().optional(),
   max_model_len: z.number().int().positive().optional(),
 });
+
+/** The policy NeMo Gym's `use_completions_api: true` samples with: the same endpoint, prompts sent as token ids. */
+const COMPLETIONS_POLICY = 'vllm-completions';
 
 /** gymnast's agent settings (all optional), beside NeMo Gym's agent fields. */
 const AgentSettings = z.looseObject({
@@ -67,6 +74,11 @@ export interface ServedModelPlan {
   tokenizer?: string;
   policy: string;
   maxModelLen?: number;
+  /**
+   * NeMo Gym's `use_completions_api` without `render_chat_template`: its server sends the system and
+   * user text as the prompt, no chat template; gymnast renders the template, as for every prompt.
+   */
+  rawPrompt?: true;
 }
 export interface ResourcesPlan {
   kind: 'resources';
@@ -146,11 +158,15 @@ function ownPlan(instance: ServerInstance, issues: ConfigFileIssue[]): ServerPla
       if (instance.impl !== SERVED_MODEL_IMPL) return void unknownImpl([EMBEDDED_MODEL_IMPL, SERVED_MODEL_IMPL], 'a model impl gymnast knows');
       const parsed = parse(ServedModelSettings, instance, issues);
       if (!parsed) return undefined;
+      if (parsed.use_completions_api && parsed.gymnast_policy !== undefined && parsed.gymnast_policy !== COMPLETIONS_POLICY) {
+        return void issues.push({ path: `${instance.path}.gymnast_policy`, expected: `${COMPLETIONS_POLICY} or left out: use_completions_api: true calls /v1/completions, got ${parsed.gymnast_policy}` });
+      }
       return {
         kind: 'served-model',
         instance,
         baseUrls: Array.isArray(parsed.base_url) ? parsed.base_url : [parsed.base_url],
-        policy: parsed.gymnast_policy ?? 'vllm-chat',
+        policy: parsed.gymnast_policy ?? (parsed.use_completions_api ? COMPLETIONS_POLICY : 'vllm-chat'),
+        ...(parsed.use_completions_api && !parsed.render_chat_template ? { rawPrompt: true as const } : {}),
         ...(parsed.model === undefined ? {} : { model: parsed.model }),
         ...(parsed.api_key ? { apiKey: parsed.api_key } : {}),
         ...(parsed.tokenizer === undefined ? {} : { tokenizer: parsed.tokenizer }),
@@ -188,8 +204,9 @@ function wireAgent(plan: AgentPlan, plans: ReadonlyMap<string, ServerPlan>, issu
   if (!resourcesRef || !modelRef) return undefined;
   const resources = plans.get(resourcesRef.name);
   const model = plans.get(modelRef.name);
-  if (!resources) return undefined;
-  if (model?.kind !== 'embedded-model' && model?.kind !== 'served-model') {
+  // Either one without a plan was refused as it was planned (or as a ref to nothing): said once, there.
+  if (!resources || !model) return undefined;
+  if (model.kind !== 'embedded-model' && model.kind !== 'served-model') {
     issues.push({ path: `${plan.instance.path}.model_server.name`, expected: `a model gymnast can sample (${EMBEDDED_MODEL_IMPL} or ${SERVED_MODEL_IMPL}), not a command: server` });
     return undefined;
   }
