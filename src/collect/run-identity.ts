@@ -104,6 +104,29 @@ export function resumeKind(paths: CollectPaths): ResumeKind {
   return isUnrecordedRun(paths) ? 'unrecorded' : 'none';
 }
 
+/**
+ * Recorded for readers of the run (which tokenizer checks which rows), not a setting that shapes a
+ * rollout: a run recorded before gymnast wrote it resumes.
+ */
+const FOR_READERS: ReadonlySet<string> = new Set(['remote_agents']);
+
+/** What a run recorded before a setting existed ran with: an older gymnast ended an episode on a cut generation. */
+const BEFORE_RECORDED: Readonly<Record<string, unknown>> = { on_max_tokens: 'end' };
+
+function isChanged(key: string, previous: Record<string, unknown>, now: Record<string, unknown>): boolean {
+  if (FOR_READERS.has(key) && !(key in previous)) return false;
+  return JSON.stringify(previousValue(previous, key)) !== JSON.stringify(now[key]);
+}
+
+function previousValue(config: Record<string, unknown>, key: string): unknown {
+  return key in config ? config[key] : BEFORE_RECORDED[key];
+}
+
+function recordedValue(config: Record<string, unknown>, key: string): string {
+  if (key in config) return JSON.stringify(config[key]);
+  return key in BEFORE_RECORDED ? `${JSON.stringify(BEFORE_RECORDED[key])} (a run of an older gymnast, which did not record it)` : 'not recorded (a run of an older gymnast)';
+}
+
 /** The recorded identity, if the plan and config now are the same; a ConfigError naming what changed otherwise. */
 export async function checkSameRun(paths: CollectPaths, plan: AsyncIterable<MaterializedRow>, config: Record<string, unknown>): Promise<RunIdentity> {
   const previous = readIdentity(paths.run);
@@ -119,9 +142,9 @@ export async function checkSameRun(paths: CollectPaths, plan: AsyncIterable<Mate
   if ((await fileSha256(paths.materialized)) !== previous.plan_sha256) {
     throw new ConfigError(`cannot resume ${paths.output}: ${paths.materialized} is not the plan the run recorded (cut short by a crash while it was written, or edited). Start afresh with --overwrite instead of --resume.`);
   }
-  const changed = Object.keys({ ...previous.config, ...config }).filter((key) => JSON.stringify(previous.config[key]) !== JSON.stringify(config[key]));
+  const changed = Object.keys({ ...previous.config, ...config }).filter((key) => isChanged(key, previous.config, config));
   if (changed.length > 0) {
-    throw new ConfigError(`cannot resume ${paths.output}: ${changed.map((key) => `${key} was ${JSON.stringify(previous.config[key])}, now ${JSON.stringify(config[key])}`).join('; ')}`);
+    throw new ConfigError(`cannot resume ${paths.output}: ${changed.map((key) => `${key} was ${recordedValue(previous.config, key)}, now ${JSON.stringify(config[key])}`).join('; ')}`);
   }
   return previous;
 }

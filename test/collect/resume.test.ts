@@ -249,6 +249,19 @@ describe('resume', () => {
     await assert.rejects(collect(options(input, output, flakyPolicy(state), { resume: true })), /planned rollouts changed/);
   });
 
+  it('resumes a run an older gymnast recorded: a setting it did not record is read as what it ran with (on_max_tokens: end), and the agents an agent server ran (recorded for readers) do not block it', async () => {
+    const { input, output } = dataset(2);
+    const state = { failing: true };
+    const first = await collect(options(input, output, flakyPolicy(state), { remoteAgents: [] }));
+    const older = JSON.parse(readFileSync(first.paths.run, 'utf8')) as { config: Record<string, unknown> };
+    delete older.config.on_max_tokens;
+    writeFileSync(first.paths.run, JSON.stringify(older));
+    await assert.rejects(collect(options(input, output, flakyPolicy(state), { resume: true })), /on_max_tokens was "end" \(a run of an older gymnast, which did not record it\), now "continue"/);
+    state.failing = false;
+    const resumed = await collect(options(input, output, flakyPolicy(state), { resume: true, onMaxTokens: 'end', remoteAgents: ['arithmetic'] }));
+    assert.equal(resumed.rollouts, 4);
+  });
+
   it('after kill -9 after the first row, in the middle and in the aggregate pass, resuming ends with exactly one success per rollout: none lost, none duplicated', async () => {
     const { input, output } = dataset(32);
     const planned = 32 * 8;
