@@ -74,7 +74,7 @@ export function configFor(name) {
     tsconfigFile: 'no-tsconfig-rewrite.json',
     coverageAnalysis: 'perTest',
     concurrency: 2,
-    timeoutMS: 20000,
+    timeoutMS: 4000,
     reporters: ['clear-text', 'progress', 'json'],
     jsonReporter: { fileName: `reports/mutation/${name}.json` },
     tempDirName: `.stryker-tmp/${name}`,
