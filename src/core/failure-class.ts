@@ -20,20 +20,23 @@ export type FailureClass = z.infer<typeof FailureClass>;
  * `kill_shaped` rows never ran to a verdict (a walltime budget, a kill), so like `aborted` they are
  * retried without using up an attempt; `legitimate` failures are the agent's own.
  */
-const NEMO_GYM_FAILURE_CLASSES: Readonly<Record<string, FailureClass>> = {
-  judge_failed: 'env-error',
-  transient: 'transport',
-  timeout_exceeded: 'timeout',
-  skipped: 'aborted',
-  kill_shaped: 'aborted',
-  legitimate: 'agent-error',
-  agent_run_error: 'agent-error',
-  agent_request_failed: 'transport',
-};
+const NEMO_GYM_FAILURE_CLASSES: ReadonlyMap<string, FailureClass> = new Map([
+  ['judge_failed', 'env-error'],
+  ['transient', 'transport'],
+  ['timeout_exceeded', 'timeout'],
+  ['skipped', 'aborted'],
+  ['kill_shaped', 'aborted'],
+  ['legitimate', 'agent-error'],
+  ['agent_run_error', 'agent-error'],
+  ['agent_request_failed', 'transport'],
+]);
 
-/** Ours as they are; NeMo Gym's mapped; anything else a failing agent reported is an `agent-error`. */
+/**
+ * Ours as they are; NeMo Gym's mapped; anything else a failing agent reported is an `agent-error`.
+ * A Map, not an object literal: a row's `toString` or `constructor` must not find Object's prototype.
+ */
 export function toFailureClass(raw: string): FailureClass {
   const ours = FailureClass.safeParse(raw);
   if (ours.success) return ours.data;
-  return NEMO_GYM_FAILURE_CLASSES[raw] ?? 'agent-error';
+  return NEMO_GYM_FAILURE_CLASSES.get(raw) ?? 'agent-error';
 }
