@@ -63,18 +63,17 @@ describe('the router', () => {
     servers[0]!.faults.inject({ kind: 'hang' });
     const record = await within(runEpisode(addTask(0), 0, await toolEpisodeOptions(policy)), 20_000, 'the episode with a hung request');
     assert.equal(record.record_type, 'rollout', JSON.stringify(record.termination));
-    assert.deepEqual(
-      events.map((event) => event.type === 'retry' && event.error.replace(servers[0]!.url, '')),
-      ['/v1/completions: no answer within 1000 ms'],
-    );
+    const [first] = events;
+    assert.equal(first?.type === 'retry' && first.error, `${servers[0]!.url}/v1/completions: no answer within 1000 ms`);
   });
 
   it('fails with a timeout when every attempt hangs', async () => {
-    const { servers, policy } = await setup(1, { requestTimeoutMs: 50, retry: { maxAttempts: 2, baseDelayMs: 1 } });
+    const { servers, policy, events } = await setup(1, { requestTimeoutMs: 50, retry: { maxAttempts: 2, baseDelayMs: 1 } });
     servers[0]!.faults.inject({ kind: 'hang' }, 2);
     const record = await within(runEpisode(addTask(0), 0, await toolEpisodeOptions(policy)), 20_000, 'the episode whose requests all hang');
     assert.equal(record.record_type === 'failure' && record.failure_class, 'timeout');
-    assert.equal(completionCalls(servers[0]!).length, 2);
+    // Counted by the router, not the server: on a loaded machine a request may pass 50 ms before it arrives.
+    assert.deepEqual(events.map((event) => event.type), ['retry']);
   });
 
   it('treats a connection reset or a truncated body as a transport error and retries it', async () => {
