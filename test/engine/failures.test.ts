@@ -4,6 +4,7 @@ import { EpisodeRecord, type FailureRecord } from '../../src/core/index.js';
 import { runEpisode, runGroups } from '../../src/engine/index.js';
 import { ScriptedEnvironment, ScriptedPolicy } from '../../src/testing/index.js';
 import { episodeOptions, task, tokenizer } from '../support/plain-episode.js';
+import { settled } from '../support/settled.js';
 
 const endsAtOnce = () => new ScriptedEnvironment({ step: () => ({ observation: [{ role: 'environment', content: 'done' }], reward: 1, terminated: true }) });
 
@@ -103,18 +104,28 @@ describe('failures', () => {
   });
 
   it('an episode past its deadline ends as a timeout failure', async () => {
-    const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'slow', delay_ms: 5_000 }] });
-    const started = Date.now();
+    // The reply would come a minute later: only the deadline ends the episode, whatever the machine's load.
+    const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'slow', delay_ms: 60_000 }] });
+    const started = performance.now();
     const failure = asFailure(await runEpisode(task(0), 0, episodeOptions(policy, endsAtOnce(), { episodeTimeoutMs: 50 })));
-    assert.ok(Date.now() - started < 2_000);
     assert.equal(failure.failure_class, 'timeout');
     assert.equal(failure.termination.kind, 'aborted');
+    assert.match(failure.error.message, /deadline of 50 ms passed/);
+    // Far past 50 ms on any machine, far short of a deadline misread as seconds.
+    assert.ok(performance.now() - started < 20_000);
   });
 
   it('aborting the run ends in-flight episodes as aborted failures and admits no more', async () => {
-    const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'slow', delay_ms: 5_000 }] });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error('Ctrl-C')), 50);
+    let asked = 0;
+    // Stopped once both admitted episodes wait on their reply, which would come a minute later.
+    const policy = new ScriptedPolicy({
+      tokenizer,
+      script: () => {
+        if (++asked === 2) void settled().then(() => controller.abort(new Error('Ctrl-C')));
+        return { text: 'slow', delay_ms: 60_000 };
+      },
+    });
     const records = [];
     const tasks = Array.from({ length: 10 }, (_, i) => task(i));
     const schedule = { kind: 'async', concurrency: 2 } as const;

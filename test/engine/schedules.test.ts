@@ -3,9 +3,10 @@ import { describe, it } from 'node:test';
 import { SamplingParams, type EpisodeRecord } from '../../src/core/index.js';
 import { runGroups, type EpisodeGroup, type Schedule } from '../../src/engine/index.js';
 import type { PolicyRequest } from '../../src/policy/policy.js';
-import { ScriptedEnvironment, ScriptedPolicy, type ScriptedReply } from '../../src/testing/index.js';
+import { ScriptedEnvironment, ScriptedPolicy, type Script, type ScriptedReply } from '../../src/testing/index.js';
 import { createSeededRandom } from '../../src/util/seeded-random.js';
 import { episodeOptions, task, tokenizer, withoutTiming } from '../support/plain-episode.js';
+import { settled } from '../support/settled.js';
 
 /**
  * A policy whose reply depends only on the request's seed (as a seeded sampler's would): replies vary in
@@ -34,6 +35,21 @@ const digitEnvironment = () =>
       };
     },
   });
+
+/**
+ * Answers the sessions in `order`, each once the one before it was answered and everything that
+ * answer set off has run: episodes end in that order however busy the machine is.
+ */
+function inOrder(order: readonly string[]): Script {
+  const opens: (() => void)[] = [];
+  const turns = order.map((_, i) => (i === 0 ? Promise.resolve() : new Promise<void>((open) => (opens[i] = open))));
+  return async (request) => {
+    const i = order.indexOf(request.session_id);
+    await turns[i];
+    void settled().then(opens[i + 1]);
+    return { text: 'a' };
+  };
+}
 
 async function collect(schedule: Schedule, groupSize: number, taskCount: number): Promise<{ groups: EpisodeGroup[]; records: EpisodeRecord[] }> {
   const policy = new ScriptedPolicy({ tokenizer, script: seededReply });
@@ -65,9 +81,11 @@ describe('schedules', () => {
       order.length = 0;
       const policy = new ScriptedPolicy({
         tokenizer,
-        script: (request, turn) => {
+        // Task 0's first reply is held until the other episode went as far as the schedule lets it.
+        script: async (request, turn) => {
           order.push(`${request.session_id}:${turn}`);
-          return { text: 'a', delay_ms: request.session_id.startsWith('task-0') ? 30 : 1 };
+          if (request.session_id.startsWith('task-0') && turn === 0) await settled();
+          return { text: 'a' };
         },
       });
       const options = episodeOptions(policy, environment, { maxTurns: 3 });
@@ -82,15 +100,8 @@ describe('schedules', () => {
   });
 
   it('yields each group as soon as all its members end, in completion order, members in rollout order', async () => {
-    const policy = new ScriptedPolicy({
-      tokenizer,
-      // Task 0 is slow, task 1 fast; within each task, later rollouts finish first.
-      script: (request) => {
-        const [taskPart, rollout] = request.session_id.split('#');
-        const base = taskPart === 'task-0' ? 80 : 5;
-        return { text: 'a', delay_ms: base + (3 - Number(rollout)) * 5 };
-      },
-    });
+    // Task 1's episodes end first, and within each task later rollouts end first.
+    const policy = new ScriptedPolicy({ tokenizer, script: inOrder(['task-1#2', 'task-1#1', 'task-1#0', 'task-0#2', 'task-0#1', 'task-0#0']) });
     const environment = new ScriptedEnvironment({ step: () => ({ reward: 1, terminated: true }) });
     const yielded: EpisodeGroup[] = [];
     for await (const group of runGroups([task(0), task(1)], episodeOptions(policy, environment), { groupSize: 3 })) yielded.push(group);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { EventEmitter, once } from 'node:events';
 import { isDeepStrictEqual } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { builtinAgent } from '../../src/collect/agent.js';
@@ -6,16 +7,26 @@ import { SamplingParams } from '../../src/core/index.js';
 import { AgentServer } from '../../src/servers/agent/agent-server.js';
 import { ScriptedPolicy, type Script } from '../../src/testing/index.js';
 import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
+import { within } from '../support/within.js';
 import { RemotePolicy, vllmCompletionsBackend } from '../../src/policy/index.js';
 import { qwen3Template, qwen3Tokenizer, startQwen3Server } from '../support/qwen3.js';
 
 const tokenizer = new CharTokenizer();
 
-/** The arithmetic agent on a scripted policy: a prompt containing "fail" errors, "hang" waits, others answer 87. */
+/** Tells `hang` when a rollout's request reaches the policy and hangs there. */
+const policyEvents = new EventEmitter();
+
+/**
+ * The arithmetic agent on a scripted policy: a prompt containing "fail" errors, "hang" waits a minute
+ * (far past any bound a spec waits for it to end by other means), others answer 87.
+ */
 const script: Script = (request) => {
   const prompt = JSON.stringify(request.messages);
   if (prompt.includes('fail')) return { error: new Error('the model server fell over') };
-  if (prompt.includes('hang')) return { text: '87', delay_ms: 30_000 };
+  if (prompt.includes('hang')) {
+    policyEvents.emit('hang');
+    return { text: '87', delay_ms: 60_000 };
+  }
   return { text: '87' };
 };
 
@@ -49,7 +60,7 @@ const post = (url: string, path: string, body: unknown, init: RequestInit = {}) 
 describe('AgentServer: gymnast as a NeMo Gym agent server', () => {
   let server: AgentServer;
   before(async () => {
-    server = agentServer({ runTimeoutMs: 2_000 });
+    server = agentServer({ runTimeoutMs: 60_000 });
     await server.start();
   });
   after(() => server.close());
@@ -95,19 +106,26 @@ describe('AgentServer: gymnast as a NeMo Gym agent server', () => {
   });
 
   it('ends a rollout past its deadline as a timeout failure', async () => {
-    const started = performance.now();
-    const result = (await (await post(server.url, '/run', row('hang'))).json()) as Record<string, unknown>;
-    assert.equal(result._ng_failure_class, 'timeout');
-    assert.ok(performance.now() - started < 5_000);
+    const hasty = agentServer({ runTimeoutMs: 100 });
+    await hasty.start();
+    try {
+      const answer = post(hasty.url, '/run', row('hang')).then((response) => response.json() as Promise<Record<string, unknown>>);
+      const result = await within(answer, 20_000, 'a hung rollout past its 100 ms deadline');
+      assert.equal(result._ng_failure_class, 'timeout');
+    } finally {
+      await hasty.close();
+    }
   });
 
   it('aborts the rollout when the client hangs up', async () => {
     const client = new AbortController();
+    const asked = once(policyEvents, 'hang');
     const pending = post(server.url, '/run', row('hang'), { signal: client.signal }).catch(() => undefined);
-    await waitFor(() => server.load.running === 1);
+    await asked;
+    assert.equal(server.load.running, 1);
     client.abort();
     await pending;
-    await waitFor(() => server.load.running === 0, 500);
+    await waitFor(() => server.load.running === 0);
   });
 
   it('aggregates rows as a NeMo Gym collector sends them (stripped) with gymnast metrics', async () => {
@@ -183,8 +201,10 @@ describe('AgentServer: bounds and access', () => {
     await server.start();
     const client = new AbortController();
     try {
+      const asked = once(policyEvents, 'hang');
       const first = post(server.url, '/run', row('hang'), { signal: client.signal }).catch(() => undefined);
-      await waitFor(() => server.load.running === 1);
+      await asked;
+      assert.equal(server.load.running, 1);
       const second = post(server.url, '/run', row('hang'), { signal: client.signal }).catch(() => undefined);
       await waitFor(() => server.load.queued === 1);
       const third = await post(server.url, '/run', row('what is 50+37?'));
@@ -192,14 +212,18 @@ describe('AgentServer: bounds and access', () => {
       assert.equal(third.headers.get('retry-after'), '1');
       client.abort();
       await Promise.all([first, second]);
-      await waitFor(() => server.load.running === 0 && server.load.queued === 0, 500);
+      await waitFor(() => server.load.running === 0 && server.load.queued === 0);
     } finally {
       await server.close();
     }
   });
 });
 
-async function waitFor(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
+/**
+ * Polls the server's load until `condition` holds. The bound is generous on a loaded machine and far
+ * short of the minute a hung rollout would take, or the server's deadline for it.
+ */
+async function waitFor(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!condition()) {
     if (performance.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
