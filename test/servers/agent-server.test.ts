@@ -10,7 +10,7 @@ import { within } from '../support/within.js';
 
 const tokenizer = new CharTokenizer();
 
-/** Tells `hang` when a rollout's request reaches the policy and hangs there. */
+/** Emits `hang` when a rollout's request reaches the policy and is held there. */
 const policyEvents = new EventEmitter();
 
 /**
