@@ -13,7 +13,7 @@ import { qwen3Template, qwen3Tokenizer, startQwen3Server } from '../support/qwen
 
 const tokenizer = new CharTokenizer();
 
-/** Tells `hang` when a rollout's request reaches the policy and hangs there. */
+/** Emits `hang` when a rollout's request reaches the policy and is held there. */
 const policyEvents = new EventEmitter();
 
 /**
