@@ -13,7 +13,7 @@
 export const modules = {
   'pass-at-k': {
     mutate: ['src/metrics/pass-at-k.ts'],
-    tests: ['test/metrics/pass-at-k-mutants.test.ts', 'test/metrics/nemo-gym-aggregate.test.ts', 'test/metrics/aggregate-files.test.ts'],
+    tests: ['test/metrics/pass-at-k-reference.test.ts', 'test/metrics/nemo-gym-aggregate.test.ts', 'test/metrics/aggregate-files.test.ts'],
   },
   'failure-class': {
     mutate: ['src/core/failure-class.ts'],
