@@ -180,7 +180,16 @@ export interface RecordedSampler {
 export function recordedSampler(runFile: string): RecordedSampler {
   if (!existsSync(runFile)) return { remoteAgents: [] };
   try {
-    const { policy, remote_agents: remote } = RunIdentity.parse(JSON.parse(readFileSync(runFile, 'utf8'))).config;
+    return samplerInRunFile(readFileSync(runFile, 'utf8'));
+  } catch {
+    return { remoteAgents: [] };
+  }
+}
+
+/** What sampled a run's rows, from the text of its `_run.json` (for the viewer, which opens it without following links); nothing known when it cannot be read. */
+export function samplerInRunFile(text: string): RecordedSampler {
+  try {
+    const { policy, remote_agents: remote } = RunIdentity.parse(JSON.parse(text)).config;
     const remoteAgents = Array.isArray(remote) ? remote.filter((name): name is string => typeof name === 'string') : [];
     return { ...(typeof policy === 'string' ? { policy } : {}), remoteAgents };
   } catch {
@@ -188,12 +197,3 @@ export function recordedSampler(runFile: string): RecordedSampler {
   }
 }
 
-/** The policy in the text of a `_run.json` (for the viewer, which opens it without following links), or undefined. */
-export function policyInRunFile(text: string): string | undefined {
-  try {
-    const policy = RunIdentity.parse(JSON.parse(text)).config.policy;
-    return typeof policy === 'string' ? policy : undefined;
-  } catch {
-    return undefined;
-  }
-}

@@ -104,6 +104,25 @@ describe('gymnast view: the viewer API over a real run of the embedded model', (
     assert.deepEqual(body.drift_points, []);
   });
 
+  it("decodes no tokens of rows an agent server sampled with its own model (the embedded tokenizer did not make them)", async () => {
+    const copy = join(directory, 'remote');
+    mkdirSync(copy);
+    for (const name of ['out.jsonl', 'out_materialized_inputs.jsonl', 'out_failures.jsonl']) copyFileSync(join(directory, 'run', name), join(copy, name));
+    const identity = JSON.parse(readFileSync(join(directory, 'run', 'out_run.json'), 'utf8')) as { config: Record<string, unknown> };
+    identity.config.remote_agents = ['arithmetic'];
+    writeFileSync(join(copy, 'out_run.json'), JSON.stringify(identity));
+    const viewer = await ViewerServer.open({ runs: await findRuns(copy), assetsDirectory: assets });
+    await viewer.start();
+    try {
+      await viewer.indexed();
+      const body = (await (await fetch(`${viewer.url}/api/runs/out/rollouts/o0`)).json()) as RolloutDetail;
+      assert.ok(body.tokens.length > 0);
+      assert.ok(body.tokens.every((token) => token.text === null), 'ids only, never another tokenizer\'s pieces');
+    } finally {
+      await viewer.close();
+    }
+  });
+
   it('groups a task for the side-by-side view, messages without token fields', async () => {
     const { body } = await get<Group>('/api/runs/out/groups/5');
     assert.equal(body.task, 5);

@@ -3,7 +3,7 @@ import { basename, extname, join } from 'node:path';
 import { ConfigError } from '../../core/errors/config-error.js';
 import { readRow } from '../../core/row-reader.js';
 import { collectPaths, isRolloutsFile } from '../../collect/collect-paths.js';
-import { policyInRunFile } from '../../collect/run-identity.js';
+import { samplerInRunFile } from '../../collect/run-identity.js';
 import { healthPaths } from '../../metrics/health/health-paths.js';
 import { notRegularFile } from '../../util/open-regular-file.js';
 import { readRunFileText, RUN_FILES_RULE, runFileLines } from '../../viewer/open-run-file.js';
@@ -12,6 +12,8 @@ import type { RunFiles } from '../../viewer/run-index.js';
 /** A run to view: its files, and the policy `gymnast collect` recorded for it (`_run.json`), when there is one. */
 export interface ViewedRun extends RunFiles {
   policy: string | null;
+  /** Agents whose rows an agent server sampled with a model of its own: not the run's policy's tokens. */
+  remoteAgents: string[];
 }
 
 export interface FindRunsOptions {
@@ -72,8 +74,8 @@ function unsafeRunFile(output: string, fullPaths = false): string | undefined {
 async function viewedRun(output: string): Promise<ViewedRun> {
   const paths = collectPaths(output);
   // A damaged _run.json only costs the model's name here.
-  const policy = existsSync(paths.run) ? policyInRunFile(await readRunFileText(paths.run)) : undefined;
-  return { id: basename(output, extname(output)), output, failures: paths.failures, policy: policy ?? null };
+  const { policy, remoteAgents } = existsSync(paths.run) ? samplerInRunFile(await readRunFileText(paths.run)) : { policy: undefined, remoteAgents: [] };
+  return { id: basename(output, extname(output)), output, failures: paths.failures, policy: policy ?? null, remoteAgents };
 }
 
 /** Why a file is not a run's output, or undefined when it is: its first row must read as one; an empty file needs the run's `_run.json`. */

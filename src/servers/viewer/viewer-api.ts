@@ -11,7 +11,8 @@ export interface ServedRun {
   run: ViewedRun;
   index: RunIndex;
   lister: RolloutLister;
-  decoder: () => Promise<TokenDecoder | undefined>;
+  /** The tokenizer that made an agent's rows, when known. */
+  decoder: (agent: string) => Promise<TokenDecoder | undefined>;
 }
 
 export interface ApiReply {
@@ -46,7 +47,8 @@ export async function answerApi(runs: ReadonlyMap<string, ServedRun>, segments: 
 async function rollout(served: ServedRun, id: string): Promise<ApiReply> {
   const at = served.index.columns.find(id);
   if (at === undefined) return notFound(`no rollout ${id} in run ${served.run.id}`);
-  return ok(await rolloutDetail(served.index, at, await served.decoder()));
+  const agent = served.index.columns.agents.names[served.index.columns.agent.values[at]!]!;
+  return ok(await rolloutDetail(served.index, at, await served.decoder(agent)));
 }
 
 async function group(served: ServedRun, task: string): Promise<ApiReply> {

@@ -20,7 +20,7 @@ export interface ViewerServerOptions extends ListenOptions {
   runs: readonly ViewedRun[];
   /** Where the front-end files are (default: the package's `assets/viewer/`). */
   assetsDirectory?: string;
-  /** Decodes every run's tokens (`--tokenizer DIR`); without it, runs of the embedded model use its tokenizer and others show ids only. */
+  /** Decodes every run's tokens (`--tokenizer DIR`); without it, runs of the embedded model use its tokenizer (but for rows an agent server sampled) and others show ids only. */
   tokenizer?: TokenDecoder;
   /** How often the files are checked for new lines (default 500 ms). */
   followIntervalMs?: number;
@@ -64,7 +64,9 @@ export class ViewerServer {
       // A failed first pass is retried by the follow timer, as any failed refresh is.
       void index.refresh().catch(() => undefined);
       index.follow(options.followIntervalMs);
-      const decoder = options.tokenizer ? async () => options.tokenizer : run.policy === 'embedded' ? embedded : async () => undefined;
+      const remote = new Set(run.remoteAgents);
+      // An agent server's rows were sampled by its own model: only a tokenizer the user names decodes them.
+      const decoder = async (agent: string) => (options.tokenizer ? options.tokenizer : run.policy === 'embedded' && !remote.has(agent) ? embedded() : undefined);
       runs.set(run.id, { run, index, lister: new RolloutLister(index, { ...(options.searchBudgetMs === undefined ? {} : { searchBudgetMs: options.searchBudgetMs }) }), decoder });
     }
     return new ViewerServer(runs, options);
