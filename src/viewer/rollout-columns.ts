@@ -139,6 +139,10 @@ export class RolloutColumns {
     return RUN_FILE_KINDS[this.file.values[at]!]!;
   }
 
+  agentOf(at: number): string {
+    return this.agents.names[this.agent.values[at]!]!;
+  }
+
   failureClassOf(at: number): string | null {
     const id = this.failureClass.values[at]!;
     return id === NONE ? null : this.failureClasses.names[id]!;

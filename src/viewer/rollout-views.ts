@@ -63,7 +63,7 @@ export function rolloutSummary(index: RunIndex, at: number): RolloutSummary {
     id: columns.idOf(at),
     task: columns.task.values[at]!,
     rollout: columns.rollout.values[at]!,
-    agent: columns.agents.names[columns.agent.values[at]!]!,
+    agent: columns.agentOf(at),
     reward: Number.isNaN(reward) ? null : reward,
     termination: columns.terminations.names[columns.termination.values[at]!]!,
     failure_class: columns.failureClassOf(at),

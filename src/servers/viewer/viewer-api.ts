@@ -47,8 +47,7 @@ export async function answerApi(runs: ReadonlyMap<string, ServedRun>, segments: 
 async function rollout(served: ServedRun, id: string): Promise<ApiReply> {
   const at = served.index.columns.find(id);
   if (at === undefined) return notFound(`no rollout ${id} in run ${served.run.id}`);
-  const agent = served.index.columns.agents.names[served.index.columns.agent.values[at]!]!;
-  return ok(await rolloutDetail(served.index, at, await served.decoder(agent)));
+  return ok(await rolloutDetail(served.index, at, await served.decoder(served.index.columns.agentOf(at))));
 }
 
 async function group(served: ServedRun, task: string): Promise<ApiReply> {
