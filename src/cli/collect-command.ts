@@ -170,6 +170,8 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
   const failures: RunFailures[] = [];
   try {
     const agents = Object.fromEntries(run.servers.filter((server) => server.type === 'responses_api_agents').map((server) => [server.name, server.url]));
+    // The config's own agents sample with the policy the run records; only the flags' agent servers bring a model of their own.
+    const remoteAgents = Object.keys(flags.agentServer).filter((agent) => !Object.hasOwn(agents, agent));
     for (const { dataset, name } of datasets) {
       const input = join(flags.output, 'preprocessed_datasets', `${name}.jsonl`);
       makeOutputFolder(input);
@@ -178,7 +180,6 @@ async function collectSplit(command: Command, split: DatasetSplit): Promise<void
       process.stderr.write(`[collect] ${split} dataset ${dataset.dataset.name} of ${dataset.agent} (${dataset.yamlPath})\n`);
       const settings = { ...flags, input, output: join(flags.output, `${name}.jsonl`), agentServer: { ...flags.agentServer, ...agents }, numRepeats: dataset.dataset.num_repeats ?? flags.numRepeats };
       // The agent's own policy and limits sampled its rows: the run records them, and the health check decodes with its tokenizer.
-      const remoteAgents = Object.keys(flags.agentServer).filter((agent) => !Object.hasOwn(agents, agent));
       const collected = await runCollect(settings, remoteAgents, run.episodes.get(dataset.agent));
       failures.push(collected.failures);
       if (collected.health) health.push(collected.health);
