@@ -56,4 +56,18 @@ describe('the token ledger (text read lazily)', () => {
     assert.deepEqual(ledger.tokenIds(), [1, 2]);
     assert.equal(ledger.length, 2);
   });
+
+  it('lists one segment per message that carries tokens, sampled ones with their logprobs, and none for a message without tokens', () => {
+    const ledger = new TokenLedger({ encode: () => [], decode: () => '', stopTokenIds: [] });
+    ledger.appendMessage({ role: 'system', content: 'rendered by the server, no ids' });
+    ledger.appendMessage({ role: 'user', content: 'q', token_ids: [1, 2] });
+    ledger.appendMessage({ role: 'tool', content: 'nothing rendered', token_ids: [] });
+    ledger.appendMessage({ role: 'assistant', content: 'a', token_ids: [3], generation_logprobs: [-0.25] });
+    assert.deepEqual(ledger.segments, [
+      { kind: 'user', token_ids: [1, 2] },
+      { kind: 'sampled', token_ids: [3], logprobs: [-0.25] },
+    ]);
+    assert.deepEqual(ledger.lossMask(), [0, 0, 1]);
+    assert.deepEqual(ledger.logprobs(), [0, 0, -0.25]);
+  });
 });
