@@ -25,7 +25,7 @@ export const modules = {
   },
   'generate-turn': {
     mutate: ['src/engine/generate-turn.ts'],
-    tests: ['test/engine/episode-loop.test.ts', 'test/engine/failures.test.ts', 'test/engine/limits.test.ts', 'test/engine/observation-tokens.test.ts'],
+    tests: ['test/engine/generate-turn.test.ts', 'test/engine/episode-loop.test.ts', 'test/engine/failures.test.ts', 'test/engine/limits.test.ts', 'test/engine/observation-tokens.test.ts'],
   },
   'result-readers': {
     mutate: ['src/policy/*/read-*.ts'],
