@@ -39,7 +39,7 @@ export const modules = {
   },
   resume: {
     mutate: ['src/collect/resume-state.ts'],
-    tests: ['test/collect/resume.test.ts', 'test/collect/resume-nemo-gym-run.test.ts', 'test/collect/prompt-too-long.test.ts'],
+    tests: ['test/collect/resume-state.test.ts', 'test/collect/resume.test.ts', 'test/collect/resume-nemo-gym-run.test.ts', 'test/collect/prompt-too-long.test.ts'],
   },
   sinks: {
     mutate: ['src/collect/jsonl-sink.ts', 'src/collect/jsonl-rollout-sink.ts'],
