@@ -174,7 +174,7 @@ export { resourcesAgent, type ResourcesAgentOptions } from './collect/resources-
 export { withServerAggregates, type CollectedAggregate } from './collect/server-aggregate.js';
 export { OpenAiCompatibleServer, type OpenAiCompatibleServerOptions } from './servers/openai-compatible/openai-compatible-server.js';
 export { policyGenerator } from './servers/openai-compatible/generator.js';
-export { JsonServer, type JsonServerOptions, type JsonRequest, type JsonReply, type JsonRoute } from './servers/http/json-server.js';
+export { JsonServer, type JsonServerOptions, type JsonRequest, type JsonReply, type JsonRoute } from './servers/http-server/json-server.js';
 export { defineResourcesServer, RunRequest, VerifyRequest, VerifyResult, type ResourcesServerSpec } from './servers/resources/define-resources-server.js';
 export { defineGymnasiumServer, GymnasiumResetResult, GymnasiumStepResult, type GymnasiumServerSpec } from './servers/resources/define-gymnasium-server.js';
 export { defineTool, type ToolDefinition, type ResourcesTool } from './servers/resources/resources-tool.js';

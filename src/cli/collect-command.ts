@@ -5,7 +5,7 @@ import { collect, type CollectProgress } from '../collect/collect-run.js';
 import type { Agent } from '../collect/agent.js';
 import { nemoGymAgent } from '../collect/nemo-gym-agent.js';
 import type { ResourcesProtocol } from '../collect/resources-agent.js';
-import { defaultRetryBudget } from '../http/router/retry-budget.js';
+import { defaultRetryBudget } from '../http-client/router/retry-budget.js';
 import { toolCallParsers } from '../environments/tool-call-parser.js';
 import { loadPromptConfig } from '../collect/prompt-config.js';
 import type { NumRepeats } from '../collect/expand-rows.js';

@@ -9,13 +9,13 @@ const allowed: Record<string, readonly string[]> = {
   core: ['util'],
   tokens: ['core', 'util'],
   // The HTTP client (deadlines, retries, replicas) that policies, environments and agents share.
-  http: ['core', 'util'],
-  policy: ['core', 'util', 'tokens', 'http'],
-  environments: ['core', 'util', 'http'],
+  'http-client': ['core', 'util'],
+  policy: ['core', 'util', 'tokens', 'http-client'],
+  environments: ['core', 'util', 'http-client'],
   engine: ['core', 'util', 'tokens', 'policy/policy.js', 'environments/environment.js'],
   metrics: ['core', 'util'],
   viewer: ['core', 'util', 'metrics'],
-  servers: ['core', 'util', 'tokens', 'http', 'policy', 'environments', 'engine', 'metrics', 'collect', 'viewer'],
+  servers: ['core', 'util', 'tokens', 'http-client', 'policy', 'environments', 'engine', 'metrics', 'collect', 'viewer'],
   // The test inference server is the OpenAI-compatible server with seeded replies and faults.
   testing: ['core', 'util', 'tokens/tokenizer.js', 'tokens/chat-template.js', 'policy/policy.js', 'environments/environment.js', 'servers'],
 };

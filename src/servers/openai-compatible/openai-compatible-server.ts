@@ -1,16 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ChatTemplate } from '../../tokens/chat-template.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
-import { DEFAULT_MAX_BODY_BYTES, HttpServerCore, sendJson } from '../http/http-server-core.js';
-import { hasBearerToken, UNAUTHORIZED } from '../http/bearer-token.js';
-import { readJsonBody } from '../http/read-json-body.js';
-import { RequestRejectedError } from '../http/request-rejected-error.js';
+import { DEFAULT_MAX_BODY_BYTES, HttpServerCore, sendJson } from '../http-server/http-server-core.js';
+import { hasBearerToken, UNAUTHORIZED } from '../http-server/bearer-token.js';
+import { readJsonBody } from '../http-server/read-json-body.js';
+import { RequestRejectedError } from '../http-server/request-rejected-error.js';
 import type { ToolCallParser } from '../../environments/tool-call-parser.js';
 import type { Generator } from './generator.js';
 import { findRoute, type RouteContext, type RouteResult } from './routes.js';
-import { openAiErrorBody } from '../http/openai-error-body.js';
+import { openAiErrorBody } from '../http-server/openai-error-body.js';
 import { unixSeconds } from './response-id.js';
-import { sendEventStream } from '../http/send-event-stream.js';
+import { sendEventStream } from '../http-server/send-event-stream.js';
 
 export interface OpenAiCompatibleServerOptions {
   tokenizer: Tokenizer;

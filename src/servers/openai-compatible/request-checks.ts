@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Message } from '../../core/message.js';
 import type { ChatTemplateOptions } from '../../tokens/chat-template.js';
-import { RequestRejectedError } from '../http/request-rejected-error.js';
+import { RequestRejectedError } from '../http-server/request-rejected-error.js';
 import type { RouteContext } from './routes.js';
 
 /** The body as `schema` reads it, or a 400 naming every field that does not fit. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ResponsesItem, ResponsesTool, responsesInputToMessages, responsesToolsToChatTools } from '../../core/responses-items.js';
 import type { Message } from '../../core/message.js';
-import { RequestRejectedError } from '../http/request-rejected-error.js';
+import { RequestRejectedError } from '../http-server/request-rejected-error.js';
 import { assistantReply, type AssistantReply } from './assistant-reply.js';
 import type { Generation } from './generator.js';
 import { renderChatPrompt } from './render-chat-prompt.js';

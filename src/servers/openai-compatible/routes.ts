@@ -4,7 +4,7 @@ import type { ToolCallParser } from '../../environments/tool-call-parser.js';
 import type { ChatTemplate } from '../../tokens/chat-template.js';
 import type { Tokenizer } from '../../tokens/tokenizer.js';
 import type { Generation, Generator } from './generator.js';
-import { RequestRejectedError } from '../http/request-rejected-error.js';
+import { RequestRejectedError } from '../http-server/request-rejected-error.js';
 import { checkNoSpecialTokensAdded, checkNoTopLogprobs, checkParallelToolCalls, checkStreamOptions, checkTextFits, checkTokenIds, parseBody, renderMessages, StreamOptions } from './request-checks.js';
 import { templateKwargs } from './template-kwargs.js';
 import { checkRun, generateWhole, sample, Temperature, TokenIds, TopK, TopP, type RunOptions } from './sampling.js';
@@ -18,7 +18,7 @@ import { chatDefaults, completionDefaults, defaultOnlyFields, refuseNonDefault, 
 import { openAiRequest, requestLabels } from './openai-request.js';
 import { mixSeed } from '../../util/seeded-random.js';
 import type { TokenPiece } from './token-pieces.js';
-import type { EventFraming } from '../http/send-event-stream.js';
+import type { EventFraming } from '../http-server/send-event-stream.js';
 import { chatCompletionChunks, completionChunks, type ChoiceStep } from './stream-chunks.js';
 
 export interface RouteContext extends ServedModel {

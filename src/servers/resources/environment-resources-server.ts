@@ -3,7 +3,7 @@ import type { Message } from '../../core/message.js';
 import { ResponsesItem, responsesInputToMessages } from '../../core/responses-items.js';
 import { StepResult, type Environment } from '../../environments/environment.js';
 import { environmentToolBox } from '../../environments/tool-environment.js';
-import { JsonServer, type JsonRoute } from '../http/json-server.js';
+import { JsonServer, type JsonRoute } from '../http-server/json-server.js';
 import { aggregateMetricsRoute, RunRequest, VerifyRequest } from './define-resources-server.js';
 import { ok, parseBody, type ResourcesServeOptions } from './resources-server-definition.js';
 import { actionText, assistantText } from './response-text.js';
