@@ -1,5 +1,5 @@
 import type { SuccessfulTermination } from '../core/termination.js';
-import type { StepResult } from '../environments/environment.js';
+import type { StepResult } from '../core/step-result.js';
 import type { EpisodeOptions } from './episode-options.js';
 import type { Generation } from './generate-turn.js';
 

@@ -1,7 +1,8 @@
 import { EnvironmentError } from '../core/errors/environment-error.js';
 import { RewardComponentsError } from '../core/errors/reward-components-error.js';
 import type { Message } from '../core/message.js';
-import type { EnvironmentTurn, EpisodeUsage, StepResult } from '../environments/environment.js';
+import type { EnvironmentTurn, EpisodeUsage } from '../environments/environment.js';
+import type { StepResult } from '../core/step-result.js';
 import { elapsedMs, systemClock } from '../util/clock.js';
 import type { EpisodeOptions } from './episode-options.js';
 import type { EpisodeState } from './episode-state.js';

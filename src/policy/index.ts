@@ -1,4 +1,4 @@
-export { PolicyResult, type Policy, type PolicyRequest, type PolicyResultInput, type StreamedToken, type StreamingPolicy } from './policy.js';
+export type { Policy, PolicyRequest, StreamedToken, StreamingPolicy } from './policy.js';
 export type { BackendRecipe } from './backend-recipe.js';
 export { replyList, type ReplyList, type SampledReply } from './sampled-reply.js';
 export { RemotePolicy, type RemotePolicyOptions, type ServedModel } from './remote-policy.js';
