@@ -8,7 +8,7 @@ import type { ResourcesProtocol } from '../collect/resources-agent.js';
 import { defaultRetryBudget } from '../http-client/router/retry-budget.js';
 import { toolCallParsers } from '../environments/tool-call-parser.js';
 import { loadPromptConfig } from '../collect/prompt-config.js';
-import type { NumRepeats } from '../collect/expand-rows.js';
+import type { NumRepeats } from '../collect/row-planner.js';
 import type { SeedField } from '../collect/row-planner.js';
 import { assertFailuresWithin, type RunFailures } from '../collect/failure-gate.js';
 import { assertHealthy, healthGate, healthGateLine, type MaxUnhealthy } from '../collect/health/health-gate.js';
