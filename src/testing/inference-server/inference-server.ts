@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../../servers/http-server/http-server-core.js';
 import { openAiErrorBody } from '../../servers/http-server/openai-error-body.js';
 import { OpenAiCompatibleServer, type IncomingCall, type OpenAiCompatibleServerOptions } from '../../servers/openai-compatible/openai-compatible-server.js';
-import type { RouteResult } from '../../servers/openai-compatible/routes.js';
+import type { RouteResult } from '../../servers/openai-compatible/route.js';
 import { abortableDelay } from '../../util/abortable-delay.js';
 import { withCorruptToken } from './corrupt-token.js';
 import { FaultQueue, type Fault } from './faults.js';
