@@ -13,7 +13,8 @@ import { requestUrl } from '../http-client/request-url.js';
 import { Router } from '../http-client/router/router.js';
 import type { Agent } from './agent.js';
 import { failureFields } from './output-row.js';
-import { AggregateMetrics, unlessNotFound } from './server-aggregate.js';
+import { AggregateMetrics } from './aggregate-metrics.js';
+import { unlessNotFound } from './server-aggregate.js';
 import type { RolloutOutcome } from './sink.js';
 import { extensibleCopy } from '../util/extensible-copy.js';
 

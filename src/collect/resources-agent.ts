@@ -6,7 +6,8 @@ import { findToolCallParser, hermesToolCallParser, toolCallParsers } from '../en
 import type { JsonClient } from '../http-client/json-client.js';
 import type { RetryBudgetOptions } from '../http-client/router/retry-budget.js';
 import { environmentAgent, type Agent } from './agent.js';
-import { AggregateMetrics, unlessNotFound } from './server-aggregate.js';
+import { AggregateMetrics } from './aggregate-metrics.js';
+import { unlessNotFound } from './server-aggregate.js';
 
 /**
  * How gymnast talks to a NeMo Gym server:

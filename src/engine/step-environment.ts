@@ -6,7 +6,7 @@ import type { StepResult } from '../core/step-result.js';
 import { elapsedMs, systemClock } from '../util/clock.js';
 import type { EpisodeOptions } from './episode-options.js';
 import type { EpisodeState } from './episode-state.js';
-import type { Generation } from './generate-turn.js';
+import type { Generation } from './generation.js';
 import { generatedTokens } from './generated-tokens.js';
 import { readStepResult } from './read-step-result.js';
 import { limitEnd } from './next-step.js';
