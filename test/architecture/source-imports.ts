@@ -14,42 +14,43 @@ export function* sourceFiles(directory: string = sourceRoot): Generator<string> 
 }
 
 /**
- * The text of a TypeScript file with its comments blanked, so an `import('…')` in a doc comment is
- * not taken for an import. Strings and template literals are skipped whole (a `//` inside a URL is not
- * a comment); a `/` where an operand is expected starts a regular expression literal.
+ * A TypeScript file's code with its literals masked: comments blanked, each quoted string replaced by
+ * `'N'`, its index in `strings`, and template and regular expression literals emptied. An import in a
+ * comment or inside a string is then no import, and a `//` in a URL starts no comment. A `/` where an
+ * operand is expected starts a regular expression.
  */
-export function withoutComments(source: string): string {
-  let out = '';
-  let i = 0;
+export function maskLiterals(source: string): { code: string; strings: string[] } {
+  const strings: string[] = [];
+  let code = '';
   let previous = '';
+  let i = 0;
   while (i < source.length) {
     const char = source[i]!;
     const next = source[i + 1];
-    if (char === '/' && next === '/') {
-      const end = source.indexOf('\n', i);
-      i = end === -1 ? source.length : end;
-      continue;
-    }
-    if (char === '/' && next === '*') {
-      const end = source.indexOf('*/', i + 2);
-      const stop = end === -1 ? source.length : end + 2;
-      out += source.slice(i, stop).replace(/[^\n]/g, ' ');
+    if (char === '/' && (next === '/' || next === '*')) {
+      const end = next === '/' ? source.indexOf('\n', i) : source.indexOf('*/', i + 2);
+      const stop = end < 0 ? source.length : next === '/' ? end : end + 2;
+      code += source.slice(i, stop).replace(/[^\n]/g, ' ');
       i = stop;
       continue;
     }
-    const quoted = char === "'" || char === '"' || char === '`' || (char === '/' && startsOperand(previous));
-    if (quoted) {
+    if (char === "'" || char === '"' || char === '`' || (char === '/' && startsOperand(previous))) {
       const stop = endOfLiteral(source, i);
-      out += source.slice(i, stop);
+      if (char === "'" || char === '"') {
+        code += `'${strings.length}'`;
+        strings.push(source.slice(i + 1, stop - 1));
+      } else {
+        code += `${char}${char}`;
+      }
       previous = char;
       i = stop;
       continue;
     }
-    out += char;
+    code += char;
     if (!/\s/.test(char)) previous = char;
     i += 1;
   }
-  return out;
+  return { code, strings };
 }
 
 /** Whether a `/` after this character begins a regular expression rather than a division. */
@@ -72,21 +73,24 @@ function endOfLiteral(source: string, start: number): number {
   return source.length;
 }
 
+/** One module a file names, and whether only its types are taken (nothing of it loads at run time). */
+export interface ImportSpecifier {
+  readonly specifier: string;
+  readonly typeOnly: boolean;
+}
+
 /**
- * Every module specifier a file names: `import … from`, `import type … from`, `export … from`,
- * side-effect `import '…'`, dynamic `import('…')` and type-level `typeof import('…')`.
+ * Every module a file names: `import … from`, `export … from`, side-effect `import '…'`, dynamic
+ * `import('…')`, and their type-only forms (`import type`, `export type`, `typeof import('…')`). An
+ * `import { type A }` still loads the module under `verbatimModuleSyntax`, so it is not type-only.
  */
-export function importSpecifiers(source: string): string[] {
-  const code = withoutComments(source);
-  const patterns = [
-    /\b(?:import|export)\b[^;'"`]*?\bfrom\s*(['"])([^'"]+)\1/g,
-    /\bimport\s*(['"])([^'"]+)\1/g,
-    /\bimport\s*\(\s*(['"])([^'"]+)\1\s*\)/g,
-  ];
-  const found: string[] = [];
-  for (const pattern of patterns) {
-    for (const match of code.matchAll(pattern)) found.push(match[2]!);
-  }
+export function importSpecifiers(source: string): ImportSpecifier[] {
+  const { code, strings } = maskLiterals(source);
+  const found: ImportSpecifier[] = [];
+  const add = (index: string, typeOnly: boolean) => found.push({ specifier: strings[Number(index)]!, typeOnly });
+  for (const match of code.matchAll(/\b(?:import|export)\b(\s+type\b)?[^;'`]*?\bfrom\s*'(\d+)'/g)) add(match[2]!, match[1] !== undefined);
+  for (const match of code.matchAll(/\bimport\s*'(\d+)'/g)) add(match[1]!, false);
+  for (const match of code.matchAll(/(\btypeof\s+)?\bimport\s*\(\s*'(\d+)'\s*\)/g)) add(match[2]!, match[1] !== undefined);
   return found;
 }
 
@@ -94,16 +98,17 @@ export function importSpecifiers(source: string): string[] {
 export interface SourceImport {
   readonly from: string;
   readonly to: string;
+  readonly typeOnly: boolean;
 }
 
-/** The relative imports of every file under src/, resolved to the files they name. */
+/** The relative imports of every file under src/, resolved to the modules they name. */
 export function sourceImports(): SourceImport[] {
   const edges: SourceImport[] = [];
   for (const file of sourceFiles()) {
     const from = modulePath(relative(sourceRoot, file));
-    for (const specifier of importSpecifiers(readFileSync(file, 'utf8'))) {
+    for (const { specifier, typeOnly } of importSpecifiers(readFileSync(file, 'utf8'))) {
       if (!specifier.startsWith('.')) continue;
-      edges.push({ from, to: modulePath(relative(sourceRoot, join(dirname(file), specifier))) });
+      edges.push({ from, to: modulePath(relative(sourceRoot, join(dirname(file), specifier))), typeOnly });
     }
   }
   return edges;
