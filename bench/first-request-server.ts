@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { createInterface } from 'node:readline';
 import { InferenceServer, type RecordedRequest } from '../src/testing/index.js';
 import { abortableDelay } from '../src/util/abortable-delay.js';
@@ -47,42 +47,46 @@ function read<T>(pid: number, reading: (pid: number) => T): T | null {
   }
 }
 
-class CountingServer extends InferenceServer {
+/** What the server counts of the collector's generation requests, and how long it holds them. */
+class RequestCounter {
   watched: number | undefined;
   generationRequests = 0;
   lastCpuS: number | null = null;
   lastHwmMb: number | null = null;
   latencyMs = 0;
 
-  protected override async intercept(call: RecordedRequest, request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<boolean> {
-    if (request.method === 'POST' && GENERATION_PATHS.has(call.path)) {
-      this.generationRequests++;
-      if (this.watched !== undefined) {
-        this.lastCpuS = read(this.watched, cpuSecondsOf);
-        if (this.generationRequests % 64 === 1) this.lastHwmMb = read(this.watched, peakRssMbOf);
-        if (this.generationRequests === 1) process.stdout.write(`${JSON.stringify({ first_request_cpu_s: this.lastCpuS, at_ms: performance.timeOrigin + performance.now() })}\n`);
-      }
-      if (this.latencyMs > 0) await abortableDelay(this.latencyMs, signal);
+  async see(call: RecordedRequest, request: IncomingMessage, signal: AbortSignal): Promise<void> {
+    if (request.method !== 'POST' || !GENERATION_PATHS.has(call.path)) return;
+    this.generationRequests++;
+    if (this.watched !== undefined) {
+      this.lastCpuS = read(this.watched, cpuSecondsOf);
+      if (this.generationRequests % 64 === 1) this.lastHwmMb = read(this.watched, peakRssMbOf);
+      if (this.generationRequests === 1) process.stdout.write(`${JSON.stringify({ first_request_cpu_s: this.lastCpuS, at_ms: performance.timeOrigin + performance.now() })}\n`);
     }
-    const handled = await super.intercept(call, request, response, signal);
-    this.requests.length = 0;
-    return handled;
+    if (this.latencyMs > 0) await abortableDelay(this.latencyMs, signal);
   }
 }
 
 const tokenizer = await loadHfTokenizer(qwen3Directory);
-const server = new CountingServer({ tokenizer, template: JinjaChatTemplate.fromConfig(tokenizer.config), respond: () => 'ok' });
+const counter = new RequestCounter();
+const server = new InferenceServer({
+  tokenizer,
+  template: JinjaChatTemplate.fromConfig(tokenizer.config),
+  respond: () => 'ok',
+  recordRequests: false,
+  onRequest: (call, request, signal) => counter.see(call, request, signal),
+});
 process.stdout.write(`${await server.start()}\n`);
 createInterface({ input: process.stdin }).on('line', (line) => {
   const [command, argument] = line.trim().split(/\s+/);
   if (command === 'watch') {
-    server.watched = Number(argument);
-    server.generationRequests = 0;
-    server.lastCpuS = server.lastHwmMb = null;
+    counter.watched = Number(argument);
+    counter.generationRequests = 0;
+    counter.lastCpuS = counter.lastHwmMb = null;
   } else if (command === 'latency') {
-    server.latencyMs = Number(argument);
+    counter.latencyMs = Number(argument);
   } else if (command === 'count') {
-    process.stdout.write(`${JSON.stringify({ generation_requests: server.generationRequests, last_request_cpu_s: server.lastCpuS, last_request_hwm_mb: server.lastHwmMb })}\n`);
+    process.stdout.write(`${JSON.stringify({ generation_requests: counter.generationRequests, last_request_cpu_s: counter.lastCpuS, last_request_hwm_mb: counter.lastHwmMb })}\n`);
   }
 });
 const stop = () => void server.close().then(() => process.exit(0));

@@ -29,6 +29,10 @@ export {
   SamplingParams,
   type SamplingParamsInput,
   Usage,
+  PolicyResult,
+  type PolicyResultInput,
+  StepResult,
+  type StepResultInput,
   RecordedError,
   TurnRecord,
   EpisodeTask,
@@ -82,7 +86,6 @@ export {
   type PolicyKind,
   type CreatePolicyOptions,
   type CreatedPolicy,
-  PolicyResult,
   RemotePolicy,
   Router,
   JsonClient,
@@ -93,7 +96,6 @@ export {
   openAiBackend,
   type Policy,
   type PolicyRequest,
-  type PolicyResultInput,
   type StreamedToken,
   type StreamingPolicy,
   type BackendRecipe,
@@ -105,7 +107,6 @@ export {
   type ServedModel,
 } from './policy/index.js';
 export {
-  StepResult,
   createBatchedEnvironment,
   mathEnvironment,
   slidingPuzzleEnvironment,
@@ -119,7 +120,6 @@ export {
   type EnvironmentTurn,
   type ObservationTokens,
   type ResetResult,
-  type StepResultInput,
   nemoGymResourcesEnvironment,
   nemoGymGymnasiumEnvironment,
   NemoGymServer,
@@ -174,7 +174,7 @@ export { resourcesAgent, type ResourcesAgentOptions } from './collect/resources-
 export { withServerAggregates, type CollectedAggregate } from './collect/server-aggregate.js';
 export { OpenAiCompatibleServer, type OpenAiCompatibleServerOptions } from './servers/openai-compatible/openai-compatible-server.js';
 export { policyGenerator } from './servers/openai-compatible/generator.js';
-export { JsonServer, type JsonServerOptions, type JsonRequest, type JsonReply, type JsonRoute } from './servers/http/json-server.js';
+export { JsonServer, type JsonServerOptions, type JsonRequest, type JsonReply, type JsonRoute } from './servers/http-server/json-server.js';
 export { defineResourcesServer, RunRequest, VerifyRequest, VerifyResult, type ResourcesServerSpec } from './servers/resources/define-resources-server.js';
 export { defineGymnasiumServer, GymnasiumResetResult, GymnasiumStepResult, type GymnasiumServerSpec } from './servers/resources/define-gymnasium-server.js';
 export { defineTool, type ToolDefinition, type ResourcesTool } from './servers/resources/resources-tool.js';

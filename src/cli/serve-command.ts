@@ -7,7 +7,7 @@ import { ConfigError } from '../core/errors/config-error.js';
 import { EmbeddedPolicy } from '../policy/embedded/embedded-policy.js';
 import { EMBEDDED_MAX_BODY_BYTES, EMBEDDED_MODEL_NAME, embeddedModelServer } from '../servers/openai-compatible/embedded-model-server.js';
 import { builtinEnvironments } from '../environments/registry.js';
-import type { JsonServer } from '../servers/http/json-server.js';
+import type { JsonServer } from '../servers/http-server/json-server.js';
 import { exampleServers } from '../servers/resources/examples/example-servers.js';
 import { resourcesServerFor as servedResources, servableResourcesNames } from '../servers/resources/resources-server-for.js';
 import { serveConfig } from './serve-config-command.js';

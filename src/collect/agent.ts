@@ -4,7 +4,7 @@ import { ConfigError } from '../core/errors/config-error.js';
 import type { SamplingOverrides } from '../core/sampling-params.js';
 import { runEpisode, type EpisodeOptions, type JobControl } from '../engine/index.js';
 import type { Environment } from '../environments/environment.js';
-import type { AggregateMetrics } from './server-aggregate.js';
+import type { AggregateMetrics } from './aggregate-metrics.js';
 import { findEnvironment } from '../environments/registry.js';
 import { parseWithIssues, schemaIssues, showValue } from '../core/schema-issues.js';
 import { responsesInputToMessages, responsesToolsToChatTools } from '../core/responses-items.js';

@@ -8,12 +8,13 @@ import { toFailureClass, type FailureClass } from '../core/failure-class.js';
 import { recordError, type RecordedError } from '../core/recorded-error.js';
 import { ResultRowHead } from '../core/row-reader.js';
 import { ROW_SCHEMA_VERSION, RowResponse, type MaterializedRow } from '../core/result-row.js';
-import { JsonClient } from '../http/json-client.js';
-import { requestUrl } from '../http/request-url.js';
-import { Router } from '../http/router/router.js';
+import { JsonClient } from '../http-client/json-client.js';
+import { requestUrl } from '../http-client/request-url.js';
+import { Router } from '../http-client/router/router.js';
 import type { Agent } from './agent.js';
 import { failureFields } from './output-row.js';
-import { AggregateMetrics, unlessNotFound } from './server-aggregate.js';
+import { AggregateMetrics } from './aggregate-metrics.js';
+import { unlessNotFound } from './server-aggregate.js';
 import type { RolloutOutcome } from './sink.js';
 import { extensibleCopy } from '../util/extensible-copy.js';
 

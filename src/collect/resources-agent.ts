@@ -3,10 +3,11 @@ import { nemoGymGymnasiumEnvironment } from '../environments/nemo-gym/gymnasium-
 import { nemoGymResourcesEnvironment, type NemoGymResourcesOptions } from '../environments/nemo-gym/resources-server-environment.js';
 import { responseOutput } from '../environments/nemo-gym/response-object.js';
 import { findToolCallParser, hermesToolCallParser, toolCallParsers } from '../environments/tool-call-parser.js';
-import type { JsonClient } from '../http/json-client.js';
-import type { RetryBudgetOptions } from '../http/router/retry-budget.js';
+import type { JsonClient } from '../http-client/json-client.js';
+import type { RetryBudgetOptions } from '../http-client/router/retry-budget.js';
 import { environmentAgent, type Agent } from './agent.js';
-import { AggregateMetrics, unlessNotFound } from './server-aggregate.js';
+import { AggregateMetrics } from './aggregate-metrics.js';
+import { unlessNotFound } from './server-aggregate.js';
 
 /**
  * How gymnast talks to a NeMo Gym server:

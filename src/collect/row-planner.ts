@@ -58,8 +58,6 @@ export interface PlannerOptions {
   promptConfig?: PromptConfig;
   /** Agents beyond the built-in ones (NeMo Gym agent servers); they take precedence. */
   agents?: ReadonlyMap<string, Agent>;
-  /** Resolve agent names (default: built-in agents). Tests of expansion alone use any name. */
-  resolveAgents?: boolean;
 }
 
 interface PreparedRow {
@@ -129,7 +127,6 @@ export class RowPlanner {
 
   /** The agent running rows of this name, or undefined when there is none. */
   agent(name: string): Agent | undefined {
-    if (this.#options.resolveAgents === false) return { name, check: () => [], run: () => Promise.reject(new Error('expansion only')) };
     const agent = this.#agents.get(name) ?? this.#options.agents?.get(name) ?? builtinAgent(name);
     if (agent) this.#agents.set(name, agent);
     return agent;

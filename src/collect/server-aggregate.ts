@@ -1,17 +1,9 @@
-import { z } from 'zod';
 import { GymnastError } from '../core/errors/gymnast-error.js';
 import { hasKind } from '../core/errors/has-kind.js';
 import type { AgentAggregate } from '../metrics/index.js';
 import type { Agent } from './agent.js';
+import type { AggregateMetrics } from './aggregate-metrics.js';
 import { jsonRows } from './result-files.js';
-
-/** NeMo Gym's `AggregateMetrics`, as an agent or resources server answers `/aggregate_metrics`. */
-export const AggregateMetrics = z.looseObject({
-  agent_metrics: z.record(z.string(), z.unknown()),
-  key_metrics: z.record(z.string(), z.unknown()),
-  group_level_metrics: z.array(z.record(z.string(), z.unknown())),
-});
-export type AggregateMetrics = z.infer<typeof AggregateMetrics>;
 
 /** What the aggregate file holds per agent: gymnast's aggregate, or NeMo Gym's three fields from the agent's server. */
 export type CollectedAggregate = Omit<AgentAggregate, 'agent_metrics' | 'key_metrics' | 'group_level_metrics'> & {

@@ -29,6 +29,8 @@ export { FinishReason } from './finish-reason.js';
 export { Termination, TerminationKind, successfulTerminations, type SuccessfulTermination } from './termination.js';
 export { runSampling, SamplingOverrides, SamplingParams, type SamplingParamsInput } from './sampling-params.js';
 export { Usage } from './usage.js';
+export { PolicyResult, type PolicyResultInput } from './policy-result.js';
+export { StepResult, type StepResultInput } from './step-result.js';
 export { RecordedError, recordError, isDeterministicFailure } from './recorded-error.js';
 export { TurnRecord } from './turn-record.js';
 export { EpisodeTask, type EpisodeTaskInput } from './episode-task.js';

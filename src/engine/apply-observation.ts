@@ -1,6 +1,6 @@
 import { EnvironmentError } from '../core/errors/environment-error.js';
 import type { TokenDrift } from '../tokens/conversation-renderer.js';
-import type { StepResult } from '../environments/environment.js';
+import type { StepResult } from '../core/step-result.js';
 import type { EpisodeOptions } from './episode-options.js';
 import { appendMessages, type EpisodeState } from './episode-state.js';
 import { fitToBudget } from './fit-to-budget.js';

@@ -8,7 +8,7 @@ import type { SuccessfulTermination } from '../core/termination.js';
 import type { TurnRecord } from '../core/turn-record.js';
 import type { AppliedObservation } from './apply-observation.js';
 import type { EpisodeState } from './episode-state.js';
-import type { Generation } from './generate-turn.js';
+import type { Generation } from './generation.js';
 import { generatedTokens } from './generated-tokens.js';
 import type { Step } from './step-environment.js';
 import { elapsedMs } from '../util/clock.js';

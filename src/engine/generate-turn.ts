@@ -4,29 +4,17 @@ import { PolicyError } from '../core/errors/policy-error.js';
 import { TokenAlignmentError } from '../core/errors/token-alignment-error.js';
 import type { Message } from '../core/message.js';
 import type { TokenDrift } from '../tokens/conversation-renderer.js';
-import type { PolicyRequest, PolicyResult } from '../policy/policy.js';
+import type { PolicyRequest } from '../policy/policy.js';
+import type { PolicyResult } from '../core/policy-result.js';
 import { elapsedMs, systemClock } from '../util/clock.js';
 import { mixSeed } from '../util/seeded-random.js';
 import type { EpisodeOptions } from './episode-options.js';
 import { appendMessages, type EpisodeState } from './episode-state.js';
+import type { Generation } from './generation.js';
 import { endWith, type EpisodeEnd } from './next-step.js';
 import { readPolicyResult } from './read-policy-result.js';
 import { asPolicyError, typedErrors } from './wrap-error.js';
 import { extensibleCopy } from '../util/extensible-copy.js';
-
-export interface Generation {
-  type: 'generated';
-  result: PolicyResult;
-  /** Sequence length the policy was prompted with. */
-  promptTokens: number;
-  /** `max_tokens` was lowered to fit `max_seq_len`, and the generation used all of it. */
-  filledSequence: boolean;
-  /** The server sampled from a different prompt from the ledger's (it rendered its own, or changed the ids sent). */
-  drift?: TokenDrift;
-  /** Set when the server rendered the prompt: `true` when it did not return its ids, so the turn could not be checked for drift. */
-  driftUnchecked?: boolean;
-  ms: number;
-}
 
 /**
  * Asks the policy for the next assistant turn and appends it exactly as sampled. Ends the episode as

@@ -1,4 +1,4 @@
-import type { PolicyResult } from '../policy/policy.js';
+import type { PolicyResult } from '../core/policy-result.js';
 
 /**
  * How many tokens a generation produced: the sampler's ids when it returned them, else the count the

@@ -1,7 +1,7 @@
 import type { SuccessfulTermination } from '../core/termination.js';
-import type { StepResult } from '../environments/environment.js';
+import type { StepResult } from '../core/step-result.js';
 import type { EpisodeOptions } from './episode-options.js';
-import type { Generation } from './generate-turn.js';
+import type { Generation } from './generation.js';
 
 /** The loop's decision to stop, with the reason the rollout records. */
 export interface EpisodeEnd {

@@ -1,5 +1,5 @@
 import { FinishReason } from '../core/finish-reason.js';
-import { PolicyResult } from '../policy/policy.js';
+import { PolicyResult } from '../core/policy-result.js';
 import { isRecord } from '../util/is-record.js';
 
 /**

@@ -1,5 +1,5 @@
 import { Role } from '../core/message.js';
-import { StepResult } from '../environments/environment.js';
+import { StepResult } from '../core/step-result.js';
 import { isRecord } from '../util/is-record.js';
 
 /**

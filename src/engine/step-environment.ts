@@ -1,11 +1,12 @@
 import { EnvironmentError } from '../core/errors/environment-error.js';
 import { RewardComponentsError } from '../core/errors/reward-components-error.js';
 import type { Message } from '../core/message.js';
-import type { EnvironmentTurn, EpisodeUsage, StepResult } from '../environments/environment.js';
+import type { EnvironmentTurn, EpisodeUsage } from '../environments/environment.js';
+import type { StepResult } from '../core/step-result.js';
 import { elapsedMs, systemClock } from '../util/clock.js';
 import type { EpisodeOptions } from './episode-options.js';
 import type { EpisodeState } from './episode-state.js';
-import type { Generation } from './generate-turn.js';
+import type { Generation } from './generation.js';
 import { generatedTokens } from './generated-tokens.js';
 import { readStepResult } from './read-step-result.js';
 import { limitEnd } from './next-step.js';

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import type { Environment, EnvironmentTurn, ObservationTokens, ResetResult, StepResultInput } from './environment.js';
+import type { Environment, EnvironmentTurn, ObservationTokens, ResetResult } from './environment.js';
+import type { StepResultInput } from '../core/step-result.js';
 
 interface PendingStep<Metadata> {
   turn: EnvironmentTurn<Metadata>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { Environment, StepResultInput } from './environment.js';
+import type { Environment } from './environment.js';
+import type { StepResultInput } from '../core/step-result.js';
 import { parseTaskData } from './parse-task-data.js';
 
 const CalculatorTask = z.object({

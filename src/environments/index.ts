@@ -1,4 +1,4 @@
-export { StepResult, type Environment, type EnvironmentTurn, type ObservationTokens, type ResetResult, type StepResultInput } from './environment.js';
+export type { Environment, EnvironmentTurn, ObservationTokens, ResetResult } from './environment.js';
 export { createBatchedEnvironment, type BatchedEnvironmentSpec } from './batched-environment.js';
 export { mathEnvironment, type MathMetadata } from './math.js';
 export { extractMathAnswer } from './math-answer.js';

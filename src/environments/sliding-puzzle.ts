@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { Environment, StepResultInput } from './environment.js';
+import type { Environment } from './environment.js';
+import type { StepResultInput } from '../core/step-result.js';
 import { parseTaskData } from './parse-task-data.js';
 import { isSolved, renderBoard, shuffledBoard, slide, tileAt, type Board, type Direction } from './sliding-puzzle-board.js';
 

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Message } from '../core/message.js';
-import type { Environment, StepResultInput } from './environment.js';
+import type { Environment } from './environment.js';
+import type { StepResultInput } from '../core/step-result.js';
 import { lastTurnToolCalls } from './nemo-gym/read-tool-calls.js';
 import { hermesToolCallParser, toToolCall, type ToolCallParser } from './tool-call-parser.js';
 

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import type { PolicyRequest, PolicyResultInput } from './policy.js';
+import type { PolicyRequest } from './policy.js';
+import type { PolicyResultInput } from '../core/policy-result.js';
 import type { SampledReply } from './sampled-reply.js';
 
 /**

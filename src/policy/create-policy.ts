@@ -11,8 +11,8 @@ import { EmbeddedPolicy, embeddedModelDirectory } from './embedded/embedded-poli
 import { openAiBackend } from './openai/openai-backend.js';
 import type { Policy } from './policy.js';
 import { RemotePolicy, type RemotePolicyOptions } from './remote-policy.js';
-import { defaultRetryBudget } from '../http/router/retry-budget.js';
-import type { RouterEvent } from '../http/router/router.js';
+import { defaultRetryBudget } from '../http-client/router/retry-budget.js';
+import type { RouterEvent } from '../http-client/router/router.js';
 import { sglangGenerateBackend } from './sglang-generate/sglang-generate-backend.js';
 import { vllmCompletionsBackend } from './vllm-completions/vllm-completions-backend.js';
 import { redactUrls } from '../util/redact-urls.js';

@@ -1,12 +1,12 @@
-export { PolicyResult, type Policy, type PolicyRequest, type PolicyResultInput, type StreamedToken, type StreamingPolicy } from './policy.js';
+export type { Policy, PolicyRequest, StreamedToken, StreamingPolicy } from './policy.js';
 export type { BackendRecipe } from './backend-recipe.js';
 export { replyList, type ReplyList, type SampledReply } from './sampled-reply.js';
 export { RemotePolicy, type RemotePolicyOptions, type ServedModel } from './remote-policy.js';
 export { createPolicy, parsePolicySpec, PolicySpec, RequestSettings, policyKinds, type PolicyKind, type CreatePolicyOptions, type CreatedPolicy } from './create-policy.js';
-export { JsonClient, type JsonClientOptions } from '../http/json-client.js';
-export { Router, type Replica, type RouterEvent, type RouterOptions } from '../http/router/router.js';
-export { backoffDelay, defaultRetryOptions, type RetryOptions } from '../http/router/backoff.js';
-export { RetryBudget, defaultRetryBudget, type RetryBudgetOptions } from '../http/router/retry-budget.js';
+export { JsonClient, type JsonClientOptions } from '../http-client/json-client.js';
+export { Router, type Replica, type RouterEvent, type RouterOptions } from '../http-client/router/router.js';
+export { backoffDelay, defaultRetryOptions, type RetryOptions } from '../http-client/router/backoff.js';
+export { RetryBudget, defaultRetryBudget, type RetryBudgetOptions } from '../http-client/router/retry-budget.js';
 export { vllmCompletionsBackend } from './vllm-completions/vllm-completions-backend.js';
 export { chatCompletionsBackend, type ChatBackendOptions } from './chat-completions/chat-completions-backend.js';
 export { sglangGenerateBackend } from './sglang-generate/sglang-generate-backend.js';

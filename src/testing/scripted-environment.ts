@@ -1,4 +1,5 @@
-import type { Environment, EnvironmentTurn, ObservationTokens, ResetResult, StepResultInput } from '../environments/environment.js';
+import type { Environment, EnvironmentTurn, ObservationTokens, ResetResult } from '../environments/environment.js';
+import type { StepResultInput } from '../core/step-result.js';
 import { abortableDelay } from '../util/abortable-delay.js';
 
 export interface ScriptedEnvironmentOptions<Metadata> {

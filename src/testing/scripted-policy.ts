@@ -1,5 +1,6 @@
 import type { FinishReason } from '../core/finish-reason.js';
-import type { Policy, PolicyRequest, PolicyResult } from '../policy/policy.js';
+import type { Policy, PolicyRequest } from '../policy/policy.js';
+import type { PolicyResult } from '../core/policy-result.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import { abortableDelay } from '../util/abortable-delay.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { expandRows, type SourceLine } from '../../src/collect/expand-rows.js';
+import { expandRows, type SourceLine } from '../support/expand-rows.js';
 
 const source = (line: number, row: Record<string, unknown>): SourceLine => ({ line, text: JSON.stringify(row) });
 const question = (q: string, extra: Record<string, unknown> = {}) => ({ responses_create_params: { input: [{ role: 'user', content: q }] }, ...extra });

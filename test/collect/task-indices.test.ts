@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { checkInput, plannedRows } from '../../src/collect/collect-plan.js';
-import { expandRows } from '../../src/collect/expand-rows.js';
+import { acceptingAgents, expandRows } from '../support/expand-rows.js';
 import { RowPlanner, type PlannerOptions } from '../../src/collect/row-planner.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gymnast-task-indices-'));
@@ -17,7 +17,7 @@ let files = 0;
 async function plannedKeys(content: string, options: Partial<PlannerOptions> = {}): Promise<string[]> {
   const input = join(dir, `${files++}.jsonl`);
   writeFileSync(input, content);
-  const planner = new RowPlanner({ file: input, agent: 'x', resolveAgents: false, ...options });
+  const planner = new RowPlanner({ file: input, agent: 'x', agents: acceptingAgents(['x']), ...options });
   const source = { input, maxLineBytes: 1 << 20 };
   await checkInput(source, planner);
   const keys: string[] = [];

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readStepResult } from '../../src/engine/read-step-result.js';
-import { StepResult } from '../../src/environments/environment.js';
+import { StepResult } from '../../src/core/step-result.js';
 import { oneChangeVariants, withUndefinedKeys } from '../support/one-change-variants.js';
 
 const base = { observation: [{ role: 'environment', content: 'incorrect, try again' }], reward: 0, terminated: false, metadata: { attempts: 1 }, answer: '12' };

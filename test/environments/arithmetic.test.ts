@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SamplingParams, type Message, type RolloutRecord } from '../../src/core/index.js';
+import { SamplingParams, StepResult, type Message, type RolloutRecord } from '../../src/core/index.js';
 import { runEpisode } from '../../src/engine/index.js';
 import { evaluateArithmetic } from '../../src/environments/arithmetic-expression.js';
 import {
   ARITHMETIC_FORMAT,
-  StepResult,
   arithmeticEnvironment,
   parseHermesToolCalls,
   arithmeticPrompt,

@@ -3,7 +3,8 @@ import { getEventListeners } from 'node:events';
 import { describe, it } from 'node:test';
 import type { RolloutRecord } from '../../src/core/index.js';
 import { runGroups } from '../../src/engine/index.js';
-import { createBatchedEnvironment, type EnvironmentTurn, type StepResultInput } from '../../src/environments/index.js';
+import { createBatchedEnvironment, type EnvironmentTurn } from '../../src/environments/index.js';
+import type { StepResultInput } from '../../src/core/step-result.js';
 import { ScriptedPolicy } from '../../src/testing/index.js';
 import { episodeOptions, task, tokenizer } from '../support/plain-episode.js';
 

@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import type { RolloutRecord } from '../../src/core/index.js';
 import { runEpisode } from '../../src/engine/index.js';
 import { parseFinalAnswer, parseToolCall } from '../../src/environments/calculator.js';
-import { StepResult, calculatorEnvironment, type CalculatorMetadata } from '../../src/environments/index.js';
+import { calculatorEnvironment, type CalculatorMetadata } from '../../src/environments/index.js';
+import { StepResult } from '../../src/core/step-result.js';
 import { ScriptedPolicy } from '../../src/testing/index.js';
 import { episodeOptions, task, tokenizer } from '../support/plain-episode.js';
 

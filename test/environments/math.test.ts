@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EnvironmentError, GymnastError, type Message, type RolloutRecord } from '../../src/core/index.js';
 import { runEpisode } from '../../src/engine/index.js';
-import { StepResult, areMathEquivalent, extractMathAnswer, mathEnvironment } from '../../src/environments/index.js';
+import { areMathEquivalent, extractMathAnswer, mathEnvironment } from '../../src/environments/index.js';
+import { StepResult } from '../../src/core/step-result.js';
 import { ScriptedPolicy } from '../../src/testing/index.js';
 import { episodeOptions, task, tokenizer } from '../support/plain-episode.js';
 

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { hasKind, ReportedFailureError, type Message } from '../../src/core/index.js';
+import { hasKind, ReportedFailureError, StepResult, type Message } from '../../src/core/index.js';
 import { responsesInputToMessages } from '../../src/core/responses-items.js';
 import {
   nemoGymGymnasiumEnvironment,
   nemoGymResourcesEnvironment,
-  StepResult,
   withSetCookies,
   type EnvironmentTurn,
   type GymnasiumServerEpisode,

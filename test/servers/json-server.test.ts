@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { hasKind } from '../../src/core/errors/has-kind.js';
-import { JsonServer } from '../../src/servers/http/json-server.js';
+import { JsonServer } from '../../src/servers/http-server/json-server.js';
 
 describe('JsonServer: the core every NeMo Gym-shaped server stands on', () => {
   let server: JsonServer;

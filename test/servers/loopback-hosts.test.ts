@@ -3,8 +3,8 @@ import { request } from 'node:http';
 import { describe, it } from 'node:test';
 import { EmbeddedPolicy } from '../../src/policy/embedded/embedded-policy.js';
 import { embeddedModelServer } from '../../src/servers/openai-compatible/embedded-model-server.js';
-import { isLoopbackHost, loopbackNames } from '../../src/servers/http/loopback-hosts.js';
-import { JsonServer } from '../../src/servers/http/json-server.js';
+import { isLoopbackHost, loopbackNames } from '../../src/servers/http-server/loopback-hosts.js';
+import { JsonServer } from '../../src/servers/http-server/json-server.js';
 
 describe('the Host names a loopback server answers', () => {
   it("are loopback's own names and the address it is bound to", () => {

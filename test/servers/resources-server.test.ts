@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
-import type { JsonServer } from '../../src/servers/http/json-server.js';
+import type { JsonServer } from '../../src/servers/http-server/json-server.js';
 import { defineResourcesServer } from '../../src/servers/resources/define-resources-server.js';
 import { defineGymnasiumServer } from '../../src/servers/resources/define-gymnasium-server.js';
 import { JudgeError } from '../../src/servers/resources/judge-error.js';

@@ -4,10 +4,11 @@ import { EnvironmentError } from '../../core/errors/environment-error.js';
 import { hasKind } from '../../core/errors/has-kind.js';
 import { ServerError } from '../../core/errors/server-error.js';
 import { parseWithIssues } from '../../core/schema-issues.js';
-import { JsonClient, type HttpReply } from '../../http/json-client.js';
-import type { RetryBudgetOptions } from '../../http/router/retry-budget.js';
-import { requestUrl } from '../../http/request-url.js';
-import { Router } from '../../http/router/router.js';
+import type { HttpReply } from '../../http-client/http-reply.js';
+import { JsonClient } from '../../http-client/json-client.js';
+import type { RetryBudgetOptions } from '../../http-client/router/retry-budget.js';
+import { requestUrl } from '../../http-client/request-url.js';
+import { Router } from '../../http-client/router/router.js';
 import { redactUrls } from '../../util/redact-urls.js';
 import { cookieHeaders, withSetCookies, type Cookies } from './cookie-jar.js';
 

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ReportedFailureError } from '../../core/errors/reported-failure-error.js';
 import type { Message } from '../../core/message.js';
-import type { Environment, EnvironmentTurn, StepResultInput } from '../environment.js';
+import type { Environment, EnvironmentTurn } from '../environment.js';
+import type { StepResultInput } from '../../core/step-result.js';
 import { hermesToolCallParser, toToolCall, type IdentifiedToolCallBlock, type ToolCallParser } from '../tool-call-parser.js';
 import { withoutCookies, type Cookies } from './cookie-jar.js';
 import { NemoGymServer, type NemoGymServerOptions, type ServerSession } from './nemo-gym-server.js';

@@ -10,8 +10,8 @@ import { recordError } from '../../core/recorded-error.js';
 import { MaterializedRow, ROW_SCHEMA_VERSION } from '../../core/result-row.js';
 import { parseWithIssues } from '../../core/schema-issues.js';
 import { deadlineSignal } from '../../util/deadline-signal.js';
-import type { ListenOptions } from '../http/http-server-core.js';
-import { JsonServer, type JsonReply, type JsonRequest } from '../http/json-server.js';
+import type { ListenOptions } from '../http-server/http-server-core.js';
+import { JsonServer, type JsonReply, type JsonRequest } from '../http-server/json-server.js';
 import { RunSlots } from './run-slots.js';
 
 export const AgentServerSettings = z.object({

@@ -1,7 +1,7 @@
 import { stringify } from 'yaml';
-import type { ListenOptions } from '../http/http-server-core.js';
+import type { ListenOptions } from '../http-server/http-server-core.js';
 import { redactSecrets } from '../../util/redact-secrets.js';
-import { JsonServer } from '../http/json-server.js';
+import { JsonServer } from '../http-server/json-server.js';
 
 /** One running server as the head server lists it. */
 export interface ServerInstanceInfo {

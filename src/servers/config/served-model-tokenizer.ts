@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ConfigFileError } from '../../core/errors/config-file-error.js';
 import { GymnastError } from '../../core/errors/gymnast-error.js';
-import { JsonClient } from '../../http/json-client.js';
-import { serverUrl } from '../../http/server-url.js';
+import { JsonClient } from '../../http-client/json-client.js';
+import { serverUrl } from '../../http-client/server-url.js';
 import { findTokenizerDirectory } from '../../tokens/find-tokenizer-directory.js';
 import { redactUrls } from '../../util/redact-urls.js';
 import type { ServedModelPlan } from './plan-servers.js';

@@ -1,7 +1,7 @@
 import { hermesToolCallParser } from '../../environments/tool-call-parser.js';
 import type { EmbeddedPolicy } from '../../policy/embedded/embedded-policy.js';
 import { JinjaChatTemplate, type HfTokenizer } from '../../tokens/index.js';
-import type { ListenOptions } from '../http/http-server-core.js';
+import type { ListenOptions } from '../http-server/http-server-core.js';
 import { policyGenerator } from './generator.js';
 import { OpenAiCompatibleServer } from './openai-compatible-server.js';
 

@@ -1,8 +1,8 @@
 import type { ChatTool } from '../../core/chat-tool.js';
 import type { Message } from '../../core/message.js';
-import { RequestRejectedError } from '../http/request-rejected-error.js';
+import { RequestRejectedError } from '../http-server/request-rejected-error.js';
 import { renderMessages } from './request-checks.js';
-import type { RouteContext } from './routes.js';
+import type { RouteContext } from './route.js';
 import { templateKwargs } from './template-kwargs.js';
 
 export interface PromptControls {

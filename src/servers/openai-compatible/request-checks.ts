@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { Message } from '../../core/message.js';
 import type { ChatTemplateOptions } from '../../tokens/chat-template.js';
-import { RequestRejectedError } from '../http/request-rejected-error.js';
-import type { RouteContext } from './routes.js';
+import { RequestRejectedError } from '../http-server/request-rejected-error.js';
+import type { RouteContext } from './route.js';
+import type { StreamOptions } from './request-wire-types.js';
 
 /** The body as `schema` reads it, or a 400 naming every field that does not fit. */
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
@@ -73,10 +74,6 @@ export function checkNoSpecialTokensAdded(value: boolean | undefined): void {
   if (value !== true) return;
   throw new RequestRejectedError(400, 'add_special_tokens true is not supported: this server encodes text without adding special tokens and uses token prompts as sent; send false or leave it out', { param: 'add_special_tokens', code: 'unsupported_parameter' });
 }
-
-/** `stream_options` as chat, completions and Responses take it: usage on request (not on Responses, whose last event has it). */
-export const StreamOptions = z.strictObject({ include_usage: z.boolean().optional(), include_obfuscation: z.boolean().optional() });
-export type StreamOptions = z.infer<typeof StreamOptions>;
 
 /**
  * As vLLM: options for a stream that was not asked for are a mistake worth naming, not something to

@@ -1,45 +1,17 @@
-import { z } from 'zod';
-import { ResponsesItem, ResponsesTool, responsesInputToMessages, responsesToolsToChatTools } from '../../core/responses-items.js';
+import { responsesInputToMessages, responsesToolsToChatTools } from '../../core/responses-items.js';
 import type { Message } from '../../core/message.js';
-import { RequestRejectedError } from '../http/request-rejected-error.js';
+import { RequestRejectedError } from '../http-server/request-rejected-error.js';
 import { assistantReply, type AssistantReply } from './assistant-reply.js';
 import type { Generation } from './generator.js';
 import { renderChatPrompt } from './render-chat-prompt.js';
-import { checkNoTopLogprobs, checkParallelToolCalls, checkStreamOptions, checkTextFits, parseBody, StreamOptions } from './request-checks.js';
-import { openAiRequest, requestLabels } from './openai-request.js';
-import { defaultOnlyFields, refuseNonDefault, responsesDefaults } from './unsupported-parameters.js';
+import { checkNoTopLogprobs, checkParallelToolCalls, checkStreamOptions, checkTextFits, parseBody } from './request-checks.js';
+import { ResponsesRequest } from './request-wire-types.js';
+import { refuseNonDefault, responsesDefaults } from './unsupported-parameters.js';
 import { itemId, unixSeconds } from './response-id.js';
 import { responsesEvents, type ResponsesOutputItem, type ResponsesResponse } from './responses-events.js';
-import type { Route } from './routes.js';
-import { checkRun, generateWhole, sample, Temperature, TopP } from './sampling.js';
+import type { Route } from './route.js';
+import { checkRun, generateWhole, sample } from './sampling.js';
 import { checkModel } from './served-model.js';
-
-/**
- * The Responses API request as this server reads it: strictly, like chat, null as not set (see
- * `openAiRequest`). Nothing is kept, so what would need a stored response, conversation or prompt is
- * served only at its default (see `responsesDefaults`).
- */
-const ResponsesRequest = openAiRequest({
-  model: z.string().optional(),
-  input: z.union([z.string(), z.array(ResponsesItem)]),
-  /** A system message before the input, as OpenAI places it. */
-  instructions: z.string().optional(),
-  tools: z.array(ResponsesTool).optional(),
-  tool_choice: z.enum(['none', 'auto', 'required']).optional(),
-  /** See `checkParallelToolCalls`. */
-  parallel_tool_calls: z.boolean().optional(),
-  max_output_tokens: z.number().int().positive().optional(),
-  /** Bounds the calls to built-in tools; this server runs none, so every bound holds. */
-  max_tool_calls: z.number().int().nonnegative().optional(),
-  temperature: Temperature.optional(),
-  top_p: TopP.optional(),
-  top_logprobs: z.number().int().nonnegative().optional(),
-  stream: z.boolean().optional(),
-  /** The Responses API's stream options have no `include_usage`: its last event carries the usage. */
-  stream_options: StreamOptions.omit({ include_usage: true }).optional(),
-  ...requestLabels,
-  ...defaultOnlyFields(responsesDefaults),
-});
 
 const refuse = (param: string, why: string) => new RequestRejectedError(400, `${param} ${why}`, { param, code: 'unsupported_parameter' });
 

@@ -1,19 +1,13 @@
-import { z } from 'zod';
 import type { StreamedToken } from '../../policy/policy.js';
 import { drain } from '../../util/drain.js';
 import { visibleText, type Generation, type GenerationEnd, type GenerationRequest } from './generator.js';
 import { checkContext, checkNotEmpty, checkTokenIds } from './request-checks.js';
-import type { RouteContext } from './routes.js';
+import type { RouteContext } from './route.js';
 import { TokenPieces, type TokenPiece } from './token-pieces.js';
 
-// What every generating route (completions, chat, Responses, SGLang's /generate) shares: the sampling
-// ranges, the checks before sampling, and the one path every answer, streamed or not, is sampled on.
-
-/** Ranges as vLLM checks them: a value out of range is a 400 naming the parameter, never a silent garbage sample. */
-export const TokenIds = z.array(z.number().int());
-export const Temperature = z.number().nonnegative();
-export const TopP = z.number().gt(0, 'top_p must be in (0, 1]').lte(1, 'top_p must be in (0, 1]');
-export const TopK = z.number().int().gte(-1, 'top_k must be -1 or 0 (no limit) or at least 1');
+// What every generating route (completions, chat, Responses, SGLang's /generate) shares: the checks
+// before sampling, and the one path every answer, streamed or not, is sampled on (the ranges of the
+// sampling fields are in `request-wire-types.ts`).
 
 export interface RunOptions {
   maxTokens: number;

@@ -1,4 +1,4 @@
-import { RequestRejectedError } from '../http/request-rejected-error.js';
+import { RequestRejectedError } from '../http-server/request-rejected-error.js';
 
 export interface ServedModel {
   /** The name listed on `/v1/models`. */

@@ -1,4 +1,4 @@
-import { RequestRejectedError } from '../http/request-rejected-error.js';
+import { RequestRejectedError } from '../http-server/request-rejected-error.js';
 
 /**
  * Variables the server itself sets when it renders: a `chat_template_kwargs` entry under one of these

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isRecord } from '../../util/is-record.js';
-import { RequestRejectedError } from '../http/request-rejected-error.js';
+import { RequestRejectedError } from '../http-server/request-rejected-error.js';
 
 /** A parameter the server reads but can serve only at the value that asks for nothing it does not do anyway. */
 interface DefaultOnly {

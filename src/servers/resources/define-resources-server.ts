@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { InvalidRowError } from '../../core/errors/invalid-row-error.js';
 import { RewardComponentsError } from '../../core/errors/reward-components-error.js';
-import type { JsonRoute } from '../http/json-server.js';
+import type { JsonRoute } from '../http-server/json-server.js';
 import { aggregateVerifyResponses, AggregateMetricsRequest, type AggregateMetrics } from './aggregate-verify-responses.js';
 import { isJudgeError } from './judge-error.js';
 import { makeDefinition, ok, parseBody, type ResourcesServerDefinition, type ReverifyMode } from './resources-server-definition.js';

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import type { Message } from '../../core/message.js';
 import { ResponsesItem, responsesInputToMessages } from '../../core/responses-items.js';
-import { StepResult, type Environment } from '../../environments/environment.js';
+import { type Environment } from '../../environments/environment.js';
+import { StepResult } from '../../core/step-result.js';
 import { environmentToolBox } from '../../environments/tool-environment.js';
-import { JsonServer, type JsonRoute } from '../http/json-server.js';
+import { JsonServer, type JsonRoute } from '../http-server/json-server.js';
 import { aggregateMetricsRoute, RunRequest, VerifyRequest } from './define-resources-server.js';
 import { ok, parseBody, type ResourcesServeOptions } from './resources-server-definition.js';
 import { actionText, assistantText } from './response-text.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ResponsesTool } from '../../core/responses-items.js';
-import type { ListenOptions } from '../http/http-server-core.js';
-import { JsonServer, type JsonReply, type JsonRoute } from '../http/json-server.js';
+import type { ListenOptions } from '../http-server/http-server-core.js';
+import { JsonServer, type JsonReply, type JsonRoute } from '../http-server/json-server.js';
 import { validationDetail } from './resources-tool.js';
 
 /** `GET /reverify_mode`: whether `gym eval reverify` may run `/verify` again on a stored result. */

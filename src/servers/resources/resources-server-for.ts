@@ -1,6 +1,6 @@
 import { builtinEnvironments, findEnvironment } from '../../environments/registry.js';
-import type { JsonServer } from '../http/json-server.js';
-import type { ListenOptions } from '../http/http-server-core.js';
+import type { JsonServer } from '../http-server/json-server.js';
+import type { ListenOptions } from '../http-server/http-server-core.js';
 import { environmentResourcesServer } from './environment-resources-server.js';
 import { exampleServers } from './examples/example-servers.js';
 

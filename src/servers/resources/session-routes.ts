@@ -1,4 +1,4 @@
-import type { JsonReply, JsonRequest, JsonRoute } from '../http/json-server.js';
+import type { JsonReply, JsonRequest, JsonRoute } from '../http-server/json-server.js';
 import type { ResourcesSession, SessionStore } from './session-store.js';
 
 /** Starlette's SessionMiddleware defaults: two weeks, the whole site, not readable from scripts. */

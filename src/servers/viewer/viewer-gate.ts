@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { hasBearerToken, isSecret } from '../http/bearer-token.js';
+import { hasBearerToken, isSecret } from '../http-server/bearer-token.js';
 
 /** The answer to a request the gate stops (or to a key traded for a cookie), sent as it is. */
 export interface GateAnswer {

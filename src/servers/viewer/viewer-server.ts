@@ -7,7 +7,7 @@ import type { TokenDecoder } from '../../core/token-decoder.js';
 import { RolloutLister } from '../../viewer/rollout-views.js';
 import { RunIndex } from '../../viewer/run-index.js';
 import { UnsafeFileError } from '../../core/errors/unsafe-file-error.js';
-import { HttpServerCore, sendJson, type ListenOptions } from '../http/http-server-core.js';
+import { HttpServerCore, sendJson, type ListenOptions } from '../http-server/http-server-core.js';
 import { answerApi, type ServedRun } from './viewer-api.js';
 import type { ViewedRun } from './run-files.js';
 import { staticFile } from './static-files.js';

@@ -1,8 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendJson } from '../../servers/http/http-server-core.js';
-import { openAiErrorBody } from '../../servers/http/openai-error-body.js';
-import { OpenAiCompatibleServer, type IncomingCall, type OpenAiCompatibleServerOptions } from '../../servers/openai-compatible/openai-compatible-server.js';
-import type { RouteResult } from '../../servers/openai-compatible/routes.js';
+import { DEFAULT_MAX_BODY_BYTES, HttpServerCore, sendJson } from '../../servers/http-server/http-server-core.js';
+import { openAiErrorBody } from '../../servers/http-server/openai-error-body.js';
+import { readIncomingCall, type CallAccess, type IncomingCall } from '../../servers/openai-compatible/incoming-call.js';
+import { OpenAiCompatibleApi } from '../../servers/openai-compatible/openai-compatible-api.js';
+import type { OpenAiCompatibleServerOptions } from '../../servers/openai-compatible/openai-compatible-server.js';
+import type { RouteResult } from '../../servers/openai-compatible/route.js';
+import { sendNoRoute, sendRouteResult } from '../../servers/openai-compatible/send-route-result.js';
 import { abortableDelay } from '../../util/abortable-delay.js';
 import { withCorruptToken } from './corrupt-token.js';
 import { FaultQueue, type Fault } from './faults.js';
@@ -23,6 +26,11 @@ export interface InferenceServerOptions extends Omit<OpenAiCompatibleServerOptio
   reportsMaxModelLen?: boolean;
   /** Keep every request in `requests` (default true); a long-lived demo or benchmark server turns it off, as the list grows with every request. */
   recordRequests?: boolean;
+  /**
+   * Called with every request the API key admits, before any fault and before it is answered, which
+   * waits for it: a benchmark counts requests here, or holds them to play a slow server.
+   */
+  onRequest?: (call: RecordedRequest, request: IncomingMessage, signal: AbortSignal) => void | Promise<void>;
 }
 
 /** One request as the server saw it. */
@@ -32,25 +40,63 @@ export type RecordedRequest = IncomingCall;
  * The OpenAI-compatible server for tests and demos: deterministic seeded replies (their ids
  * canonical or not, see `tokenization`), every request recorded, and faults on demand (latency,
  * status codes with Retry-After, resets, hangs, truncated bodies, corrupted tokens, other or no
- * prompt ids). Binds to loopback only.
+ * prompt ids). Binds to loopback only. It serves the same `OpenAiCompatibleApi` as the
+ * `OpenAiCompatibleServer`, with faults around it.
  */
-export class InferenceServer extends OpenAiCompatibleServer {
+export class InferenceServer {
   readonly faults = new FaultQueue();
   readonly requests: RecordedRequest[] = [];
+  readonly #core: HttpServerCore;
+  readonly #api: OpenAiCompatibleApi;
+  readonly #access: CallAccess;
   readonly #truncated = new WeakSet<IncomingMessage>();
   readonly #finishReasons = new WeakMap<IncomingMessage, string>();
   readonly #corruptTokens = new WeakMap<IncomingMessage, Extract<Fault, { kind: 'corrupt-token' }>>();
   readonly #promptIds = new WeakMap<IncomingMessage, number[] | null>();
   readonly #reportsMaxModelLen: boolean;
   readonly #recordRequests: boolean;
+  readonly #onRequest: InferenceServerOptions['onRequest'];
 
   constructor(options: InferenceServerOptions) {
-    super({ ...options, host: '127.0.0.1', generate: seededGenerator(options.tokenizer, options.respond ?? seededWords, { tokenization: options.tokenization ?? 'canonical' }) });
+    this.#api = new OpenAiCompatibleApi({ ...options, generate: seededGenerator(options.tokenizer, options.respond ?? seededWords, { tokenization: options.tokenization ?? 'canonical' }) });
+    this.#access = { apiKey: options.apiKey, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES };
+    this.#core = new HttpServerCore((request, response, signal) => this.#serve(request, response, signal), {
+      host: '127.0.0.1',
+      ...(options.port === undefined ? {} : { port: options.port }),
+    });
     this.#reportsMaxModelLen = options.reportsMaxModelLen ?? true;
     this.#recordRequests = options.recordRequests ?? true;
+    this.#onRequest = options.onRequest;
   }
 
-  protected override async intercept(call: IncomingCall, request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<boolean> {
+  /** Starts listening and returns the base URL. */
+  start(): Promise<string> {
+    return this.#core.start();
+  }
+
+  get url(): string {
+    return this.#core.url;
+  }
+
+  /** Stops at once: waiting requests are released and open connections destroyed. */
+  close(): Promise<void> {
+    return this.#core.close();
+  }
+
+  async #serve(request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> {
+    const call = await readIncomingCall(request, response, this.#access);
+    if (!call) return;
+    await this.#onRequest?.(call, request, signal);
+    if (await this.#injectFault(call, request, response, signal)) return;
+    const route = this.#api.route(request.method, call.path);
+    if (!route) return sendNoRoute(response, request.method, call.path);
+    const result = await route(call.body, signal);
+    call.response = result;
+    await this.#respond(request, response, result);
+  }
+
+  /** Records the call and applies the next fault; returns true when the fault answered (or dropped) the request itself. */
+  async #injectFault(call: IncomingCall, request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<boolean> {
     if (this.#recordRequests) this.requests.push(call);
     const fault = this.faults.next();
     switch (fault?.kind) {
@@ -84,7 +130,8 @@ export class InferenceServer extends OpenAiCompatibleServer {
     }
   }
 
-  protected override respond(request: IncomingMessage, response: ServerResponse, routed: RouteResult): void | Promise<void> {
+  /** Sends the route's result as the request's faults have it: rewritten, corrupted, or cut short. */
+  #respond(request: IncomingMessage, response: ServerResponse, routed: RouteResult): void | Promise<void> {
     const events = routed.events ? rewritten(routed.events, (event) => this.#rewriteEvent(request, event)) : undefined;
     const corrupt = this.#corruptTokens.get(request);
     const promptIds = this.#promptIds.get(request);
@@ -92,8 +139,8 @@ export class InferenceServer extends OpenAiCompatibleServer {
     if (corrupt && !events) body = withCorruptToken(body, corrupt);
     if (promptIds !== undefined && !events) body = withPromptIds(body, promptIds);
     const result: RouteResult = { ...routed, body, ...(events ? { events } : {}) };
-    if (!this.#truncated.has(request)) return super.respond(request, response, result);
-    if (events) return super.respond(request, response, { ...result, events: cutShort(events, () => request.socket.destroy()) });
+    if (!this.#truncated.has(request)) return sendRouteResult(response, result);
+    if (events) return sendRouteResult(response, { ...result, events: cutShort(events, () => request.socket.destroy()) });
     const text = JSON.stringify(result.body);
     response.writeHead(result.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     response.write(text.slice(0, Math.floor(text.length / 2)));

@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { subscribeAbort } from '../util/subscribe-abort.js';
-import type { HttpReply } from './json-client.js';
+import type { HttpReply } from './http-reply.js';
 
 /** When a request gives up. */
 export interface ReplyLimits {

@@ -10,6 +10,7 @@ import { ServerError } from '../core/errors/server-error.js';
 import { TransportError } from '../core/errors/transport-error.js';
 import { redactUrls } from '../util/redact-urls.js';
 import { dispatchReply } from './dispatch-reply.js';
+import type { HttpReply } from './http-reply.js';
 import { requestUrl } from './request-url.js';
 
 export interface JsonRequest<T> {
@@ -35,13 +36,6 @@ export interface JsonRequest<T> {
 
 /** A request whose answer is taken as it comes, whatever its status. */
 export type HttpExchange = Omit<JsonRequest<unknown>, 'schema' | 'read'>;
-
-/** An answer as it came: its status, headers (lower-case names) and body text. */
-export interface HttpReply {
-  status: number;
-  headers: Readonly<Record<string, string | string[] | undefined>>;
-  text: string;
-}
 
 export interface JsonClientOptions {
   /** Most connections per server (default 1,024); they are opened as requests need them. */

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { z } from 'zod';
 import { hasKind } from '../../src/core/errors/has-kind.js';
-import { JsonClient } from '../../src/http/json-client.js';
+import { JsonClient } from '../../src/http-client/json-client.js';
 import { within } from '../support/within.js';
 
 /**
