@@ -45,7 +45,7 @@ function asFailure(record: EpisodeRecord): FailureRecord {
 
 describe('generating a turn: the prompt the server says it sampled from', () => {
   it('is no drift when it is the sequence exactly', async () => {
-    const policy = new ReplyingPolicy((request) => sampled('4', { prompt_token_ids: request.prompt_token_ids }));
+    const policy = new ReplyingPolicy((request) => sampled('4', { prompt_token_ids: [...request.prompt_token_ids] }));
     const record = asRollout(await episode(policy, { maxTurns: 2 }, talks()));
     assert.equal(record.token_drift_count, 0);
     assert.ok(record.turns.every((turn) => turn.token_drift === undefined));
@@ -93,7 +93,7 @@ describe('generating a turn: prompts the server rendered itself', () => {
     const unchecked = asRollout(await episode(new ReplyingPolicy(() => sampled('4', { prompt_source: 'server' }))));
     assert.equal(unchecked.turns[0]!.drift_unchecked, true);
     assert.equal(unchecked.drift_unchecked, 1);
-    const checked = asRollout(await episode(new ReplyingPolicy((request) => sampled('4', { prompt_source: 'server', prompt_token_ids: request.prompt_token_ids }))));
+    const checked = asRollout(await episode(new ReplyingPolicy((request) => sampled('4', { prompt_source: 'server', prompt_token_ids: [...request.prompt_token_ids] }))));
     assert.equal(checked.turns[0]!.drift_unchecked, false);
     assert.equal(checked.drift_unchecked, 0);
     const asIds = asRollout(await episode(new ReplyingPolicy(() => sampled('4'))));
