@@ -48,6 +48,13 @@ export const policyName = (policy: ScriptedPolicy): string => policy.name;
 export const wrong = collect({ input: 1 });
 `;
 
+const testingUse = `
+import { InferenceServer, ScriptedPolicy, type InferenceServerOptions } from 'gymnast/testing';
+
+export const server = (options: InferenceServerOptions): InferenceServer => new InferenceServer(options);
+export type Policy = ScriptedPolicy;
+`;
+
 /** tsc reports on stdout, which a failed execFile leaves out of its message. */
 async function compile(args: string[]): Promise<void> {
   await run(tsc, args).catch((error: Error & { stdout: string }) => assert.fail(`tsc ${args.join(' ')}\n${error.stdout}`));
@@ -107,10 +114,14 @@ describe('the npm package', { timeout: 120_000 }, () => {
     assert.equal(stdout.trim(), manifest.version);
   });
 
-  it('gives a TypeScript project real types, for both entry points', async () => {
+  it('gives a TypeScript project real types, for both entry points, from a tsconfig that lists no "types"', async () => {
+    // No "types": TypeScript 6 and later then load no @types package the declarations do not reference.
+    const compilerOptions = { module: 'NodeNext', strict: true, noEmit: true };
     writeFileSync(join(consumer, 'typed-use.ts'), typedUse);
-    const compilerOptions = { module: 'NodeNext', strict: true, noEmit: true, typeRoots: [join(root, 'node_modules', '@types')], types: ['node'] };
     writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['typed-use.ts'] }));
-    await compile(['-p', join(consumer, 'tsconfig.json')]);
+    // Each entry point on its own too: a project may import only the test doubles.
+    writeFileSync(join(consumer, 'testing-use.ts'), testingUse);
+    writeFileSync(join(consumer, 'tsconfig.testing.json'), JSON.stringify({ compilerOptions, files: ['testing-use.ts'] }));
+    await Promise.all([compile(['-p', join(consumer, 'tsconfig.json')]), compile(['-p', join(consumer, 'tsconfig.testing.json')])]);
   });
 });
