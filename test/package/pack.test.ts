@@ -61,20 +61,20 @@ async function compile(args: string[]): Promise<void> {
 }
 
 /** npm ci filled the cache with every dependency; fall back to the registry only when it lacks one. */
-async function installOffline(project: string, tarball: string): Promise<void> {
-  const flags = ['--no-audit', '--no-fund', tarball];
-  await run('npm', ['install', '--offline', ...flags], { cwd: project }).catch(() => run('npm', ['install', '--prefer-offline', ...flags], { cwd: project }));
+async function npmOffline(project: string, args: string[]): Promise<{ stdout: string; stderr: string }> {
+  const flags = ['--no-audit', '--no-fund', ...args];
+  return run('npm', ['--offline', ...flags], { cwd: project }).catch(() => run('npm', ['--prefer-offline', ...flags], { cwd: project }));
 }
 
 describe('the npm package', { timeout: 120_000 }, () => {
   // A space in the path: an installed package lives wherever its consumer does.
   const dir = mkdtempSync(join(tmpdir(), 'gymnast pack-'));
   const consumer = join(dir, 'consumer');
+  // A staged copy, built on its own: rebuilding the checkout's dist/ would race with the CLI tests that run it.
+  const stage = join(dir, 'stage');
   let packed: string[] = [];
 
   before(async () => {
-    // A staged copy, built on its own: rebuilding the checkout's dist/ would race with the CLI tests that run it.
-    const stage = join(dir, 'stage');
     for (const entry of ['package.json', 'README.md', ...manifest.files.filter((entry) => entry !== 'dist')]) cpSync(join(root, entry), join(stage, entry), { recursive: true });
     await compile(['-p', join(root, 'tsconfig.build.json'), '--outDir', join(stage, 'dist')]);
     const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: stage });
@@ -82,7 +82,7 @@ describe('the npm package', { timeout: 120_000 }, () => {
     packed = pack!.files.map((file) => file.path);
     mkdirSync(consumer);
     writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    await installOffline(consumer, join(dir, pack!.filename));
+    await npmOffline(consumer, ['install', join(dir, pack!.filename)]);
   });
 
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -111,6 +111,19 @@ describe('the npm package', { timeout: 120_000 }, () => {
 
   it('runs the installed CLI from dist/', async () => {
     const { stdout } = await run(join(consumer, 'node_modules', '.bin', 'gymnast'), ['--version'], { cwd: consumer });
+    assert.equal(stdout.trim(), manifest.version);
+  });
+
+  it('installs from a checkout for production (npm ci --omit=dev): no build tools, the dist/ it has kept, the CLI runs it', async () => {
+    // As a container stage would: the checkout with a dist/ built beforehand, installed without dev dependencies.
+    const checkout = join(dir, 'production');
+    cpSync(stage, checkout, { recursive: true });
+    for (const entry of ['package-lock.json', 'scripts/prepare.mjs']) cpSync(join(root, entry), join(checkout, entry));
+    const { stderr } = await npmOffline(checkout, ['ci', '--omit=dev']);
+    assert.match(stderr, /dist\/ left as it is: the build needs typescript and esbuild/);
+    assert.ok(!existsSync(join(checkout, 'node_modules', 'typescript')), 'typescript is a dev dependency');
+    assert.ok(existsSync(join(checkout, 'node_modules', 'undici')), 'the runtime dependencies are installed');
+    const { stdout } = await run(process.execPath, [join(checkout, 'bin', 'gymnast.js'), '--version'], { cwd: checkout });
     assert.equal(stdout.trim(), manifest.version);
   });
 
