@@ -5,7 +5,7 @@
 // before its first request (issue 13: 0.64 -> 0.51 CPU-s to the first request of a 1-row collect).
 // Dependencies are bundled in: keeping them external saved only ~60 of those ms (zod and undici are
 // most of the modules). Code splitting keeps the lazily imported commands lazy.
-// @cortex-js/compute-engine stays external: it is 46 MB and only the math environment imports it,
+// @cortex-js/compute-engine stays external: it is 4 MB and only the math environment imports it,
 // lazily. Minifying saved nothing measurable.
 //
 // The build fails if the bundle would resolve a path it cannot honour: an import.meta use other than a

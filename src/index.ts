@@ -1,3 +1,8 @@
+/// <reference types="node" preserve="true" />
+// Kept in dist/index.d.ts (preserve): gymnast's types name Node's (Readable, Buffer, http.Server), and
+// TypeScript 6 and later load no @types package a tsconfig does not list in "types". With it, a
+// consumer's bare tsconfig compiles; @types/node is a dependency ("*", as DefinitelyTyped's packages
+// declare it: the consumer's own copy serves, never a second one) so that it is there to load.
 /**
  * gymnast's public API. Names are listed one by one: anything not here is internal and may change.
  * Test doubles live in `gymnast/testing`.

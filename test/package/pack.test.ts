@@ -48,26 +48,33 @@ export const policyName = (policy: ScriptedPolicy): string => policy.name;
 export const wrong = collect({ input: 1 });
 `;
 
+const testingUse = `
+import { InferenceServer, ScriptedPolicy, type InferenceServerOptions } from 'gymnast/testing';
+
+export const server = (options: InferenceServerOptions): InferenceServer => new InferenceServer(options);
+export type Policy = ScriptedPolicy;
+`;
+
 /** tsc reports on stdout, which a failed execFile leaves out of its message. */
 async function compile(args: string[]): Promise<void> {
   await run(tsc, args).catch((error: Error & { stdout: string }) => assert.fail(`tsc ${args.join(' ')}\n${error.stdout}`));
 }
 
 /** npm ci filled the cache with every dependency; fall back to the registry only when it lacks one. */
-async function installOffline(project: string, tarball: string): Promise<void> {
-  const flags = ['--no-audit', '--no-fund', tarball];
-  await run('npm', ['install', '--offline', ...flags], { cwd: project }).catch(() => run('npm', ['install', '--prefer-offline', ...flags], { cwd: project }));
+async function npmOffline(project: string, args: string[]): Promise<{ stdout: string; stderr: string }> {
+  const flags = ['--no-audit', '--no-fund', ...args];
+  return run('npm', ['--offline', ...flags], { cwd: project }).catch(() => run('npm', ['--prefer-offline', ...flags], { cwd: project }));
 }
 
 describe('the npm package', { timeout: 120_000 }, () => {
   // A space in the path: an installed package lives wherever its consumer does.
   const dir = mkdtempSync(join(tmpdir(), 'gymnast pack-'));
   const consumer = join(dir, 'consumer');
+  // A staged copy, built on its own: rebuilding the checkout's dist/ would race with the CLI tests that run it.
+  const stage = join(dir, 'stage');
   let packed: string[] = [];
 
   before(async () => {
-    // A staged copy, built on its own: rebuilding the checkout's dist/ would race with the CLI tests that run it.
-    const stage = join(dir, 'stage');
     for (const entry of ['package.json', 'README.md', ...manifest.files.filter((entry) => entry !== 'dist')]) cpSync(join(root, entry), join(stage, entry), { recursive: true });
     await compile(['-p', join(root, 'tsconfig.build.json'), '--outDir', join(stage, 'dist')]);
     const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: stage });
@@ -75,7 +82,7 @@ describe('the npm package', { timeout: 120_000 }, () => {
     packed = pack!.files.map((file) => file.path);
     mkdirSync(consumer);
     writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    await installOffline(consumer, join(dir, pack!.filename));
+    await npmOffline(consumer, ['install', join(dir, pack!.filename)]);
   });
 
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -107,10 +114,27 @@ describe('the npm package', { timeout: 120_000 }, () => {
     assert.equal(stdout.trim(), manifest.version);
   });
 
-  it('gives a TypeScript project real types, for both entry points', async () => {
+  it('installs from a checkout for production (npm ci --omit=dev): no build tools, the dist/ it has kept, the CLI runs it', async () => {
+    // As a container stage would: the checkout with a dist/ built beforehand, installed without dev dependencies.
+    const checkout = join(dir, 'production');
+    cpSync(stage, checkout, { recursive: true });
+    for (const entry of ['package-lock.json', 'scripts/prepare.mjs']) cpSync(join(root, entry), join(checkout, entry));
+    const { stderr } = await npmOffline(checkout, ['ci', '--omit=dev']);
+    assert.match(stderr, /dist\/ left as it is: the build needs typescript and esbuild/);
+    assert.ok(!existsSync(join(checkout, 'node_modules', 'typescript')), 'typescript is a dev dependency');
+    assert.ok(existsSync(join(checkout, 'node_modules', 'undici')), 'the runtime dependencies are installed');
+    const { stdout } = await run(process.execPath, [join(checkout, 'bin', 'gymnast.js'), '--version'], { cwd: checkout });
+    assert.equal(stdout.trim(), manifest.version);
+  });
+
+  it('gives a TypeScript project real types, for both entry points, from a tsconfig that lists no "types"', async () => {
+    // No "types": TypeScript 6 and later then load no @types package the declarations do not reference.
+    const compilerOptions = { module: 'NodeNext', strict: true, noEmit: true };
     writeFileSync(join(consumer, 'typed-use.ts'), typedUse);
-    const compilerOptions = { module: 'NodeNext', strict: true, noEmit: true, typeRoots: [join(root, 'node_modules', '@types')], types: ['node'] };
     writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['typed-use.ts'] }));
-    await compile(['-p', join(consumer, 'tsconfig.json')]);
+    // Each entry point on its own too: a project may import only the test doubles.
+    writeFileSync(join(consumer, 'testing-use.ts'), testingUse);
+    writeFileSync(join(consumer, 'tsconfig.testing.json'), JSON.stringify({ compilerOptions, files: ['testing-use.ts'] }));
+    await Promise.all([compile(['-p', join(consumer, 'tsconfig.json')]), compile(['-p', join(consumer, 'tsconfig.testing.json')])]);
   });
 });
