@@ -43,7 +43,7 @@ export const modules = {
   },
   sinks: {
     mutate: ['src/collect/jsonl-sink.ts', 'src/collect/jsonl-rollout-sink.ts'],
-    tests: ['test/collect/jsonl-rollout-sink-batches.test.ts', 'test/collect/disk-full.test.ts'],
+    tests: ['test/collect/jsonl-sinks.test.ts', 'test/collect/jsonl-rollout-sink-batches.test.ts', 'test/collect/disk-full.test.ts'],
   },
   'run-lock': {
     mutate: ['src/collect/run-lock.ts', 'src/collect/lock-claim.ts'],

@@ -41,8 +41,7 @@ export class JsonlRolloutSink implements Sink {
 
   write(outcome: RolloutOutcome): Promise<void> {
     if (!this.#files) return Promise.reject(new Error(`JsonlRolloutSink.write ${this.#finished ? 'after finish' : 'before start'}`));
-    const failure = this.#files.results.failure ?? this.#files.failures.failure;
-    if (failure !== undefined) return Promise.reject(failure);
+    // A write after a failure is refused by the flush (`#writeTo`), with the failure's own error.
     const file = outcome.kind === 'result' ? 'results' : 'failures';
     const pending = (this.#pending[file] ??= pendingLines());
     pending.text += `${JSON.stringify(outcome.row)}\n`;
