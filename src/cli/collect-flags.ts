@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import type { NumRepeats } from '../collect/expand-rows.js';
 import type { MaxUnhealthy } from '../collect/health/health-gate.js';
 import type { SeedField } from '../collect/row-planner.js';
-import { MAX_CONCURRENCY } from '../collect/collect-settings.js';
+import { collectDefaults, MAX_CONCURRENCY, MEGABYTE } from '../collect/collect-settings.js';
 import { toolCallParsers } from '../environments/tool-call-parser.js';
 import { DATASET_TYPES, type DatasetSplit } from '../servers/config/dataset-types.js';
 import { withEpisodeOptions } from './episode-options.js';
@@ -71,7 +71,7 @@ export interface CollectFlags {
   nemoGym?: string;
 }
 
-/** Every option of `gymnast collect`, with its parser and default, added to `command`. */
+/** Every option of `gymnast collect`, with its parser and default (the library's: `collectDefaults`), added to `command`. */
 export function withCollectOptions(command: Command): Command {
   command
     .option('-i, --input <file>', 'JSONL rows: responses_create_params (+ agent_ref, task fields)')
@@ -80,13 +80,13 @@ export function withCollectOptions(command: Command): Command {
   const withPolicy = withPolicyOptions(command)
     .option('--api-key <key>', 'sent as Authorization: Bearer (default: $GYMNAST_API_KEY or $OPENAI_API_KEY)')
     .option('--limit <n>', 'only the first N lines of the input', parseLimit)
-    .option('--max-line-mb <n>', 'refuse input lines longer than this many MB (MiB; default 16)', parseMaxLineMb)
-    .option('--num-repeats <n|json>', 'rollouts per row: a number, or {"agent": k, "_default": k}', parseNumRepeats, 1)
+    .option('--max-line-mb <n>', `refuse input lines longer than this many MB (MiB; default ${collectDefaults.maxLineBytes / MEGABYTE})`, parseMaxLineMb)
+    .option('--num-repeats <n|json>', 'rollouts per row: a number, or {"agent": k, "_default": k}', parseNumRepeats, collectDefaults.numRepeats)
     .option('--add-seed', 'seed each rollout with its index, in the request field --seed-field names')
     .option('--seed-field <where>', "where --add-seed puts the seed: request (responses_create_params.seed, as NeMo Gym's collector did before PR #1099; the default) or extra-body (metadata.extra_body, as it does since: its agent servers refuse a top-level seed, vLLM reads extra_body)", parseSeedField)
     .option('--keep-task-indices', "keep the _ng_task_index a row already has (NeMo Gym since PR #1314: shards of one dataset numbered apart); by default every row's task is its raw line, as NeMo Gym's collector numbers it")
-    .option('-c, --concurrency <n>', `rollouts in flight (the batch size with --schedule lockstep; NeMo Gym: unbounded; at most ${MAX_CONCURRENCY})`, parseConcurrency, 32)
-    .option('--schedule <kind>', 'async (each rollout at its own pace) or lockstep (each turn waits for the batch, as NeMo RL)', parseSchedule, 'async')
+    .option('-c, --concurrency <n>', `rollouts in flight (the batch size with --schedule lockstep; NeMo Gym: unbounded; at most ${MAX_CONCURRENCY})`, parseConcurrency, collectDefaults.concurrency)
+    .option('--schedule <kind>', 'async (each rollout at its own pace) or lockstep (each turn waits for the batch, as NeMo RL)', parseSchedule, collectDefaults.schedule)
     .option('--set <key=value>', 'override responses_create_params (dotted keys nest; JSON values), repeatable', parseKeyValue, {})
     .option('--prompt-config <file>', "NeMo Gym prompt YAML (system/user templates over the row's fields)");
   return withEpisodeOptions(withPolicy)
@@ -96,7 +96,7 @@ export function withCollectOptions(command: Command): Command {
     .option('--retry-budget <fraction>', 'retries allowed per request sent, shared by all requests, plus 10 (default: 0.2)', parseRetryBudget)
     .option('--resume', 'continue this output in place: done rollouts are kept, failed ones retried; refuses if the plan or config changed')
     .option('--overwrite', 'start afresh over an output that already holds rows, erasing them and their failures (without it, or --resume, collect refuses)')
-    .option('--max-attempts <n>', 'attempts per rollout before its failure is final (with --resume)', parseMaxAttempts, 3)
+    .option('--max-attempts <n>', 'attempts per rollout before its failure is final (with --resume)', parseMaxAttempts, collectDefaults.maxAttempts)
     .option('--agent-server <name=url>', "a NeMo Gym agent server (POST /run) to run rows of agent <name> with its own model, repeatable; their tokens are decode-checked with --tokenizer DIR, else not", parseAgentServer, {})
     .option('--resources-server <name=url>', "a NeMo Gym resources server (/seed_session, /<tool>, /verify): rows of agent <name> run gymnast's loop against it, repeatable", parseAgentServer, {})
     .option('--gymnasium-server <name=url>', "a NeMo Gym gymnasium-style server (/reset, /step, /close): rows of agent <name> run gymnast's loop against it, repeatable", parseAgentServer, {})
