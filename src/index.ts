@@ -32,6 +32,7 @@ export {
   Termination,
   TerminationKind,
   SamplingParams,
+  samplingDefaults,
   type SamplingParamsInput,
   Usage,
   PolicyResult,
@@ -170,7 +171,7 @@ export {
   type ScoredRollout,
 } from './metrics/index.js';
 export { collect, type CollectOptions, type CollectSummary, type CollectProgress } from './collect/collect-run.js';
-export { CollectSettings } from './collect/collect-settings.js';
+export { CollectSettings, collectDefaults } from './collect/collect-settings.js';
 export { JsonlRolloutSink } from './collect/jsonl-rollout-sink.js';
 export { aggregateFiles, writeAggregateFile, profileFiles, type AggregateSources, type ProfileSources } from './collect/aggregate-output.js';
 export type { Sink, SinkRun, RolloutOutcome } from './collect/sink.js';

@@ -38,8 +38,8 @@ function numberFlag(schema: z.ZodType<number | undefined>): (value: string) => n
 const settings = CollectSettings.shape;
 const sampling = SamplingParams.shape;
 
-export const parseConcurrency = numberFlag(settings.concurrency);
-export const parseMaxTurns = numberFlag(settings.maxTurns);
+export const parseConcurrency = numberFlag(settings.concurrency.unwrap());
+export const parseMaxTurns = numberFlag(settings.maxTurns.unwrap());
 export const parseMaxSeqLen = numberFlag(settings.maxSeqLen);
 export const parseMaxAttempts = numberFlag(settings.maxAttempts.unwrap());
 export const parseLimit = numberFlag(settings.limit.unwrap());

@@ -1,7 +1,6 @@
 import { rmSync } from 'node:fs';
 import { ConfigError } from '../core/errors/config-error.js';
 import { hasKind } from '../core/errors/has-kind.js';
-import type { SamplingParams } from '../core/sampling-params.js';
 import { isZeroTurnRow } from '../core/zero-turn-row.js';
 import { healthPaths } from '../metrics/health/health-paths.js';
 import { runJobs, type EpisodeOptions } from '../engine/index.js';
@@ -29,10 +28,15 @@ import { withServerAggregates, type CollectedAggregate } from './server-aggregat
 import type { RolloutOutcome, Sink } from './sink.js';
 import { writeFailure } from './write-failure.js';
 
+/**
+ * What `collect` runs. The settings it shares with `gymnast collect` (`concurrency`, `maxTurns`,
+ * `sampling`, `numRepeats`, …) are optional and default to `collectDefaults`, as the CLI's flags do.
+ */
 export interface CollectOptions extends CollectSettingsInput {
   input: string;
   output: string;
   agent?: string;
+  /** Rollouts per row: a count, or counts by agent (default `collectDefaults.numRepeats`). */
   numRepeats?: NumRepeats;
   addSeed?: boolean;
   /** Where `addSeed` puts the seed: `request` (default) or `extra-body` (see `PlannerOptions.seedField`). */
@@ -43,7 +47,6 @@ export interface CollectOptions extends CollectSettingsInput {
   promptConfig?: PromptConfig;
   policy: Policy;
   renderer: ConversationRenderer;
-  sampling: SamplingParams;
   /** Continue the run in place: skip done keys, retry failed ones, refuse a changed plan or config. */
   resume?: boolean;
   /**
@@ -328,7 +331,7 @@ function configIdentity(options: CollectOptions, settings: CollectSettings): Rec
     policy: options.policy.name,
     // Only when there are some, so the identity of a run without them reads as before and resumes.
     ...(remote.length === 0 ? {} : { remote_agents: remote }),
-    sampling: options.sampling,
+    sampling: settings.sampling,
     max_turns: settings.maxTurns,
     max_seq_len: settings.maxSeqLen,
     on_max_tokens: settings.onMaxTokens,
@@ -343,7 +346,7 @@ function episodeOptions(options: CollectOptions, settings: CollectSettings): Omi
     maxTurns: settings.maxTurns,
     maxSeqLen: settings.maxSeqLen,
     onMaxTokens: settings.onMaxTokens,
-    sampling: options.sampling,
+    sampling: settings.sampling,
     ...(settings.rolloutTimeoutMs === undefined ? {} : { episodeTimeoutMs: settings.rolloutTimeoutMs }),
   };
 }

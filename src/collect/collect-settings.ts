@@ -2,6 +2,7 @@ import { constants } from 'node:buffer';
 import { z } from 'zod';
 import { DurationMs } from '../core/duration.js';
 import { ConfigError } from '../core/errors/config-error.js';
+import { SamplingParams, samplingDefaults } from '../core/sampling-params.js';
 
 /** More rollouts in flight than any server takes at once; beyond it a typo (1e9) would exhaust memory. */
 export const MAX_CONCURRENCY = 100_000;
@@ -10,11 +11,28 @@ export const MAX_CONCURRENCY = 100_000;
 export const MEGABYTE = 1024 * 1024;
 
 /**
- * Input lines longer than this are refused: real NeMo Gym rows weigh a few KB (the largest of NeMo Gym's
- * examples, a competitive coding row with its tests, ~43 KB) and a prompt of a million tokens a few MB,
- * while a row is held whole, parsed and run, and a run's memory grows with it many times over.
+ * What a collection runs with when an option is left out, one set for the library and the CLI:
+ * `collect()` applies them (through `CollectSettings` and the row planner), and `gymnast collect`'s
+ * flags default to them, so its help shows these values. `maxSeqLen` has none: it is the model's
+ * context length, which `createPolicy` reports (`maxModelLen`) and the CLI takes when no flag is given.
  */
-const DEFAULT_MAX_LINE_BYTES = 16 * MEGABYTE;
+export const collectDefaults = {
+  /** Rollouts per row. */
+  numRepeats: 1,
+  concurrency: 32,
+  schedule: 'async',
+  maxTurns: 8,
+  /** NeMo RL's: the environment scores a generation cut by `max_tokens` and the episode goes on. */
+  onMaxTokens: 'continue',
+  maxAttempts: 3,
+  /**
+   * Input lines longer than this are refused: real NeMo Gym rows weigh a few KB (the largest of NeMo Gym's
+   * examples, a competitive coding row with its tests, ~43 KB) and a prompt of a million tokens a few MB,
+   * while a row is held whole, parsed and run, and a run's memory grows with it many times over.
+   */
+  maxLineBytes: 16 * MEGABYTE,
+  sampling: samplingDefaults,
+} as const;
 
 /** The longest a limit may be raised to: longer text than this V8 cannot hold as one string. */
 const MAX_LINE_BYTES = Math.floor(constants.MAX_STRING_LENGTH / MEGABYTE) * MEGABYTE;
@@ -27,16 +45,16 @@ const wholeNumber = (min: number) => z.number({ error: 'expected a number' }).in
  */
 export const CollectSettings = z.object({
   /** Rollouts in flight at once (the lockstep schedule's batch size); bounded, since each is a worker. */
-  concurrency: wholeNumber(1).max(MAX_CONCURRENCY, { error: `expected at most ${MAX_CONCURRENCY}` }),
-  schedule: z.enum(['async', 'lockstep'], { error: 'expected async or lockstep' }).default('async'),
+  concurrency: wholeNumber(1).max(MAX_CONCURRENCY, { error: `expected at most ${MAX_CONCURRENCY}` }).default(collectDefaults.concurrency),
+  schedule: z.enum(['async', 'lockstep'], { error: 'expected async or lockstep' }).default(collectDefaults.schedule),
   /** Turns per episode. */
-  maxTurns: wholeNumber(1),
+  maxTurns: wholeNumber(1).default(collectDefaults.maxTurns),
   /** Token budget per episode (prompt, generations and observations). */
   maxSeqLen: wholeNumber(1),
   /** What a generation cut by `max_tokens` does to its episode (see `MaxTokensPolicy`): NeMo RL's `continue` by default. */
-  onMaxTokens: z.enum(['continue', 'end'], { error: 'expected continue or end' }).default('continue'),
+  onMaxTokens: z.enum(['continue', 'end'], { error: 'expected continue or end' }).default(collectDefaults.onMaxTokens),
   /** Attempts per rollout before its failure is final. */
-  maxAttempts: wholeNumber(1).default(3),
+  maxAttempts: wholeNumber(1).default(collectDefaults.maxAttempts),
   /** Deadline of one rollout, in milliseconds. */
   rolloutTimeoutMs: DurationMs.optional(),
   /** Only the first N lines of the input. */
@@ -44,7 +62,9 @@ export const CollectSettings = z.object({
   /** The longest input line taken, in bytes (default 16 MiB). */
   maxLineBytes: wholeNumber(1)
     .max(MAX_LINE_BYTES, { error: `expected at most ${MAX_LINE_BYTES / MEGABYTE} MB (longer text does not fit in one string)` })
-    .default(DEFAULT_MAX_LINE_BYTES),
+    .default(collectDefaults.maxLineBytes),
+  /** How the policy samples, each field left out at its default (`samplingDefaults`). */
+  sampling: SamplingParams.prefault({}),
 });
 export type CollectSettings = z.infer<typeof CollectSettings>;
 export type CollectSettingsInput = z.input<typeof CollectSettings>;
@@ -55,7 +75,7 @@ export function checkSettings(settings: CollectSettingsInput): CollectSettings {
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => {
     const field = issue.path.join('.');
-    const value: unknown = (settings as Record<string, unknown>)[field];
+    const value = issue.path.reduce<unknown>((within, key) => (typeof within === 'object' && within !== null ? (within as Record<PropertyKey, unknown>)[key] : undefined), settings);
     return `${field}: ${issue.message}, got ${typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? 'nothing')}`;
   });
   throw new ConfigError(`invalid collect settings: ${problems.join('; ')}`);

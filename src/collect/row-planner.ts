@@ -9,6 +9,7 @@ import type { Agent } from './agent.js';
 import { builtinAgent } from './agent.js';
 import { FailureRow, MaterializedRow, ResultRow } from '../core/result-row.js';
 import { readDatasetRow, type DatasetRow } from './dataset-row.js';
+import { collectDefaults } from './collect-settings.js';
 import { applyPrompt, hasPrompt, PROMPT_CONFLICT, type PromptConfig } from './prompt-config.js';
 import { extraBodyObject } from './request-fields.js';
 import type { RowIssue } from './row-error.js';
@@ -89,7 +90,7 @@ export class RowPlanner {
   #nextTask = 0;
 
   constructor(options: PlannerOptions) {
-    checkRepeats(options.numRepeats ?? 1);
+    checkRepeats(options.numRepeats ?? collectDefaults.numRepeats);
     if (nestedDeeperThan(options.overrides, MAX_ROW_DEPTH)) throw new ConfigError(`--set: a value nested deeper than ${MAX_ROW_DEPTH} levels`);
     checkOverrideKeys(Object.keys(options.overrides ?? {}));
     this.#options = options;
@@ -183,7 +184,7 @@ export class RowPlanner {
   }
 
   #repeatsFor(agent: string): number | undefined {
-    const numRepeats = this.#options.numRepeats ?? 1;
+    const numRepeats = this.#options.numRepeats ?? collectDefaults.numRepeats;
     return typeof numRepeats === 'number' ? numRepeats : (numRepeats[agent] ?? numRepeats._default);
   }
 

@@ -27,7 +27,7 @@ export { ChatTool } from './chat-tool.js';
 export { Message, Role } from './message.js';
 export { FinishReason } from './finish-reason.js';
 export { Termination, TerminationKind, successfulTerminations, type SuccessfulTermination } from './termination.js';
-export { runSampling, SamplingOverrides, SamplingParams, type SamplingParamsInput } from './sampling-params.js';
+export { runSampling, SamplingOverrides, SamplingParams, samplingDefaults, type SamplingParamsInput } from './sampling-params.js';
 export { Usage } from './usage.js';
 export { PolicyResult, type PolicyResultInput } from './policy-result.js';
 export { StepResult, type StepResultInput } from './step-result.js';

@@ -13,14 +13,17 @@ const fields = {
   greedy: z.boolean(),
 };
 
+/** What a field of `SamplingParams` left out is: the CLI's `--temperature` and `--max-tokens` default to the same (see `collectDefaults`). */
+export const samplingDefaults = { temperature: 1, top_p: 1, max_tokens: 256, greedy: false } as const;
+
 /** How the policy samples. Recorded with every rollout so a trainer knows what the logprobs mean. */
 export const SamplingParams = z.object({
-  temperature: fields.temperature.default(1),
-  top_p: fields.top_p.default(1),
+  temperature: fields.temperature.default(samplingDefaults.temperature),
+  top_p: fields.top_p.default(samplingDefaults.top_p),
   top_k: fields.top_k.optional(),
-  max_tokens: fields.max_tokens.default(256),
+  max_tokens: fields.max_tokens.default(samplingDefaults.max_tokens),
   seed: fields.seed.optional(),
-  greedy: fields.greedy.default(false),
+  greedy: fields.greedy.default(samplingDefaults.greedy),
 });
 export type SamplingParams = z.infer<typeof SamplingParams>;
 export type SamplingParamsInput = z.input<typeof SamplingParams>;

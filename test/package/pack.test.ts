@@ -12,12 +12,12 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const tsc = join(root, 'node_modules', '.bin', 'tsc');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string; files: string[] };
 
-/** The README's library example, run as written so that the two cannot drift apart. */
-function readmeExample(): string {
+/** The README's library examples (each ```js block of "## Use as a library"), run as written so that the two cannot drift apart. */
+function readmeExamples(): string[] {
   const section = readFileSync(join(root, 'README.md'), 'utf8').split('\n## Use as a library\n')[1]?.split('\n## ')[0] ?? '';
-  const code = /```js\n([\s\S]*?)```/.exec(section)?.[1];
-  assert.ok(code, 'README.md has a ```js block under "## Use as a library"');
-  return code;
+  const blocks = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]!);
+  assert.equal(blocks.length, 2, 'README.md has two ```js blocks under "## Use as a library": a collection, and episodes in groups');
+  return blocks;
 }
 
 const scriptedEpisode = `
@@ -95,12 +95,26 @@ describe('the npm package', { timeout: 120_000 }, () => {
     assert.ok(!existsSync(join(consumer, 'node_modules', 'tsx')), 'tsx is a dev dependency, not installed for consumers');
   });
 
-  it("runs the README's library example from plain Node: a collect on the embedded model", async () => {
-    writeFileSync(join(consumer, 'arithmetic.jsonl'), readFileSync(join(root, 'examples', 'arithmetic.jsonl'), 'utf8').split('\n').slice(0, 2).join('\n'));
-    writeFileSync(join(consumer, 'collect.mjs'), readmeExample());
-    const { stdout } = await run(process.execPath, ['collect.mjs'], { cwd: consumer });
+  it("runs the README's library examples from plain Node, as .mjs files in a CommonJS folder (what npm init -y makes)", async () => {
+    // Inside the consumer, so that 'gymnast' resolves to the installed package; its own package.json as npm init -y writes it.
+    const commonjs = join(consumer, 'commonjs');
+    mkdirSync(commonjs);
+    writeFileSync(join(commonjs, 'package.json'), JSON.stringify({ name: 'commonjs', version: '1.0.0', main: 'index.js', type: 'commonjs' }));
+    writeFileSync(join(commonjs, 'arithmetic.jsonl'), readFileSync(join(root, 'examples', 'arithmetic.jsonl'), 'utf8').split('\n').slice(0, 2).join('\n'));
+    const [collection, groups] = readmeExamples();
+    writeFileSync(join(commonjs, 'collect.mjs'), collection!);
+    const { stdout } = await run(process.execPath, ['collect.mjs'], { cwd: commonjs });
     assert.match(stdout, /^4 rollouts, 0 failures/);
-    assert.equal(readFileSync(join(consumer, 'runs', 'library', 'rollouts.jsonl'), 'utf8').trim().split('\n').length, 4);
+    assert.equal(readFileSync(join(commonjs, 'runs', 'library', 'rollouts.jsonl'), 'utf8').trim().split('\n').length, 4);
+
+    writeFileSync(join(commonjs, 'groups.mjs'), groups!);
+    const grouped = await run(process.execPath, ['groups.mjs'], { cwd: commonjs });
+    assert.match(grouped.stdout, /^q1 \{\n {2}num_samples: 4,/);
+
+    // What the README says a .js file there does instead.
+    writeFileSync(join(commonjs, 'collect.js'), collection!);
+    const failed = await run(process.execPath, ['collect.js'], { cwd: commonjs }).then(() => assert.fail('a .js file importing gymnast ran in a CommonJS folder'), (error: Error & { stderr: string }) => error.stderr);
+    assert.match(failed, /SyntaxError: Cannot use import statement outside a module/);
   });
 
   it('runs an episode with the test doubles from gymnast/testing', async () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { collectDefaults } from '../../collect/collect-settings.js';
 import { DurationSeconds } from '../../core/duration.js';
 import { HeaderValue } from '../../core/header-value.js';
 import { ConfigFileError, type ConfigFileIssue } from '../../core/errors/config-file-error.js';
@@ -37,16 +38,16 @@ const ServedModelSettings = z.looseObject({
 /** The policy NeMo Gym's `use_completions_api: true` samples with: the same endpoint, prompts sent as token ids. */
 const COMPLETIONS_POLICY = 'vllm-completions';
 
-/** gymnast's agent settings (all optional), beside NeMo Gym's agent fields. */
+/** gymnast's agent settings (all optional, defaulting as `gymnast collect`'s flags do: `collectDefaults`), beside NeMo Gym's agent fields. */
 const AgentSettings = z.looseObject({
-  max_turns: z.number().int().min(1).max(10_000).default(8),
-  max_tokens: z.number().int().min(1).default(256),
+  max_turns: z.number().int().min(1).max(10_000).default(collectDefaults.maxTurns),
+  max_tokens: z.number().int().min(1).default(collectDefaults.sampling.max_tokens),
   /** What a generation cut by max_tokens does to its episode: NeMo RL's `continue` (default) or `end` (see `MaxTokensPolicy`). */
-  on_max_tokens: z.enum(['continue', 'end']).default('continue'),
+  on_max_tokens: z.enum(['continue', 'end']).default(collectDefaults.onMaxTokens),
   max_seq_len: z.number().int().min(1).optional(),
-  temperature: z.number().min(0).max(100).default(1),
+  temperature: z.number().min(0).max(100).default(collectDefaults.sampling.temperature),
   seed: z.number().int().optional(),
-  concurrency: z.number().int().min(1).max(100_000).default(32),
+  concurrency: z.number().int().min(1).max(100_000).default(collectDefaults.concurrency),
   run_timeout_seconds: DurationSeconds.optional(),
   /** The tool-call format the model writes, for agents driving a resources server over HTTP (default hermes). */
   tool_call_parser: z.string().min(1).optional(),
