@@ -3,7 +3,8 @@
 // 13). Its own module is loaded instead; a spec holds it to the class the index exports.
 import Pool from 'undici/lib/dispatcher/pool.js';
 import type { z } from 'zod';
-import { hasKind, policyErrorKinds } from '../core/errors/has-kind.js';
+import { GymnastError } from '../core/errors/gymnast-error.js';
+import { LimitExceededError } from '../core/errors/limit-exceeded-error.js';
 import { PolicyError } from '../core/errors/policy-error.js';
 import { RequestTimeoutError } from '../core/errors/request-timeout-error.js';
 import { ServerError } from '../core/errors/server-error.js';
@@ -46,7 +47,7 @@ export interface HttpReply {
 export interface JsonClientOptions {
   /** Most connections per server (default 1,024); they are opened as requests need them. */
   connections?: number;
-  /** The largest answer body taken, in bytes (default 64 MiB); a larger one is a PolicyError, not retried. */
+  /** The largest answer body taken, in bytes (default 64 MiB); a larger one is a LimitExceededError (`response-bytes`), not retried. */
   maxResponseBytes?: number;
 }
 
@@ -123,12 +124,12 @@ export class JsonClient {
           timeoutMs,
           timedOut: () => new RequestTimeoutError(url, timeoutMs),
           maxBodyBytes: this.#maxResponseBytes,
-          tooLarge: () => new PolicyError(`${redactUrls(url)}: the answer passed ${this.#maxResponseBytes} bytes, the most taken (JsonClientOptions.maxResponseBytes)`),
+          tooLarge: (bytes) => new LimitExceededError('response-bytes', bytes, this.#maxResponseBytes, `${redactUrls(url)}: the answer passed ${this.#maxResponseBytes} bytes, the most taken (JsonClientOptions.maxResponseBytes)`),
         },
       );
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      if (hasKind(error, ...policyErrorKinds)) throw error;
+      if (GymnastError.isInstance(error)) throw error;
       throw new TransportError(url, error instanceof Error ? error.message : String(error), { cause: error });
     }
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { GymnastError } from '../../core/errors/gymnast-error.js';
-import { hasKind, policyErrorKinds } from '../../core/errors/has-kind.js';
+import { hasKind } from '../../core/errors/has-kind.js';
+import { isRetryable } from '../../core/errors/is-retryable.js';
 import { TransportError } from '../../core/errors/transport-error.js';
 import { abortableDelay } from '../../util/abortable-delay.js';
 import type { JsonClient } from '../json-client.js';
@@ -42,7 +43,7 @@ export type RouterEvent =
  * Spreads requests over replicas of one model. A new session goes to the replica with the fewest
  * requests in flight; its later requests stick to that replica (its prefix cache holds the
  * conversation), and move only when the replica is evicted. Connection failures evict a replica
- * (never the last healthy one); a background probe re-admits it. Retryable failures (transport, timeout, 429, 5xx, a reply the sampler could not have produced) are retried
+ * (never the last healthy one); a background probe re-admits it. Failures that say they are retryable (`isRetryable`: transport, timeout, 429, 5xx, a reply the sampler could not have produced) are retried
  * with backoff and jitter, honouring `Retry-After`, up to `maxAttempts` per request and within a
  * retry budget shared by all requests (`RetryBudget`).
  */
@@ -79,7 +80,7 @@ export class Router {
       try {
         return await send(replica);
       } catch (error) {
-        if (signal.aborted || !hasKind(error, ...policyErrorKinds) || !error.isRetryable || attempt >= this.#retry.maxAttempts) throw error;
+        if (signal.aborted || !isRetryable(error) || attempt >= this.#retry.maxAttempts) throw error;
         if (!this.#budget.tryRetry()) {
           this.#onEvent({ type: 'retry-budget-exhausted', url: redactUrls(replica.url), error: error.message });
           throw error;
