@@ -13,7 +13,8 @@ import { redactUrls } from '../util/redact-urls.js';
 import { dispatchReply } from './dispatch-reply.js';
 import { requestUrl } from './request-url.js';
 
-export interface JsonRequest<T> {
+/** A request `JsonClient` sends, and what its answer must be (the server side's is `JsonRequest`). */
+export interface JsonClientRequest<T> {
   method: 'GET' | 'POST';
   /**
    * The server: `http://host:port`, with a path its endpoints are under, a query sent with every
@@ -35,7 +36,7 @@ export interface JsonRequest<T> {
 }
 
 /** A request whose answer is taken as it comes, whatever its status. */
-export type HttpExchange = Omit<JsonRequest<unknown>, 'schema' | 'read'>;
+export type HttpExchange = Omit<JsonClientRequest<unknown>, 'schema' | 'read'>;
 
 /** An answer as it came: its status, headers (lower-case names) and body text. */
 export interface HttpReply {
@@ -92,7 +93,7 @@ export class JsonClient {
     this.#maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   }
 
-  async request<T>(request: JsonRequest<T>): Promise<T> {
+  async request<T>(request: JsonClientRequest<T>): Promise<T> {
     const url = requestUrl(request.baseUrl, request.path);
     const reply = await this.exchange(request);
     if (reply.status >= 400) {
@@ -161,7 +162,7 @@ function basicAuthorization(url: URL): { authorization?: string } {
   return { authorization: `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` };
 }
 
-function parseBody<T>(url: string, text: string, { schema, read }: JsonRequest<T>): T {
+function parseBody<T>(url: string, text: string, { schema, read }: JsonClientRequest<T>): T {
   let value: unknown;
   try {
     value = JSON.parse(text);
