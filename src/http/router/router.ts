@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { GymnastError } from '../../core/errors/gymnast-error.js';
 import { hasKind } from '../../core/errors/has-kind.js';
@@ -7,7 +8,6 @@ import { abortableDelay } from '../../util/abortable-delay.js';
 import type { JsonClient } from '../json-client.js';
 import { backoffDelay, defaultRetryOptions, type RetryOptions } from './backoff.js';
 import { RetryBudget, type RetryBudgetOptions } from './retry-budget.js';
-import { LruMap } from '../../util/lru-map.js';
 import { redactUrls } from '../../util/redact-urls.js';
 import { serverUrl } from '../server-url.js';
 
@@ -52,7 +52,7 @@ export class Router {
   readonly #onEvent: (event: RouterEvent) => void;
   readonly #client: JsonClient;
   readonly #retry: RetryOptions;
-  readonly #pins: LruMap<string, Replica>;
+  readonly #pins: LRUCache<string, Replica>;
   readonly #random: () => number;
   readonly #healthTimer: NodeJS.Timeout;
   readonly #health: { timeoutMs: number; path: string };
@@ -64,7 +64,7 @@ export class Router {
     this.replicas = options.urls.map((url) => ({ url: serverUrl(url), inFlight: 0, healthy: true }));
     this.#retry = { ...defaultRetryOptions, ...options.retry };
     this.#budget = new RetryBudget(options.retryBudget);
-    this.#pins = new LruMap(options.maxSessions ?? 100_000);
+    this.#pins = new LRUCache({ max: options.maxSessions ?? 100_000 });
     this.#random = options.random ?? Math.random;
     this.#onEvent = options.onEvent ?? (() => {});
     this.#health = { timeoutMs: options.health?.timeoutMs ?? 2_000, path: options.health?.path ?? '/health' };
