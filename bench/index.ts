@@ -9,6 +9,7 @@ import { extensibleCopyCost } from './extensible-copy-bench.js';
 import { httpClientThroughput } from './http-bench.js';
 import { ledgerThroughput } from './ledger-bench.js';
 import { resourcesOverhead } from './resources-bench.js';
+import { runSlotsScaling } from './run-slots-bench.js';
 import { streamFirstText } from './stream-bench.js';
 import { viewerScaling } from './viewer-bench.js';
 
@@ -33,6 +34,7 @@ const suites: Record<string, () => Promise<BenchLine | BenchLine[]>> = {
   viewer: viewerScaling,
   'extensible-copy': extensibleCopyCost,
   'chunked-writer': chunkedWriterMemory,
+  'run-slots': runSlotsScaling,
 };
 
 const wanted = [...process.argv.slice(2), ...(process.env.BENCH ?? '').split(',')].map((name) => name.trim()).filter(Boolean);
