@@ -2,6 +2,7 @@ import { aggregateScaling } from './aggregate-bench.js';
 import type { BenchLine, FixedFigure, Side } from './bench-result.js';
 import { chunkedWriterMemory } from './chunked-writer-bench.js';
 import { collectOverhead } from './collect-bench.js';
+import { cookieJarCost } from './cookie-jar-bench.js';
 import { collectMemory } from './collect-memory-bench.js';
 import { embeddedDecodeSpeed, embeddedEpisodeThroughput } from './embedded-bench.js';
 import { engineOverhead, scheduleCost } from './engine-bench.js';
@@ -35,6 +36,7 @@ const suites: Record<string, () => Promise<BenchLine | BenchLine[]>> = {
   'extensible-copy': extensibleCopyCost,
   'chunked-writer': chunkedWriterMemory,
   'run-slots': runSlotsScaling,
+  'cookie-jar': cookieJarCost,
 };
 
 const wanted = [...process.argv.slice(2), ...(process.env.BENCH ?? '').split(',')].map((name) => name.trim()).filter(Boolean);
