@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { aggregateFiles, writeAggregateFile } from '../src/collect/aggregate-output.js';
+import { aggregateFiles } from '../src/collect/aggregate-files.js';
+import { writeAggregateFile } from '../src/collect/write-aggregate-file.js';
 
 /**
  * One measurement in its own process: aggregate a run written by `writeRunFiles` (results, failure

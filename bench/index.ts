@@ -2,6 +2,7 @@ import { aggregateScaling } from './aggregate-bench.js';
 import type { BenchLine, FixedFigure, Side } from './bench-result.js';
 import { chunkedWriterMemory } from './chunked-writer-bench.js';
 import { collectOverhead } from './collect-bench.js';
+import { cookieJarCost } from './cookie-jar-bench.js';
 import { collectMemory } from './collect-memory-bench.js';
 import { embeddedDecodeSpeed, embeddedEpisodeThroughput } from './embedded-bench.js';
 import { engineOverhead, scheduleCost } from './engine-bench.js';
@@ -9,6 +10,7 @@ import { extensibleCopyCost } from './extensible-copy-bench.js';
 import { httpClientThroughput } from './http-bench.js';
 import { ledgerThroughput } from './ledger-bench.js';
 import { resourcesOverhead } from './resources-bench.js';
+import { runSlotsScaling } from './run-slots-bench.js';
 import { streamFirstText } from './stream-bench.js';
 import { viewerScaling } from './viewer-bench.js';
 
@@ -33,6 +35,8 @@ const suites: Record<string, () => Promise<BenchLine | BenchLine[]>> = {
   viewer: viewerScaling,
   'extensible-copy': extensibleCopyCost,
   'chunked-writer': chunkedWriterMemory,
+  'run-slots': runSlotsScaling,
+  'cookie-jar': cookieJarCost,
 };
 
 const wanted = [...process.argv.slice(2), ...(process.env.BENCH ?? '').split(',')].map((name) => name.trim()).filter(Boolean);

@@ -173,7 +173,9 @@ export {
 export { collect, type CollectOptions, type CollectSummary, type CollectProgress } from './collect/collect-run.js';
 export { CollectSettings, collectDefaults } from './collect/collect-settings.js';
 export { JsonlRolloutSink } from './collect/jsonl-rollout-sink.js';
-export { aggregateFiles, writeAggregateFile, profileFiles, type AggregateSources, type ProfileSources } from './collect/aggregate-output.js';
+export { aggregateFiles, type AggregateSources } from './collect/aggregate-files.js';
+export { writeAggregateFile } from './collect/write-aggregate-file.js';
+export { profileFiles, type ProfileSources } from './collect/profile-files.js';
 export type { Sink, SinkRun, RolloutOutcome } from './collect/sink.js';
 export { nemoGymAgent } from './collect/nemo-gym-agent.js';
 export { resourcesAgent, type ResourcesAgentOptions } from './collect/resources-agent.js';
@@ -203,7 +205,7 @@ export { RolloutLister, rolloutDetail, taskGroup, type RolloutSummary, type Roll
 export { runOverview, runSummary, type RunOverview, type RunSummary } from './viewer/run-overview.js';
 export type { TokenDecoder } from './core/token-decoder.js';
 export { HEALTH_CHECKS, type HealthCheckId, type HealthFinding, type HealthVerdict } from './metrics/health/health-check.js';
-export { rolloutFindings } from './metrics/health/rollout-health.js';
+export { rolloutFindings } from './metrics/health/rollout-findings.js';
 export { runHealth } from './collect/health/run-health.js';
 export { checkRunHealth, type RunHealthOptions } from './collect/health/check-run-health.js';
 export { healthPaths } from './metrics/health/health-paths.js';

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { aggregateFiles, writeAggregate, writeAggregateFile } from '../collect/aggregate-output.js';
+import { aggregateFiles } from '../collect/aggregate-files.js';
+import { writeAggregate, writeAggregateFile } from '../collect/write-aggregate-file.js';
 import { isRolloutsFile } from '../collect/collect-paths.js';
 import { filesBeside } from '../collect/result-files.js';
 import { ConfigError } from '../core/errors/config-error.js';

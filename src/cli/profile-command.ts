@@ -1,6 +1,6 @@
 import { basename, dirname, extname, join } from 'node:path';
 import { Command } from 'commander';
-import { profileFiles } from '../collect/aggregate-output.js';
+import { profileFiles } from '../collect/profile-files.js';
 
 interface ProfileFlags {
   materialized: string;

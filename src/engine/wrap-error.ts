@@ -1,5 +1,5 @@
 import { EnvironmentError } from '../core/errors/environment-error.js';
-import { environmentErrorKinds, hasKind, policyErrorKinds } from '../core/errors/has-kind.js';
+import { environmentErrorKinds, hasKind, httpCallErrorKinds, policyErrorKinds } from '../core/errors/has-kind.js';
 import type { GymnastError } from '../core/errors/gymnast-error.js';
 import { PolicyError } from '../core/errors/policy-error.js';
 
@@ -19,7 +19,7 @@ export async function typedErrors<T>(signal: AbortSignal, toError: (error: unkno
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export const asPolicyError = (policy: string) => (error: unknown) =>
-  hasKind(error, ...policyErrorKinds, 'token-alignment') ? error : new PolicyError(`policy ${policy} failed: ${messageOf(error)}`, { cause: error });
+  hasKind(error, ...policyErrorKinds, ...httpCallErrorKinds, 'token-alignment') ? error : new PolicyError(`policy ${policy} failed: ${messageOf(error)}`, { cause: error });
 
 export const asEnvironmentError = (environment: string, phase: 'reset' | 'step') => (error: unknown) =>
   hasKind(error, ...environmentErrorKinds) ? error : new EnvironmentError(environment, `${phase} failed: ${messageOf(error)}`, { cause: error });

@@ -9,9 +9,9 @@ export interface ReplyLimits {
   /** The deadline: when it passes, the request rejects with `timedOut()`. */
   timeoutMs: number;
   timedOut(): unknown;
-  /** The most body bytes kept: past it, the request rejects with `tooLarge()` and the connection is dropped. */
+  /** The most body bytes kept: past it, the request rejects with `tooLarge(bytes received)` and the connection is dropped. */
   maxBodyBytes: number;
-  tooLarge(): unknown;
+  tooLarge(bytes: number): unknown;
 }
 
 /**
@@ -75,7 +75,7 @@ class ReplyHandler implements Dispatcher.DispatchHandler {
     if (this.#resolve === undefined) return;
     this.#length += chunk.length;
     // A server that never stops sending must not fill the client's memory before the deadline.
-    if (this.#length > this.#limits.maxBodyBytes) return this.#abort(this.#limits.tooLarge());
+    if (this.#length > this.#limits.maxBodyBytes) return this.#abort(this.#limits.tooLarge(this.#length));
     this.#chunks.push(chunk);
   }
 

@@ -3,7 +3,8 @@
 // 13). Its own module is loaded instead; a spec holds it to the class the index exports.
 import Pool from 'undici/lib/dispatcher/pool.js';
 import type { z } from 'zod';
-import { hasKind, policyErrorKinds } from '../core/errors/has-kind.js';
+import { GymnastError } from '../core/errors/gymnast-error.js';
+import { LimitExceededError } from '../core/errors/limit-exceeded-error.js';
 import { PolicyError } from '../core/errors/policy-error.js';
 import { RequestTimeoutError } from '../core/errors/request-timeout-error.js';
 import { ServerError } from '../core/errors/server-error.js';
@@ -13,7 +14,8 @@ import { dispatchReply } from './dispatch-reply.js';
 import type { HttpReply } from './http-reply.js';
 import { requestUrl } from './request-url.js';
 
-export interface JsonRequest<T> {
+/** A request `JsonClient` sends, and what its answer must be (the server side's is `JsonRequest`). */
+export interface JsonClientRequest<T> {
   method: 'GET' | 'POST';
   /**
    * The server: `http://host:port`, with a path its endpoints are under, a query sent with every
@@ -35,12 +37,12 @@ export interface JsonRequest<T> {
 }
 
 /** A request whose answer is taken as it comes, whatever its status. */
-export type HttpExchange = Omit<JsonRequest<unknown>, 'schema' | 'read'>;
+export type HttpExchange = Omit<JsonClientRequest<unknown>, 'schema' | 'read'>;
 
 export interface JsonClientOptions {
   /** Most connections per server (default 1,024); they are opened as requests need them. */
   connections?: number;
-  /** The largest answer body taken, in bytes (default 64 MiB); a larger one is a PolicyError, not retried. */
+  /** The largest answer body taken, in bytes (default 64 MiB); a larger one is a LimitExceededError (`response-bytes`), not retried. */
   maxResponseBytes?: number;
 }
 
@@ -85,7 +87,7 @@ export class JsonClient {
     this.#maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   }
 
-  async request<T>(request: JsonRequest<T>): Promise<T> {
+  async request<T>(request: JsonClientRequest<T>): Promise<T> {
     const url = requestUrl(request.baseUrl, request.path);
     const reply = await this.exchange(request);
     if (reply.status >= 400) {
@@ -117,12 +119,12 @@ export class JsonClient {
           timeoutMs,
           timedOut: () => new RequestTimeoutError(url, timeoutMs),
           maxBodyBytes: this.#maxResponseBytes,
-          tooLarge: () => new PolicyError(`${redactUrls(url)}: the answer passed ${this.#maxResponseBytes} bytes, the most taken (JsonClientOptions.maxResponseBytes)`),
+          tooLarge: (bytes) => new LimitExceededError('response-bytes', bytes, this.#maxResponseBytes, `${redactUrls(url)}: the answer passed ${this.#maxResponseBytes} bytes, the most taken (JsonClientOptions.maxResponseBytes)`),
         },
       );
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      if (hasKind(error, ...policyErrorKinds)) throw error;
+      if (GymnastError.isInstance(error)) throw error;
       throw new TransportError(url, error instanceof Error ? error.message : String(error), { cause: error });
     }
   }
@@ -154,7 +156,7 @@ function basicAuthorization(url: URL): { authorization?: string } {
   return { authorization: `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` };
 }
 
-function parseBody<T>(url: string, text: string, { schema, read }: JsonRequest<T>): T {
+function parseBody<T>(url: string, text: string, { schema, read }: JsonClientRequest<T>): T {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -1,8 +1,9 @@
-import { flatTokenIds, type EpisodeRecord, type RolloutRecord } from '../core/rollout-record.js';
+import type { EpisodeRecord } from '../core/rollout-record.js';
 import type { ResultRowHead } from '../core/row-reader.js';
 import type { TerminationKind } from '../core/termination.js';
 import { NumberList } from './number-list.js';
 import { percentile } from './percentile.js';
+import { sequenceTokens } from './sequence-tokens.js';
 
 /** What the rollout metrics need of one successful rollout. */
 export interface RolloutFacts {
@@ -23,24 +24,28 @@ export interface TurnFacts {
   max_seq_len_reached?: true;
 }
 
-export function rolloutFacts(record: Pick<RolloutRecord, 'termination' | 'reward' | 'reward_components' | 'messages' | 'turns'>): RolloutFacts {
-  return { termination: record.termination.kind, reward: record.reward, reward_components: record.reward_components, total_tokens: flatTokenIds(record).length, turns: record.turns };
+/** What a rollout's facts are read from: an episode record, or a result row that carries one. */
+export interface RecordedRollout {
+  termination: { kind: TerminationKind };
+  reward: number;
+  reward_components?: Readonly<Record<string, number>> | undefined;
+  /** Unchecked on a row read without its heavy fields; counted by `sequenceTokens`. */
+  messages: unknown;
+  turns: readonly TurnFacts[];
+}
+
+export function rolloutFacts(record: RecordedRollout): RolloutFacts {
+  return { termination: record.termination.kind, reward: record.reward, reward_components: record.reward_components ?? {}, total_tokens: sequenceTokens(record.messages), turns: record.turns };
 }
 
 /**
  * The facts of a result row that carries gymnast's episode record (termination, turns, messages);
- * undefined for rows from NeMo Gym agent servers, which have none. The sequence length is counted
- * from the messages' token ids without checking the messages (thousands of numbers a row).
+ * undefined for rows from NeMo Gym agent servers, which have none.
  */
 export function rolloutFactsFromRow(row: ResultRowHead): RolloutFacts | undefined {
-  const messages: unknown = row.messages;
-  if (row.termination === undefined || row.turns === undefined || !Array.isArray(messages)) return undefined;
-  let totalTokens = 0;
-  for (const message of messages) {
-    const tokenIds: unknown = typeof message === 'object' && message !== null ? (message as { token_ids?: unknown }).token_ids : undefined;
-    if (Array.isArray(tokenIds)) totalTokens += tokenIds.length;
-  }
-  return { termination: row.termination.kind, reward: row.reward, reward_components: row.reward_components ?? {}, total_tokens: totalTokens, turns: row.turns };
+  const { termination, turns, messages } = row;
+  if (termination === undefined || turns === undefined || !Array.isArray(messages)) return undefined;
+  return rolloutFacts({ termination, reward: row.reward, reward_components: row.reward_components, messages, turns });
 }
 
 /**

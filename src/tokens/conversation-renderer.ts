@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { ChatTool } from '../core/chat-tool.js';
 import { TokenAlignmentError } from '../core/errors/token-alignment-error.js';
 import type { Message } from '../core/message.js';
@@ -5,7 +6,6 @@ import { TemplateError } from '../core/errors/template-error.js';
 import type { ChatTemplate, ChatTemplateOptions } from './chat-template.js';
 import type { TokenLedger } from './token-ledger.js';
 import type { Tokenizer } from './tokenizer.js';
-import { LruMap } from '../util/lru-map.js';
 
 export interface RenderDeltaOptions {
   /** End the last message's tokens with the generation prompt (the episode goes on). */
@@ -64,7 +64,7 @@ export class TemplateRenderer implements ConversationRenderer {
    * Openings rendered and encoded, by their messages and options: every repeat of a task (and every
    * task sharing a prompt) opens the same way, and the opening is the longest text an episode encodes.
    */
-  readonly #openings = new LruMap<string, readonly (readonly number[])[]>(256);
+  readonly #openings = new LRUCache<string, readonly (readonly number[])[]>({ max: 256 });
 
   constructor(tokenizer: Tokenizer, template: ChatTemplate, options: { drift?: DriftMode } = {}) {
     this.tokenizer = tokenizer;

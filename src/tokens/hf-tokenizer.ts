@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { LRUCache } from 'lru-cache';
 import * as hfTokenizers from '@huggingface/tokenizers';
 import { Tokenizer as HfTokenizerImplementation } from '@huggingface/tokenizers';
 import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
 import { fileErrorReason } from '../util/file-error-reason.js';
-import { LruMap } from '../util/lru-map.js';
 import type { BpeTables } from './bpe-tables.js';
 import { installByteLevelFastPath } from './byte-level-fast-path.js';
 import { StringTableMap } from './string-table-map.js';
@@ -36,8 +36,8 @@ export class HfTokenizer implements Tokenizer {
   /** Built from tables: the library's id → token array is filled for the ids about to be decoded. */
   readonly #fillVocabulary: ((ids: readonly number[]) => void) | undefined;
   /** Ids of short texts; callers get copies, never these arrays. */
-  readonly #encoded = new LruMap<string, readonly number[]>(ENCODE_CACHE_ENTRIES);
-  readonly #decoded = new LruMap<string, string>(DECODE_CACHE_ENTRIES);
+  readonly #encoded = new LRUCache<string, readonly number[]>({ max: ENCODE_CACHE_ENTRIES });
+  readonly #decoded = new LRUCache<string, string>({ max: DECODE_CACHE_ENTRIES });
 
   constructor(tokenizerJson: object, config: TokenizerConfig) {
     this.config = config;

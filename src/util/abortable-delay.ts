@@ -1,18 +1,13 @@
-/** Resolves after `ms` milliseconds, or rejects with the signal's reason as soon as it aborts. */
-export function abortableDelay(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/**
+ * `timers/promises`' `setTimeout`, but aborted with the signal's own reason, as undici and fetch
+ * reject, not with Node's `AbortError` wrapping it: callers tell a deadline from a hang-up by that reason.
+ */
+export async function abortableDelay(ms: number, signal?: AbortSignal): Promise<void> {
+  try {
+    await sleep(ms, undefined, signal && { signal });
+  } catch (error) {
+    throw signal?.aborted ? signal.reason : error;
+  }
 }

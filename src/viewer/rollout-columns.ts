@@ -3,7 +3,7 @@ export type RunFileKind = 'output' | 'failures';
 export const RUN_FILE_KINDS: readonly RunFileKind[] = ['output', 'failures'];
 
 /** What the index keeps of one rollout: only what lists, filters and the overview need. */
-export interface RolloutFacts {
+export interface IndexedRollout {
   file: RunFileKind;
   offset: number;
   length: number;
@@ -101,7 +101,7 @@ export class RolloutColumns {
   readonly #byFile = RUN_FILE_KINDS.map(() => new Column((n) => new Uint32Array(n)));
   readonly #perFile = RUN_FILE_KINDS.map(() => 0);
 
-  add(facts: RolloutFacts): number {
+  add(facts: IndexedRollout): number {
     const at = this.length++;
     const file = RUN_FILE_KINDS.indexOf(facts.file);
     const ordinal = this.#perFile[file]!++;

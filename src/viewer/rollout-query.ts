@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
 import type { RolloutColumns } from './rollout-columns.js';
-import { ROLLOUT_HEALTH_VERDICTS, rolloutHealthAt, type RolloutHealthVerdict, type RunHealth } from './run-health.js';
+import { ROLLOUT_HEALTH_VERDICTS, rolloutHealthAt, type RolloutHealthVerdict, type HealthReport } from './health-report.js';
 
 const SORT_KEYS = ['reward', 'tokens', 'turns', 'task', 'duration'] as const;
 const SORTS = SORT_KEYS.flatMap((key) => [key, `-${key}`] as const);
@@ -51,7 +51,7 @@ export function parseRolloutQuery(search: URLSearchParams): RolloutQuery {
 }
 
 /** The positions that pass every filter of `query` but the text search, in index order. */
-export function filterRollouts(columns: RolloutColumns, query: RolloutQuery, health: RunHealth | null = null): Uint32Array {
+export function filterRollouts(columns: RolloutColumns, query: RolloutQuery, health: HealthReport | null = null): Uint32Array {
   const keep = compileFilters(columns, query, health);
   const positions = new Uint32Array(columns.length);
   let kept = 0;
@@ -61,7 +61,7 @@ export function filterRollouts(columns: RolloutColumns, query: RolloutQuery, hea
 
 type Test = (at: number) => boolean;
 
-function compileFilters(columns: RolloutColumns, query: RolloutQuery, health: RunHealth | null): Test[] {
+function compileFilters(columns: RolloutColumns, query: RolloutQuery, health: HealthReport | null): Test[] {
   const tests: Test[] = [];
   const never: Test = () => false;
   if (query.termination !== undefined) tests.push(equalsName(columns.termination.values, columns.terminations.find(query.termination)) ?? never);

@@ -3,7 +3,7 @@ import type { Message } from '../core/message.js';
 import { readFullRow, type ReadFullRow } from '../core/row-reader.js';
 import type { TurnRecord } from '../core/turn-record.js';
 import { filterRollouts, sortRollouts, type RolloutQuery } from './rollout-query.js';
-import { rolloutHealthAt, type RolloutHealth, type RolloutHealthVerdict } from './run-health.js';
+import { rolloutHealthAt, type RolloutHealth, type RolloutHealthVerdict } from './health-report.js';
 import type { RunIndex } from './run-index.js';
 import { RunSearch } from './run-search.js';
 

@@ -4,8 +4,8 @@ import { readRow } from '../core/row-reader.js';
 import { healthPaths } from '../metrics/health/health-paths.js';
 import { readLineAt, scanLines, type ScannedLine } from './line-scanner.js';
 import { RolloutColumns, RUN_FILE_KINDS, type RunFileKind } from './rollout-columns.js';
-import { rolloutFacts } from './rollout-facts.js';
-import { healthFilesStamp, RunHealth, type HealthFiles } from './run-health.js';
+import { indexedRollout } from './indexed-rollout.js';
+import { healthFilesStamp, HealthReport, type HealthFiles } from './health-report.js';
 
 /** A run's files: its output file and the failure sidecar beside it (which may not exist yet). */
 export interface RunFiles {
@@ -43,7 +43,7 @@ export class RunIndex {
   model: string | null = null;
   skipped: SkippedLines = { count: 0, first: null };
   /** `<stem>_health.jsonl` and `.json` as last read; null when `gymnast health` has not checked the run. */
-  health: RunHealth | null = null;
+  health: HealthReport | null = null;
   readonly indexing: IndexingProgress = { done: false, bytes_read: 0, bytes_total: 0 };
   readonly #healthFiles: HealthFiles;
   #healthStamp = '- -';
@@ -126,7 +126,7 @@ export class RunIndex {
   async #refreshHealth(): Promise<boolean> {
     const stamp = await healthFilesStamp(this.#healthFiles);
     if (stamp === this.#healthStamp) return false;
-    this.health = await RunHealth.read(this.#healthFiles);
+    this.health = await HealthReport.read(this.#healthFiles);
     this.#healthStamp = stamp;
     return true;
   }
@@ -188,7 +188,7 @@ export class RunIndex {
       const value: unknown = JSON.parse(scanned.text);
       const read = readRow(value, where);
       if (this.model === null) this.model = modelOf(read.row.responses_create_params);
-      this.columns.add(rolloutFacts(read, { file: kind, offset: scanned.offset, length: scanned.length, line }));
+      this.columns.add(indexedRollout(read, { file: kind, offset: scanned.offset, length: scanned.length, line }));
     } catch (error) {
       this.skipped.count += 1;
       this.skipped.first ??= error instanceof SyntaxError ? `${where}: not valid JSON (${error.message})` : (error as Error).message;

@@ -2,7 +2,7 @@ import { PassAtKAccumulator } from '../metrics/pass-at-k.js';
 import type { HistogramBin } from './histogram.js';
 import { histogram } from './histogram.js';
 import type { RolloutColumns } from './rollout-columns.js';
-import type { HealthOverview } from './run-health.js';
+import type { HealthOverview } from './health-report.js';
 import type { IndexingProgress, RunIndex } from './run-index.js';
 
 /** `GET /api/runs` entry. */

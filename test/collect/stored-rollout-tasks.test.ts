@@ -3,7 +3,8 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { describe, it } from 'node:test';
-import { aggregateFiles, type AgentAggregate } from '../../src/collect/aggregate-output.js';
+import { aggregateFiles } from '../../src/collect/aggregate-files.js';
+import type { AgentAggregate } from '../../src/metrics/index.js';
 import { checkRunHealth } from '../../src/collect/health/check-run-health.js';
 import type { HealthSummary } from '../../src/collect/health/health-summary.js';
 import { filesBeside } from '../../src/collect/result-files.js';

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { z } from 'zod';
 import { hasKind } from '../../src/core/errors/has-kind.js';
+import { isRetryable } from '../../src/core/errors/is-retryable.js';
 import { JsonClient } from '../../src/http-client/json-client.js';
 import { within } from '../support/within.js';
 
@@ -199,7 +200,7 @@ describe('JsonClient', () => {
     assertNothingHeld(signal, before);
   });
 
-  it('refuses an answer past its size limit as a PolicyError, not retried, and hangs up on a server that never stops sending', async () => {
+  it('refuses an answer past its size limit as a LimitExceededError, not retried, and hangs up on a server that never stops sending', async () => {
     const small = new JsonClient({ maxResponseBytes: 1024 * 1024 });
     let sender: ServerResponse | undefined;
     served.once('/endless', (response: ServerResponse) => (sender = response));
@@ -208,7 +209,8 @@ describe('JsonClient', () => {
       const before = timers();
       const closed = once(served, '/endless closed');
       await assert.rejects(small.request({ method: 'GET', baseUrl, path: '/endless', schema: Count, timeoutMs: 30_000, signal }), (error) => {
-        assert.ok(hasKind(error, 'policy') && !error.isRetryable, String(error));
+        assert.ok(hasKind(error, 'limit-exceeded') && error.type === 'response-bytes' && error.limit === 1024 * 1024 && error.value > error.limit, String(error));
+        assert.ok(!isRetryable(error));
         assert.match(error.message, /\/endless: the answer passed 1048576 bytes/);
         return true;
       });

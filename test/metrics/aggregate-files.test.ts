@@ -4,7 +4,9 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { aggregateFiles, writeAggregateFile, type AgentAggregate } from '../../src/collect/aggregate-output.js';
+import { aggregateFiles } from '../../src/collect/aggregate-files.js';
+import { writeAggregateFile } from '../../src/collect/write-aggregate-file.js';
+import type { AgentAggregate } from '../../src/metrics/index.js';
 import { unbiasedPassAtK } from '../../src/metrics/index.js';
 
 const directory = () => mkdtempSync(join(tmpdir(), 'gymnast-aggregate-files-'));

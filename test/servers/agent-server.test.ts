@@ -217,6 +217,32 @@ describe('AgentServer: bounds and access', () => {
       await server.close();
     }
   });
+
+  it('lets a queued rollout whose client hangs up leave the queue at once: the next one is queued, not refused', async () => {
+    const server = agentServer({ concurrency: 1, maxQueued: 1, runTimeoutMs: 60_000 });
+    await server.start();
+    const [holder, leaver, next] = [new AbortController(), new AbortController(), new AbortController()];
+    try {
+      const asked = once(policyEvents, 'hang');
+      const first = post(server.url, '/run', row('hang'), { signal: holder.signal }).catch(() => undefined);
+      await asked;
+      const second = post(server.url, '/run', row('hang'), { signal: leaver.signal }).catch(() => undefined);
+      await waitFor(() => server.load.queued === 1);
+      leaver.abort();
+      await second;
+      // While the first rollout still runs: the place the second held is free now, not when its turn would have come.
+      await waitFor(() => server.load.queued === 0);
+      const third = post(server.url, '/run', row('hang'), { signal: next.signal }).then((reply) => reply.status, () => undefined);
+      await waitFor(() => server.load.queued === 1);
+      assert.equal(server.load.running, 1);
+      holder.abort();
+      next.abort();
+      await Promise.all([first, third]);
+      await waitFor(() => server.load.running === 0 && server.load.queued === 0);
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 /**

@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { ResultRowHead } from '../../src/core/row-reader.js';
+import { rolloutFactsFromRow } from '../../src/metrics/rollout-metrics.js';
 import { parseRolloutQuery } from '../../src/viewer/rollout-query.js';
 import { RolloutLister, rolloutDetail, taskGroup } from '../../src/viewer/rollout-views.js';
 import { RunIndex, type RunFiles } from '../../src/viewer/run-index.js';
@@ -251,6 +253,31 @@ describe('RunIndex: evaluation-only rollouts and turns not checked for drift, as
     assert.deepEqual(pick(overview.health as unknown as Record<string, number>, 'healthy', 'warning', 'unhealthy', 'evaluation_only'), { healthy: 1, warning: 1, unhealthy: 0, evaluation_only: 2 });
     assert.deepEqual(overview.drift_unchecked, { rollouts: 3, total: 4 });
     assert.deepEqual(overview.drift, { rollouts: 0, total: 0 });
+  });
+});
+
+describe("RunIndex: a rollout's tokens", () => {
+  it('are its sequence as the rollout metrics count it: a prompt that never reached the model included, usage for rows with no record', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'gymnast-run-tokens-'));
+    try {
+      const twoTurns = syntheticRow({ task: 0, rollout: 0, turns: 2 });
+      // The prompt alone filled max_seq_len: no turn, the prompt's 8 tokens on the sequence.
+      const tooLong = { ...syntheticRow({ task: 1, rollout: 0, turns: 0 }), termination: { kind: 'prompt-too-long' } };
+      // An agent server's row: no turns, no messages, only the usage it reported.
+      const { turns: _turns, messages: _messages, num_turns: _count, ...served } = syntheticRow({ task: 2, rollout: 0 });
+      const agentServer = { ...served, response: { output: [], usage: { input_tokens: 30, output_tokens: 12, total_tokens: 42 } } };
+      const files = { id: 'out', output: join(directory, 'out.jsonl'), failures: join(directory, 'out_failures.jsonl') };
+      writeFileSync(files.output, toLines([twoTurns, tooLong, agentServer]));
+      writeFileSync(files.failures, '');
+      const index = await RunIndex.build(files);
+      const tokens = (await new RolloutLister(index).page(query(''))).items.map((item) => item.tokens);
+      // What the aggregate's rollout metrics (`mean_sequence_tokens_per_sample`) count of the same row.
+      const measured = rolloutFactsFromRow(ResultRowHead.parse(twoTurns))!.total_tokens;
+      assert.deepEqual(tokens, [measured, 8, 42]);
+      assert.equal(tokens[0], 5 * 8);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });
 

@@ -4,7 +4,7 @@ import { healthFinding } from '../../metrics/health/health-check.js';
 import type { TokenDecoder } from '../../core/token-decoder.js';
 import { healthPaths } from '../../metrics/health/health-paths.js';
 import { isZeroTurnRow } from '../../core/zero-turn-row.js';
-import { rolloutFindings } from '../../metrics/health/rollout-health.js';
+import { rolloutFindings } from '../../metrics/health/rollout-findings.js';
 import { RunKeysHealth } from '../../metrics/health/run-keys-health.js';
 import { collectPaths } from '../collect-paths.js';
 import { readRunFiles, type OutcomeSource, type RunFiles, type RunLine, type RunRowReader } from '../result-files.js';

@@ -8,7 +8,7 @@ export interface RunHealthSource extends HealthDecoderSource {
 }
 
 /**
- * `gymnast health` on one rollout file: the decode check's tokenizers found as the command finds them
+ * `gymnast health` on one rollout file, as the command runs it: `checkRunHealth` with the decode check's tokenizers found as the command finds them
  * (`decoder` when given, else `tokenizer` loaded when given, else the embedded model's when the run
  * used it; the rows of agents an agent server ran only with `tokenizer`), the reports written beside the file.
  */

@@ -56,7 +56,10 @@ export interface ErrorKinds {
 export type ErrorKind = keyof ErrorKinds;
 
 /** A policy's failures (`PolicyError` and the errors built on it): they say whether a retry may help. */
-export const policyErrorKinds = ['policy', 'transport', 'timeout', 'server', 'context-length', 'sampler-reply'] as const satisfies readonly ErrorKind[];
+export const policyErrorKinds = ['policy', 'context-length', 'sampler-reply'] as const satisfies readonly ErrorKind[];
+
+/** An HTTP call's failures (`HttpCallError`'s kinds), whoever made the call: they say whether a retry may help. */
+export const httpCallErrorKinds = ['transport', 'timeout', 'server'] as const satisfies readonly ErrorKind[];
 
 /** An environment's failures (`EnvironmentError` and the errors built on it). */
 export const environmentErrorKinds = ['environment', 'reward-components'] as const satisfies readonly ErrorKind[];

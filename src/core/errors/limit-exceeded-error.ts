@@ -1,16 +1,20 @@
 import { GymnastError } from './gymnast-error.js';
 
-/** A configured limit was crossed; carries what was measured and the limit, so messages and records agree. */
+/**
+ * A configured limit was crossed: which one (`type`), what was measured and the limit, so messages and
+ * records agree (inspect_ai's `LimitExceededError(type, value, limit)`). Not retryable: the same
+ * request would cross it again.
+ */
 export class LimitExceededError extends GymnastError {
   readonly kind = 'limit-exceeded';
-  readonly limit: string;
+  readonly type: string;
   readonly value: number;
-  readonly maximum: number;
+  readonly limit: number;
 
-  constructor(limit: string, value: number, maximum: number, message?: string) {
-    super(message ?? `${limit} is ${value}, over the limit of ${maximum}`);
-    this.limit = limit;
+  constructor(type: string, value: number, limit: number, message?: string) {
+    super(message ?? `${type} is ${value}, over the limit of ${limit}`);
+    this.type = type;
     this.value = value;
-    this.maximum = maximum;
+    this.limit = limit;
   }
 }

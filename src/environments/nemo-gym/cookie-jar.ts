@@ -1,3 +1,10 @@
+// Hand-rolled twin of undici's parseCookie (and of tough-cookie's CookieJar, for the one site an episode
+// talks to): name=value, and deletion by Max-Age or Expires. Measured reason (bench/cookie-jar-bench.ts):
+// this module loads in ~10 ms, undici's public entry in ~128 ms (its private cookies/parse.js 21-35 ms,
+// tough-cookie 6.0.0 57-150 ms in a scratch install), for a few headers an episode (undici parses one
+// in 1.2 µs, this in 2.5). Guard: test/environments/nemo-gym-servers.test.ts, "keeps cookies as a
+// browser does: set, replaced, deleted when expired".
+
 /** A session's cookies by name, as a browser keeps them for one site: JSON, so it lives in episode metadata. */
 export type Cookies = Readonly<Record<string, string>>;
 

@@ -1,12 +1,13 @@
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { GymnastError } from '../../core/errors/gymnast-error.js';
-import { hasKind, policyErrorKinds } from '../../core/errors/has-kind.js';
+import { hasKind } from '../../core/errors/has-kind.js';
+import { isRetryable } from '../../core/errors/is-retryable.js';
 import { TransportError } from '../../core/errors/transport-error.js';
 import { abortableDelay } from '../../util/abortable-delay.js';
 import type { JsonClient } from '../json-client.js';
 import { backoffDelay, defaultRetryOptions, type RetryOptions } from './backoff.js';
 import { RetryBudget, type RetryBudgetOptions } from './retry-budget.js';
-import { LruMap } from '../../util/lru-map.js';
 import { redactUrls } from '../../util/redact-urls.js';
 import { serverUrl } from '../server-url.js';
 
@@ -42,7 +43,7 @@ export type RouterEvent =
  * Spreads requests over replicas of one model. A new session goes to the replica with the fewest
  * requests in flight; its later requests stick to that replica (its prefix cache holds the
  * conversation), and move only when the replica is evicted. Connection failures evict a replica
- * (never the last healthy one); a background probe re-admits it. Retryable failures (transport, timeout, 429, 5xx, a reply the sampler could not have produced) are retried
+ * (never the last healthy one); a background probe re-admits it. Failures that say they are retryable (`isRetryable`: transport, timeout, 429, 5xx, a reply the sampler could not have produced) are retried
  * with backoff and jitter, honouring `Retry-After`, up to `maxAttempts` per request and within a
  * retry budget shared by all requests (`RetryBudget`).
  */
@@ -51,7 +52,7 @@ export class Router {
   readonly #onEvent: (event: RouterEvent) => void;
   readonly #client: JsonClient;
   readonly #retry: RetryOptions;
-  readonly #pins: LruMap<string, Replica>;
+  readonly #pins: LRUCache<string, Replica>;
   readonly #random: () => number;
   readonly #healthTimer: NodeJS.Timeout;
   readonly #health: { timeoutMs: number; path: string };
@@ -63,7 +64,7 @@ export class Router {
     this.replicas = options.urls.map((url) => ({ url: serverUrl(url), inFlight: 0, healthy: true }));
     this.#retry = { ...defaultRetryOptions, ...options.retry };
     this.#budget = new RetryBudget(options.retryBudget);
-    this.#pins = new LruMap(options.maxSessions ?? 100_000);
+    this.#pins = new LRUCache({ max: options.maxSessions ?? 100_000 });
     this.#random = options.random ?? Math.random;
     this.#onEvent = options.onEvent ?? (() => {});
     this.#health = { timeoutMs: options.health?.timeoutMs ?? 2_000, path: options.health?.path ?? '/health' };
@@ -79,7 +80,7 @@ export class Router {
       try {
         return await send(replica);
       } catch (error) {
-        if (signal.aborted || !hasKind(error, ...policyErrorKinds) || !error.isRetryable || attempt >= this.#retry.maxAttempts) throw error;
+        if (signal.aborted || !isRetryable(error) || attempt >= this.#retry.maxAttempts) throw error;
         if (!this.#budget.tryRetry()) {
           this.#onEvent({ type: 'retry-budget-exhausted', url: redactUrls(replica.url), error: error.message });
           throw error;

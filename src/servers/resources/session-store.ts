@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { LruMap } from '../../util/lru-map.js';
+import { LRUCache } from 'lru-cache';
 
 /** How many sessions a server keeps before it forgets the least recently used (see `SessionStore`). */
 export const DEFAULT_MAX_SESSIONS = 10_000;
@@ -21,13 +21,13 @@ export interface ResourcesSession<State> {
  * not by dataset size. A forgotten or unknown id is answered with a fresh session and a new cookie.
  */
 export class SessionStore<State> {
-  readonly #sessions: LruMap<string, ResourcesSession<State>>;
+  readonly #sessions: LRUCache<string, ResourcesSession<State>>;
   readonly #initialState: () => State;
 
   constructor(initialState: () => State, maxSessions = DEFAULT_MAX_SESSIONS) {
     if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new RangeError(`maxSessions must be a positive integer, got ${maxSessions}`);
     this.#initialState = initialState;
-    this.#sessions = new LruMap(maxSessions);
+    this.#sessions = new LRUCache({ max: maxSessions });
   }
 
   get size(): number {

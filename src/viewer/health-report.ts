@@ -61,11 +61,12 @@ export interface HealthFiles {
 const HEALTHY: RolloutHealth = { verdict: 'healthy', findings: [] };
 
 /**
- * A run's health report, read once: flagged rollouts by (task, rollout) key (only those, so memory
+ * A run's health report as `gymnast health` wrote it (the checks are `metrics/health`'s, the pass over
+ * the run's files and the report `collect/health`'s), read once for the viewer: flagged rollouts by (task, rollout) key (only those, so memory
  * follows the findings, not the run), task-level findings, and the summary's counts. A key with
  * several lines (a row finding and a duplicate-key finding) gets the worst verdict and every finding.
  */
-export class RunHealth {
+export class HealthReport {
   readonly #rollouts = new Map<number, Map<number, RolloutHealth>>();
   readonly #tasks = new Map<number, HealthFindingRecord[]>();
   /** Lines of the verdict file that do not read as verdicts: skipped, counted. */
@@ -73,9 +74,9 @@ export class RunHealth {
   overview: HealthOverview | null = null;
 
   /** The report at `files`, or null when there is no verdict file (the run was never checked). */
-  static async read(files: HealthFiles): Promise<RunHealth | null> {
+  static async read(files: HealthFiles): Promise<HealthReport | null> {
     if (!existsSync(files.verdicts)) return null;
-    const health = new RunHealth();
+    const health = new HealthReport();
     for await (const { text } of runFileLines(files.verdicts)) health.#add(text);
     health.overview = await readOverview(files.summary);
     return health;
@@ -122,7 +123,7 @@ function worse(a: RolloutHealthVerdict, b: RolloutHealthVerdict): RolloutHealthV
  * such a success without an error (its findings kept), which the report, listing flagged rollouts
  * only, cannot name when nothing was found.
  */
-export function rolloutHealthAt(health: RunHealth, columns: RolloutColumns, at: number): RolloutHealth {
+export function rolloutHealthAt(health: HealthReport, columns: RolloutColumns, at: number): RolloutHealth {
   const reported = health.of(columns.task.values[at]!, columns.rollout.values[at]!);
   return columns.evaluationOnly.values[at] === 1 && reported.verdict !== 'unhealthy' ? { verdict: 'evaluation-only', findings: reported.findings } : reported;
 }
