@@ -6,6 +6,7 @@ import { collectMemory } from './collect-memory-bench.js';
 import { embeddedDecodeSpeed, embeddedEpisodeThroughput } from './embedded-bench.js';
 import { engineOverhead, scheduleCost } from './engine-bench.js';
 import { extensibleCopyCost } from './extensible-copy-bench.js';
+import { fastPaths } from './fast-paths-bench.js';
 import { httpClientThroughput } from './http-bench.js';
 import { ledgerThroughput } from './ledger-bench.js';
 import { resourcesOverhead } from './resources-bench.js';
@@ -33,6 +34,7 @@ const suites: Record<string, () => Promise<BenchLine | BenchLine[]>> = {
   viewer: viewerScaling,
   'extensible-copy': extensibleCopyCost,
   'chunked-writer': chunkedWriterMemory,
+  'fast-paths': fastPaths,
 };
 
 const wanted = [...process.argv.slice(2), ...(process.env.BENCH ?? '').split(',')].map((name) => name.trim()).filter(Boolean);

@@ -1,0 +1,92 @@
+import { rowToTask } from '../src/collect/agent.js';
+import { DatasetRow, readDatasetRow } from '../src/collect/dataset-row.js';
+import { plainRequest, RequestFields } from '../src/collect/request-fields.js';
+import { EpisodeTask } from '../src/core/episode-task.js';
+import { MaterializedRow, ResultRow } from '../src/core/result-row.js';
+import { readFullRow, readMaterializedRow, readOwnMaterializedRow, readRow, ResultRowHead } from '../src/core/row-reader.js';
+import { parseWithIssues } from '../src/core/schema-issues.js';
+import { readPolicyResult } from '../src/engine/read-policy-result.js';
+import { readStepResult } from '../src/engine/read-step-result.js';
+import { StepResult } from '../src/environments/environment.js';
+import { ChatCompletionsResponse } from '../src/policy/chat-completions/chat-completions-wire-types.js';
+import { readChatCompletionsResponse } from '../src/policy/chat-completions/read-chat-completions-response.js';
+import { PolicyResult } from '../src/policy/policy.js';
+import { readSglangGenerateResponse } from '../src/policy/sglang-generate/read-sglang-generate-response.js';
+import { SglangGenerateResponse } from '../src/policy/sglang-generate/sglang-generate-wire-types.js';
+import { readVllmCompletionsResponse } from '../src/policy/vllm-completions/read-vllm-completions-response.js';
+import { VllmCompletionsResponse } from '../src/policy/vllm-completions/vllm-completions-wire-types.js';
+import { plannedRow, resultRow } from './aggregate-rows.js';
+import type { BenchResult } from './bench-result.js';
+import { perCall } from './per-call.js';
+
+/** As it comes off the wire or out of a file: parsed JSON. */
+const parsed = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+/** A turn's generation: this many tokens, with ids and logprobs (a short answer; a long one only widens the gap). */
+const GENERATED = 256;
+const PROMPT = 1_024;
+const ids = (count: number, seed: number) => Array.from({ length: count }, (_, i) => (seed * 131 + i * 17) % 151_000);
+const logprobs = (count: number) => Array.from({ length: count }, (_, i) => -((i % 97) / 50));
+
+const vllmAnswer = parsed({
+  choices: [{ index: 0, text: 'x'.repeat(GENERATED), token_ids: ids(GENERATED, 1), prompt_token_ids: ids(PROMPT, 2), logprobs: { token_logprobs: logprobs(GENERATED), tokens: ids(GENERATED, 1).map(String) }, finish_reason: 'stop', stop_reason: null }],
+  usage: { prompt_tokens: PROMPT, completion_tokens: GENERATED, total_tokens: PROMPT + GENERATED },
+});
+const chatAnswer = parsed({
+  id: 'c', object: 'chat.completion', model: 'm',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'x'.repeat(GENERATED) }, token_ids: ids(GENERATED, 1), logprobs: { content: logprobs(GENERATED).map((logprob, i) => ({ token: `t${i}`, logprob, bytes: [116], top_logprobs: [] })) }, finish_reason: 'stop' }],
+  prompt_token_ids: ids(PROMPT, 2),
+  usage: { prompt_tokens: PROMPT, completion_tokens: GENERATED, total_tokens: PROMPT + GENERATED },
+});
+const sglangAnswer = parsed({
+  text: 'x'.repeat(GENERATED),
+  output_ids: ids(GENERATED, 1),
+  prompt_token_ids: ids(PROMPT, 2),
+  meta_info: { id: 'r', finish_reason: { type: 'stop', matched: 151645 }, prompt_tokens: PROMPT, completion_tokens: GENERATED, output_token_logprobs: logprobs(GENERATED).map((logprob, i) => [logprob, ids(GENERATED, 1)[i], null]) },
+});
+const policyResult = { token_ids: ids(GENERATED, 1), logprobs: logprobs(GENERATED), text: 'x'.repeat(GENERATED), finish_reason: { unified: 'stop', raw: 'stop' }, usage: { prompt_tokens: PROMPT, completion_tokens: GENERATED }, prompt_token_ids: ids(PROMPT, 2), prompt_source: 'server' };
+const step = { observation: [{ role: 'environment', content: 'Incorrect: 7 + 5 is not 13. Try again, and show your steps.' }], reward: 0, terminated: false, metadata: { attempts: 1 }, answer: '13' };
+const row = parsed(resultRow(7, 2));
+const planned = parsed(plannedRow(7, 2));
+const request = planned.responses_create_params;
+const task = rowToTask(planned as never);
+const input = parsed({ responses_create_params: request, agent_ref: planned.agent_ref, problem: planned.problem, answer: planned.answer });
+
+interface HandCheck {
+  /** What is read, and the schema the hand check mirrors. */
+  name: string;
+  fast: () => unknown;
+  slow: () => unknown;
+}
+
+/**
+ * Each hand check against the zod schema it mirrors, on the value it is there for (what a server, an
+ * environment or a run's own file gives): the same reading, by hand and by the schema.
+ */
+const HAND_CHECKS: HandCheck[] = [
+  { name: `ResultRow, a 3-turn rollout read whole (readFullRow: viewer, health, export)`, fast: () => readFullRow(row, 'x:1'), slow: () => ResultRow.safeParse(row) },
+  { name: `ResultRowHead, a 3-turn rollout without its messages (readRow: aggregate, resume, viewer index)`, fast: () => readRow(row, 'x:1'), slow: () => ResultRowHead.safeParse(row) },
+  { name: 'MaterializedRow, a planned rollout read back (readMaterializedRow: aggregate, health)', fast: () => readMaterializedRow(planned, 'x:1'), slow: () => MaterializedRow.safeParse(planned) },
+  { name: "MaterializedRow, a planned rollout read by its own run (readOwnMaterializedRow: admission)", fast: () => readOwnMaterializedRow(planned, 'x:1'), slow: () => MaterializedRow.safeParse(planned) },
+  { name: 'DatasetRow, an input line (readDatasetRow: check and plan)', fast: () => readDatasetRow(input), slow: () => parseWithIssues(DatasetRow, input) },
+  { name: "RequestFields + EpisodeTask, a planned rollout's request made a task (plainRequest: rowToTask)", fast: () => plainRequest(request), slow: () => [RequestFields.safeParse(request), EpisodeTask.safeParse(task)] },
+  { name: 'StepResult, an environment step (readStepResult: every turn)', fast: () => readStepResult(step), slow: () => StepResult.safeParse(step) },
+  { name: `PolicyResult, a ${GENERATED}-token generation (readPolicyResult: every turn)`, fast: () => readPolicyResult(policyResult), slow: () => PolicyResult.safeParse(policyResult) },
+  { name: `VllmCompletionsResponse, a ${GENERATED}-token answer with logprobs (every turn)`, fast: () => readVllmCompletionsResponse(vllmAnswer), slow: () => VllmCompletionsResponse.safeParse(vllmAnswer) },
+  { name: `ChatCompletionsResponse, a ${GENERATED}-token answer with logprobs (every turn)`, fast: () => readChatCompletionsResponse(chatAnswer), slow: () => ChatCompletionsResponse.safeParse(chatAnswer) },
+  { name: `SglangGenerateResponse, a ${GENERATED}-token answer with logprobs (every turn)`, fast: () => readSglangGenerateResponse(sglangAnswer), slow: () => SglangGenerateResponse.safeParse(sglangAnswer) },
+];
+
+/** µs per reading, by hand against by the schema, measured side by side in this run. */
+export async function handCheckCosts(): Promise<BenchResult[]> {
+  return HAND_CHECKS.map(({ name, fast, slow }) => {
+    for (const way of [fast, slow]) if (way() === undefined) throw new Error(`bench: ${name}: the value is not the usual shape`);
+    const measured = perCall({ fast, slow });
+    return {
+      name: `hand check vs zod: ${name}`,
+      baseline: { label: 'zod schema', value: measured.slow, unit: 'µs' },
+      measured: { label: 'hand check', value: measured.fast, unit: 'µs' },
+      lowerIsBetter: true,
+    };
+  });
+}
