@@ -3,11 +3,9 @@ import { DatasetRow, readDatasetRow } from '../src/collect/dataset-row.js';
 import { plainRequest, RequestFields } from '../src/collect/request-fields.js';
 import { EpisodeTask } from '../src/core/episode-task.js';
 import { MaterializedRow, ResultRow } from '../src/core/result-row.js';
-import { readFullRow, readMaterializedRow, readOwnMaterializedRow, readRow, ResultRowHead } from '../src/core/row-reader.js';
+import { readFullRow, readOwnMaterializedRow, readRow, ResultRowHead } from '../src/core/row-reader.js';
 import { parseWithIssues } from '../src/core/schema-issues.js';
 import { readPolicyResult } from '../src/engine/read-policy-result.js';
-import { readStepResult } from '../src/engine/read-step-result.js';
-import { StepResult } from '../src/environments/environment.js';
 import { ChatCompletionsResponse } from '../src/policy/chat-completions/chat-completions-wire-types.js';
 import { readChatCompletionsResponse } from '../src/policy/chat-completions/read-chat-completions-response.js';
 import { PolicyResult } from '../src/policy/policy.js';
@@ -45,7 +43,6 @@ const sglangAnswer = parsed({
   meta_info: { id: 'r', finish_reason: { type: 'stop', matched: 151645 }, prompt_tokens: PROMPT, completion_tokens: GENERATED, output_token_logprobs: logprobs(GENERATED).map((logprob, i) => [logprob, ids(GENERATED, 1)[i], null]) },
 });
 const policyResult = { token_ids: ids(GENERATED, 1), logprobs: logprobs(GENERATED), text: 'x'.repeat(GENERATED), finish_reason: { unified: 'stop', raw: 'stop' }, usage: { prompt_tokens: PROMPT, completion_tokens: GENERATED }, prompt_token_ids: ids(PROMPT, 2), prompt_source: 'server' };
-const step = { observation: [{ role: 'environment', content: 'Incorrect: 7 + 5 is not 13. Try again, and show your steps.' }], reward: 0, terminated: false, metadata: { attempts: 1 }, answer: '13' };
 const row = parsed(resultRow(7, 2));
 const planned = parsed(plannedRow(7, 2));
 const request = planned.responses_create_params;
@@ -66,11 +63,9 @@ interface HandCheck {
 const HAND_CHECKS: HandCheck[] = [
   { name: `ResultRow, a 3-turn rollout read whole (readFullRow: viewer, health, export)`, fast: () => readFullRow(row, 'x:1'), slow: () => ResultRow.safeParse(row) },
   { name: `ResultRowHead, a 3-turn rollout without its messages (readRow: aggregate, resume, viewer index)`, fast: () => readRow(row, 'x:1'), slow: () => ResultRowHead.safeParse(row) },
-  { name: 'MaterializedRow, a planned rollout read back (readMaterializedRow: aggregate, health)', fast: () => readMaterializedRow(planned, 'x:1'), slow: () => MaterializedRow.safeParse(planned) },
   { name: "MaterializedRow, a planned rollout read by its own run (readOwnMaterializedRow: admission)", fast: () => readOwnMaterializedRow(planned, 'x:1'), slow: () => MaterializedRow.safeParse(planned) },
   { name: 'DatasetRow, an input line (readDatasetRow: check and plan)', fast: () => readDatasetRow(input), slow: () => parseWithIssues(DatasetRow, input) },
   { name: "RequestFields + EpisodeTask, a planned rollout's request made a task (plainRequest: rowToTask)", fast: () => plainRequest(request), slow: () => [RequestFields.safeParse(request), EpisodeTask.safeParse(task)] },
-  { name: 'StepResult, an environment step (readStepResult: every turn)', fast: () => readStepResult(step), slow: () => StepResult.safeParse(step) },
   { name: `PolicyResult, a ${GENERATED}-token generation (readPolicyResult: every turn)`, fast: () => readPolicyResult(policyResult), slow: () => PolicyResult.safeParse(policyResult) },
   { name: `VllmCompletionsResponse, a ${GENERATED}-token answer with logprobs (every turn)`, fast: () => readVllmCompletionsResponse(vllmAnswer), slow: () => VllmCompletionsResponse.safeParse(vllmAnswer) },
   { name: `ChatCompletionsResponse, a ${GENERATED}-token answer with logprobs (every turn)`, fast: () => readChatCompletionsResponse(chatAnswer), slow: () => ChatCompletionsResponse.safeParse(chatAnswer) },

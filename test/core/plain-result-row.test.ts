@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { MaterializedRow, readFullRow, readMaterializedRow, readRow, ResultRow, ResultRowHead } from '../../src/core/index.js';
+import { readOwnMaterializedRow } from '../../src/core/row-reader.js';
 import { oneChangeVariants } from '../support/one-change-variants.js';
 
 const rows = (name: string) =>
@@ -29,9 +30,9 @@ function bySchema(schema: typeof ResultRow | typeof ResultRowHead | typeof Mater
   return parsed.success ? parsed.data : 'invalid';
 }
 
-function byReader(read: typeof readFullRow | typeof readRow | typeof readMaterializedRow, value: unknown): unknown {
+function byReader(read: typeof readFullRow | typeof readRow | typeof readOwnMaterializedRow, value: unknown): unknown {
   try {
-    return read === readMaterializedRow ? read(value, 'x:1') : (read as typeof readRow)(value, 'x:1').row;
+    return read === readOwnMaterializedRow ? read(value, 'x:1') : (read as typeof readRow)(value, 'x:1').row;
   } catch {
     return 'invalid';
   }
@@ -60,14 +61,14 @@ describe('successful rows confirmed by hand', () => {
     assert.ok(byHand > checked / 4, `${byHand} of ${checked * 2} readings confirmed by hand`);
   });
 
-  it('planned rows too, as admission confirms them', () => {
+  it('planned rows too, as admission confirms them (the fields the schema returns; their order the row\'s own)', () => {
     let checked = 0;
     for (const base of rows('v2_rollouts_materialized_inputs.jsonl')) {
       for (const variant of oneChangeVariants({ ...base, zz: [1] }, { replacements: REPLACEMENTS, maxDepth: 5 })) {
         const expected = bySchema(MaterializedRow, variant);
-        const actual = byReader(readMaterializedRow, variant);
+        const actual = byReader(readOwnMaterializedRow, variant);
         assert.deepEqual(actual, expected, JSON.stringify(variant));
-        if (expected !== 'invalid') assert.deepEqual(Object.keys(actual as object), Object.keys(expected as object));
+        if (expected !== 'invalid') assert.deepEqual(Object.keys(actual as object).sort(), Object.keys(expected as object).sort());
         checked += 1;
       }
     }
