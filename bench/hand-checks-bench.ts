@@ -7,11 +7,11 @@ import { readFullRow, readOwnMaterializedRow, readRow, ResultRowHead } from '../
 import { parseWithIssues } from '../src/core/schema-issues.js';
 import { readPolicyResult } from '../src/engine/read-policy-result.js';
 import { ChatCompletionsResponse } from '../src/policy/chat-completions/chat-completions-wire-types.js';
-import { readChatCompletionsResponse } from '../src/policy/chat-completions/read-chat-completions-response.js';
+import { readChatCompletionsResponse } from '../src/policy/chat-completions/read-chat-completions-response.fast.js';
 import { PolicyResult } from '../src/policy/policy.js';
-import { readSglangGenerateResponse } from '../src/policy/sglang-generate/read-sglang-generate-response.js';
+import { readSglangGenerateResponse } from '../src/policy/sglang-generate/read-sglang-generate-response.fast.js';
 import { SglangGenerateResponse } from '../src/policy/sglang-generate/sglang-generate-wire-types.js';
-import { readVllmCompletionsResponse } from '../src/policy/vllm-completions/read-vllm-completions-response.js';
+import { readVllmCompletionsResponse } from '../src/policy/vllm-completions/read-vllm-completions-response.fast.js';
 import { VllmCompletionsResponse } from '../src/policy/vllm-completions/vllm-completions-wire-types.js';
 import { plannedRow, resultRow } from './aggregate-rows.js';
 import type { BenchResult } from './bench-result.js';

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { Template } from '@huggingface/jinja';
-import { compileTemplate } from '../src/tokens/jinja/compile-template.js';
+import { compileTemplate } from '../src/tokens/jinja/compile-template.fast.js';
 import type { BenchResult } from './bench-result.js';
 import { perCall } from './per-call.js';
 

@@ -7,7 +7,7 @@ import { ConfigError } from '../core/errors/config-error.js';
 import { fileErrorReason } from '../util/file-error-reason.js';
 import { LruMap } from '../util/lru-map.js';
 import type { BpeTables } from './bpe-tables.js';
-import { installByteLevelFastPath } from './byte-level-fast-path.js';
+import { installByteLevelFastPath } from './byte-level.fast.js';
 import { StringTableMap } from './string-table-map.js';
 import type { Tokenizer } from './tokenizer.js';
 import { TokenizerConfig } from './tokenizer-config.js';

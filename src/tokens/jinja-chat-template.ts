@@ -3,8 +3,8 @@ import type { ChatTool } from '../core/chat-tool.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import type { Message } from '../core/message.js';
 import type { ChatTemplate, ChatTemplateOptions } from './chat-template.js';
-import { tryCompileTemplate } from './jinja/compile-template.js';
-import { InterpreterFallbacks, notCompiledReason, renderFailedReason, type FallbackReason } from './jinja/interpreter-fallbacks.js';
+import { tryCompileTemplate } from './jinja/compile-template.fast.js';
+import { InterpreterFallbacks, notCompiledReason, renderFailedReason, type FallbackReason } from './jinja/interpreter-fallbacks.fast.js';
 import type { TokenizerConfig } from './tokenizer-config.js';
 import { selectChatTemplate } from './tokenizer-config.js';
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { Tokenizer as LibraryTokenizer } from '@huggingface/tokenizers';
-import { byteLevelSpelling, byteLevelText, installByteLevelFastPath } from '../../src/tokens/byte-level-fast-path.js';
+import { byteLevelSpelling, byteLevelText, installByteLevelFastPath } from '../../src/tokens/byte-level.fast.js';
 import { loadHfTokenizer, TokenizerConfig, type HfTokenizer } from '../../src/tokens/index.js';
 import { qwen3Directory } from '../support/qwen3.js';
 

@@ -1,4 +1,4 @@
-import { kindOf, rawValue } from './template-values.js';
+import { kindOf, rawValue } from './template-values.fast.js';
 
 /** A test after `is`, or named by `selectattr`: the operand and, from `selectattr`, its argument. */
 export type ValueTest = (operand: unknown, argument?: unknown) => boolean;

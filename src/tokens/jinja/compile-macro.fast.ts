@@ -1,11 +1,11 @@
-import type { AstNode, CallStatementNode, IdentifierNode, KeywordArgumentNode, MacroNode } from './ast-nodes.js';
-import { bindable } from './bindable-name.js';
-import { compileArguments } from './compile-arguments.js';
-import type { Evaluate, Render, StatementCompiler } from './compiled-closures.js';
-import { containsNode } from './contains-node.js';
-import { Scope } from './scope.js';
-import { kindOf, outputText, TemplateFunction, type Kwargs } from './template-values.js';
-import { unsupported } from './unsupported-construct-error.js';
+import type { AstNode, CallStatementNode, IdentifierNode, KeywordArgumentNode, MacroNode } from './ast-nodes.fast.js';
+import { bindable } from './bindable-name.fast.js';
+import { compileArguments } from './compile-arguments.fast.js';
+import type { Evaluate, Render, StatementCompiler } from './compiled-closures.fast.js';
+import { containsNode } from './contains-node.fast.js';
+import { Scope } from './scope.fast.js';
+import { kindOf, outputText, TemplateFunction, type Kwargs } from './template-values.fast.js';
+import { unsupported } from './unsupported-construct-error.fast.js';
 
 interface Parameter {
   name: string;

@@ -1,4 +1,4 @@
-import type { AstNode } from './ast-nodes.js';
+import type { AstNode } from './ast-nodes.fast.js';
 
 /** Whether any node below `root` satisfies `predicate` (ObjectLiteral keeps its entries in a Map). */
 export function containsNode(root: unknown, predicate: (node: AstNode) => boolean): boolean {

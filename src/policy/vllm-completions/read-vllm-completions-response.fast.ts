@@ -1,5 +1,5 @@
 import { isRecord } from '../../util/is-record.js';
-import { isIntList, isNumber, isNumberOrNullList, readUsage } from '../wire-checks.js';
+import { isIntList, isNumber, isNumberOrNullList, readUsage } from '../wire-checks.fast.js';
 import type { VllmCompletionsResponse } from './vllm-completions-wire-types.js';
 
 type Choice = VllmCompletionsResponse['choices'][number];

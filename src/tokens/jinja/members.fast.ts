@@ -7,9 +7,9 @@ import {
   ownEntry,
   TemplateFunction,
   type Kwargs,
-} from './template-values.js';
-import type { Scope } from './scope.js';
-import { unsupported } from './unsupported-construct-error.js';
+} from './template-values.fast.js';
+import type { Scope } from './scope.fast.js';
+import { unsupported } from './unsupported-construct-error.fast.js';
 
 /** StringValue's builtins that are functions (`length` is a property). */
 const STRING_METHODS = new Set(['upper', 'lower', 'strip', 'title', 'capitalize', 'rstrip', 'lstrip', 'startswith', 'endswith', 'split', 'replace']);

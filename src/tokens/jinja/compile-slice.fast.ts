@@ -1,6 +1,6 @@
-import type { SliceExpressionNode, AstNode } from './ast-nodes.js';
-import type { CompileExpression, Evaluate } from './compiled-closures.js';
-import { isArrayKind, kindOf } from './template-values.js';
+import type { SliceExpressionNode, AstNode } from './ast-nodes.fast.js';
+import type { CompileExpression, Evaluate } from './compiled-closures.fast.js';
+import { isArrayKind, kindOf } from './template-values.fast.js';
 
 /** `object[start:stop:step]` on a list or a string, as the interpreter slices. */
 export function compileSlice(object: Evaluate, node: SliceExpressionNode, expression: CompileExpression): Evaluate {

@@ -1,5 +1,5 @@
 import { isRecord } from '../../util/is-record.js';
-import { isInt, isIntList, isNumber } from '../wire-checks.js';
+import { isInt, isIntList, isNumber } from '../wire-checks.fast.js';
 import type { SglangGenerateResponse } from './sglang-generate-wire-types.js';
 
 type MetaInfo = SglangGenerateResponse['meta_info'];

@@ -1,9 +1,9 @@
-import type { LiteralNode, MemberExpressionNode, SliceExpressionNode } from './ast-nodes.js';
-import type { CompileExpression, Evaluate } from './compiled-closures.js';
-import { compileSlice } from './compile-slice.js';
-import { LoopInfo } from './loop-info.js';
-import { getMember } from './members.js';
-import { hasOwn } from './template-values.js';
+import type { LiteralNode, MemberExpressionNode, SliceExpressionNode } from './ast-nodes.fast.js';
+import type { CompileExpression, Evaluate } from './compiled-closures.fast.js';
+import { compileSlice } from './compile-slice.fast.js';
+import { LoopInfo } from './loop-info.fast.js';
+import { getMember } from './members.fast.js';
+import { hasOwn } from './template-values.fast.js';
 
 /** `object.name`, `object[key]` and `object[a:b]`. */
 export function compileMember(node: MemberExpressionNode, expression: CompileExpression): Evaluate {

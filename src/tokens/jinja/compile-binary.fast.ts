@@ -1,6 +1,6 @@
-import type { Evaluate } from './compiled-closures.js';
-import { binaryOperation } from './operators.js';
-import { looseEquals, truthy } from './template-values.js';
+import type { Evaluate } from './compiled-closures.fast.js';
+import { binaryOperation } from './operators.fast.js';
+import { looseEquals, truthy } from './template-values.fast.js';
 
 // Fast paths for two integers (loop indices, lengths); anything else takes the interpreter's checks.
 const INTEGER_OPERATIONS: Record<string, (a: number, b: number) => unknown> = {

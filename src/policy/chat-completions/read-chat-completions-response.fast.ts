@@ -1,5 +1,5 @@
 import { isRecord } from '../../util/is-record.js';
-import { isIntList, isNumber, readUsage } from '../wire-checks.js';
+import { isIntList, isNumber, readUsage } from '../wire-checks.fast.js';
 import type { ChatCompletionsResponse } from './chat-completions-wire-types.js';
 
 type Choice = ChatCompletionsResponse['choices'][number];

@@ -1,5 +1,5 @@
-import type { AstNode, IdentifierNode, LiteralNode } from './ast-nodes.js';
-import { unsupported } from './unsupported-construct-error.js';
+import type { AstNode, IdentifierNode, LiteralNode } from './ast-nodes.fast.js';
+import { unsupported } from './unsupported-construct-error.fast.js';
 
 /** A name a template may bind; the rest would need the interpreter's per-Environment `namespace` or break the scope objects. */
 export function bindable(name: string): string {

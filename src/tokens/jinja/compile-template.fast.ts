@@ -1,11 +1,11 @@
 import { Template } from '@huggingface/jinja';
-import type { ProgramNode } from './ast-nodes.js';
-import { statementCompiler } from './compile-statements.js';
-import { containsNode } from './contains-node.js';
-import { GLOBAL_SCOPE } from './template-globals.js';
-import { BREAK, CONTINUE } from './loop-control.js';
-import { Scope } from './scope.js';
-import { unsupported } from './unsupported-construct-error.js';
+import type { ProgramNode } from './ast-nodes.fast.js';
+import { statementCompiler } from './compile-statements.fast.js';
+import { containsNode } from './contains-node.fast.js';
+import { GLOBAL_SCOPE } from './template-globals.fast.js';
+import { BREAK, CONTINUE } from './loop-control.fast.js';
+import { Scope } from './scope.fast.js';
+import { unsupported } from './unsupported-construct-error.fast.js';
 
 /** Renders a template with its variables: the same text as `Template.render`, or a throw. */
 export interface CompiledTemplate {

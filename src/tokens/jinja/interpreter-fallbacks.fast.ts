@@ -1,4 +1,4 @@
-import { UnsupportedConstructError } from './unsupported-construct-error.js';
+import { UnsupportedConstructError } from './unsupported-construct-error.fast.js';
 
 /**
  * Why a render went to the interpreter: the template did not compile, the compiled render declined

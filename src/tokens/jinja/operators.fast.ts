@@ -10,7 +10,7 @@ import {
   primitiveText,
   rawValue,
   truthy,
-} from './template-values.js';
+} from './template-values.fast.js';
 
 /** `~`, and `+` with a string side: both sides' text joined. */
 function concatenated(left: unknown, right: unknown): string {

@@ -1,10 +1,10 @@
-import type { ForNode, IdentifierNode, LiteralNode, AstNode, SelectExpressionNode } from './ast-nodes.js';
-import { bindable, bindableTupleNames } from './bindable-name.js';
-import type { Evaluate, Render, StatementCompiler } from './compiled-closures.js';
-import { BREAK, CONTINUE } from './loop-control.js';
-import { LoopInfo } from './loop-info.js';
-import { Scope } from './scope.js';
-import { isArrayKind, kindOf, truthy } from './template-values.js';
+import type { ForNode, IdentifierNode, LiteralNode, AstNode, SelectExpressionNode } from './ast-nodes.fast.js';
+import { bindable, bindableTupleNames } from './bindable-name.fast.js';
+import type { Evaluate, Render, StatementCompiler } from './compiled-closures.fast.js';
+import { BREAK, CONTINUE } from './loop-control.fast.js';
+import { LoopInfo } from './loop-info.fast.js';
+import { Scope } from './scope.fast.js';
+import { isArrayKind, kindOf, truthy } from './template-values.fast.js';
 
 /** How a loop variable receives each item: one name, or a tuple of names unpacked from a list item. */
 interface LoopTarget {

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { Template } from '@huggingface/jinja';
 import type { Message } from '../../src/core/index.js';
 import { JinjaChatTemplate } from '../../src/tokens/index.js';
-import { compileTemplate } from '../../src/tokens/jinja/compile-template.js';
+import { compileTemplate } from '../../src/tokens/jinja/compile-template.fast.js';
 
 const require = createRequire(import.meta.url);
 const fixtures = new URL('../fixtures/templates/', import.meta.url);

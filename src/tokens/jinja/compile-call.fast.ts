@@ -1,9 +1,9 @@
-import type { CallExpressionNode, IdentifierNode, MemberExpressionNode } from './ast-nodes.js';
-import { compileArguments } from './compile-arguments.js';
-import type { CompileExpression, Evaluate } from './compiled-closures.js';
-import { callMethod, callValue } from './members.js';
-import type { Scope } from './scope.js';
-import type { Kwargs } from './template-values.js';
+import type { CallExpressionNode, IdentifierNode, MemberExpressionNode } from './ast-nodes.fast.js';
+import { compileArguments } from './compile-arguments.fast.js';
+import type { CompileExpression, Evaluate } from './compiled-closures.fast.js';
+import { callMethod, callValue } from './members.fast.js';
+import type { Scope } from './scope.fast.js';
+import type { Kwargs } from './template-values.fast.js';
 
 /** `f(args)`, and `object.method(args)` dispatched by name without building a bound function. */
 export function compileCall(node: CallExpressionNode, expression: CompileExpression): Evaluate {

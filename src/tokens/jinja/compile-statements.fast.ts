@@ -1,12 +1,12 @@
-import type { AstNode, CallStatementNode, FilterStatementNode, ForNode, IfNode, LiteralNode, MacroNode, SetNode } from './ast-nodes.js';
-import { compileExpression } from './compile-expression.js';
-import { compileFilter } from './compile-filter.js';
-import { compileForLoop } from './compile-loop.js';
-import { compileCallBlock, compileMacro } from './compile-macro.js';
-import { compileSet } from './compile-set.js';
-import type { Render, StatementCompiler } from './compiled-closures.js';
-import { BREAK, CONTINUE } from './loop-control.js';
-import { outputText, truthy } from './template-values.js';
+import type { AstNode, CallStatementNode, FilterStatementNode, ForNode, IfNode, LiteralNode, MacroNode, SetNode } from './ast-nodes.fast.js';
+import { compileExpression } from './compile-expression.fast.js';
+import { compileFilter } from './compile-filter.fast.js';
+import { compileForLoop } from './compile-loop.fast.js';
+import { compileCallBlock, compileMacro } from './compile-macro.fast.js';
+import { compileSet } from './compile-set.fast.js';
+import type { Render, StatementCompiler } from './compiled-closures.fast.js';
+import { BREAK, CONTINUE } from './loop-control.fast.js';
+import { outputText, truthy } from './template-values.fast.js';
 
 /** A compiler of statement blocks; `hasLoopControl` says whether loops must catch `break`/`continue`. */
 export function statementCompiler(hasLoopControl: boolean): StatementCompiler {

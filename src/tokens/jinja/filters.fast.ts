@@ -1,4 +1,4 @@
-import { callObjectMethod, callStringMethod, replaceMethod } from './members.js';
+import { callObjectMethod, callStringMethod, replaceMethod } from './members.fast.js';
 import {
   compareValues,
   display,
@@ -16,9 +16,9 @@ import {
   type BoxedFloat,
   type Kind,
   type Kwargs,
-} from './template-values.js';
-import { unsupported } from './unsupported-construct-error.js';
-import { VALUE_TESTS, type ValueTest } from './value-tests.js';
+} from './template-values.fast.js';
+import { unsupported } from './unsupported-construct-error.fast.js';
+import { VALUE_TESTS, type ValueTest } from './value-tests.fast.js';
 
 /** One element of `Array.prototype.join` over the interpreter's raw `.value`s (floats already unboxed). */
 function joinPart(value: unknown): string {

@@ -1,9 +1,9 @@
-import type { AstNode, CallExpressionNode, IdentifierNode } from './ast-nodes.js';
-import { compileArguments } from './compile-arguments.js';
-import type { CompileExpression } from './compiled-closures.js';
-import { applyCallFilter, applyFilter } from './filters.js';
-import type { Scope } from './scope.js';
-import { unsupported } from './unsupported-construct-error.js';
+import type { AstNode, CallExpressionNode, IdentifierNode } from './ast-nodes.fast.js';
+import { compileArguments } from './compile-arguments.fast.js';
+import type { CompileExpression } from './compiled-closures.fast.js';
+import { applyCallFilter, applyFilter } from './filters.fast.js';
+import type { Scope } from './scope.fast.js';
+import { unsupported } from './unsupported-construct-error.fast.js';
 
 /** A filter applied to an evaluated operand: `value|name` or `value|name(args)`, and `{% filter %}` blocks. */
 export type ApplyFilter = (operand: unknown, scope: Scope) => unknown;

@@ -10,16 +10,16 @@ import type {
   TernaryNode,
   TestExpressionNode,
   UnaryExpressionNode,
-} from './ast-nodes.js';
-import { compileBinary } from './compile-binary.js';
-import { compileCall } from './compile-call.js';
-import { compileFilter } from './compile-filter.js';
-import { compileMember } from './compile-member.js';
-import type { Evaluate } from './compiled-closures.js';
-import { unaryOperation } from './operators.js';
-import { kindOf, makeFloat, makeTuple, truthy } from './template-values.js';
-import { unsupported } from './unsupported-construct-error.js';
-import { VALUE_TESTS } from './value-tests.js';
+} from './ast-nodes.fast.js';
+import { compileBinary } from './compile-binary.fast.js';
+import { compileCall } from './compile-call.fast.js';
+import { compileFilter } from './compile-filter.fast.js';
+import { compileMember } from './compile-member.fast.js';
+import type { Evaluate } from './compiled-closures.fast.js';
+import { unaryOperation } from './operators.fast.js';
+import { kindOf, makeFloat, makeTuple, truthy } from './template-values.fast.js';
+import { unsupported } from './unsupported-construct-error.fast.js';
+import { VALUE_TESTS } from './value-tests.fast.js';
 
 /** Compiles an expression node into a closure computing its value; any node type not listed is left to the interpreter. */
 export function compileExpression(node: AstNode): Evaluate {

@@ -1,6 +1,6 @@
-import { Scope } from './scope.js';
-import { isArrayKind, kindOf, Namespace, TemplateFunction, type Kwargs } from './template-values.js';
-import { unsupported } from './unsupported-construct-error.js';
+import { Scope } from './scope.fast.js';
+import { isArrayKind, kindOf, Namespace, TemplateFunction, type Kwargs } from './template-values.fast.js';
+import { unsupported } from './unsupported-construct-error.fast.js';
 
 function namespaceEntry(pair: unknown): [string, unknown] {
   let values: unknown[] | undefined;

@@ -1,5 +1,5 @@
-import type { AstNode } from './ast-nodes.js';
-import type { Scope } from './scope.js';
+import type { AstNode } from './ast-nodes.fast.js';
+import type { Scope } from './scope.fast.js';
 
 /** A compiled expression: its value in a scope. */
 export type Evaluate = (scope: Scope) => unknown;

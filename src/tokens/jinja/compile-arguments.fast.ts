@@ -1,7 +1,7 @@
-import type { AstNode, KeywordArgumentNode, SpreadNode } from './ast-nodes.js';
-import type { CompileExpression, Evaluate } from './compiled-closures.js';
-import type { Scope } from './scope.js';
-import { isArrayKind, kindOf } from './template-values.js';
+import type { AstNode, KeywordArgumentNode, SpreadNode } from './ast-nodes.fast.js';
+import type { CompileExpression, Evaluate } from './compiled-closures.fast.js';
+import type { Scope } from './scope.fast.js';
+import { isArrayKind, kindOf } from './template-values.fast.js';
 
 /** A call's compiled arguments, evaluated positional first, as the interpreter does. */
 export interface Arguments {

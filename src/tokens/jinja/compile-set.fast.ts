@@ -1,8 +1,8 @@
-import type { AstNode, IdentifierNode, LiteralNode, MemberExpressionNode, SetNode } from './ast-nodes.js';
-import { bindable, bindableTupleNames } from './bindable-name.js';
-import type { Evaluate, Render, StatementCompiler } from './compiled-closures.js';
-import { isArrayKind, kindOf, Namespace } from './template-values.js';
-import { unsupported } from './unsupported-construct-error.js';
+import type { AstNode, IdentifierNode, LiteralNode, MemberExpressionNode, SetNode } from './ast-nodes.fast.js';
+import { bindable, bindableTupleNames } from './bindable-name.fast.js';
+import type { Evaluate, Render, StatementCompiler } from './compiled-closures.fast.js';
+import { isArrayKind, kindOf, Namespace } from './template-values.fast.js';
+import { unsupported } from './unsupported-construct-error.fast.js';
 
 /** `{% set name = value %}`, `{% set a, b = value %}`, `{% set ns.attr = value %}` and block sets. */
 export function compileSet(node: SetNode, compile: StatementCompiler): Render {

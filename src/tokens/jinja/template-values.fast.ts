@@ -1,5 +1,5 @@
-import type { Scope } from './scope.js';
-import { unsupported } from './unsupported-construct-error.js';
+import type { Scope } from './scope.fast.js';
+import { unsupported } from './unsupported-construct-error.fast.js';
 
 /**
  * Values of the compiled renderer are plain JS values, not @huggingface/jinja's RuntimeValue
