@@ -1,10 +1,40 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, truncate, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { defaultCacheDirectory, loadHfTokenizer, type HfTokenizer } from '../../src/tokens/index.js';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { bpeModelFromTables } from '../../src/tokens/bpe-model.fast.js';
+import { bpeTables } from '../../src/tokens/bpe-tables.js';
+import { defaultCacheDirectory, loadHfTokenizer, TokenizerConfig, type HfTokenizer } from '../../src/tokens/index.js';
 import { qwen3Directory } from '../support/qwen3.js';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * In a process of its own (the notice is said once per process): a library whose BPE model keeps its
+ * token → id map behind an accessor instead of as a Map, as another version might. Loads Qwen3's
+ * tokenizer twice and prints the ids each gives.
+ */
+const UPGRADED_LIBRARY = `
+  import * as library from '@huggingface/tokenizers';
+  import { loadHfTokenizer } from './src/tokens/index.ts';
+  import { qwen3Directory } from './test/support/qwen3.ts';
+  Object.defineProperty(library.BPE.prototype, 'tokens_to_ids', {
+    configurable: true,
+    get() {
+      const map = this.ids_by_token;
+      return { get: (key) => map.get(key), has: (key) => map.has(key), set: (key, value) => map.set(key, value), keys: () => map.keys(), values: () => map.values(), entries: () => map.entries(), [Symbol.iterator]: () => map[Symbol.iterator](), get size() { return map.size; } };
+    },
+    set(value) { this.ids_by_token = value; },
+  });
+  const ids = [];
+  for (let load = 0; load < 2; load++) ids.push((await loadHfTokenizer(qwen3Directory, { cacheDirectory: false })).encode(${JSON.stringify('hello world, 日本語 😀')}));
+  console.log(JSON.stringify(ids));`;
 
 /** Texts where a tokenizer built another way would show: scripts, emoji, whitespace runs, special tokens, digits. */
 const corpus = [
@@ -239,5 +269,23 @@ describe('the default cache folder', () => {
     assert.equal(defaultCacheDirectory({ XDG_CACHE_HOME: '/xdg' }), join('/xdg', 'gymnast'));
     assert.match(defaultCacheDirectory({})!, /[/\\]\.cache[/\\]gymnast$/);
     assert.equal(defaultCacheDirectory({ GYMNAST_CACHE_DIR: 'off' }), undefined);
+  });
+});
+
+describe('the tokenizer built from tables, guarded against another version of @huggingface/tokenizers', () => {
+  it("fills the installed library's BPE model (an upgrade that changes the model's shape fails here)", () => {
+    const tables = bpeTables(JSON.parse(readFileSync(join(qwen3Directory, 'tokenizer.json'), 'utf8')));
+    const config = TokenizerConfig.parse(JSON.parse(readFileSync(join(qwen3Directory, 'tokenizer_config.json'), 'utf8')));
+    assert.ok(tables, "Qwen3's tokenizer.json has tables");
+    assert.ok(bpeModelFromTables(tables, config), 'the library is the shape the tables fill');
+  });
+
+  it('builds from tokenizer.json when the model is another shape, the same ids, and says so in one line on stderr per process', async () => {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', UPGRADED_LIBRARY], { cwd: root });
+    const expected = (await loadHfTokenizer(qwen3Directory, { cacheDirectory: false })).encode('hello world, 日本語 😀');
+    assert.deepEqual(JSON.parse(stdout), [expected, expected]);
+    const lines = stderr.split('\n').filter((line) => line !== '');
+    assert.equal(lines.length, 1, stderr);
+    assert.match(lines[0]!, /^gymnast: fast path "BPE model from tables" is off: @huggingface\/tokenizers 0\.2\.0 \(written for 0\.2\.0\): its BPE model is not the shape .*; falling back to building the tokenizer from tokenizer\.json: same results, slower\. See docs\/fast-paths\.md\.$/);
   });
 });
