@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { Template } from '@huggingface/jinja';
 import type { Message } from '../../src/core/index.js';
 import { JinjaChatTemplate } from '../../src/tokens/index.js';
 import { compileTemplate } from '../../src/tokens/jinja/compile-template.fast.js';
+import { compilerMatchesInterpreter } from '../../src/tokens/jinja/compiler-probe.fast.js';
 
 const require = createRequire(import.meta.url);
 const fixtures = new URL('../fixtures/templates/', import.meta.url);
@@ -367,5 +371,45 @@ describe('renders left to the interpreter are observable', () => {
     });
     assert.equal(written, 'gymnast: a chat template is rendered by the @huggingface/jinja interpreter (render-threw): System role not supported\n');
     assert.deepEqual(template.interpreterFallbacks, { count: 1, first: { kind: 'render-threw', detail: 'System role not supported' } });
+  });
+});
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * In a process of its own (the notice is said once per process): an interpreter that writes JSON
+ * without spaces after commas, as another version of @huggingface/jinja might. Makes two templates
+ * of Qwen3's and renders a tool call with each; prints the texts, the interpreter's, and the fallbacks.
+ */
+const UPGRADED_LIBRARY = `
+  import { Template } from '@huggingface/jinja';
+  import { JinjaChatTemplate } from './src/tokens/index.ts';
+  const source = ${JSON.stringify(templates[0]![1])};
+  const render = Template.prototype.render;
+  Template.prototype.render = function (variables) { return render.call(this, variables).replaceAll(', ', ','); };
+  const config = { bos_token: '', eos_token: '<|im_end|>' };
+  const messages = [{ role: 'user', content: 'Weather in Paris, today?' }, { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris", "days": 2}' } }] }];
+  const results = [new JinjaChatTemplate(source, config), new JinjaChatTemplate(source, config)].map((template) => ({ text: template.render(messages, { addGenerationPrompt: true }), fallbacks: template.interpreterFallbacks }));
+  const interpreter = new Template(source).render({ ...config, messages: [messages[0], { ...messages[1], tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: { city: 'Paris', days: 2 } } }] }], add_generation_prompt: true });
+  console.log(JSON.stringify({ results, interpreter }));`;
+
+describe('the compiler, guarded against another version of @huggingface/jinja', () => {
+  it('reproduces the installed interpreter on its probe template (an upgrade that changes the syntax tree or the text fails here)', () => {
+    assert.equal(compilerMatchesInterpreter(), true);
+  });
+
+  it('leaves every template to an interpreter that renders otherwise, and says so in one line on stderr per process', async () => {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', UPGRADED_LIBRARY], { cwd: root });
+    const { results, interpreter } = JSON.parse(stdout) as { results: { text: string; fallbacks: { count: number; first: { kind: string } } }[]; interpreter: string };
+    assert.match(interpreter, /"Paris","days"/, "the changed interpreter's text");
+    for (const { text, fallbacks } of results) {
+      assert.equal(text, interpreter);
+      assert.equal(fallbacks.count, 1);
+      assert.equal(fallbacks.first.kind, 'not-compiled');
+    }
+    const lines = stderr.split('\n').filter((line) => line !== '');
+    assert.equal(lines.length, 1, stderr);
+    assert.match(lines[0]!, /^gymnast: fast path "chat template compiler" is off: @huggingface\/jinja 0\.5\.11 \(written for 0\.5\.11\): its interpreter renders a probe template otherwise; falling back to the library's interpreter for every template: same results, slower\. See docs\/fast-paths\.md\.$/);
   });
 });
