@@ -1,7 +1,4 @@
-// undici's index loads all of undici (fetch, WebSocket, cookies, EventSource, HTTP/2) for the one class
-// used here: about 50 ms of every start, a sixth of `gymnast collect`'s CPU to its first request (issue
-// 13). Its own module is loaded instead; a spec holds it to the class the index exports.
-import Pool from 'undici/lib/dispatcher/pool.js';
+import type { Pool } from 'undici';
 import type { z } from 'zod';
 import { hasKind, policyErrorKinds } from '../core/errors/has-kind.js';
 import { PolicyError } from '../core/errors/policy-error.js';
@@ -11,6 +8,7 @@ import { TransportError } from '../core/errors/transport-error.js';
 import { redactUrls } from '../util/redact-urls.js';
 import { dispatchReply } from './dispatch-reply.js';
 import { requestUrl } from './request-url.js';
+import { undiciPool } from './undici-pool.fast.js';
 
 export interface JsonRequest<T> {
   method: 'GET' | 'POST';
@@ -66,7 +64,7 @@ const MAX_CONNECTIONS = 1_024;
  * without a word (a key in the URL would never reach the server).
  */
 interface Endpoint {
-  pool: InstanceType<typeof Pool>;
+  pool: Pool;
   /** The base URL's path, put before each request's. */
   prefix: string;
   /** The base URL's query, put after each request's path. */
@@ -109,7 +107,7 @@ export class JsonClient {
     const url = requestUrl(request.baseUrl, request.path);
     const { signal, timeoutMs } = request;
     try {
-      const { pool, prefix, query, headers } = this.#endpoint(request.baseUrl);
+      const { pool, prefix, query, headers } = this.#endpoints.get(request.baseUrl) ?? (await this.#endpoint(request.baseUrl));
       return await dispatchReply(
         pool,
         {
@@ -138,12 +136,15 @@ export class JsonClient {
     this.#endpoints.clear();
   }
 
-  #endpoint(baseUrl: string): Endpoint {
+  /** The endpoint of a base URL, made on its first request (undici's Pool is loaded then, once). */
+  async #endpoint(baseUrl: string): Promise<Endpoint> {
+    const url = new URL(baseUrl);
+    const PoolClass = await undiciPool();
+    // Another request to the same server may have made it meanwhile.
     let endpoint = this.#endpoints.get(baseUrl);
     if (!endpoint) {
-      const url = new URL(baseUrl);
       endpoint = {
-        pool: new Pool(url.origin, { connections: this.#connections, keepAliveTimeout: 60_000, pipelining: 1 }),
+        pool: new PoolClass(url.origin, { connections: this.#connections, keepAliveTimeout: 60_000, pipelining: 1 }),
         prefix: url.pathname.replace(/\/+$/, ''),
         query: url.search,
         headers: { 'content-type': 'application/json', ...basicAuthorization(url) },
