@@ -1,6 +1,8 @@
 import { rowToTask } from '../src/collect/agent.js';
-import { DatasetRow, readDatasetRow } from '../src/collect/dataset-row.js';
-import { plainRequest, RequestFields } from '../src/collect/request-fields.js';
+import { DatasetRow } from '../src/collect/dataset-row.js';
+import { readDatasetRow } from '../src/collect/read-dataset-row.js';
+import { plainRequest } from '../src/collect/plain-request.fast.js';
+import { RequestFields } from '../src/collect/request-fields.js';
 import { EpisodeTask } from '../src/core/episode-task.js';
 import { MaterializedRow, ResultRow } from '../src/core/result-row.js';
 import { readFullRow, readOwnMaterializedRow, readRow, ResultRowHead } from '../src/core/row-reader.js';
