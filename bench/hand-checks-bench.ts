@@ -4,8 +4,8 @@ import { readDatasetRow } from '../src/collect/read-dataset-row.js';
 import { plainRequest } from '../src/collect/plain-request.fast.js';
 import { RequestFields } from '../src/collect/request-fields.js';
 import { EpisodeTask } from '../src/core/episode-task.js';
-import { MaterializedRow, ResultRow } from '../src/core/result-row.js';
-import { readFullRow, readOwnMaterializedRow, readRow, ResultRowHead } from '../src/core/row-reader.js';
+import { ResultRow } from '../src/core/result-row.js';
+import { readFullRow, readRow, ResultRowHead } from '../src/core/row-reader.js';
 import { parseWithIssues } from '../src/core/schema-issues.js';
 import { readPolicyResult } from '../src/engine/read-policy-result.js';
 import { ChatCompletionsResponse } from '../src/policy/chat-completions/chat-completions-wire-types.js';
@@ -65,7 +65,6 @@ interface HandCheck {
 const HAND_CHECKS: HandCheck[] = [
   { name: `ResultRow, a 3-turn rollout read whole (readFullRow: viewer, health, export)`, fast: () => readFullRow(row, 'x:1'), slow: () => ResultRow.safeParse(row) },
   { name: `ResultRowHead, a 3-turn rollout without its messages (readRow: aggregate, resume, viewer index)`, fast: () => readRow(row, 'x:1'), slow: () => ResultRowHead.safeParse(row) },
-  { name: "MaterializedRow, a planned rollout read by its own run (readOwnMaterializedRow: admission)", fast: () => readOwnMaterializedRow(planned, 'x:1'), slow: () => MaterializedRow.safeParse(planned) },
   { name: 'DatasetRow, an input line (readDatasetRow: check and plan)', fast: () => readDatasetRow(input), slow: () => parseWithIssues(DatasetRow, input) },
   { name: "RequestFields + EpisodeTask, a planned rollout's request made a task (plainRequest: rowToTask)", fast: () => plainRequest(request), slow: () => [RequestFields.safeParse(request), EpisodeTask.safeParse(task)] },
   { name: `PolicyResult, a ${GENERATED}-token generation (readPolicyResult: every turn)`, fast: () => readPolicyResult(policyResult), slow: () => PolicyResult.safeParse(policyResult) },

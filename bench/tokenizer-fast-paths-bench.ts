@@ -45,9 +45,10 @@ export async function tokenizerFastPaths(): Promise<BenchResult[]> {
     const load = { tables: Infinity, json: Infinity };
     for (let round = 0; round < LOADS; round++) {
       for (const [way, directory] of [['tables', cacheDirectory], ['json', false]] as const) {
-        const started = performance.now();
+        const started = process.cpuUsage();
         await loadHfTokenizer(qwen3Directory, { cacheDirectory: directory });
-        load[way] = Math.min(load[way], performance.now() - started);
+        const used = process.cpuUsage(started);
+        load[way] = Math.min(load[way], (used.user + used.system) / 1000);
       }
     }
     const { library, json, tables } = await codecs(cacheDirectory);
@@ -57,7 +58,7 @@ export async function tokenizerFastPaths(): Promise<BenchResult[]> {
     return [
       { name: `tokenizer byte-level steps: encode 8 KB of code (${tokens}), ${each}`, baseline: { label: asItIs, value: library.encode_us, unit: 'µs' }, measured: { label: 'byte-level steps done directly', value: json.encode_us, unit: 'µs' }, lowerIsBetter: true },
       { name: `tokenizer byte-level steps: decode the same ids, ${each}`, baseline: { label: asItIs, value: library.decode_us, unit: 'µs' }, measured: { label: 'byte-level steps done directly', value: json.decode_us, unit: 'µs' }, lowerIsBetter: true },
-      { name: `tokenizer tables: load Qwen3's tokenizer (the best of ${LOADS} alternating loads)`, baseline: { label: 'from tokenizer.json', value: load.json, unit: 'ms' }, measured: { label: 'from the cached tables', value: load.tables, unit: 'ms' }, lowerIsBetter: true },
+      { name: `tokenizer tables: load Qwen3's tokenizer, CPU (the least of ${LOADS} alternating loads)`, baseline: { label: 'from tokenizer.json', value: load.json, unit: 'ms' }, measured: { label: 'from the cached tables', value: load.tables, unit: 'ms' }, lowerIsBetter: true },
       { name: `tokenizer tables: encode 8 KB of code through the tables' maps (a cost where above 1), ${each}`, baseline: { label: "the library's maps", value: json.encode_us, unit: 'µs' }, measured: { label: "the tables' maps", value: tables.encode_us, unit: 'µs' }, lowerIsBetter: true },
       { name: `tokenizer tables: decode the same ids through the tables (a cost where above 1), ${each}`, baseline: { label: "the library's vocabulary", value: json.decode_us, unit: 'µs' }, measured: { label: 'the tables', value: tables.decode_us, unit: 'µs' }, lowerIsBetter: true },
     ];

@@ -1,30 +1,10 @@
 // Fast path: mirrors the ResultRow, ResultRowHead and MaterializedRow schemas; 9× (row), 2.7× (head), 100× (planned) faster (docs/fast-paths.md#hand-checks); guard: test/core/result-row-fast-path.test.ts.
 import { FinishReason } from './finish-reason.js';
 import { Message, Role } from './message.js';
-import type { MaterializedRow } from './result-row.js';
 import { SamplingParams } from './sampling-params.js';
 import { Termination, TerminationKind } from './termination.js';
 import { TurnRecord } from './turn-record.js';
 import { isRecord } from '../util/is-record.js';
-
-/**
- * Whether a planned rollout has the fields admission reads as the MaterializedRow schema takes them
- * (the request and agent as objects, a named agent, whole-number keys): the run planned and checked
- * every row it reads back, so admission takes the row as it is, without the schema's copy.
- */
-export function isPlannedRollout(value: unknown): value is MaterializedRow {
-  if (!isRecord(value) || !isRecord(value.responses_create_params) || !isRecord(value.agent_ref)) return false;
-  const { name, type } = value.agent_ref;
-  const attempt = value._ng_attempt_index;
-  return (
-    typeof name === 'string' &&
-    name.length > 0 &&
-    (type === undefined || typeof type === 'string') &&
-    isIndex(value._ng_task_index) &&
-    isIndex(value._ng_rollout_index) &&
-    (attempt === undefined || (isIndex(attempt) && attempt > 0))
-  );
-}
 
 function isIndex(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) >= 0;
