@@ -1,4 +1,4 @@
-// Fast path: mirrors the ResultRow, ResultRowHead and MaterializedRow schemas; 9× (row), 2.7× (head), 100× (planned) faster (docs/fast-paths.md#hand-checks); guard: test/core/result-row-fast-path.test.ts.
+// Fast path: mirrors the ResultRow and ResultRowHead schemas; 8.8× (whole row), 2.7× (head) faster (docs/fast-paths.md#hand-checks); guard: test/core/result-row-fast-path.test.ts.
 import { FinishReason } from './finish-reason.js';
 import { Message, Role } from './message.js';
 import { SamplingParams } from './sampling-params.js';

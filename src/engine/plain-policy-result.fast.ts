@@ -1,4 +1,4 @@
-// Fast path: mirrors the PolicyResult schema; 22× faster (docs/fast-paths.md#hand-checks); guard: test/engine/policy-result-fast-path.test.ts.
+// Fast path: mirrors the PolicyResult schema; 23× faster (docs/fast-paths.md#hand-checks); guard: test/engine/policy-result-fast-path.test.ts.
 import { FinishReason } from '../core/finish-reason.js';
 import type { PolicyResult } from '../policy/policy.js';
 import { isRecord } from '../util/is-record.js';

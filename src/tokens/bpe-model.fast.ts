@@ -1,4 +1,4 @@
-// Fast path: mirrors @huggingface/tokenizers 0.2.0's BPE model; loads 28× faster (docs/fast-paths.md#bpe-tables); guard: test/tokens/bpe-tables-fast-path.test.ts.
+// Fast path: mirrors @huggingface/tokenizers 0.2.0's BPE model; loads 45× faster (docs/fast-paths.md#bpe-tables); guard: test/tokens/bpe-tables-fast-path.test.ts.
 import * as hfTokenizers from '@huggingface/tokenizers';
 import { Tokenizer as HfTokenizerImplementation } from '@huggingface/tokenizers';
 import { sayFastPathOff } from '../util/fast-path-off.js';

@@ -1,4 +1,4 @@
-// Fast path: mirrors the ChatCompletionsResponse schema; 19× faster (docs/fast-paths.md#hand-checks); guard: test/policy/wire-response-fast-path.test.ts.
+// Fast path: mirrors the ChatCompletionsResponse schema; 24× faster (docs/fast-paths.md#hand-checks); guard: test/policy/wire-response-fast-path.test.ts.
 import { isRecord } from '../../util/is-record.js';
 import { isIntList, isNumber, readUsage } from '../wire-checks.fast.js';
 import type { ChatCompletionsResponse } from './chat-completions-wire-types.js';

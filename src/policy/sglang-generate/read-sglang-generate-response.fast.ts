@@ -1,4 +1,4 @@
-// Fast path: mirrors the SglangGenerateResponse schema; 54× faster (docs/fast-paths.md#hand-checks); guard: test/policy/wire-response-fast-path.test.ts.
+// Fast path: mirrors the SglangGenerateResponse schema; 70× faster (docs/fast-paths.md#hand-checks); guard: test/policy/wire-response-fast-path.test.ts.
 import { isRecord } from '../../util/is-record.js';
 import { isInt, isIntList, isNumber } from '../wire-checks.fast.js';
 import type { SglangGenerateResponse } from './sglang-generate-wire-types.js';

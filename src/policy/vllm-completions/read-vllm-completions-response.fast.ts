@@ -1,4 +1,4 @@
-// Fast path: mirrors the VllmCompletionsResponse schema; 80× faster (docs/fast-paths.md#hand-checks); guard: test/policy/wire-response-fast-path.test.ts.
+// Fast path: mirrors the VllmCompletionsResponse schema; 69× faster (docs/fast-paths.md#hand-checks); guard: test/policy/wire-response-fast-path.test.ts.
 import { isRecord } from '../../util/is-record.js';
 import { isIntList, isNumber, isNumberOrNullList, readUsage } from '../wire-checks.fast.js';
 import type { VllmCompletionsResponse } from './vllm-completions-wire-types.js';

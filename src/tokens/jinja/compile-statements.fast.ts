@@ -1,4 +1,4 @@
-// Fast path: mirrors @huggingface/jinja 0.5.11's parse and interpreter; 22× faster (docs/fast-paths.md#jinja); guard: test/tokens/jinja-fast-path.test.ts.
+// Fast path: mirrors @huggingface/jinja 0.5.11's parse and interpreter; 25× faster (docs/fast-paths.md#jinja); guard: test/tokens/jinja-fast-path.test.ts.
 import type { AstNode, CallStatementNode, FilterStatementNode, ForNode, IfNode, LiteralNode, MacroNode, SetNode } from './ast-nodes.fast.js';
 import { compileExpression } from './compile-expression.fast.js';
 import { compileFilter } from './compile-filter.fast.js';

@@ -1,4 +1,4 @@
-// Fast path: mirrors @huggingface/jinja 0.5.11's parse and interpreter; 22× faster (docs/fast-paths.md#jinja); guard: test/tokens/jinja-fast-path.test.ts.
+// Fast path: mirrors @huggingface/jinja 0.5.11's parse and interpreter; 25× faster (docs/fast-paths.md#jinja); guard: test/tokens/jinja-fast-path.test.ts.
 import { Template } from '@huggingface/jinja';
 import type { ProgramNode } from './ast-nodes.fast.js';
 import { statementCompiler } from './compile-statements.fast.js';

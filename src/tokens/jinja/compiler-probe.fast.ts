@@ -1,4 +1,4 @@
-// Fast path: mirrors @huggingface/jinja 0.5.11's parse and interpreter; 22× faster (docs/fast-paths.md#jinja); guard: test/tokens/jinja-fast-path.test.ts.
+// Fast path: mirrors @huggingface/jinja 0.5.11's parse and interpreter; 25× faster (docs/fast-paths.md#jinja); guard: test/tokens/jinja-fast-path.test.ts.
 import { Template } from '@huggingface/jinja';
 import { sayFastPathOff } from '../../util/fast-path-off.js';
 import { once } from '../../util/once.js';

@@ -1,4 +1,4 @@
-// Fast path: mirrors @huggingface/jinja 0.5.11's parse and interpreter; 22× faster (docs/fast-paths.md#jinja); guard: test/tokens/jinja-fast-path.test.ts.
+// Fast path: mirrors @huggingface/jinja 0.5.11's parse and interpreter; 25× faster (docs/fast-paths.md#jinja); guard: test/tokens/jinja-fast-path.test.ts.
 import type { AstNode } from './ast-nodes.fast.js';
 
 /** Whether any node below `root` satisfies `predicate` (ObjectLiteral keeps its entries in a Map). */

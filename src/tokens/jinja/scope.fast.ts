@@ -1,4 +1,4 @@
-// Fast path: mirrors @huggingface/jinja 0.5.11's parse and interpreter; 22× faster (docs/fast-paths.md#jinja); guard: test/tokens/jinja-fast-path.test.ts.
+// Fast path: mirrors @huggingface/jinja 0.5.11's parse and interpreter; 25× faster (docs/fast-paths.md#jinja); guard: test/tokens/jinja-fast-path.test.ts.
 /**
  * A scope: its own names, then the enclosing scope's. The names are kept in a Map rather than on
  * objects chained by prototype: every render turned fresh objects into prototypes, V8 gives each
