@@ -64,7 +64,8 @@ const MAX_CONNECTIONS = 1_024;
  * without a word (a key in the URL would never reach the server).
  */
 interface Endpoint {
-  pool: Pool;
+  /** Made once undici's Pool class is loaded (on the first request of the process: see undici-pool.fast.ts). */
+  pool: Promise<Pool>;
   /** The base URL's path, put before each request's. */
   prefix: string;
   /** The base URL's query, put after each request's path. */
@@ -107,9 +108,9 @@ export class JsonClient {
     const url = requestUrl(request.baseUrl, request.path);
     const { signal, timeoutMs } = request;
     try {
-      const { pool, prefix, query, headers } = this.#endpoints.get(request.baseUrl) ?? (await this.#endpoint(request.baseUrl));
+      const { pool, prefix, query, headers } = this.#endpoint(request.baseUrl);
       return await dispatchReply(
-        pool,
+        await pool,
         {
           method: request.method,
           path: `${prefix}${request.path}${query}`,
@@ -132,19 +133,17 @@ export class JsonClient {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.#endpoints.values()].map((endpoint) => endpoint.pool.close()));
+    await Promise.all([...this.#endpoints.values()].map(async (endpoint) => (await endpoint.pool).close()));
     this.#endpoints.clear();
   }
 
-  /** The endpoint of a base URL, made on its first request (undici's Pool is loaded then, once). */
-  async #endpoint(baseUrl: string): Promise<Endpoint> {
-    const url = new URL(baseUrl);
-    const PoolClass = await undiciPool();
-    // Another request to the same server may have made it meanwhile.
+  #endpoint(baseUrl: string): Endpoint {
     let endpoint = this.#endpoints.get(baseUrl);
     if (!endpoint) {
+      const url = new URL(baseUrl);
+      const options = { connections: this.#connections, keepAliveTimeout: 60_000, pipelining: 1 };
       endpoint = {
-        pool: new PoolClass(url.origin, { connections: this.#connections, keepAliveTimeout: 60_000, pipelining: 1 }),
+        pool: undiciPool().then((PoolClass) => new PoolClass(url.origin, options)),
         prefix: url.pathname.replace(/\/+$/, ''),
         query: url.search,
         headers: { 'content-type': 'application/json', ...basicAuthorization(url) },
