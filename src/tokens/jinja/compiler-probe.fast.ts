@@ -1,6 +1,7 @@
 // Fast path: mirrors @huggingface/jinja 0.5.11's parse and interpreter; 25× faster (docs/fast-paths.md#jinja); guard: test/tokens/jinja-fast-path.test.ts.
 import { Template } from '@huggingface/jinja';
 import { sayFastPathOff } from '../../util/fast-path-off.js';
+import { installedVersion } from '../../util/installed-version.js';
 import { once } from '../../util/once.js';
 import { tryCompileTemplate } from './compile-template.fast.js';
 
@@ -34,21 +35,27 @@ const PROBE_VARIABLES = {
   add_generation_prompt: true,
 };
 
+/** The version the compiler was written for, which its guard spec holds it to. */
+const WRITTEN_FOR = '0.5.11';
+
 /**
- * Whether the compiler reproduces the interpreter of the @huggingface/jinja installed, tried once per
- * process on a probe template before any template is compiled: the compiler reads the library's
- * unexported syntax tree and mirrors its interpreter, so another version may parse into other nodes
- * or render other text. When it does not, every template is left to the interpreter, and one line on
- * stderr says so (`sayFastPathOff`).
+ * Whether the compiler reproduces the interpreter of the @huggingface/jinja installed, decided once
+ * per process before any template is compiled: the compiler reads the library's unexported syntax
+ * tree and mirrors its interpreter, so another version may parse into other nodes or render other
+ * text. The version it was written for is taken on its guard spec's word; any other is tried on a
+ * probe template first (about 10 ms of CPU, once). When the probe fails, every template is left to
+ * the interpreter, and one line on stderr says so (`sayFastPathOff`).
  */
 export const compilerMatchesInterpreter = once((): boolean => {
-  const reason = probeMismatch();
+  if (installedVersion('@huggingface/jinja') === WRITTEN_FOR) return true;
+  const reason = compilerProbeMismatch();
   if (reason === undefined) return true;
-  sayFastPathOff({ fastPath: 'chat template compiler', library: '@huggingface/jinja', writtenFor: '0.5.11', reason, slowPath: "the library's interpreter for every template" });
+  sayFastPathOff({ fastPath: 'chat template compiler', library: '@huggingface/jinja', writtenFor: WRITTEN_FOR, reason, slowPath: "the library's interpreter for every template" });
   return false;
 });
 
-function probeMismatch(): string | undefined {
+/** How the compiled probe template differs from the interpreter's rendering of it, or undefined when it does not. */
+export function compilerProbeMismatch(): string | undefined {
   try {
     const template = new Template(PROBE);
     const compilation = tryCompileTemplate(template);
