@@ -30,7 +30,7 @@ export const modules = {
   'result-readers': {
     mutate: ['src/policy/*/read-*.ts'],
     tests: [
-      'test/policy/read-response.test.ts',
+      'test/policy/wire-response-fast-path.test.ts',
       'test/policy/chat-and-sglang.test.ts',
       'test/policy/vllm-completions.test.ts',
       'test/policy/finish-reasons.test.ts',
