@@ -47,7 +47,7 @@ export const modules = {
   },
   'run-lock': {
     mutate: ['src/collect/run-lock.ts', 'src/collect/lock-claim.ts'],
-    tests: ['test/collect/run-lock.test.ts', 'test/collect/run-lock-takeover.test.ts'],
+    tests: ['test/collect/run-lock-direct.test.ts', 'test/collect/run-lock.test.ts', 'test/collect/run-lock-takeover.test.ts'],
   },
   health: {
     mutate: ['src/metrics/health/*.ts'],
