@@ -30,7 +30,7 @@ export const modules = {
   'result-readers': {
     mutate: ['src/policy/*/read-*.ts'],
     tests: [
-      'test/policy/read-response.test.ts',
+      'test/policy/wire-response-fast-path.test.ts',
       'test/policy/chat-and-sglang.test.ts',
       'test/policy/vllm-completions.test.ts',
       'test/policy/finish-reasons.test.ts',
@@ -47,7 +47,7 @@ export const modules = {
   },
   'run-lock': {
     mutate: ['src/collect/run-lock.ts', 'src/collect/lock-claim.ts'],
-    tests: ['test/collect/run-lock.test.ts', 'test/collect/run-lock-takeover.test.ts'],
+    tests: ['test/collect/run-lock-direct.test.ts', 'test/collect/run-lock.test.ts', 'test/collect/run-lock-takeover.test.ts'],
   },
   health: {
     mutate: ['src/metrics/health/*.ts'],

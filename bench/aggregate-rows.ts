@@ -46,7 +46,7 @@ export async function writeRunFiles(dir: string, tasks: number, rollouts: number
 
 const question = (task: number) => ({ a: 10 + (task % 90), b: 11 + ((task * 7) % 80) });
 
-function plannedRow(task: number, rollout: number) {
+export function plannedRow(task: number, rollout: number) {
   const { a, b } = question(task);
   return {
     responses_create_params: { input: [{ role: 'user', content: `What is ${a}+${b}? Use the calculator, then answer.` }] },
@@ -60,7 +60,7 @@ function plannedRow(task: number, rollout: number) {
 
 const tokens = (count: number, seed: number) => Array.from({ length: count }, (_, i) => (seed * 131 + i * 17) % 151_000);
 
-function resultRow(task: number, rollout: number) {
+export function resultRow(task: number, rollout: number) {
   const { a, b } = question(task);
   const correct = (task + rollout) % 3 !== 0;
   const answer = String(correct ? a + b : a + b + 1 + (rollout % 2));

@@ -7,6 +7,7 @@ import { collectMemory } from './collect-memory-bench.js';
 import { embeddedDecodeSpeed, embeddedEpisodeThroughput } from './embedded-bench.js';
 import { engineOverhead, scheduleCost } from './engine-bench.js';
 import { extensibleCopyCost } from './extensible-copy-bench.js';
+import { fastPaths } from './fast-paths-bench.js';
 import { httpClientThroughput } from './http-bench.js';
 import { ledgerThroughput } from './ledger-bench.js';
 import { resourcesOverhead } from './resources-bench.js';
@@ -37,6 +38,7 @@ const suites: Record<string, () => Promise<BenchLine | BenchLine[]>> = {
   'chunked-writer': chunkedWriterMemory,
   'run-slots': runSlotsScaling,
   'cookie-jar': cookieJarCost,
+  'fast-paths': fastPaths,
 };
 
 const wanted = [...process.argv.slice(2), ...(process.env.BENCH ?? '').split(',')].map((name) => name.trim()).filter(Boolean);

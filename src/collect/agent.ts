@@ -10,7 +10,8 @@ import { parseWithIssues, schemaIssues, showValue } from '../core/schema-issues.
 import { responsesInputToMessages, responsesToolsToChatTools } from '../core/responses-items.js';
 import type { MaterializedRow } from '../core/result-row.js';
 import { episodeOutcome, type EpisodeOutcomeOptions } from './output-row.js';
-import { extraBodyObject, plainRequest, RequestFields } from './request-fields.js';
+import { plainRequest } from './plain-request.fast.js';
+import { extraBodyObject, RequestFields } from './request-fields.js';
 import type { RowIssue } from './row-error.js';
 import type { RolloutOutcome } from './sink.js';
 import { extensibleCopy } from '../util/extensible-copy.js';

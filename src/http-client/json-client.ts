@@ -1,7 +1,4 @@
-// undici's index loads all of undici (fetch, WebSocket, cookies, EventSource, HTTP/2) for the one class
-// used here: about 50 ms of every start, a sixth of `gymnast collect`'s CPU to its first request (issue
-// 13). Its own module is loaded instead; a spec holds it to the class the index exports.
-import Pool from 'undici/lib/dispatcher/pool.js';
+import type { Pool } from 'undici';
 import type { z } from 'zod';
 import { GymnastError } from '../core/errors/gymnast-error.js';
 import { LimitExceededError } from '../core/errors/limit-exceeded-error.js';
@@ -13,6 +10,7 @@ import { redactUrls } from '../util/redact-urls.js';
 import { dispatchReply } from './dispatch-reply.js';
 import type { HttpReply } from './http-reply.js';
 import { requestUrl } from './request-url.js';
+import { undiciPool } from './undici-pool.fast.js';
 
 /** A request `JsonClient` sends, and what its answer must be (the server side's is `JsonRequest`). */
 export interface JsonClientRequest<T> {
@@ -62,7 +60,8 @@ const MAX_CONNECTIONS = 1_024;
  * without a word (a key in the URL would never reach the server).
  */
 interface Endpoint {
-  pool: InstanceType<typeof Pool>;
+  /** Made once undici's Pool class is loaded (on the first request of the process: see undici-pool.fast.ts). */
+  pool: Promise<Pool>;
   /** The base URL's path, put before each request's. */
   prefix: string;
   /** The base URL's query, put after each request's path. */
@@ -107,7 +106,7 @@ export class JsonClient {
     try {
       const { pool, prefix, query, headers } = this.#endpoint(request.baseUrl);
       return await dispatchReply(
-        pool,
+        await pool,
         {
           method: request.method,
           path: `${prefix}${request.path}${query}`,
@@ -130,7 +129,7 @@ export class JsonClient {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.#endpoints.values()].map((endpoint) => endpoint.pool.close()));
+    await Promise.all([...this.#endpoints.values()].map(async (endpoint) => (await endpoint.pool).close()));
     this.#endpoints.clear();
   }
 
@@ -138,8 +137,9 @@ export class JsonClient {
     let endpoint = this.#endpoints.get(baseUrl);
     if (!endpoint) {
       const url = new URL(baseUrl);
+      const options = { connections: this.#connections, keepAliveTimeout: 60_000, pipelining: 1 };
       endpoint = {
-        pool: new Pool(url.origin, { connections: this.#connections, keepAliveTimeout: 60_000, pipelining: 1 }),
+        pool: undiciPool().then((PoolClass) => new PoolClass(url.origin, options)),
         prefix: url.pathname.replace(/\/+$/, ''),
         query: url.search,
         headers: { 'content-type': 'application/json', ...basicAuthorization(url) },

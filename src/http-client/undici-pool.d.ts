@@ -1,5 +1,5 @@
 /**
- * undici's `Pool` from its own module (see json-client.ts for why): the class the package's index
+ * undici's `Pool` from its own module (see undici-pool.fast.ts for why): the class the package's index
  * exports as `Pool`, which a spec checks.
  */
 declare module 'undici/lib/dispatcher/pool.js' {

@@ -3,8 +3,9 @@ import type { ChatTool } from '../core/chat-tool.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import type { Message } from '../core/message.js';
 import type { ChatTemplate, ChatTemplateOptions } from './chat-template.js';
-import { tryCompileTemplate } from './jinja/compile-template.js';
-import { InterpreterFallbacks, notCompiledReason, renderFailedReason, type FallbackReason } from './jinja/interpreter-fallbacks.js';
+import { tryCompileTemplate } from './jinja/compile-template.fast.js';
+import { compilerMatchesInterpreter } from './jinja/compiler-probe.fast.js';
+import { InterpreterFallbacks, notCompiledReason, renderFailedReason, type FallbackReason } from './jinja/interpreter-fallbacks.fast.js';
 import type { TokenizerConfig } from './tokenizer-config.js';
 import { selectChatTemplate } from './tokenizer-config.js';
 
@@ -18,10 +19,13 @@ export interface JinjaChatTemplateOptions {
   roleMap?: Partial<Record<Message['role'], string>>;
 }
 
+/** Why templates are not compiled when the compiler does not reproduce the installed library (said once on stderr). */
+const COMPILER_OFF = 'the chat template compiler is off: it does not reproduce the @huggingface/jinja installed';
+
 /** A model's own Jinja chat template, rendered as transformers' `apply_chat_template` does. */
 export class JinjaChatTemplate implements ChatTemplate {
   readonly #template: Template;
-  /** The same template compiled to closures (about 10× cheaper per render), or why it uses a construct the compiler leaves to the interpreter. */
+  /** The same template compiled to closures (docs/fast-paths.md#chat-template-compiler), or why the interpreter renders it. */
   readonly #compilation: { render: (variables: Record<string, unknown>) => string } | { render: undefined; reason: FallbackReason };
   readonly #fallbacks = new InterpreterFallbacks();
   readonly #specialTokens: Record<string, string>;
@@ -36,7 +40,7 @@ export class JinjaChatTemplate implements ChatTemplate {
     this.#kwargs = options.kwargs ?? {};
     this.#roleMap = { environment: 'user', ...options.roleMap };
     // The special tokens and default kwargs are bound once; a render brings only its own variables.
-    const compilation = tryCompileTemplate(this.#template);
+    const compilation = compilerMatchesInterpreter() ? tryCompileTemplate(this.#template) : { compiled: undefined, reason: COMPILER_OFF };
     this.#compilation = compilation.compiled
       ? { render: compilation.compiled.withShared({ ...this.#specialTokens, ...this.#kwargs }) }
       : { render: undefined, reason: notCompiledReason(compilation.reason) };

@@ -87,11 +87,6 @@ function assertNothingHeld(signal: AbortSignal, timersBefore: number): void {
 const timers = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
 
 describe('JsonClient', () => {
-  it("pools connections with undici's own Pool, loaded from its module instead of the whole package", async () => {
-    const { Pool } = await import('undici');
-    assert.equal((await import('undici/lib/dispatcher/pool.js')).default, Pool);
-  });
-
   it('gives an answer as it came: status, lower-case headers (repeated ones as a list) and the body text', async () => {
     const reply = await client.exchange({ method: 'POST', baseUrl, path: '/echo', body: { a: [1, 'é'] }, headers: { 'x-session-id': 's1' }, timeoutMs: 5_000 });
     assert.equal(reply.status, 200);

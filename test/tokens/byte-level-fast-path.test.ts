@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { before, describe, it } from 'node:test';
 import { Tokenizer as LibraryTokenizer } from '@huggingface/tokenizers';
-import { byteLevelSpelling, byteLevelText, installByteLevelFastPath } from '../../src/tokens/byte-level-fast-path.js';
+import { byteLevelSpelling, byteLevelText, installByteLevelFastPath } from '../../src/tokens/byte-level.fast.js';
 import { loadHfTokenizer, TokenizerConfig, type HfTokenizer } from '../../src/tokens/index.js';
 import { qwen3Directory } from '../support/qwen3.js';
 
@@ -37,6 +40,37 @@ const TABLE = Array.from({ length: 256 }, (_, byte) => tableCharacter(byte));
 const BYTE_OF = new Map(TABLE.map((character, byte) => [character, byte]));
 
 /** The library's ByteLevel spelling: UTF-8 by TextEncoder, each byte through the table. */
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The shape of tokenizer.json the byte-level steps are for (Qwen3's pre-tokenizer and decoder). */
+const QWEN_SHAPE = {
+  pre_tokenizer: { type: 'Sequence', pretokenizers: [{ type: 'Split', pattern: { Regex: 'x' }, behavior: 'Isolated', invert: false }, { type: 'ByteLevel', add_prefix_space: false, use_regex: false }] },
+  decoder: { type: 'ByteLevel' },
+};
+
+/**
+ * In a process of its own (the notice is said once per process): libraries whose parts are not what
+ * the steps were written for, each given to the install twice. Prints what each install returned and
+ * whether the library's parts stayed.
+ */
+const UPGRADED_LIBRARIES = `
+  import { installByteLevelFastPath } from './src/tokens/byte-level.fast.ts';
+  const shape = ${JSON.stringify(QWEN_SHAPE)};
+  const split = Object.assign((text) => text.match(/\\S+|\\s+/g), { tokenizers: [{ pattern: /\\S+|\\s+/g }] });
+  const libraries = {
+    'a pre-tokenizer without its split pattern': { pre_tokenizer: () => [], decoder: (tokens) => tokens.join(''), added_tokens: [] },
+    'a pre-tokenizer that spells pieces otherwise': { pre_tokenizer: split, decoder: null, added_tokens: [] },
+    'a decoder that reads tokens otherwise': { pre_tokenizer: null, decoder: (tokens) => tokens.join(' '), added_tokens: [] },
+  };
+  const results = {};
+  for (const [name, library] of Object.entries(libraries)) {
+    const before = { ...library };
+    const installed = [installByteLevelFastPath(library, shape), installByteLevelFastPath(library, shape)];
+    results[name] = { installed, kept: Object.keys(before).every((key) => library[key] === before[key]) };
+  }
+  console.log(JSON.stringify(results));`;
+
 const librarySpelling = (text: string) => Array.from(new TextEncoder().encode(text), (byte) => TABLE[byte]).join('');
 
 /** The library's ByteLevel reading of one run: each code point through the reversed table (a missing one as byte 0), then UTF-8. */
@@ -107,5 +141,25 @@ describe("byte-level text preparation done directly (Qwen3's, Llama 3's): the li
       assert.equal(installByteLevelFastPath(implementation, { pre_tokenizer }).encode, false);
       assert.equal(implementation.pre_tokenizer, before);
     }
+  });
+});
+
+describe('the byte-level steps, guarded against another version of @huggingface/tokenizers', () => {
+  it('are put in for Qwen3 by the library installed (an upgrade that changes the parts they replace fails here)', () => {
+    const json = JSON.parse(readFileSync(join(qwen3Directory, 'tokenizer.json'), 'utf8')) as object;
+    const config = TokenizerConfig.parse(JSON.parse(readFileSync(join(qwen3Directory, 'tokenizer_config.json'), 'utf8')));
+    assert.deepEqual(installByteLevelFastPath(new LibraryTokenizer(json, config), json), { encode: true, decode: true });
+  });
+
+  it("leave a library whose parts differ to its own steps, and say so in one line on stderr per process, naming the version found", async () => {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', UPGRADED_LIBRARIES], { cwd: root });
+    const results = JSON.parse(stdout) as Record<string, { installed: { encode: boolean; decode: boolean }[]; kept: boolean }>;
+    for (const [name, { installed, kept }] of Object.entries(results)) {
+      assert.ok(kept, `${name}: the library's parts stay`);
+      for (const steps of installed) assert.deepEqual(steps, { encode: false, decode: false }, name);
+    }
+    const lines = stderr.split('\n').filter((line) => line !== '');
+    assert.equal(lines.length, 1, stderr);
+    assert.match(lines[0]!, /^gymnast: fast path "byte-level tokenizer steps" is off: @huggingface\/tokenizers 0\.2\.0 \(written for 0\.2\.0\): its pre-tokenizer .*; falling back to the library's own byte-level steps: same results, slower\. See docs\/fast-paths\.md\.$/);
   });
 });

@@ -3,7 +3,7 @@ import type { BackendRecipe } from '../backend-recipe.js';
 import { mapOpenAiFinishReason } from '../map-finish-reason.js';
 import { ChatCompletionsResponse } from './chat-completions-wire-types.js';
 import { convertToChatRequest, type ChatFlavor } from './convert-to-chat-request.js';
-import { readChatCompletionsResponse } from './read-chat-completions-response.js';
+import { readChatCompletionsResponse } from './read-chat-completions-response.fast.js';
 import { replyList } from '../sampled-reply.js';
 
 export interface ChatBackendOptions {

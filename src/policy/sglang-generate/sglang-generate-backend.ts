@@ -3,7 +3,7 @@ import type { BackendRecipe } from '../backend-recipe.js';
 import { mapOpenAiFinishReason } from '../map-finish-reason.js';
 import type { PolicyRequest } from '../policy.js';
 import { replyList } from '../sampled-reply.js';
-import { readSglangGenerateResponse } from './read-sglang-generate-response.js';
+import { readSglangGenerateResponse } from './read-sglang-generate-response.fast.js';
 import { SglangGenerateResponse } from './sglang-generate-wire-types.js';
 
 function convertToSglangGenerateRequest(request: PolicyRequest): Record<string, unknown> {

@@ -3,7 +3,7 @@ import type { BackendRecipe } from '../backend-recipe.js';
 import { mapOpenAiFinishReason } from '../map-finish-reason.js';
 import { replyList } from '../sampled-reply.js';
 import { convertToVllmCompletionsRequest } from './convert-to-vllm-completions-request.js';
-import { readVllmCompletionsResponse } from './read-vllm-completions-response.js';
+import { readVllmCompletionsResponse } from './read-vllm-completions-response.fast.js';
 import { VllmCompletionsResponse } from './vllm-completions-wire-types.js';
 
 /** vLLM's exact path: gymnast renders and tokenizes, vLLM samples from exactly those ids. The default for vLLM. */

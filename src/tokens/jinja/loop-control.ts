@@ -1,6 +1,0 @@
-/**
- * `{% break %}` and `{% continue %}` unwind to their loop as thrown signals: a body is a chain of
- * closures with no other way to stop early. Compared by identity, never caught as errors elsewhere.
- */
-export const BREAK = { control: 'break' };
-export const CONTINUE = { control: 'continue' };
