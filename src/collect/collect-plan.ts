@@ -72,7 +72,7 @@ export async function checkMaterialized(file: string, planner: RowPlanner, signa
 }
 
 function plannedRowIssues(value: unknown, file: string, line: number, where: string, planner: RowPlanner): RowIssue[] {
-  let row;
+  let row: ReturnType<typeof readMaterializedRow>;
   try {
     row = readMaterializedRow(value, where);
   } catch (error) {

@@ -220,6 +220,7 @@ async function collectLocked(options: CollectOptions, settings: CollectSettings,
     const finishing = await Promise.allSettled(sinks.map((sink) => sink.finish()));
     const failed = finishing.find((result) => result.status === 'rejected');
     // After a failed run, a sink that also fails to close must not hide why the run failed.
+    // biome-ignore lint/correctness/noUnsafeFinally: thrown only when the try block completed (`ran`), so it hides no error of its own
     if (ran && failed) throw failed.reason;
   }
   if (givenUp > 0) options.onNotice?.(`${givenUp} rollouts failed ${settings.maxAttempts} times (or terminally) and were not retried`);

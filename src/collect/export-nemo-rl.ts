@@ -69,7 +69,7 @@ export function nemoRlRecord(row: ResultRow, where: string, onDrift: Exclude<Dri
   if (row.evaluation_only) throw new ConfigError(`${where}: an evaluation-only rollout (evaluation_only: true): its policy returned text without token ids or logprobs, so there is nothing to train on; collect with a token-returning policy (vllm-completions, sglang-generate, chat-completions)`);
   const drift = row.token_drift_count ?? 0;
   const zeroTurn = isZeroTurnRow(row);
-  const log = row.messages !== undefined && row.messages.every((message) => message.token_ids !== undefined) ? fromMessages(row.messages) : fromOutputItems(row.response.output ?? [], where);
+  const log = row.messages?.every((message) => message.token_ids !== undefined) ? fromMessages(row.messages) : fromOutputItems(row.response.output ?? [], where);
   const trainable = log.some((message) => message.token_loss_mask.includes(1));
   if (!trainable && !zeroTurn) throw new ConfigError(`${where}: nothing to train on: no assistant turn with generated tokens`);
   return {

@@ -75,9 +75,15 @@ export class JsonlRolloutSink implements Sink {
 
   #writeTo(file: 'results' | 'failures', pending: PendingLines): void {
     const files = this.#files;
-    if (!files) return pending.settle(new Error('JsonlRolloutSink.write after finish'));
+    if (!files) {
+      pending.settle(new Error('JsonlRolloutSink.write after finish'));
+      return;
+    }
     const failure = files.results.failure ?? files.failures.failure;
-    if (failure !== undefined) return pending.settle(failure);
+    if (failure !== undefined) {
+      pending.settle(failure);
+      return;
+    }
     try {
       files[file].writeLines(pending.text);
       pending.settle();

@@ -67,8 +67,14 @@ export function createBatchedEnvironment<Metadata>(spec: BatchedEnvironmentSpec<
         const settled = () => signal.removeEventListener('abort', onAbort);
         pending.push({
           turn,
-          resolve: (result) => (settled(), resolve(result)),
-          reject: (error) => (settled(), reject(error)),
+          resolve: (result) => {
+            settled();
+            resolve(result);
+          },
+          reject: (error) => {
+            settled();
+            reject(error);
+          },
         });
         if (!flushScheduled) {
           flushScheduled = true;

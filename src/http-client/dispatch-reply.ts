@@ -75,7 +75,10 @@ class ReplyHandler implements Dispatcher.DispatchHandler {
     if (this.#resolve === undefined) return;
     this.#length += chunk.length;
     // A server that never stops sending must not fill the client's memory before the deadline.
-    if (this.#length > this.#limits.maxBodyBytes) return this.#abort(this.#limits.tooLarge(this.#length));
+    if (this.#length > this.#limits.maxBodyBytes) {
+      this.#abort(this.#limits.tooLarge(this.#length));
+      return;
+    }
     this.#chunks.push(chunk);
   }
 

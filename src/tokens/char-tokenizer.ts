@@ -1,6 +1,6 @@
 import type { Tokenizer } from './tokenizer.js';
 
-const printableAscii = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join('') + '\n';
+const printableAscii = `${Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join('')}\n`;
 
 /**
  * One token per character, plus whole-string special tokens matched before characters.

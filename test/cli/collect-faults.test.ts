@@ -62,7 +62,7 @@ describe('a policy server that fails', () => {
     assert.equal(result.code, 0, result.stderr);
     const [failure] = rows(result.output.replace('.jsonl', '_failures.jsonl'));
     assert.equal(failure?._ng_failure_class, 'timeout');
-    assert.match(String((failure?.error as { message?: string }).message), /\b2 ?s|2000 ?ms/);
+    assert.match(String((failure?.error as { message?: string } | undefined)?.message), /\b2 ?s|2000 ?ms/);
     // The rollout's own time, not the process's: starting a CLI on a loaded machine is no part of the
     // deadline. Two whole deadlines at least; at most far short of the 300 s default, however late a
     // loaded machine fires the timers (the message above already names the 2 s).
@@ -127,7 +127,7 @@ describe('a policy server that refuses token ids in a prompt', () => {
     const [failure] = rows(first.output.replace('.jsonl', '_failures.jsonl'));
     assert.equal(failure?._ng_failure_class, 'policy-error');
     assert.equal(failure?._ng_failure_terminal, undefined);
-    assert.match(String((failure?.error as { message?: string }).message), /HTTP 400: prompt\[40\] is 151999.*: its fault, not the input's/);
+    assert.match(String((failure?.error as { message?: string } | undefined)?.message), /HTTP 400: prompt\[40\] is 151999.*: its fault, not the input's/);
     const resumed = await collectAgainst(server(), ['--limit', '1', '--resume'], first.output);
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.equal(rows(first.output).length, 1);

@@ -8,7 +8,7 @@ import { gymnast } from '../support/run-cli.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const arithmetic = join(root, 'examples/arithmetic.jsonl');
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Every file of a folder with its bytes: a refused run must leave this exactly as it was. */
 const snapshot = (dir: string) => Object.fromEntries(readdirSync(dir).sort().map((name) => [name, readFileSync(join(dir, name), 'latin1')]));
@@ -20,7 +20,7 @@ describe('gymnast collect refuses to read a file it would write', () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'gymnast-input-output-'));
     output = join(dir, 'out.jsonl');
-    writeFileSync(join(dir, 'data.jsonl'), readFileSync(arithmetic, 'utf8').split('\n').slice(0, 2).join('\n') + '\n');
+    writeFileSync(join(dir, 'data.jsonl'), `${readFileSync(arithmetic, 'utf8').split('\n').slice(0, 2).join('\n')}\n`);
     const first = await gymnast('collect', '-i', join(dir, 'data.jsonl'), '-o', output);
     assert.equal(first.code, 0, first.stderr);
     linkSync(join(dir, 'out.jsonl'), join(dir, 'hard-link.jsonl'));
@@ -33,7 +33,7 @@ describe('gymnast collect refuses to read a file it would write', () => {
     const was = snapshot(dir);
     const result = await gymnast('collect', ...args);
     assert.equal(result.code, 1, result.stderr);
-    assert.match(result.stderr, new RegExp(`^gymnast: output-path: ${escape(message)}: it would be overwritten while it is read\\. Choose another --output, or copy \\S+ elsewhere first\\.\\n$`));
+    assert.match(result.stderr, new RegExp(`^gymnast: output-path: ${escapeRegExp(message)}: it would be overwritten while it is read\\. Choose another --output, or copy \\S+ elsewhere first\\.\\n$`));
     assert.deepEqual(snapshot(dir), was, 'every file byte for byte, and no lock left');
   }
 

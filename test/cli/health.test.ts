@@ -86,8 +86,8 @@ describe('gymnast health', () => {
     copyFileSync(duplicated, join(folder, 'b.jsonl'));
     const { code, stdout } = await gymnast('health', folder);
     assert.equal(code, 1);
-    assert.match(stdout, /a\.jsonl\n  no findings/);
-    assert.match(stdout, /b\.jsonl\n  check +severity/);
+    assert.match(stdout, /a\.jsonl\n {2}no findings/);
+    assert.match(stdout, /b\.jsonl\n {2}check +severity/);
   });
 
   it('names a RUN that does not exist', async () => {

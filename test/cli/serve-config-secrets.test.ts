@@ -53,7 +53,11 @@ async function startServing(args: readonly string[], pattern: RegExp): Promise<{
     });
     child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
   });
-  return { url, stdout: () => stdout, stderr: () => stderr, stop: () => (child.kill('SIGINT'), exited) };
+  return { url, stdout: () => stdout, stderr: () => stderr, stop: () => {
+      child.kill('SIGINT');
+      return exited;
+    },
+  };
 }
 
 describe('gymnast serve --config: the head server keeps the config’s secrets', () => {

@@ -63,7 +63,7 @@ describe("collect's defaults, one set for the library and the CLI", () => {
   it("gymnast collect --help shows the library's defaults", async () => {
     const { stdout } = await gymnast('collect', '--help');
     // Each option's entry: its line and the indented lines that continue it.
-    const entries = stdout.split(/\n(?=  -)/).map((entry) => entry.replace(/\s+/g, ' ').trim());
+    const entries = stdout.split(/\n(?= {2}-)/).map((entry) => entry.replace(/\s+/g, ' ').trim());
     const entry = (flag: string) => entries.find((text) => new RegExp(`^(-\\w, )?${flag} `).test(text)) ?? '';
     const shown = (flag: string) => /\(default: ([^)]*)\)$/.exec(entry(flag))?.[1];
     assert.deepEqual(

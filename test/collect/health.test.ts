@@ -295,7 +295,7 @@ describe('rollout health', () => {
     const rows = lines(clean).map((text) => JSON.parse(text) as EditableRow);
     const plan = lines(clean.replace(/\.jsonl$/, '_materialized_inputs.jsonl')).map((text) => JSON.parse(text) as EditableRow);
     const many = (source: EditableRow[]) =>
-      Array.from({ length: 20_000 }, (_, i) => JSON.stringify({ ...source[i % source.length], _ng_task_index: Math.floor(i / 2), _ng_rollout_index: i % 2 })).join('\n') + '\n';
+      `${Array.from({ length: 20_000 }, (_, i) => JSON.stringify({ ...source[i % source.length], _ng_task_index: Math.floor(i / 2), _ng_rollout_index: i % 2 })).join('\n')}\n`;
     writeFileSync(output, many(rows));
     writeFileSync(join(directory, 'out_materialized_inputs.jsonl'), many(plan));
     copyFileSync(clean.replace(/\.jsonl$/, '_run.json'), join(directory, 'out_run.json'));

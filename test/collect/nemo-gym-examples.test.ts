@@ -20,6 +20,7 @@ const fixturePath = (path: string) => fileURLToPath(new URL(`../fixtures/nemo-gy
 const readJsonl = (path: string) =>
   existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Row) : [];
 
+// biome-ignore lint/suspicious/noExplicitAny: rows of NeMo Gym's files, read field by field as each spec needs
 type Row = Record<string, any>;
 const REPEATS = 2;
 

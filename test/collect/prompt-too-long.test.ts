@@ -11,6 +11,7 @@ import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/to
 import { RunIndex } from '../../src/viewer/run-index.js';
 import { runOverview } from '../../src/viewer/run-overview.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: rows of NeMo Gym's files, read field by field as each spec needs
 type Row = Record<string, any>;
 const readJsonl = (path: string): Row[] => readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Row);
 
@@ -29,7 +30,11 @@ describe('a prompt longer than max_seq_len is a typed outcome (prompt-too-long, 
     const input = join(dir, 'in.jsonl');
     const task = (problem: string, answer: number, padding = '') => JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: `what is ${problem}?${padding}` }] }, agent_ref: { name: 'arithmetic' }, problem, answer });
     writeFileSync(input, `${[task('1+2', 3), task('4+5', 9), task('2+2', 4, ' '.repeat(200))].join('\n')}\n`);
-    const policy = new ScriptedPolicy({ tokenizer, script: (request) => ({ text: String(eval(/(\d+\+\d+)/.exec(request.messages[0]!.content)![1]!)) }) });
+    const policy = new ScriptedPolicy({ tokenizer, script: (request) => {
+        const [, a, b] = /(\d+)\+(\d+)/.exec(request.messages[0]!.content)!;
+        return { text: String(Number(a) + Number(b)) };
+      },
+    });
     summary = await collect({
       input, output: join(dir, 'rollouts.jsonl'), numRepeats: 2, concurrency: 1, policy, renderer: new TemplateRenderer(tokenizer, new PlainChatTemplate()),
       maxSeqLen: 128, maxTurns: 2, sampling: SamplingParams.parse({ max_tokens: 16, seed: 1 }), health: {}, onProgress: (at) => progress.push(at),

@@ -74,7 +74,7 @@ describe('resume: reading a result file a crash may have cut', () => {
   it('reads rows that cross the 1 MiB read boundary whole, in order', () => {
     const path = join(folder(), 'big.jsonl');
     const rows = Array.from({ length: 5 }, (_, i) => ({ i, pad: 'x'.repeat(300_000 + i) }));
-    writeFileSync(path, rows.map((value) => JSON.stringify(value)).join('\n') + '\n{"cut":');
+    writeFileSync(path, `${rows.map((value) => JSON.stringify(value)).join('\n')}\n{"cut":`);
     const read = visited(path);
     assert.deepEqual(read.rows, rows);
     assert.deepEqual(read.lines, [1, 2, 3, 4, 5]);

@@ -145,7 +145,7 @@ describe('taking over a stale lock', () => {
           dying.send('leave');
           break;
         }
-        let taken;
+        let taken: ReturnType<typeof acquireRunLock>;
         try {
           taken = acquireRunLock(lock, join(dir, 'out.jsonl'));
         } catch (error) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type EpisodeRecord, type FailureRecord, type RolloutRecord } from '../../src/core/index.js';
+import type { EpisodeRecord, FailureRecord, RolloutRecord } from '../../src/core/index.js';
 import { ContextLengthError } from '../../src/core/errors/context-length-error.js';
 import { runEpisode, type EpisodeOptions } from '../../src/engine/index.js';
 import type { PolicyResultInput } from '../../src/core/index.js';

@@ -47,7 +47,7 @@ const backends: { name: string; flavor: 'vllm' | 'sglang'; backend: BackendRecip
   { name: 'sglang-generate', flavor: 'sglang', backend: sglangGenerateBackend, path: '/generate', id: 'meta_info.output_token_logprobs[3][1]', logprob: 'meta_info.output_token_logprobs[3][0]', text: 'text' },
 ];
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 for (const { name, flavor, backend, path, id, logprob, text } of backends) {
   describe(`${name}: a reply the sampler could not have produced`, () => {
@@ -64,14 +64,14 @@ for (const { name, flavor, backend, path, id, logprob, text } of backends) {
       const { server, policy, events } = await serve(flavor, backend);
       server.faults.inject({ kind: 'corrupt-token', at: 3, logprob: 0.5 });
       await policy.generate(request, signal);
-      assert.match(retried(events)[0] ?? '', new RegExp(`reply ${escape(logprob)} = 0.5 is not a log-probability \\(a finite number ≤ 0\\)$`));
+      assert.match(retried(events)[0] ?? '', new RegExp(`reply ${escapeRegExp(logprob)} = 0.5 is not a log-probability \\(a finite number ≤ 0\\)$`));
     });
 
     it('is refused when an id in the vocabulary is not the one the text was decoded from', async () => {
       const { server, policy, events } = await serve(flavor, backend);
       server.faults.inject({ kind: 'corrupt-token', at: 1, id: tokenizer.encode('QQ')[0]! });
       await policy.generate(request, signal);
-      assert.match(retried(events)[0] ?? '', new RegExp(`reply ${escape(text)} is not the text of `));
+      assert.match(retried(events)[0] ?? '', new RegExp(`reply ${escapeRegExp(text)} is not the text of `));
     });
 
     it('fails the request as the server\'s fault once every attempt was refused: retryable, never terminal', async () => {

@@ -40,7 +40,10 @@ describe("the test inference server's request log", () => {
     try {
       assert.equal((await fetch(`${url}/v1/models`)).status, 200);
       let answered = false;
-      const pending = complete(url).then((response) => ((answered = true), response));
+      const pending = complete(url).then((response) => {
+        answered = true;
+        return response;
+      });
       await within(completionSeen, 5_000, 'onRequest seeing the completion');
       await new Promise((resolve) => setTimeout(resolve, 50));
       assert.equal(answered, false);

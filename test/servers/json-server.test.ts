@@ -75,7 +75,11 @@ describe('JsonServer: the core every NeMo Gym-shaped server stands on', () => {
       fetch(`${server.url}/echo`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: 'Bearer secret' },
-        body: new ReadableStream({ start: (controller) => (controller.enqueue(new TextEncoder().encode(text)), controller.close()) }),
+        body: new ReadableStream({ start: (controller) => {
+            controller.enqueue(new TextEncoder().encode(text));
+            controller.close();
+          },
+        }),
         duplex: 'half',
       });
     const declared = await post('/echo', body(1024));

@@ -13,6 +13,7 @@ import { withServer } from '../support/with-server.js';
  * must answer as the real server did, call for call.
  */
 
+// biome-ignore lint/suspicious/noExplicitAny: rows of NeMo Gym's files, read field by field as each spec needs
 type Row = Record<string, any>;
 const fixtures = new URL('../fixtures/nemo-gym/', import.meta.url);
 const read = (server: string, file: string): Row[] => readFileSync(new URL(`${server}/${file}`, fixtures), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Row);

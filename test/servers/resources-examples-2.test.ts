@@ -6,6 +6,7 @@ import { exampleServers } from '../../src/servers/resources/examples/example-ser
 import { gradeStringMatch } from '../../src/servers/resources/examples/string-match-grade.js';
 import { withServer } from '../support/with-server.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: rows of NeMo Gym's files, read field by field as each spec needs
 type Row = Record<string, any>;
 const fixtures = new URL('../fixtures/nemo-gym/', import.meta.url);
 const read = (server: string, file: string): Row[] => readFileSync(new URL(`${server}/${file}`, fixtures), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Row);

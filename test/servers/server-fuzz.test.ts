@@ -19,7 +19,10 @@ const qwen3 = await qwen3Tokenizer();
 /** The real tokenizer, noting the length of every text it is asked to encode. */
 const encoded: number[] = [];
 const watched: Tokenizer = {
-  encode: (text) => (encoded.push(text.length), qwen3.encode(text)),
+  encode: (text) => {
+    encoded.push(text.length);
+    return qwen3.encode(text);
+  },
   decode: (ids) => qwen3.decode(ids),
   stopTokenIds: qwen3.stopTokenIds,
   vocabSize: qwen3.vocabSize,
@@ -37,7 +40,10 @@ const decoding = new EventEmitter();
 const slow: Generator = async function* (request, signal) {
   if (request.promptIds.join() === '7') throw new Error('the decoder failed');
   decoding.emit('start');
-  return await new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => (decoding.emit('abort', signal.reason), reject(signal.reason)), { once: true }));
+  return await new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => {
+          decoding.emit('abort', signal.reason);
+          reject(signal.reason);
+        }, { once: true }));
 };
 const slowServer = new OpenAiCompatibleServer({ tokenizer: qwen3, template: await qwen3Template(), generate: slow });
 const slowUrl = new URL(await slowServer.start());
@@ -119,7 +125,7 @@ describe('the inference server under malformed and hostile requests', () => {
     const body = '{"prompt": "What is 2+2?", "max_tokens": 8}';
     await raw(head('/v1/completions', 1000) + body, 'end');
     await raw(head('/v1/completions', 1000) + body, 'destroy');
-    await raw(head('/v1/chat/completions', 50_000) + '{"messages": [{"role": "user", "content": "', 'destroy');
+    await raw(`${head('/v1/chat/completions', 50_000)}{"messages": [{"role": "user", "content": "`, 'destroy');
     await assertServes();
   });
 
@@ -242,7 +248,7 @@ describe('the inference server under malformed and hostile requests', () => {
         case 1:
           return post('/v1/completions', '{"prompt": [1, 2').then((answer) => assert.equal(answer.status, 400));
         case 2:
-          return raw(head('/v1/completions', 10_000) + '{"prompt": "What', i % 4 === 0 ? 'end' : 'destroy');
+          return raw(`${head('/v1/completions', 10_000)}{"prompt": "What`, i % 4 === 0 ? 'end' : 'destroy');
         case 3:
           return upload(MAX_BODY * 2, i % 4 === 1).then((answer) => assert.equal(answer.status, 413));
         case 4:

@@ -41,7 +41,7 @@ const corpus = [
   'hello world',
   '  leading and trailing spaces  ',
   'tabs\tand\nnewlines\r\n\n\n   \t \u00a0nbsp',
-  ' '.repeat(37) + 'x' + '\n'.repeat(9),
+  `${' '.repeat(37)}x${'\n'.repeat(9)}`,
   'Ünïcödé façade naïve — “quotes” ‘single’ … ½ ß ﬁ Å',
   '日本語のテキストと中文文本，还有한국어 텍스트',
   'العربية עברית हिन्दी ภาษาไทย',

@@ -23,7 +23,10 @@ const PALETTE = [
 
 function randomText(seed: number, length: number): string {
   let state = seed >>> 0 || 1;
-  const next = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0), state / 2 ** 32);
+  const next = () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
   let text = '';
   for (let i = 0; i < length; i++) text += PALETTE[Math.floor(next() * PALETTE.length)];
   return text;
@@ -120,7 +123,10 @@ describe("byte-level text preparation done directly (Qwen3's, Llama 3's): the li
 
   it('decodes 2,000 random id sequences (any id, added tokens, bytes that are not UTF-8) to the library\'s text', () => {
     let state = 7;
-    const next = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0), state / 2 ** 32);
+    const next = () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
     const added = ['<|im_start|>', '<|im_end|>', '<think>', '<|endoftext|>'].map((token) => fast.tokenId(token)!);
     for (let sequence = 0; sequence < 2_000; sequence++) {
       const ids = Array.from({ length: 1 + (sequence % 61) }, () => (next() < 0.1 ? added[Math.floor(next() * added.length)]! : Math.floor(next() * fast.vocabSize)));

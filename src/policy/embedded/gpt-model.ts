@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { GptConfig, parameterLayout, type ParameterLayout } from './gpt-config.js';
+import { type GptConfig, parameterLayout, type ParameterLayout } from './gpt-config.js';
 
 /** The weights of the embedded GPT: one flat little-endian float32 array, laid out by `parameterLayout`. */
 export class GptModel {

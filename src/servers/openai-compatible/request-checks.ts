@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Message } from '../../core/message.js';
 import type { ChatTemplateOptions } from '../../tokens/chat-template.js';
 import { RequestRejectedError } from '../http-server/request-rejected-error.js';

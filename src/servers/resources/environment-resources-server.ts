@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Message } from '../../core/message.js';
 import { ResponsesItem, responsesInputToMessages } from '../../core/responses-items.js';
-import { type Environment } from '../../environments/environment.js';
+import type { Environment } from '../../environments/environment.js';
 import { StepResult } from '../../core/step-result.js';
 import { environmentToolBox } from '../../environments/tool-environment.js';
 import { JsonServer, type JsonRoute } from '../http-server/json-server.js';

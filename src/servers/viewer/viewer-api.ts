@@ -1,7 +1,7 @@
 import { EMBEDDED_MODEL_NAME } from '../openai-compatible/embedded-model-server.js';
 import { parseRolloutQuery } from '../../viewer/rollout-query.js';
 import type { TokenDecoder } from '../../core/token-decoder.js';
-import { RolloutLister, rolloutDetail, taskGroup } from '../../viewer/rollout-views.js';
+import { type RolloutLister, rolloutDetail, taskGroup } from '../../viewer/rollout-views.js';
 import type { RunIndex } from '../../viewer/run-index.js';
 import { runOverview, runSummary } from '../../viewer/run-overview.js';
 import type { ViewedRun } from './run-files.js';

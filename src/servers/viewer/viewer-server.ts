@@ -125,7 +125,10 @@ export class ViewerServer {
 }
 
 function sendGateAnswer(response: ServerResponse, answer: GateAnswer): void {
-  if (answer.body) return sendJson(response, answer.status, answer.body, answer.headers);
+  if (answer.body) {
+    sendJson(response, answer.status, answer.body, answer.headers);
+    return;
+  }
   response.writeHead(answer.status, answer.headers);
   response.end();
 }

@@ -44,7 +44,7 @@ function attributeValue(item: unknown, path: string): unknown {
     } else if (isArrayKind(kind)) {
       const index = parseInt(part, 10);
       const items = value as unknown[];
-      if (!isNaN(index) && index >= 0 && index < items.length) value = items[index];
+      if (!Number.isNaN(index) && index >= 0 && index < items.length) value = items[index];
       else return undefined;
     } else {
       return undefined;
@@ -137,11 +137,11 @@ function stringFilter(name: string, operand: unknown): unknown {
       return text;
     case 'int': {
       const value = parseInt(text, 10);
-      return isNaN(value) ? 0 : value;
+      return Number.isNaN(value) ? 0 : value;
     }
     case 'float': {
       const value = parseFloat(text);
-      return makeFloat(isNaN(value) ? 0 : value);
+      return makeFloat(Number.isNaN(value) ? 0 : value);
     }
     default:
       throw new Error(`Unknown StringValue filter: ${name}`);
@@ -294,7 +294,7 @@ export function applyCallFilter(name: string, operand: unknown, args: unknown[],
       const kind = kindOf(operand);
       if (kind === 'string') {
         const value = name === 'int' ? parseInt(operand as string, 10) : parseFloat(operand as string);
-        return isNaN(value) ? fallback : name === 'int' ? value : makeFloat(value);
+        return Number.isNaN(value) ? fallback : name === 'int' ? value : makeFloat(value);
       }
       if (kind === 'integer' || kind === 'float') return operand;
       if (kind === 'boolean') return name === 'int' ? (operand ? 1 : 0) : makeFloat(operand ? 1 : 0);

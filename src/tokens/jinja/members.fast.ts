@@ -75,7 +75,7 @@ function escapeRegExp(text: string): string {
 export function replaceText(text: string, oldValue: string, newValue: string, count: number | null): string {
   if (count === 0) return text;
   let remaining = count == null || count < 0 ? Infinity : count;
-  const pattern = oldValue.length === 0 ? new RegExp('(?=)', 'gu') : new RegExp(escapeRegExp(oldValue), 'gu');
+  const pattern = oldValue.length === 0 ? /(?=)/gu : new RegExp(escapeRegExp(oldValue), 'gu');
   return text.replaceAll(pattern, (match) => {
     if (remaining > 0) {
       --remaining;

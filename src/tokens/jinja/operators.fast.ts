@@ -1,6 +1,6 @@
 // Fast path: mirrors @huggingface/jinja 0.5.11's parse and interpreter; 25× faster (docs/fast-paths.md#jinja); guard: test/tokens/jinja-fast-path.test.ts.
 import {
-  BoxedFloat,
+  type BoxedFloat,
   isArrayKind,
   isNumberKind,
   kindOf,
@@ -85,7 +85,7 @@ export function binaryOperation(operator: string, left: unknown, right: unknown)
     return operator === 'in' ? member : !member;
   }
   if (leftKind === 'string' && rightKind === 'object' && (operator === 'in' || operator === 'not in')) {
-    const member = Object.prototype.hasOwnProperty.call(right, left as string);
+    const member = Object.hasOwn(right as object, left as string);
     return operator === 'in' ? member : !member;
   }
   throw new SyntaxError(`Unknown operator "${operator}" between ${leftKind} and ${rightKind}`);

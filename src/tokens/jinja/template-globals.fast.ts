@@ -7,7 +7,7 @@ function namespaceEntry(pair: unknown): [string, unknown] {
   let values: unknown[] | undefined;
   if (isArrayKind(kindOf(pair))) values = pair as unknown[];
   else if (typeof pair === 'string') values = Array.from(pair);
-  if (!values || values.length !== 2) throw new Error('namespace expected an object or an iterable of [key, value] pairs');
+  if (values?.length !== 2) throw new Error('namespace expected an object or an iterable of [key, value] pairs');
   const [key, value] = values;
   if (typeof key !== 'string') throw new Error('namespace keys must be strings');
   return [key, value];
@@ -61,7 +61,7 @@ function range(args: unknown[], kwargs: Kwargs): number[] {
 function strftime(date: Date, format: string): string {
   const monthLong = new Intl.DateTimeFormat(undefined, { month: 'long' });
   const monthShort = new Intl.DateTimeFormat(undefined, { month: 'short' });
-  const pad2 = (n: number): string => (n < 10 ? '0' + n : n.toString());
+  const pad2 = (n: number): string => (n < 10 ? `0${n}` : n.toString());
   return format.replace(/%[YmdbBHM%]/g, (token) => {
     switch (token) {
       case '%Y':

@@ -98,7 +98,7 @@ export function isAttributeContainer(kind: Kind): boolean {
 }
 
 export function hasOwn(object: object, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(object, key);
+  return  Object.hasOwn(object, key);
 }
 
 /** An attribute of a mapping or namespace, and whether it exists (as `Map.has` would say). */
@@ -191,6 +191,7 @@ export function looseEquals(left: unknown, right: unknown): boolean {
   const aObject = typeof a === 'object' || typeof a === 'function';
   const bObject = typeof b === 'object' || typeof b === 'function';
   if (aObject !== bObject && a != null && b != null) unsupported('comparing a container with a primitive');
+  // biome-ignore lint/suspicious/noDoubleEquals: Jinja's `==` on primitives is loose, as its interpreter's is
   return a == b;
 }
 
@@ -204,7 +205,7 @@ export interface JsonOptions {
 const NON_ASCII_CHARS = /[\x7f-\uffff]/g;
 
 function makeAsciiSafe(text: string): string {
-  return text.replace(NON_ASCII_CHARS, (char) => '\\u' + char.charCodeAt(0).toString(16).padStart(4, '0'));
+  return text.replace(NON_ASCII_CHARS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** The interpreter's `toJSON`, separators, indentation and ASCII escaping included. */
@@ -239,7 +240,7 @@ export function toJson(input: unknown, options: JsonOptions, depth: number, conv
     case 'object':
     case 'namespace': {
       const indentValue = indent ? ' '.repeat(indent) : '';
-      const basePadding = '\n' + indentValue.repeat(depth);
+      const basePadding = `\n${indentValue.repeat(depth)}`;
       const childrenPadding = basePadding + indentValue;
       if (kind === 'array') {
         const core = (input as unknown[]).map((item) => toJson(item, options, depth + 1, convertUndefinedToNull));
