@@ -25,7 +25,13 @@ export const modules = {
   },
   'generate-turn': {
     mutate: ['src/engine/generate-turn.ts'],
-    tests: ['test/engine/generate-turn.test.ts', 'test/engine/episode-loop.test.ts', 'test/engine/failures.test.ts', 'test/engine/limits.test.ts', 'test/engine/observation-tokens.test.ts'],
+    tests: [
+      'test/engine/generate-turn.test.ts',
+      'test/engine/episode-loop.test.ts',
+      'test/engine/failures.test.ts',
+      'test/engine/limits.test.ts',
+      'test/engine/observation-tokens.test.ts',
+    ],
   },
   'result-readers': {
     mutate: ['src/policy/*/read-*.ts'],
@@ -39,7 +45,12 @@ export const modules = {
   },
   resume: {
     mutate: ['src/collect/resume-state.ts'],
-    tests: ['test/collect/resume-state.test.ts', 'test/collect/resume.test.ts', 'test/collect/resume-nemo-gym-run.test.ts', 'test/collect/prompt-too-long.test.ts'],
+    tests: [
+      'test/collect/resume-state.test.ts',
+      'test/collect/resume.test.ts',
+      'test/collect/resume-nemo-gym-run.test.ts',
+      'test/collect/prompt-too-long.test.ts',
+    ],
   },
   sinks: {
     mutate: ['src/collect/jsonl-sink.ts', 'src/collect/jsonl-rollout-sink.ts'],

@@ -19,7 +19,9 @@ async function measure(rows: number): Promise<Measurement> {
   const dir = mkdtempSync(join(tmpdir(), 'gymnast-bench-aggregate-'));
   try {
     await writeRunFiles(dir, rows / ROLLOUTS_PER_TASK, ROLLOUTS_PER_TASK);
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', new URL('./aggregate-process.ts', import.meta.url).pathname, dir], { maxBuffer: 1 << 20 });
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', new URL('./aggregate-process.ts', import.meta.url).pathname, dir], {
+      maxBuffer: 1 << 20,
+    });
     return JSON.parse(stdout) as Measurement;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -32,7 +34,7 @@ export async function aggregateScaling(): Promise<BenchResult[]> {
   const large = await measure(1_000_000);
   return [
     {
-      name: `aggregate: seconds to aggregate and write, 1,000,000 rollouts vs 10,000 (${((large.seconds / small.seconds) / 100).toFixed(2)}× per rollout)`,
+      name: `aggregate: seconds to aggregate and write, 1,000,000 rollouts vs 10,000 (${(large.seconds / small.seconds / 100).toFixed(2)}× per rollout)`,
       baseline: { label: '10,000 rollouts', value: small.seconds, unit: 's' },
       measured: { label: '1,000,000 rollouts', value: large.seconds, unit: 's' },
       lowerIsBetter: true,

@@ -10,7 +10,11 @@ import { writeAggregateFile } from '../src/collect/write-aggregate-file.js';
 const [dir] = process.argv.slice(2);
 const baseline = process.memoryUsage().rss;
 const started = performance.now();
-const aggregates = await aggregateFiles({ results: [join(dir!, 'run.jsonl')], failures: [join(dir!, 'run_failures.jsonl')], materialized: [join(dir!, 'run_materialized_inputs.jsonl')] });
+const aggregates = await aggregateFiles({
+  results: [join(dir!, 'run.jsonl')],
+  failures: [join(dir!, 'run_failures.jsonl')],
+  materialized: [join(dir!, 'run_materialized_inputs.jsonl')],
+});
 await writeAggregateFile(join(dir!, 'run_aggregate_metrics.json'), aggregates);
 const seconds = (performance.now() - started) / 1000;
 process.stdout.write(`${JSON.stringify({ seconds, peak_rss_mb: (process.resourceUsage().maxRSS * 1024) / 2 ** 20, baseline_rss_mb: baseline / 2 ** 20 })}\n`);

@@ -88,8 +88,17 @@ export function resultRow(task: number, rollout: number) {
     ...plannedRow(task, rollout),
     duration_ms: 120 + (rollout % 7),
     response: {
-      output: turns.map((_, turn) => ({ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: turn === TURNS - 1 ? answer : 'calc(…)', annotations: [] }] })),
-      usage: { input_tokens: turnRecords.reduce((total, turn) => total + turn.prompt_tokens, 0), output_tokens: turns.reduce((total, turn) => total + turn.generated, 0), total_tokens: sequence },
+      output: turns.map((_, turn) => ({
+        type: 'message',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: turn === TURNS - 1 ? answer : 'calc(…)', annotations: [] }],
+      })),
+      usage: {
+        input_tokens: turnRecords.reduce((total, turn) => total + turn.prompt_tokens, 0),
+        output_tokens: turns.reduce((total, turn) => total + turn.generated, 0),
+        total_tokens: sequence,
+      },
     },
     reward: correct ? 1 : 0,
     terminated: true,
@@ -102,7 +111,12 @@ export function resultRow(task: number, rollout: number) {
     messages: [
       { role: 'user', content: `What is ${a}+${b}?`, token_ids: tokens(prompt, task) },
       ...turns.flatMap(({ env }, turn) => [
-        { role: 'assistant', content: turn === TURNS - 1 ? answer : 'calc(…)', token_ids: generatedIds[turn]!, generation_logprobs: generatedIds[turn]!.map((id) => -((id % 97) / 50)) },
+        {
+          role: 'assistant',
+          content: turn === TURNS - 1 ? answer : 'calc(…)',
+          token_ids: generatedIds[turn]!,
+          generation_logprobs: generatedIds[turn]!.map((id) => -((id % 97) / 50)),
+        },
         ...(env > 0 ? [{ role: 'tool', content: String(a + b), token_ids: tokens(env, turn) }] : []),
       ]),
     ],

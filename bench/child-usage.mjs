@@ -8,6 +8,14 @@ const file = process.env.GYMNAST_BENCH_USAGE_FILE;
 if (file) {
   process.on('exit', () => {
     const usage = process.resourceUsage();
-    writeFileSync(file, JSON.stringify({ cpu_s: (usage.userCPUTime + usage.systemCPUTime) / 1e6, user_s: usage.userCPUTime / 1e6, system_s: usage.systemCPUTime / 1e6, peak_rss_mb: usage.maxRSS / 1024 }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        cpu_s: (usage.userCPUTime + usage.systemCPUTime) / 1e6,
+        user_s: usage.userCPUTime / 1e6,
+        system_s: usage.systemCPUTime / 1e6,
+        peak_rss_mb: usage.maxRSS / 1024,
+      }),
+    );
   });
 }

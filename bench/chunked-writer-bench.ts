@@ -7,7 +7,11 @@ const TOTAL = 16 << 20;
 const CHUNK = 1 << 20;
 
 /** Both of V8's large-object spaces: a string over ~128 KB is born in the young one, and promoted to the old one (freed by full collections only) if a scavenge finds it alive. */
-const largeObjectBytes = () => getHeapSpaceStatistics().reduce((sum, space) => sum + (space.space_name === 'large_object_space' || space.space_name === 'new_large_object_space' ? space.space_used_size : 0), 0);
+const largeObjectBytes = () =>
+  getHeapSpaceStatistics().reduce(
+    (sum, space) => sum + (space.space_name === 'large_object_space' || space.space_name === 'new_large_object_space' ? space.space_used_size : 0),
+    0,
+  );
 
 /** A stream that takes each chunk on the next turn of the event loop, as a file does, and keeps nothing. */
 const sink = () => new Writable({ write: (_chunk, _encoding, callback) => setImmediate(callback) });

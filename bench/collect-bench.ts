@@ -69,7 +69,9 @@ function buildIsCurrent(): boolean {
 
 /** tsc emits even when it reports errors (someone else's half-done edit in src/): a current dist/ is what counts. */
 async function build(): Promise<void> {
-  await run('npm', ['run', 'build', '--silent'], { cwd: ROOT, maxBuffer: 16 << 20 }).catch((error: { stdout?: string }) => process.stderr.write(`collect bench: \`npm run build\` reported errors (measuring what it emitted):\n${String(error.stdout ?? error).slice(0, 2000)}\n`));
+  await run('npm', ['run', 'build', '--silent'], { cwd: ROOT, maxBuffer: 16 << 20 }).catch((error: { stdout?: string }) =>
+    process.stderr.write(`collect bench: \`npm run build\` reported errors (measuring what it emitted):\n${String(error.stdout ?? error).slice(0, 2000)}\n`),
+  );
   if (!buildIsCurrent()) throw new Error('collect bench: dist/ is still older than src/ after `npm run build`');
 }
 
@@ -93,7 +95,9 @@ const countLines = (path: string) => {
 
 /** The first-request server in its own process, driven over stdin/stdout (see first-request-server.ts). */
 async function startServer() {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./first-request-server.ts', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./first-request-server.ts', import.meta.url))], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const waiting: { key: string; resolve: (value: Record<string, unknown>) => void }[] = [];
   const early: Record<string, unknown>[] = [];
   let url: string | undefined;
@@ -123,7 +127,11 @@ async function startServer() {
     async count(): Promise<{ turns: number; lastRequestCpuS: number; runPeakRssMb: number }> {
       child.stdin.write('count\n');
       const message = await next('generation_requests');
-      return { turns: message.generation_requests as number, lastRequestCpuS: message.last_request_cpu_s as number, runPeakRssMb: message.last_request_hwm_mb as number };
+      return {
+        turns: message.generation_requests as number,
+        lastRequestCpuS: message.last_request_cpu_s as number,
+        runPeakRssMb: message.last_request_hwm_mb as number,
+      };
     },
     /** Holds every later generation request `ms` milliseconds (0: answer at once). */
     latency(ms: number) {
@@ -159,12 +167,42 @@ async function runGymnast(server: Server, dir: string, input: string, rollouts: 
   const output = join(dir, `gymnast${tag}-${concurrency}-${rollouts}.jsonl`);
   const usageFile = join(dir, 'usage.json');
   rmSync(usageFile, { force: true });
-  const args = ['--import', USAGE_PRELOAD, BIN, 'collect', '--policy', 'vllm-completions', '--base-url', server.url, '--model', MODEL, '--tokenizer', qwen3Directory, '-i', input, '-o', output, '-c', String(concurrency), '--num-repeats', String(REPEATS)];
+  const args = [
+    '--import',
+    USAGE_PRELOAD,
+    BIN,
+    'collect',
+    '--policy',
+    'vllm-completions',
+    '--base-url',
+    server.url,
+    '--model',
+    MODEL,
+    '--tokenizer',
+    qwen3Directory,
+    '-i',
+    input,
+    '-o',
+    output,
+    '-c',
+    String(concurrency),
+    '--num-repeats',
+    String(REPEATS),
+  ];
   const result = await runChild(server, process.execPath, args, { ...process.env, GYMNAST_BENCH_USAGE_FILE: usageFile });
   const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as { cpu_s: number; peak_rss_mb: number };
   const written = countLines(output);
   if (written !== rollouts) throw new Error(`collect bench: gymnast wrote ${written} of ${rollouts} rollouts`);
-  return { rollouts, turns: result.turns, startupCpuS: result.firstRequestCpuS, cpuS: usage.cpu_s, peakRssMb: usage.peak_rss_mb, lastRequestCpuS: result.lastRequestCpuS, runPeakRssMb: result.runPeakRssMb, rolloutsPerSecond: rollouts / result.seconds };
+  return {
+    rollouts,
+    turns: result.turns,
+    startupCpuS: result.firstRequestCpuS,
+    cpuS: usage.cpu_s,
+    peakRssMb: usage.peak_rss_mb,
+    lastRequestCpuS: result.lastRequestCpuS,
+    runPeakRssMb: result.runPeakRssMb,
+    rolloutsPerSecond: rollouts / result.seconds,
+  };
 }
 
 /** Which HTTP client bench/python-collector.py uses, and the Python that runs it. */
@@ -195,12 +233,32 @@ interface CollectorReport {
 }
 
 /** bench/python-collector.py or bench/node-collector.mjs: CPU and peak RSS as it reports them, turns as the server counted. */
-async function runBaseline(server: Server, name: string, command: string, args: string[], dir: string, input: string, rollouts: number, concurrency: number): Promise<Measured & { ownTurns: number }> {
+async function runBaseline(
+  server: Server,
+  name: string,
+  command: string,
+  args: string[],
+  dir: string,
+  input: string,
+  rollouts: number,
+  concurrency: number,
+): Promise<Measured & { ownTurns: number }> {
   const output = join(dir, `${name}-${concurrency}-${rollouts}.jsonl`);
   const result = await runChild(server, command, [...args, server.url, MODEL, input, output, String(concurrency), String(REPEATS)]);
   const report = JSON.parse(result.stdout) as CollectorReport;
-  if (report.rollouts !== rollouts || countLines(output) !== rollouts) throw new Error(`collect bench: the ${name} collector wrote ${report.rollouts} of ${rollouts} rollouts`);
-  return { rollouts, turns: result.turns, ownTurns: report.turns, startupCpuS: report.startup_cpu_s, cpuS: report.cpu_s, peakRssMb: report.peak_rss_mb, lastRequestCpuS: result.lastRequestCpuS, runPeakRssMb: result.runPeakRssMb, rolloutsPerSecond: rollouts / result.seconds };
+  if (report.rollouts !== rollouts || countLines(output) !== rollouts)
+    throw new Error(`collect bench: the ${name} collector wrote ${report.rollouts} of ${rollouts} rollouts`);
+  return {
+    rollouts,
+    turns: result.turns,
+    ownTurns: report.turns,
+    startupCpuS: report.startup_cpu_s,
+    cpuS: report.cpu_s,
+    peakRssMb: report.peak_rss_mb,
+    lastRequestCpuS: result.lastRequestCpuS,
+    runPeakRssMb: result.runPeakRssMb,
+    rolloutsPerSecond: rollouts / result.seconds,
+  };
 }
 
 const runPython = (server: Server, client: PythonClient, dir: string, input: string, rollouts: number, concurrency: number) =>
@@ -265,7 +323,10 @@ export async function collectOverhead(): Promise<BenchLine[]> {
     const emptyNode = await emptyNodeCpuS(dir);
     const scaling = (narrow: Measured, wider: Measured) => wider.rolloutsPerSecond / narrow.rolloutsPerSecond;
     const aiohttpScaling = aiohttpRun && aiohttpWide ? scaling(aiohttpRun, aiohttpWide) : undefined;
-    const scalingBaseline = aiohttpScaling === undefined ? { label: 'Node undici collector', value: scaling(undici, undiciWide) } : { label: 'Python aiohttp collector', value: aiohttpScaling };
+    const scalingBaseline =
+      aiohttpScaling === undefined
+        ? { label: 'Node undici collector', value: scaling(undici, undiciWide) }
+        : { label: 'Python aiohttp collector', value: aiohttpScaling };
     const slowVersusAiohttp: BenchResult[] =
       aiohttpSlow && aiohttpStart
         ? [
@@ -277,7 +338,10 @@ export async function collectOverhead(): Promise<BenchLine[]> {
             },
           ]
         : [];
-    const turns = gymnast.turns === python.turns ? `${gymnast.turns / gymnast.rollouts} turns a rollout in both` : `turns differ: gymnast ${gymnast.turns}, Python ${python.turns} (its own count ${python.ownTurns})`;
+    const turns =
+      gymnast.turns === python.turns
+        ? `${gymnast.turns / gymnast.rollouts} turns a rollout in both`
+        : `turns differ: gymnast ${gymnast.turns}, Python ${python.turns} (its own count ${python.ownTurns})`;
     const ms = (value: number) => `${value.toFixed(3)} ms`;
     const gymnastPerTurn = perTurnMs(gymnast, gymnastStart.startupCpuS);
     const versusAiohttp: BenchLine =
@@ -291,7 +355,12 @@ export async function collectOverhead(): Promise<BenchLine[]> {
         : {
             name: `collect: client CPU per turn, startup removed, 2,000 rows × ${REPEATS} at concurrency ${CONCURRENCY}, against issue 13's target only: no Python here imports aiohttp, so its collector was not run (\`apt-get install python3-aiohttp\` gives Debian's /usr/bin/python3 one); the same-run comparisons follow`,
             measured: { label: 'gymnast collect', value: gymnastPerTurn, unit: 'ms/turn' },
-            target: { label: "issue 13's target", value: 0.5 * ISSUE_AIOHTTP_MS_PER_TURN, unit: 'ms/turn', source: `half the ${ISSUE_AIOHTTP_MS_PER_TURN} ms/turn issue 13 measured for its aiohttp collector` },
+            target: {
+              label: "issue 13's target",
+              value: 0.5 * ISSUE_AIOHTTP_MS_PER_TURN,
+              unit: 'ms/turn',
+              source: `half the ${ISSUE_AIOHTTP_MS_PER_TURN} ms/turn issue 13 measured for its aiohttp collector`,
+            },
             lowerIsBetter: true,
           };
     return [

@@ -6,7 +6,9 @@ const run = promisify(execFile);
 
 /** Peak RSS of one collect in its own process (see collect-memory-process.ts for the modes). */
 async function measure(rows: number, mode: 'episodes' | 'all'): Promise<{ peak_rss_mb: number; run_peak_rss_mb: number }> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', new URL('./collect-memory-process.ts', import.meta.url).pathname, String(rows), mode], { maxBuffer: 1 << 20 });
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', new URL('./collect-memory-process.ts', import.meta.url).pathname, String(rows), mode], {
+    maxBuffer: 1 << 20,
+  });
   return JSON.parse(stdout) as { peak_rss_mb: number; run_peak_rss_mb: number };
 }
 

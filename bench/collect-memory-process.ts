@@ -40,7 +40,14 @@ const instantAgent: Agent = {
   check: () => [],
   run: async (row) => ({
     kind: 'result',
-    row: { ...row, schema_version: ROW_SCHEMA_VERSION, duration_ms: 0, response: { output: [], usage: { input_tokens: 20, output_tokens: 3, total_tokens: 23 } }, reward: row._ng_rollout_index % 2, extracted_answer: String(row.answer) },
+    row: {
+      ...row,
+      schema_version: ROW_SCHEMA_VERSION,
+      duration_ms: 0,
+      response: { output: [], usage: { input_tokens: 20, output_tokens: 3, total_tokens: 23 } },
+      reward: row._ng_rollout_index % 2,
+      extracted_answer: String(row.answer),
+    },
   }),
 };
 
@@ -78,4 +85,6 @@ await collect({
 });
 clearInterval(sampler);
 peak = Math.max(peak, process.memoryUsage().rss);
-process.stdout.write(`${JSON.stringify({ rows, mode, peak_rss_mb: peak / 2 ** 20, run_peak_rss_mb: runPeak / 2 ** 20, baseline_rss_mb: baseline / 2 ** 20, seconds: (performance.now() - started) / 1000 })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ rows, mode, peak_rss_mb: peak / 2 ** 20, run_peak_rss_mb: runPeak / 2 ** 20, baseline_rss_mb: baseline / 2 ** 20, seconds: (performance.now() - started) / 1000 })}\n`,
+);

@@ -9,7 +9,14 @@ import type { HfTokenizer } from '../src/tokens/index.js';
  */
 const loaded = await EmbeddedPolicy.load();
 const tokenizer = loaded.tokenizer as HfTokenizer;
-const endless = { encode: (text: string) => tokenizer.encode(text), decode: (ids: readonly number[]) => tokenizer.decode(ids), stopTokenIds: [], vocabSize: tokenizer.vocabSize, maxCharsPerToken: tokenizer.maxCharsPerToken, config: tokenizer.config } as unknown as HfTokenizer;
+const endless = {
+  encode: (text: string) => tokenizer.encode(text),
+  decode: (ids: readonly number[]) => tokenizer.decode(ids),
+  stopTokenIds: [],
+  vocabSize: tokenizer.vocabSize,
+  maxCharsPerToken: tokenizer.maxCharsPerToken,
+  config: tokenizer.config,
+} as unknown as HfTokenizer;
 const policy = new EmbeddedPolicy(loaded.model, endless);
 const server = embeddedModelServer(policy, {});
 process.stdout.write(`${await server.start()}\n`);

@@ -62,12 +62,25 @@ async function bareEpisode(episode: number, instant: EpisodeOptions, signal: Abo
   };
   append([{ role: 'user', content: 'what is 6*7?' }], true);
   for (let turn = 0; turn < TURNS; turn++) {
-    const result = await instant.policy.generate({ session_id: `b${episode}`, prompt_token_ids: ledger.tokenIds(), messages: [...messages], sampling: instant.sampling, stop_strings: [], stop_token_ids: [] }, signal);
+    const result = await instant.policy.generate(
+      {
+        session_id: `b${episode}`,
+        prompt_token_ids: ledger.tokenIds(),
+        messages: [...messages],
+        sampling: instant.sampling,
+        stop_strings: [],
+        stop_token_ids: [],
+      },
+      signal,
+    );
     const reply: Message = { role: 'assistant', content: result.text, token_ids: result.token_ids, generation_logprobs: result.logprobs };
     messages.push(reply);
     ledger.appendMessage(reply);
     const step = await instant.environment.step({ messages: messages.map(({ role, content }) => ({ role, content })), metadata: undefined }, signal);
-    append((step.observation ?? []).map(({ role, content }) => ({ role, content })), !step.terminated);
+    append(
+      (step.observation ?? []).map(({ role, content }) => ({ role, content })),
+      !step.terminated,
+    );
     if (step.terminated) return;
   }
 }

@@ -61,7 +61,8 @@ class RequestCounter {
     if (this.watched !== undefined) {
       this.lastCpuS = read(this.watched, cpuSecondsOf);
       if (this.generationRequests % 64 === 1) this.lastHwmMb = read(this.watched, peakRssMbOf);
-      if (this.generationRequests === 1) process.stdout.write(`${JSON.stringify({ first_request_cpu_s: this.lastCpuS, at_ms: performance.timeOrigin + performance.now() })}\n`);
+      if (this.generationRequests === 1)
+        process.stdout.write(`${JSON.stringify({ first_request_cpu_s: this.lastCpuS, at_ms: performance.timeOrigin + performance.now() })}\n`);
     }
     if (this.latencyMs > 0) await abortableDelay(this.latencyMs, signal);
   }
@@ -86,7 +87,9 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   } else if (command === 'latency') {
     counter.latencyMs = Number(argument);
   } else if (command === 'count') {
-    process.stdout.write(`${JSON.stringify({ generation_requests: counter.generationRequests, last_request_cpu_s: counter.lastCpuS, last_request_hwm_mb: counter.lastHwmMb })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ generation_requests: counter.generationRequests, last_request_cpu_s: counter.lastCpuS, last_request_hwm_mb: counter.lastHwmMb })}\n`,
+    );
   }
 });
 const stop = () => void server.close().then(() => process.exit(0));

@@ -32,12 +32,32 @@ const ids = (count: number, seed: number) => Array.from({ length: count }, (_, i
 const logprobs = (count: number) => Array.from({ length: count }, (_, i) => -((i % 97) / 50));
 
 const vllmAnswer = parsed({
-  choices: [{ index: 0, text: 'x'.repeat(GENERATED), token_ids: ids(GENERATED, 1), prompt_token_ids: ids(PROMPT, 2), logprobs: { token_logprobs: logprobs(GENERATED), tokens: ids(GENERATED, 1).map(String) }, finish_reason: 'stop', stop_reason: null }],
+  choices: [
+    {
+      index: 0,
+      text: 'x'.repeat(GENERATED),
+      token_ids: ids(GENERATED, 1),
+      prompt_token_ids: ids(PROMPT, 2),
+      logprobs: { token_logprobs: logprobs(GENERATED), tokens: ids(GENERATED, 1).map(String) },
+      finish_reason: 'stop',
+      stop_reason: null,
+    },
+  ],
   usage: { prompt_tokens: PROMPT, completion_tokens: GENERATED, total_tokens: PROMPT + GENERATED },
 });
 const chatAnswer = parsed({
-  id: 'c', object: 'chat.completion', model: 'm',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'x'.repeat(GENERATED) }, token_ids: ids(GENERATED, 1), logprobs: { content: logprobs(GENERATED).map((logprob, i) => ({ token: `t${i}`, logprob, bytes: [116], top_logprobs: [] })) }, finish_reason: 'stop' }],
+  id: 'c',
+  object: 'chat.completion',
+  model: 'm',
+  choices: [
+    {
+      index: 0,
+      message: { role: 'assistant', content: 'x'.repeat(GENERATED) },
+      token_ids: ids(GENERATED, 1),
+      logprobs: { content: logprobs(GENERATED).map((logprob, i) => ({ token: `t${i}`, logprob, bytes: [116], top_logprobs: [] })) },
+      finish_reason: 'stop',
+    },
+  ],
   prompt_token_ids: ids(PROMPT, 2),
   usage: { prompt_tokens: PROMPT, completion_tokens: GENERATED, total_tokens: PROMPT + GENERATED },
 });
@@ -45,9 +65,23 @@ const sglangAnswer = parsed({
   text: 'x'.repeat(GENERATED),
   output_ids: ids(GENERATED, 1),
   prompt_token_ids: ids(PROMPT, 2),
-  meta_info: { id: 'r', finish_reason: { type: 'stop', matched: 151645 }, prompt_tokens: PROMPT, completion_tokens: GENERATED, output_token_logprobs: logprobs(GENERATED).map((logprob, i) => [logprob, ids(GENERATED, 1)[i], null]) },
+  meta_info: {
+    id: 'r',
+    finish_reason: { type: 'stop', matched: 151645 },
+    prompt_tokens: PROMPT,
+    completion_tokens: GENERATED,
+    output_token_logprobs: logprobs(GENERATED).map((logprob, i) => [logprob, ids(GENERATED, 1)[i], null]),
+  },
 });
-const policyResult = { token_ids: ids(GENERATED, 1), logprobs: logprobs(GENERATED), text: 'x'.repeat(GENERATED), finish_reason: { unified: 'stop', raw: 'stop' }, usage: { prompt_tokens: PROMPT, completion_tokens: GENERATED }, prompt_token_ids: ids(PROMPT, 2), prompt_source: 'server' };
+const policyResult = {
+  token_ids: ids(GENERATED, 1),
+  logprobs: logprobs(GENERATED),
+  text: 'x'.repeat(GENERATED),
+  finish_reason: { unified: 'stop', raw: 'stop' },
+  usage: { prompt_tokens: PROMPT, completion_tokens: GENERATED },
+  prompt_token_ids: ids(PROMPT, 2),
+  prompt_source: 'server',
+};
 const row = parsed(resultRow(7, 2));
 const planned = parsed(plannedRow(7, 2));
 const request = planned.responses_create_params;
@@ -68,14 +102,54 @@ interface HandCheck {
  * environment or a run's own file gives): the same reading, by hand and by the schema.
  */
 const HAND_CHECKS: HandCheck[] = [
-  { name: `ResultRow, a 3-turn rollout read whole (readFullRow: viewer, health, export)`, taken: () => isPlainResultRow(row, true), fast: () => readFullRow(row, 'x:1'), slow: () => ResultRow.safeParse(row) },
-  { name: `ResultRowHead, a 3-turn rollout without its messages (readRow: aggregate, resume, viewer index)`, taken: () => isPlainResultRow(row, false), fast: () => readRow(row, 'x:1'), slow: () => ResultRowHead.safeParse(row) },
-  { name: 'DatasetRow, an input line (readDatasetRow: check and plan)', taken: () => plainDatasetRow(input) !== undefined, fast: () => readDatasetRow(input), slow: () => parseWithIssues(DatasetRow, input) },
-  { name: "RequestFields + EpisodeTask, a planned rollout's request made a task (plainRequest: rowToTask)", taken: () => plainRequest(request) !== undefined, fast: () => plainRequest(request), slow: () => [RequestFields.safeParse(request), EpisodeTask.safeParse(task)] },
-  { name: `PolicyResult, a ${GENERATED}-token generation (readPolicyResult: every turn)`, taken: () => plainPolicyResult(policyResult) !== undefined, fast: () => readPolicyResult(policyResult), slow: () => PolicyResult.safeParse(policyResult) },
-  { name: `VllmCompletionsResponse, a ${GENERATED}-token answer with logprobs (every turn)`, taken: () => readVllmCompletionsResponse(vllmAnswer) !== undefined, fast: () => readVllmCompletionsResponse(vllmAnswer), slow: () => VllmCompletionsResponse.safeParse(vllmAnswer) },
-  { name: `ChatCompletionsResponse, a ${GENERATED}-token answer with logprobs (every turn)`, taken: () => readChatCompletionsResponse(chatAnswer) !== undefined, fast: () => readChatCompletionsResponse(chatAnswer), slow: () => ChatCompletionsResponse.safeParse(chatAnswer) },
-  { name: `SglangGenerateResponse, a ${GENERATED}-token answer with logprobs (every turn)`, taken: () => readSglangGenerateResponse(sglangAnswer) !== undefined, fast: () => readSglangGenerateResponse(sglangAnswer), slow: () => SglangGenerateResponse.safeParse(sglangAnswer) },
+  {
+    name: `ResultRow, a 3-turn rollout read whole (readFullRow: viewer, health, export)`,
+    taken: () => isPlainResultRow(row, true),
+    fast: () => readFullRow(row, 'x:1'),
+    slow: () => ResultRow.safeParse(row),
+  },
+  {
+    name: `ResultRowHead, a 3-turn rollout without its messages (readRow: aggregate, resume, viewer index)`,
+    taken: () => isPlainResultRow(row, false),
+    fast: () => readRow(row, 'x:1'),
+    slow: () => ResultRowHead.safeParse(row),
+  },
+  {
+    name: 'DatasetRow, an input line (readDatasetRow: check and plan)',
+    taken: () => plainDatasetRow(input) !== undefined,
+    fast: () => readDatasetRow(input),
+    slow: () => parseWithIssues(DatasetRow, input),
+  },
+  {
+    name: "RequestFields + EpisodeTask, a planned rollout's request made a task (plainRequest: rowToTask)",
+    taken: () => plainRequest(request) !== undefined,
+    fast: () => plainRequest(request),
+    slow: () => [RequestFields.safeParse(request), EpisodeTask.safeParse(task)],
+  },
+  {
+    name: `PolicyResult, a ${GENERATED}-token generation (readPolicyResult: every turn)`,
+    taken: () => plainPolicyResult(policyResult) !== undefined,
+    fast: () => readPolicyResult(policyResult),
+    slow: () => PolicyResult.safeParse(policyResult),
+  },
+  {
+    name: `VllmCompletionsResponse, a ${GENERATED}-token answer with logprobs (every turn)`,
+    taken: () => readVllmCompletionsResponse(vllmAnswer) !== undefined,
+    fast: () => readVllmCompletionsResponse(vllmAnswer),
+    slow: () => VllmCompletionsResponse.safeParse(vllmAnswer),
+  },
+  {
+    name: `ChatCompletionsResponse, a ${GENERATED}-token answer with logprobs (every turn)`,
+    taken: () => readChatCompletionsResponse(chatAnswer) !== undefined,
+    fast: () => readChatCompletionsResponse(chatAnswer),
+    slow: () => ChatCompletionsResponse.safeParse(chatAnswer),
+  },
+  {
+    name: `SglangGenerateResponse, a ${GENERATED}-token answer with logprobs (every turn)`,
+    taken: () => readSglangGenerateResponse(sglangAnswer) !== undefined,
+    fast: () => readSglangGenerateResponse(sglangAnswer),
+    slow: () => SglangGenerateResponse.safeParse(sglangAnswer),
+  },
 ];
 
 /** µs per reading, by hand against by the schema, measured side by side in this run. */

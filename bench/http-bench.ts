@@ -40,18 +40,31 @@ const request = (i: number): PolicyRequest => ({
  */
 export async function httpClientThroughput(): Promise<BenchResult[]> {
   return withTestServer(async (url) => {
-    const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [url], tokenizer: await loadHfTokenizer(qwen3Directory), model: 'm', maxModelLen: 32_768 });
+    const policy = new RemotePolicy({
+      backend: vllmCompletionsBackend,
+      urls: [url],
+      tokenizer: await loadHfTokenizer(qwen3Directory),
+      model: 'm',
+      maxModelLen: 32_768,
+    });
     const signal = new AbortController().signal;
     const viaGymnast = (i: number) => policy.generate(request(i), signal);
     const viaFetch = async (i: number) => {
-      const response = await fetch(`${url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(vllmCompletionsBackend.toWire(request(i), 'm')) });
+      const response = await fetch(`${url}/v1/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(vllmCompletionsBackend.toWire(request(i), 'm')),
+      });
       return response.json();
     };
     await measure(viaGymnast);
     await measure(viaFetch);
     const best = { gymnast: { perSecond: 0, cpuMs: Infinity }, fetch: { perSecond: 0, cpuMs: Infinity } };
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [side, send] of [['gymnast', viaGymnast], ['fetch', viaFetch]] as const) {
+      for (const [side, send] of [
+        ['gymnast', viaGymnast],
+        ['fetch', viaFetch],
+      ] as const) {
         const run = await measure(send);
         best[side] = { perSecond: Math.max(best[side].perSecond, run.perSecond), cpuMs: Math.min(best[side].cpuMs, run.cpuMs) };
       }
@@ -59,8 +72,18 @@ export async function httpClientThroughput(): Promise<BenchResult[]> {
     await policy.close();
     const rounds = `each warmed on ${REQUESTS.toLocaleString('en')} requests, then the best of ${ROUNDS} alternating rounds`;
     return [
-      { name: `HTTP client: requests/s at ${IN_FLIGHT} in flight (test server in another process; ${rounds})`, baseline: { label: 'global fetch', value: best.fetch.perSecond, unit: 'req/s' }, measured: { label: 'gymnast RemotePolicy', value: best.gymnast.perSecond, unit: 'req/s' }, lowerIsBetter: false },
-      { name: `HTTP client: client CPU per request (${rounds})`, baseline: { label: 'global fetch', value: best.fetch.cpuMs, unit: 'ms' }, measured: { label: 'gymnast RemotePolicy', value: best.gymnast.cpuMs, unit: 'ms' }, lowerIsBetter: true },
+      {
+        name: `HTTP client: requests/s at ${IN_FLIGHT} in flight (test server in another process; ${rounds})`,
+        baseline: { label: 'global fetch', value: best.fetch.perSecond, unit: 'req/s' },
+        measured: { label: 'gymnast RemotePolicy', value: best.gymnast.perSecond, unit: 'req/s' },
+        lowerIsBetter: false,
+      },
+      {
+        name: `HTTP client: client CPU per request (${rounds})`,
+        baseline: { label: 'global fetch', value: best.fetch.cpuMs, unit: 'ms' },
+        measured: { label: 'gymnast RemotePolicy', value: best.gymnast.cpuMs, unit: 'ms' },
+        lowerIsBetter: true,
+      },
     ];
   });
 }

@@ -64,7 +64,9 @@ for (const [name, suite] of Object.entries(suites)) {
       continue;
     }
     const ratio = result.measured.value / result.baseline.value;
-    process.stdout.write(`${result.name}\n  ${format(result.measured)} vs ${format(result.baseline)}: ${ratio.toFixed(2)}× (${result.lowerIsBetter ? 'lower' : 'higher'} is better)\n`);
+    process.stdout.write(
+      `${result.name}\n  ${format(result.measured)} vs ${format(result.baseline)}: ${ratio.toFixed(2)}× (${result.lowerIsBetter ? 'lower' : 'higher'} is better)\n`,
+    );
     if (result.target) process.stdout.write(`  ${targetLine(result.measured, result.target, result.lowerIsBetter)}\n`);
   }
 }

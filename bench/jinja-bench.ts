@@ -20,7 +20,16 @@ const conversations: Record<string, Record<string, unknown>> = {
     ],
   },
   '9 messages with tools and tool calls': {
-    tools: [{ type: 'function', function: { name: 'get_weather', description: 'The weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }],
+    tools: [
+      {
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          description: 'The weather in a city',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      },
+    ],
     messages: [
       { role: 'system', content: 'Use the tools.' },
       { role: 'user', content: 'Weather in Paris and Rome?' },

@@ -145,7 +145,17 @@ async function rollout(client, model, row, maxTokens, seed) {
   let extracted = null;
   const output = [];
   for (let turn = 0; turn < MAX_TURNS; turn++) {
-    const body = { model, messages, max_tokens: maxTokens, temperature: 1.0, seed: seed * MAX_TURNS + turn, stop: ['</calc>'], include_stop_str_in_output: true, return_token_ids: true, logprobs: true };
+    const body = {
+      model,
+      messages,
+      max_tokens: maxTokens,
+      temperature: 1.0,
+      seed: seed * MAX_TURNS + turn,
+      stop: ['</calc>'],
+      include_stop_str_in_output: true,
+      return_token_ids: true,
+      logprobs: true,
+    };
     const response = await client.post('/v1/chat/completions', body);
     const choice = response.choices[0];
     const said = (choice.message.content ?? '').trim();
@@ -253,4 +263,6 @@ try {
 const usage = process.resourceUsage();
 const total = (usage.userCPUTime + usage.systemCPUTime) / 1e6;
 const startup = firstRequestCpu === undefined ? total : (firstRequestCpu.user + firstRequestCpu.system) / 1e6;
-process.stdout.write(`${JSON.stringify({ rollouts: done, turns, startup_cpu_s: startup, run_cpu_s: total - startup, cpu_s: total, peak_rss_mb: usage.maxRSS / 1024 })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ rollouts: done, turns, startup_cpu_s: startup, run_cpu_s: total - startup, cpu_s: total, peak_rss_mb: usage.maxRSS / 1024 })}\n`,
+);

@@ -3,7 +3,10 @@
  * on a shared machine, the round least disturbed. Each way is first run until the JIT has settled
  * (as many calls as a round), then each round runs it for about `roundMs`.
  */
-export function perCall<K extends string>(ways: Record<K, () => unknown>, { rounds = 15, roundMs = 30 }: { rounds?: number; roundMs?: number } = {}): Record<K, number> {
+export function perCall<K extends string>(
+  ways: Record<K, () => unknown>,
+  { rounds = 15, roundMs = 30 }: { rounds?: number; roundMs?: number } = {},
+): Record<K, number> {
   const names = Object.keys(ways) as K[];
   const calls = {} as Record<K, number>;
   for (const name of names) calls[name] = calibrate(ways[name], roundMs);

@@ -18,8 +18,20 @@ const CONCURRENCY = 64;
 const TURNS_PER_ROLLOUT = 2;
 
 const tools = [
-  { type: 'function', name: 'increment_counter', description: '', parameters: { type: 'object', properties: { count: { type: 'integer', description: '' } }, required: ['count'], additionalProperties: false }, strict: true },
-  { type: 'function', name: 'get_counter_value', description: '', parameters: { type: 'object', properties: {}, required: [], additionalProperties: false }, strict: true },
+  {
+    type: 'function',
+    name: 'increment_counter',
+    description: '',
+    parameters: { type: 'object', properties: { count: { type: 'integer', description: '' } }, required: ['count'], additionalProperties: false },
+    strict: true,
+  },
+  {
+    type: 'function',
+    name: 'get_counter_value',
+    description: '',
+    parameters: { type: 'object', properties: {}, required: [], additionalProperties: false },
+    strict: true,
+  },
 ];
 
 /**
@@ -39,15 +51,36 @@ export async function resourcesOverhead(): Promise<BenchResult[]> {
           const dir = mkdtempSync(join(tmpdir(), 'gymnast-bench-resources-'));
           const run = async (agentName: string, agents?: ReadonlyMap<string, Agent>) => {
             const input = join(dir, `${agentName}.jsonl`);
-            writeFileSync(input, Array.from({ length: ROLLOUTS }, (_, i) => JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: `add 3 to ${i} then stop` }], tools }, agent_ref: { name: agentName }, initial_count: i, expected_count: i + 3 })).join('\n'));
+            writeFileSync(
+              input,
+              Array.from({ length: ROLLOUTS }, (_, i) =>
+                JSON.stringify({
+                  responses_create_params: { input: [{ role: 'user', content: `add 3 to ${i} then stop` }], tools },
+                  agent_ref: { name: agentName },
+                  initial_count: i,
+                  expected_count: i + 3,
+                }),
+              ).join('\n'),
+            );
             const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [modelUrl], tokenizer, model: 'm', maxModelLen: 32_768 });
             const cpu = process.cpuUsage();
             const started = performance.now();
-            const summary = await collect({ input, output: join(dir, `${agentName}-out.jsonl`), concurrency: CONCURRENCY, policy, renderer, maxSeqLen: 4096, maxTurns: 4, sampling: SamplingParams.parse({ max_tokens: 32, seed: 1 }), ...(agents ? { agents } : {}) });
+            const summary = await collect({
+              input,
+              output: join(dir, `${agentName}-out.jsonl`),
+              concurrency: CONCURRENCY,
+              policy,
+              renderer,
+              maxSeqLen: 4096,
+              maxTurns: 4,
+              sampling: SamplingParams.parse({ max_tokens: 32, seed: 1 }),
+              ...(agents ? { agents } : {}),
+            });
             const seconds = (performance.now() - started) / 1000;
             const used = process.cpuUsage(cpu);
             await policy.close();
-            if (summary.rollouts !== ROLLOUTS) throw new Error(`${agentName}: ${summary.rollouts} of ${ROLLOUTS} rollouts succeeded (${summary.failures} failures)`);
+            if (summary.rollouts !== ROLLOUTS)
+              throw new Error(`${agentName}: ${summary.rollouts} of ${ROLLOUTS} rollouts succeeded (${summary.failures} failures)`);
             return { cpuMsPerTurn: (used.user + used.system) / 1000 / (ROLLOUTS * TURNS_PER_ROLLOUT), perSecond: ROLLOUTS / seconds };
           };
           const inProcess = await run('session-counter');

@@ -26,7 +26,7 @@ export async function runSlotsScaling(): Promise<BenchResult> {
   const small = await microsecondsPerRollout(10_000);
   const large = await microsecondsPerRollout(100_000);
   return {
-    name: 'RunSlots: a rollout through the agent server\'s slots (32 running), with 100,000 queued vs 10,000 (flat is right)',
+    name: "RunSlots: a rollout through the agent server's slots (32 running), with 100,000 queued vs 10,000 (flat is right)",
     baseline: { label: '10,000 queued', value: small, unit: 'µs/rollout' },
     measured: { label: '100,000 queued', value: large, unit: 'µs/rollout' },
     lowerIsBetter: true,

@@ -16,30 +16,43 @@ const RUNS = 30;
 export async function streamFirstText(): Promise<BenchResult[]> {
   const script = fileURLToPath(new URL('./embedded-stream-process.ts', import.meta.url));
   const body = (run: number) => JSON.stringify({ messages: [{ role: 'user', content: `what is ${run + 50}+45?` }], max_tokens: TOKENS, seed: 5, stream: true });
-  const { bytes, firsts, totals } = await withTestServer(async (url) => {
-    const bytes: number[] = [];
-    const firsts: number[] = [];
-    const totals: number[] = [];
-    for (let run = -3; run < RUNS; run++) {
-      const started = performance.now();
-      const response = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(run) });
-      const headers = performance.now() - started;
-      const decoder = new TextDecoder();
-      let first = Number.NaN;
-      for await (const bytes of response.body!) {
-        if (Number.isNaN(first) && /"content":"[^"]/.test(decoder.decode(bytes as Uint8Array, { stream: true }))) first = performance.now() - started;
+  const { bytes, firsts, totals } = await withTestServer(
+    async (url) => {
+      const bytes: number[] = [];
+      const firsts: number[] = [];
+      const totals: number[] = [];
+      for (let run = -3; run < RUNS; run++) {
+        const started = performance.now();
+        const response = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(run) });
+        const headers = performance.now() - started;
+        const decoder = new TextDecoder();
+        let first = Number.NaN;
+        for await (const bytes of response.body!) {
+          if (Number.isNaN(first) && /"content":"[^"]/.test(decoder.decode(bytes as Uint8Array, { stream: true }))) first = performance.now() - started;
+        }
+        if (run < 0) continue;
+        totals.push(performance.now() - started);
+        bytes.push(headers);
+        firsts.push(first);
       }
-      if (run < 0) continue;
-      totals.push(performance.now() - started);
-      bytes.push(headers);
-      firsts.push(first);
-    }
-    return { bytes, firsts, totals };
-  }, { script });
+      return { bytes, firsts, totals };
+    },
+    { script },
+  );
   const whole = { label: 'whole answer', value: median(totals), unit: 'ms' };
   return [
-    { name: `embedded model server: first byte of a streamed ${TOKENS}-token chat answer vs the whole answer (target ≤ 0.10×)`, baseline: whole, measured: { label: 'first byte', value: median(bytes), unit: 'ms' }, lowerIsBetter: true },
-    { name: `embedded model server: first streamed text of a ${TOKENS}-token chat answer vs the whole answer (target ≤ 0.10×)`, baseline: whole, measured: { label: 'first text', value: median(firsts), unit: 'ms' }, lowerIsBetter: true },
+    {
+      name: `embedded model server: first byte of a streamed ${TOKENS}-token chat answer vs the whole answer (target ≤ 0.10×)`,
+      baseline: whole,
+      measured: { label: 'first byte', value: median(bytes), unit: 'ms' },
+      lowerIsBetter: true,
+    },
+    {
+      name: `embedded model server: first streamed text of a ${TOKENS}-token chat answer vs the whole answer (target ≤ 0.10×)`,
+      baseline: whole,
+      measured: { label: 'first text', value: median(firsts), unit: 'ms' },
+      lowerIsBetter: true,
+    },
   ];
 }
 

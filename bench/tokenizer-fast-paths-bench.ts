@@ -27,7 +27,9 @@ async function codecs(cacheDirectory: string): Promise<Record<'library' | 'json'
       const codec = JSON.parse(stdout) as Codec;
       if (!codec.text) throw new Error(`bench: ${way} does not decode 8 KB of code back to itself`);
       const previous = best[way];
-      best[way] = previous ? { ...codec, encode_us: Math.min(previous.encode_us, codec.encode_us), decode_us: Math.min(previous.decode_us, codec.decode_us) } : codec;
+      best[way] = previous
+        ? { ...codec, encode_us: Math.min(previous.encode_us, codec.encode_us), decode_us: Math.min(previous.decode_us, codec.decode_us) }
+        : codec;
     }
   }
   return best;
@@ -44,7 +46,10 @@ export async function tokenizerFastPaths(): Promise<BenchResult[]> {
     await loadHfTokenizer(qwen3Directory, { cacheDirectory });
     const load = { tables: Infinity, json: Infinity };
     for (let round = 0; round < LOADS; round++) {
-      for (const [way, directory] of [['tables', cacheDirectory], ['json', false]] as const) {
+      for (const [way, directory] of [
+        ['tables', cacheDirectory],
+        ['json', false],
+      ] as const) {
         const started = process.cpuUsage();
         await loadHfTokenizer(qwen3Directory, { cacheDirectory: directory });
         const used = process.cpuUsage(started);
@@ -56,11 +61,36 @@ export async function tokenizerFastPaths(): Promise<BenchResult[]> {
     const each = `per token, each way in ${PROCESSES} processes of its own, the best kept`;
     const asItIs = '@huggingface/tokenizers as it is';
     return [
-      { name: `tokenizer byte-level steps: encode 8 KB of code (${tokens}), ${each}`, baseline: { label: asItIs, value: library.encode_us, unit: 'µs' }, measured: { label: 'byte-level steps done directly', value: json.encode_us, unit: 'µs' }, lowerIsBetter: true },
-      { name: `tokenizer byte-level steps: decode the same ids, ${each}`, baseline: { label: asItIs, value: library.decode_us, unit: 'µs' }, measured: { label: 'byte-level steps done directly', value: json.decode_us, unit: 'µs' }, lowerIsBetter: true },
-      { name: `tokenizer tables: load Qwen3's tokenizer, CPU (the least of ${LOADS} alternating loads)`, baseline: { label: 'from tokenizer.json', value: load.json, unit: 'ms' }, measured: { label: 'from the cached tables', value: load.tables, unit: 'ms' }, lowerIsBetter: true },
-      { name: `tokenizer tables: encode 8 KB of code through the tables' maps (a cost where above 1), ${each}`, baseline: { label: "the library's maps", value: json.encode_us, unit: 'µs' }, measured: { label: "the tables' maps", value: tables.encode_us, unit: 'µs' }, lowerIsBetter: true },
-      { name: `tokenizer tables: decode the same ids through the tables (a cost where above 1), ${each}`, baseline: { label: "the library's vocabulary", value: json.decode_us, unit: 'µs' }, measured: { label: 'the tables', value: tables.decode_us, unit: 'µs' }, lowerIsBetter: true },
+      {
+        name: `tokenizer byte-level steps: encode 8 KB of code (${tokens}), ${each}`,
+        baseline: { label: asItIs, value: library.encode_us, unit: 'µs' },
+        measured: { label: 'byte-level steps done directly', value: json.encode_us, unit: 'µs' },
+        lowerIsBetter: true,
+      },
+      {
+        name: `tokenizer byte-level steps: decode the same ids, ${each}`,
+        baseline: { label: asItIs, value: library.decode_us, unit: 'µs' },
+        measured: { label: 'byte-level steps done directly', value: json.decode_us, unit: 'µs' },
+        lowerIsBetter: true,
+      },
+      {
+        name: `tokenizer tables: load Qwen3's tokenizer, CPU (the least of ${LOADS} alternating loads)`,
+        baseline: { label: 'from tokenizer.json', value: load.json, unit: 'ms' },
+        measured: { label: 'from the cached tables', value: load.tables, unit: 'ms' },
+        lowerIsBetter: true,
+      },
+      {
+        name: `tokenizer tables: encode 8 KB of code through the tables' maps (a cost where above 1), ${each}`,
+        baseline: { label: "the library's maps", value: json.encode_us, unit: 'µs' },
+        measured: { label: "the tables' maps", value: tables.encode_us, unit: 'µs' },
+        lowerIsBetter: true,
+      },
+      {
+        name: `tokenizer tables: decode the same ids through the tables (a cost where above 1), ${each}`,
+        baseline: { label: "the library's vocabulary", value: json.decode_us, unit: 'µs' },
+        measured: { label: 'the tables', value: tables.decode_us, unit: 'µs' },
+        lowerIsBetter: true,
+      },
     ];
   } finally {
     await rm(cacheDirectory, { recursive: true, force: true });

@@ -20,7 +20,10 @@ async function codec(): Promise<{ encode: () => number[]; decode: (ids: number[]
     const json = JSON.parse(readFileSync(join(qwen3Directory, 'tokenizer.json'), 'utf8')) as object;
     const config = TokenizerConfig.parse(JSON.parse(readFileSync(join(qwen3Directory, 'tokenizer_config.json'), 'utf8')));
     const library = new LibraryTokenizer(json, config);
-    return { encode: () => library.encode(TEXT, { add_special_tokens: false }).ids, decode: (ids) => library.decode(ids, { skip_special_tokens: false, clean_up_tokenization_spaces: false }) };
+    return {
+      encode: () => library.encode(TEXT, { add_special_tokens: false }).ids,
+      decode: (ids) => library.decode(ids, { skip_special_tokens: false, clean_up_tokenization_spaces: false }),
+    };
   }
   if (way !== 'json' && way !== 'tables') throw new Error(`tokenizer-process: no way ${way}`);
   const tokenizer = await loadHfTokenizer(qwen3Directory, { cacheDirectory: way === 'tables' ? cacheDirectory! : false });
@@ -31,4 +34,6 @@ async function codec(): Promise<{ encode: () => number[]; decode: (ids: number[]
 const { encode, decode } = await codec();
 const ids = encode();
 const measured = perCall({ encode, decode: () => decode(ids) });
-process.stdout.write(JSON.stringify({ tokens: ids.length, encode_us: measured.encode / ids.length, decode_us: measured.decode / ids.length, text: decode(ids) === TEXT }));
+process.stdout.write(
+  JSON.stringify({ tokens: ids.length, encode_us: measured.encode / ids.length, decode_us: measured.decode / ids.length, text: decode(ids) === TEXT }),
+);

@@ -28,7 +28,8 @@ async function importCpu(specifier: string): Promise<number> {
 /** Both ways, `ROUNDS` alternating processes each; the least CPU of each. */
 async function best(specifiers: Record<Way, string>): Promise<Record<Way, number>> {
   const least = { module: Infinity, index: Infinity };
-  for (let round = 0; round < ROUNDS; round++) for (const way of ['module', 'index'] as const) least[way] = Math.min(least[way], await importCpu(specifiers[way]));
+  for (let round = 0; round < ROUNDS; round++)
+    for (const way of ['module', 'index'] as const) least[way] = Math.min(least[way], await importCpu(specifiers[way]));
   return least;
 }
 
@@ -44,13 +45,32 @@ export async function undiciPoolImport(): Promise<BenchResult[]> {
   try {
     const banner = "import { createRequire as __gymnastCreateRequire } from 'node:module'; const require = __gymnastCreateRequire(import.meta.url);";
     for (const [way, contents] of Object.entries(ENTRIES)) {
-      await build({ stdin: { contents, resolveDir: root, loader: 'js' }, outfile: join(directory, `${way}.mjs`), bundle: true, format: 'esm', platform: 'node', target: 'node20', banner: { js: banner }, logLevel: 'warning' });
+      await build({
+        stdin: { contents, resolveDir: root, loader: 'js' },
+        outfile: join(directory, `${way}.mjs`),
+        bundle: true,
+        format: 'esm',
+        platform: 'node',
+        target: 'node20',
+        banner: { js: banner },
+        logLevel: 'warning',
+      });
     }
     const bundled = await best({ module: pathToFileURL(join(directory, 'module.mjs')).href, index: pathToFileURL(join(directory, 'index.mjs')).href });
     const each = `CPU of a fresh process's import, the least of ${ROUNDS} alternating processes`;
     return [
-      { name: `undici Pool from its own module, as the library loads it from node_modules (${each})`, baseline: { label: "undici's index", value: installed.index, unit: 'ms' }, measured: { label: 'lib/dispatcher/pool.js', value: installed.module, unit: 'ms' }, lowerIsBetter: true },
-      { name: `undici Pool from its own module, in a bundle as the CLI's (${each})`, baseline: { label: "undici's index", value: bundled.index, unit: 'ms' }, measured: { label: 'lib/dispatcher/pool.js', value: bundled.module, unit: 'ms' }, lowerIsBetter: true },
+      {
+        name: `undici Pool from its own module, as the library loads it from node_modules (${each})`,
+        baseline: { label: "undici's index", value: installed.index, unit: 'ms' },
+        measured: { label: 'lib/dispatcher/pool.js', value: installed.module, unit: 'ms' },
+        lowerIsBetter: true,
+      },
+      {
+        name: `undici Pool from its own module, in a bundle as the CLI's (${each})`,
+        baseline: { label: "undici's index", value: bundled.index, unit: 'ms' },
+        measured: { label: 'lib/dispatcher/pool.js', value: bundled.module, unit: 'ms' },
+        lowerIsBetter: true,
+      },
     ];
   } finally {
     await rm(directory, { recursive: true, force: true });

@@ -17,7 +17,15 @@ async function writeRun(directory: string, rollouts: number): Promise<string> {
   const failures = createWriteStream(join(directory, `${rollouts}`, 'out_failures.jsonl'));
   const [resultWriter, failureWriter] = [new ChunkedWriter(results), new ChunkedWriter(failures)];
   for (let i = 0; i < rollouts; i++) {
-    const spec = { task: Math.floor(i / 8), rollout: i % 8, reward: (i * 7) % 3 === 0 ? 1 : 0, turns: 1 + (i % 3), tokensPerMessage: 40, durationMs: 100 + (i % 997), ...(i % 13 === 0 ? { drift: [0] } : {}) };
+    const spec = {
+      task: Math.floor(i / 8),
+      rollout: i % 8,
+      reward: (i * 7) % 3 === 0 ? 1 : 0,
+      turns: 1 + (i % 3),
+      tokensPerMessage: 40,
+      durationMs: 100 + (i % 997),
+      ...(i % 13 === 0 ? { drift: [0] } : {}),
+    };
     const failed = i % 50 === 49;
     await (failed ? failureWriter : resultWriter).write(`${JSON.stringify(syntheticRow(failed ? { ...spec, failure: 'transport' } : spec))}\n`);
   }

@@ -19,4 +19,12 @@ const indexedMs = performance.now() - started;
 const overview = (await (await fetch(`${url}/api/runs/out/overview`)).json()) as { counts: { rollouts: number } };
 await server.close();
 const share = first.indexing.bytes_total > 0 ? first.indexing.bytes_read / first.indexing.bytes_total : 1;
-process.stdout.write(JSON.stringify({ first_render_ms: firstRenderMs, first_render_share: share, indexed_ms: indexedMs, peak_rss_mb: process.resourceUsage().maxRSS / 1024, rollouts: overview.counts.rollouts }));
+process.stdout.write(
+  JSON.stringify({
+    first_render_ms: firstRenderMs,
+    first_render_share: share,
+    indexed_ms: indexedMs,
+    peak_rss_mb: process.resourceUsage().maxRSS / 1024,
+    rollouts: overview.counts.rollouts,
+  }),
+);

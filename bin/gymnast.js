@@ -48,7 +48,9 @@ async function loadSources() {
     ({ register } = await import('tsx/esm/api'));
   } catch (error) {
     if (error?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
-    process.stderr.write(`gymnast: ${builds[1]} is missing or older than src/, and tsx (a dev dependency) is not installed to run the sources: run \`npm ci\` or \`npm run build\`\n`);
+    process.stderr.write(
+      `gymnast: ${builds[1]} is missing or older than src/, and tsx (a dev dependency) is not installed to run the sources: run \`npm ci\` or \`npm run build\`\n`,
+    );
     process.exit(1);
   }
   register();

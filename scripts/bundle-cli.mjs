@@ -54,7 +54,14 @@ const packageRelativeUrls = {
       // Offsets in the source: every rewritten URL is blanked the same length, so what is left is unrewritten.
       const rest = source.replace(packageRelativeUrl, (match) => ' '.repeat(match.length));
       for (const found of rest.matchAll(unresolvable)) {
-        errors.push(sourceError(args.path, source, found.index, `${found[0]} is left as is in the bundle, where it is the chunk's, not this module's: write new URL('<relative path>', import.meta.url), which the bundle rewrites`));
+        errors.push(
+          sourceError(
+            args.path,
+            source,
+            found.index,
+            `${found[0]} is left as is in the bundle, where it is the chunk's, not this module's: write new URL('<relative path>', import.meta.url), which the bundle rewrites`,
+          ),
+        );
       }
       return errors.length > 0 ? { errors } : { contents, loader: 'ts' };
     });
@@ -71,9 +78,17 @@ const zodEnglishOnly = {
   setup(build) {
     build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
       if (!args.importer.split(sep).join('/').includes('/node_modules/zod/v4/')) return undefined;
-      return { path: join(dirname(args.importer), '..', 'locales', 'en-only.js'), namespace: 'zod-english-only', pluginData: { dir: join(dirname(args.importer), '..', 'locales') } };
+      return {
+        path: join(dirname(args.importer), '..', 'locales', 'en-only.js'),
+        namespace: 'zod-english-only',
+        pluginData: { dir: join(dirname(args.importer), '..', 'locales') },
+      };
     });
-    build.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({ contents: 'export { default as en } from "./en.js";', resolveDir: args.pluginData.dir, loader: 'js' }));
+    build.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({
+      contents: 'export { default as en } from "./en.js";',
+      resolveDir: args.pluginData.dir,
+      loader: 'js',
+    }));
   },
 };
 

@@ -23,7 +23,9 @@ function installed(name) {
 const missing = ['typescript', 'esbuild'].filter((name) => !installed(name));
 const packing = process.env.npm_command === 'pack' || process.env.npm_command === 'publish';
 if (missing.length > 0 && !packing) {
-  process.stderr.write(`gymnast: dist/ left as it is: the build needs ${missing.join(' and ')}, dev dependencies this install left out (npm ci without --omit=dev installs them)\n`);
+  process.stderr.write(
+    `gymnast: dist/ left as it is: the build needs ${missing.join(' and ')}, dev dependencies this install left out (npm ci without --omit=dev installs them)\n`,
+  );
 } else {
   // The npm (or pnpm, yarn) that runs this script, for `run build`; plain npm when run by hand.
   const [command, args] = process.env.npm_execpath ? [process.execPath, [process.env.npm_execpath]] : ['npm', []];

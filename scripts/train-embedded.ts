@@ -51,7 +51,8 @@ model.params.set(startFrom ? grownFrom(startFrom, initial).params : initial.para
 if (startFrom) log(`continuing from ${startFrom}`);
 const gradBuffers = Array.from({ length: WORKERS }, () => new SharedArrayBuffer(model.params.length * 4));
 const workers = gradBuffers.map(
-  (grads) => new Worker(new URL('./embedded/train-worker.js', import.meta.url), { workerData: { config, params: paramsBuffer, grads, tokens, weights, offsets } }),
+  (grads) =>
+    new Worker(new URL('./embedded/train-worker.js', import.meta.url), { workerData: { config, params: paramsBuffer, grads, tokens, weights, offsets } }),
 );
 const optimizer = new AdamW(model.params.length);
 const grads = new Float32Array(model.params.length);
@@ -60,7 +61,14 @@ let best = -1;
 
 for (let step = 1; step <= STEPS; step++) {
   const batch = Array.from({ length: BATCH }, () => random.int(0, sequences.length - 1));
-  const losses = await Promise.all(workers.map((worker, w) => run(worker, batch.filter((_, i) => i % WORKERS === w))));
+  const losses = await Promise.all(
+    workers.map((worker, w) =>
+      run(
+        worker,
+        batch.filter((_, i) => i % WORKERS === w),
+      ),
+    ),
+  );
   const learned = batch.reduce((total, index) => total + sequences[index]!.weights.reduce((sum, value) => sum + value, 0), 0);
   grads.fill(0);
   for (const buffer of gradBuffers) {
@@ -69,7 +77,10 @@ for (let step = 1; step <= STEPS; step++) {
   }
   clipNorm(grads, 1);
   optimizer.update(model.params, grads, { learningRate: learningRate(step), beta1: 0.9, beta2: 0.95, epsilon: 1e-8, weightDecay: 0 });
-  if (step % 25 === 0) log(`step ${step}/${STEPS} loss ${(losses.reduce((a, b) => a + b, 0) / learned).toFixed(4)} lr ${learningRate(step).toExponential(2)} ${((Date.now() - started) / step).toFixed(0)} ms/step`);
+  if (step % 25 === 0)
+    log(
+      `step ${step}/${STEPS} loss ${(losses.reduce((a, b) => a + b, 0) / learned).toFixed(4)} lr ${learningRate(step).toExponential(2)} ${((Date.now() - started) / step).toFixed(0)} ms/step`,
+    );
   if (step % 200 === 0 || step === STEPS) {
     const skills = await measureSkills(model, tokenizer, template);
     const score = (skills.addition + skills.exactToolCall + skills.answersToolResult + skills.chatStops) / 4;
@@ -88,7 +99,10 @@ function grownFrom(directory: string, fresh: GptModel): GptModel {
   const manifest = JSON.parse(readFileSync(join(directory, 'model.json'), 'utf8')) as { config: GptConfig; weights: { file: string } };
   const earlier = GptModel.fromBytes(manifest.config, readFileSync(join(directory, manifest.weights.file)));
   const { channels: C, layers, heads } = manifest.config;
-  if (C !== config.channels || layers !== config.layers || heads !== config.heads) throw new Error(`${directory} is ${layers} layers × ${C} channels × ${heads} heads; this config is ${config.layers} × ${config.channels} × ${config.heads}`);
+  if (C !== config.channels || layers !== config.layers || heads !== config.heads)
+    throw new Error(
+      `${directory} is ${layers} layers × ${C} channels × ${heads} heads; this config is ${config.layers} × ${config.channels} × ${config.heads}`,
+    );
   const earlierVocabulary = (JSON.parse(readFileSync(join(directory, 'tokenizer.json'), 'utf8')) as { model: { vocab: Record<string, number> } }).model.vocab;
   const grown = new GptModel(config, Float32Array.from(fresh.params));
   const vocabulary = (JSON.parse(readFileSync(`${assets}tokenizer.json`, 'utf8')) as { model: { vocab: Record<string, number> } }).model.vocab;
@@ -142,11 +156,27 @@ function save(trained: GptModel, progress: { step: number; skills: Skills; minut
     config,
     parameters: copy.params.length,
     weights: { file: 'model.bin', format: 'float32-le', sha256: copy.sha256() },
-    tokenizer: { file: 'tokenizer.json', config: 'tokenizer_config.json', vocab_size: config.vocab_size, specials: ['<|pad|>', '<|user|>', '<|assistant|>', '<|end|>', '<|system|>', '<|unk|>'], added: ['<tool_call>', '</tool_call>', '<tool_response>', '</tool_response>'] },
+    tokenizer: {
+      file: 'tokenizer.json',
+      config: 'tokenizer_config.json',
+      vocab_size: config.vocab_size,
+      specials: ['<|pad|>', '<|user|>', '<|assistant|>', '<|end|>', '<|system|>', '<|unk|>'],
+      added: ['<tool_call>', '</tool_call>', '<tool_response>', '</tool_response>'],
+    },
     logprobs: 'raw: log-softmax of the logits before temperature, top-k and top-p',
-    training: { seed: SEED, ...(startFrom ? { continued_from: startFrom } : {}), passes: [{ steps: progress.step, peak_learning_rate: schedule.peak, minutes: Number(progress.minutes.toFixed(1)), data: 'as below' }], batch: BATCH, optimizer: 'AdamW(0.9, 0.95), grad clip 1.0', learning_rate: { warmup: schedule.warmup, floor: schedule.floor, schedule: 'cosine from the peak to floor × peak, per pass' }, minutes: Number(progress.minutes.toFixed(1)), workers: WORKERS },
+    training: {
+      seed: SEED,
+      ...(startFrom ? { continued_from: startFrom } : {}),
+      passes: [{ steps: progress.step, peak_learning_rate: schedule.peak, minutes: Number(progress.minutes.toFixed(1)), data: 'as below' }],
+      batch: BATCH,
+      optimizer: 'AdamW(0.9, 0.95), grad clip 1.0',
+      learning_rate: { warmup: schedule.warmup, floor: schedule.floor, schedule: 'cosine from the peak to floor × peak, per pass' },
+      minutes: Number(progress.minutes.toFixed(1)),
+      workers: WORKERS,
+    },
     data: {
-      recipe: 'synthetic sequences: 63% arithmetic episodes through the engine (45% 2-digit sums answered directly, 32% products (a third by one digit) and 23% 3-term sums through a calculator <tool_call> answered {"result": N}; 15% (sums) / 12% (after a tool result) wrong first answers, never trained on, followed by the right one; 20% of questions capitalized, 1 in 8 after a system prompt), 25% calculator round trips whose tool answers in spaced JSON or a bare number, 70% of them a number other than the value (the answer copies the tool), 12% plain chat answered "I can only do arithmetic."; answer tokens weigh 4× a tool call\'s',
+      recipe:
+        'synthetic sequences: 63% arithmetic episodes through the engine (45% 2-digit sums answered directly, 32% products (a third by one digit) and 23% 3-term sums through a calculator <tool_call> answered {"result": N}; 15% (sums) / 12% (after a tool result) wrong first answers, never trained on, followed by the right one; 20% of questions capitalized, 1 in 8 after a system prompt), 25% calculator round trips whose tool answers in spaced JSON or a bare number, 70% of them a number other than the value (the answer copies the tool), 12% plain chat answered "I can only do arithmetic."; answer tokens weigh 4× a tool call\'s',
       sequences: SEQUENCES,
       held_out: 'every problem whose first two operands have (a + 7b) % 10 == 0; chat prompts from another seed',
     },
@@ -156,7 +186,8 @@ function save(trained: GptModel, progress: { step: number; skills: Skills; minut
       calculator_calls_exact: progress.skills.exactToolCall,
       answers_with_the_tool_result: progress.skills.answersToolResult,
       chat_ends_at_end_token: progress.skills.chatStops,
-      measured_with: 'scripts/embedded/evaluate-embedded.ts, greedy first turns: 810 held-out sums, 469 held-out products (every 4th, every one by a single digit) and 3-term sums, 200 chat prompts from another seed',
+      measured_with:
+        'scripts/embedded/evaluate-embedded.ts, greedy first turns: 810 held-out sums, 469 held-out products (every 4th, every one by a single digit) and 3-term sums, 200 chat prompts from another seed',
     },
   };
   writeFileSync(`${assets}model.json`, `${JSON.stringify(manifest, null, 2)}\n`);

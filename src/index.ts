@@ -215,6 +215,14 @@ export { UnhealthyRunError } from './core/errors/unhealthy-run-error.js';
 export { RetryableFailuresError } from './core/errors/retryable-failures-error.js';
 export { FailedRolloutsError } from './core/errors/failed-rollouts-error.js';
 export { assertFailuresWithin, DEFAULT_FAIL_ON_ERROR, type RunFailures } from './collect/failure-gate.js';
-export { exportNemoRl, nemoRlRecord, DRIFT_POLICIES, type DriftPolicy, type NemoRlRecord, type NemoRlMessage, type ExportCounts } from './collect/export-nemo-rl.js';
+export {
+  exportNemoRl,
+  nemoRlRecord,
+  DRIFT_POLICIES,
+  type DriftPolicy,
+  type NemoRlRecord,
+  type NemoRlMessage,
+  type ExportCounts,
+} from './collect/export-nemo-rl.js';
 export { countZeroTurnRows } from './collect/zero-turn-rows.js';
 export { isZeroTurnRow } from './core/zero-turn-row.js';

@@ -21,7 +21,9 @@ export function heldOutToolProblems(): string[] {
   for (let a = 10; a <= 99; a++) for (let b = 2; b <= 99; b++) if (isHeldOutAddition(a, b)) products.push(`${a}*${b}`);
   const chosen = products.filter((product, i) => i % 4 === 0 || /\*\d$/.test(product));
   const random = createSeededRandom(7);
-  const sums = heldOutAdditions().filter((_, i) => i % 4 === 0).map((sum) => `${sum}+${random.int(100, 999)}`);
+  const sums = heldOutAdditions()
+    .filter((_, i) => i % 4 === 0)
+    .map((sum) => `${sum}+${random.int(100, 999)}`);
   return [...chosen, ...sums];
 }
 
@@ -71,16 +73,26 @@ export async function measureSkills(model: GptModel, tokenizer: HfTokenizer, tem
   const read = calls.map((result) => ({ ended: result.token_ids.at(-1) === end, blocks: hermesToolCallParser.parse(withoutEnd(result.token_ids), 0).blocks }));
   const wellFormed = read.map(({ ended, blocks }) => {
     const [block] = blocks;
-    return ended && blocks.length === 1 && 'call' in block! && block.call.name === 'calculator' && typeof block.call.arguments.expression === 'string' ? block.call.arguments.expression : undefined;
+    return ended && blocks.length === 1 && 'call' in block! && block.call.name === 'calculator' && typeof block.call.arguments.expression === 'string'
+      ? block.call.arguments.expression
+      : undefined;
   });
 
   const results = await Promise.all(
     toolProblems.map((problem) => {
       const result = JSON.stringify(calculate({ expression: problem }));
-      return firstTurn([...arithmeticPrompt({ problem }), { role: 'assistant', content: ARITHMETIC_FORMAT.toolCall(problem) }, { role: 'tool', content: result, tool_call_id: 'call_0_0' }], 12);
+      return firstTurn(
+        [
+          ...arithmeticPrompt({ problem }),
+          { role: 'assistant', content: ARITHMETIC_FORMAT.toolCall(problem) },
+          { role: 'tool', content: result, tool_call_id: 'call_0_0' },
+        ],
+        12,
+      );
     }),
   );
-  const answersToolResult = results.filter((result, i) => withoutEnd(result.token_ids) === String(evaluateArithmetic(toolProblems[i]!))).length / toolProblems.length;
+  const answersToolResult =
+    results.filter((result, i) => withoutEnd(result.token_ids) === String(evaluateArithmetic(toolProblems[i]!))).length / toolProblems.length;
 
   const chats = heldOutChat(sizes.chat);
   const replies = await Promise.all(chats.map((content) => firstTurn([{ role: 'user', content }], 64)));

@@ -75,7 +75,13 @@ function oracle(tokenizer: HfTokenizer, problems: Map<string, SyntheticProblem>)
  * renderer (exactly the tokens a rollout sees), 25% calculator round trips (`roundTrip`), and 12%
  * plain chat, answered with `CHAT_REPLY` and the end token.
  */
-export async function syntheticSequences(tokenizer: HfTokenizer, renderer: ConversationRenderer, template: ChatTemplate, count: number, seed: number): Promise<TrainingSequence[]> {
+export async function syntheticSequences(
+  tokenizer: HfTokenizer,
+  renderer: ConversationRenderer,
+  template: ChatTemplate,
+  count: number,
+  seed: number,
+): Promise<TrainingSequence[]> {
   const random = createSeededRandom(seed);
   const episodes = Math.round(count * 0.63);
   const roundTrips = Math.round(count * 0.25);
@@ -89,7 +95,13 @@ export async function syntheticSequences(tokenizer: HfTokenizer, renderer: Conve
 }
 
 /** Arithmetic episodes through the engine, as training sequences. */
-async function episodeSequences(tokenizer: HfTokenizer, renderer: ConversationRenderer, count: number, random: SeededRandom, seed: number): Promise<TrainingSequence[]> {
+async function episodeSequences(
+  tokenizer: HfTokenizer,
+  renderer: ConversationRenderer,
+  count: number,
+  random: SeededRandom,
+  seed: number,
+): Promise<TrainingSequence[]> {
   const problems = new Map<string, SyntheticProblem>();
   const tasks = Array.from({ length: count }, (_, index) => {
     const problem = trainingProblem(random);
@@ -98,11 +110,19 @@ async function episodeSequences(tokenizer: HfTokenizer, renderer: ConversationRe
     return EpisodeTask.parse({ id: `synthetic-${index}`, index, messages, data: { problem: problem.problem, answer: problem.answer } });
   });
   const policy = new ScriptedPolicy({ tokenizer, script: oracle(tokenizer, problems) });
-  const options = { policy, environment: arithmeticEnvironment(), renderer, maxTurns: 4, maxSeqLen: MAX_TOKENS, sampling: SamplingParams.parse({ seed, max_tokens: 96 }) };
+  const options = {
+    policy,
+    environment: arithmeticEnvironment(),
+    renderer,
+    maxTurns: 4,
+    maxSeqLen: MAX_TOKENS,
+    sampling: SamplingParams.parse({ seed, max_tokens: 96 }),
+  };
   const sequences: TrainingSequence[] = [];
   for await (const group of runGroups(tasks, options, { groupSize: 1, schedule: { kind: 'async', concurrency: 64 } })) {
     const record = group.records[0]!;
-    if (record.record_type !== 'rollout' || record.reward !== 1) throw new Error(`synthetic episode ${record.task_id} did not succeed: ${JSON.stringify(record.termination)}`);
+    if (record.record_type !== 'rollout' || record.reward !== 1)
+      throw new Error(`synthetic episode ${record.task_id} did not succeed: ${JSON.stringify(record.termination)}`);
     const user = record.messages.find((message) => message.role === 'user')!;
     sequences.push(toTrainingSequence(record, problems.get(user.content)!));
   }

@@ -18,14 +18,25 @@ interface AggregateFlags {
 export function aggregateCommand(): Command {
   return new Command('aggregate')
     .description('recompute NeMo Gym aggregate metrics (pass@k, mean@k, group stats) and NeMo RL rollout metrics from rollout files, merging shards')
-    .requiredOption('-i, --input <glob>', 'rollout JSONL files: a glob or comma-separated globs (materialized inputs and failure sidecars beside them are read too)')
+    .requiredOption(
+      '-i, --input <glob>',
+      'rollout JSONL files: a glob or comma-separated globs (materialized inputs and failure sidecars beside them are read too)',
+    )
     .option('-o, --output <file>', 'write the aggregate metrics JSON here (default: print it)')
-    .option('--answer-key <field>', 'the field holding each rollout\'s extracted answer, for majority@k and no_answer (default: extracted_answer, when rows have it)')
+    .option(
+      '--answer-key <field>',
+      "the field holding each rollout's extracted answer, for majority@k and no_answer (default: extracted_answer, when rows have it)",
+    )
     .option('--rollout-infos', "list every rollout in its task's group (NeMo Gym's rollout_infos: 14 lines per rollout)")
     .action(async (flags: AggregateFlags) => {
       const results = expandGlob(flags.input).filter(isRolloutsFile);
       if (results.length === 0) throw new ConfigError(`no rollout files match ${flags.input}`);
-      const aggregates = await aggregateFiles({ results, ...filesBeside(results), ...(flags.answerKey === undefined ? {} : { answerKey: flags.answerKey }), ...(flags.rolloutInfos ? { rolloutInfos: true } : {}) });
+      const aggregates = await aggregateFiles({
+        results,
+        ...filesBeside(results),
+        ...(flags.answerKey === undefined ? {} : { answerKey: flags.answerKey }),
+        ...(flags.rolloutInfos ? { rolloutInfos: true } : {}),
+      });
       if (flags.output === undefined) await writeAggregate(process.stdout, aggregates);
       else await writeAggregateFile(flags.output, aggregates);
       const from = `${results.length} file${results.length === 1 ? '' : 's'}`;

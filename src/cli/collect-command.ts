@@ -11,14 +11,20 @@ import { runCollect } from './run-collect.js';
 
 /** `gymnast collect`: one input to one output, or with `--split` every dataset of a NeMo Gym config. */
 export function collectCommand(): Command {
-  return withCollectOptions(new Command('collect').description('run rollouts for every row of a NeMo Gym JSONL dataset and write them, with failures and aggregate metrics'))
-    .argument('[overrides...]', "NeMo Gym's ng_collect_rollouts overrides, as their flags: +agent_name=… +input_jsonl_fpath=… +output_jsonl_fpath=… +limit=100 +num_repeats=4 +num_samples_in_parallel=10 +resume_from_cache=true +num_repeats_add_seed=true +prompt_config=… +responses_create_params.temperature=0.6")
+  return withCollectOptions(
+    new Command('collect').description('run rollouts for every row of a NeMo Gym JSONL dataset and write them, with failures and aggregate metrics'),
+  )
+    .argument(
+      '[overrides...]',
+      "NeMo Gym's ng_collect_rollouts overrides, as their flags: +agent_name=… +input_jsonl_fpath=… +output_jsonl_fpath=… +limit=100 +num_repeats=4 +num_samples_in_parallel=10 +resume_from_cache=true +num_repeats_add_seed=true +prompt_config=… +responses_create_params.temperature=0.6",
+    )
     .action(async (overrides: string[], _flags: CollectFlags, command: Command) => {
       for (const notice of applyNemoGymOverrides(command, overrides)) process.stderr.write(`[collect] ${notice}\n`);
       seedFieldNotice(command.opts<CollectFlags>());
       const { split } = command.opts<CollectFlags>();
       if (split !== undefined) return collectSplit(command, split);
-      if (command.getOptionValue('reuseDataPreparation')) throw new ConfigError('--reuse-data-preparation reuses the datasets --split prepared: give --split (and --config) too, or drop it');
+      if (command.getOptionValue('reuseDataPreparation'))
+        throw new ConfigError('--reuse-data-preparation reuses the datasets --split prepared: give --split (and --config) too, or drop it');
       const flags = await mergeConfigFile(command);
       if (flags.nemoGym !== undefined) throw new ConfigError('--nemo-gym runs the servers of a NeMo Gym config: it needs --config X.yaml --split NAME');
       const { failures, health } = await runCollect(flags, Object.keys(flags.agentServer));
@@ -33,5 +39,7 @@ export function collectCommand(): Command {
  */
 function seedFieldNotice(flags: CollectFlags): void {
   if (!flags.addSeed || (flags.seedField ?? 'request') !== 'request' || Object.keys(flags.agentServer).length === 0) return;
-  process.stderr.write("[collect] --add-seed puts each seed in responses_create_params.seed, which NeMo Gym's agent servers refuse since PR #1099 (422): --seed-field extra-body puts it in metadata.extra_body, where they take it\n");
+  process.stderr.write(
+    "[collect] --add-seed puts each seed in responses_create_params.seed, which NeMo Gym's agent servers refuse since PR #1099 (422): --seed-field extra-body puts it in metadata.extra_body, where they take it\n",
+  );
 }

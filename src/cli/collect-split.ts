@@ -34,7 +34,10 @@ export async function collectSplit(command: Command, split: DatasetSplit): Promi
   // --resume and --overwrite hold for every dataset's output; each is looked at before the servers
   // start, so a rerun by mistake is refused before any dataset is collected, not after the first ones.
   for (const { name } of datasets) await refuseToErase(collectPaths(join(flags.output, `${name}.jsonl`)), flags);
-  const run = await startConfigRun(config, { ...(flags.nemoGym === undefined ? {} : { nemoGym: flags.nemoGym }), onNotice: (message) => process.stderr.write(`[collect] ${message}\n`) });
+  const run = await startConfigRun(config, {
+    ...(flags.nemoGym === undefined ? {} : { nemoGym: flags.nemoGym }),
+    onNotice: (message) => process.stderr.write(`[collect] ${message}\n`),
+  });
   const health: HealthSummary[] = [];
   const failures: RunFailures[] = [];
   try {
@@ -47,7 +50,13 @@ export async function collectSplit(command: Command, split: DatasetSplit): Promi
       if (flags.reuseDataPreparation && existsSync(input)) process.stderr.write(`[collect] ${input} is prepared already: reused (--reuse-data-preparation)\n`);
       else await collateDataset(dataset, input);
       process.stderr.write(`[collect] ${split} dataset ${dataset.dataset.name} of ${dataset.agent} (${dataset.yamlPath})\n`);
-      const settings = { ...flags, input, output: join(flags.output, `${name}.jsonl`), agentServer: { ...flags.agentServer, ...agents }, numRepeats: dataset.dataset.num_repeats ?? flags.numRepeats };
+      const settings = {
+        ...flags,
+        input,
+        output: join(flags.output, `${name}.jsonl`),
+        agentServer: { ...flags.agentServer, ...agents },
+        numRepeats: dataset.dataset.num_repeats ?? flags.numRepeats,
+      };
       // The agent's own policy and limits sampled its rows: the run records them, and the health check decodes with its tokenizer.
       const collected = await runCollect(settings, remoteAgents, run.episodes.get(dataset.agent));
       failures.push(collected.failures);
@@ -83,7 +92,9 @@ const AGENT_SETTINGS: Readonly<Record<string, string | null>> = {
 
 /** Every policy or episode flag given with `--split`, refused at once, each naming what to set in `config` instead. */
 function refuseAgentFlags(command: Command, config: string): void {
-  const given = command.options.filter((option) => Object.hasOwn(AGENT_SETTINGS, option.attributeName()) && command.getOptionValueSource(option.attributeName()) === 'cli');
+  const given = command.options.filter(
+    (option) => Object.hasOwn(AGENT_SETTINGS, option.attributeName()) && command.getOptionValueSource(option.attributeName()) === 'cli',
+  );
   const problems = given.map((option) => {
     const key = AGENT_SETTINGS[option.attributeName()];
     return `${option.long}: with --split the config's agents run the rows; ${key === null ? `${config} has no key for it: drop it` : `set ${key} in ${config}`}`;

@@ -15,7 +15,8 @@ export async function mergeConfigFile(command: Command): Promise<CollectFlags> {
   if (!file) return withRequired(command.opts<CollectFlags>(), undefined);
   const { readYamlFile } = await import('../collect/read-yaml-file.js');
   const values = await readYamlFile(file, 'config');
-  if (typeof values !== 'object' || values === null || Array.isArray(values)) throw new ConfigError(`${file}: expected a mapping of option names to values (e.g. num-repeats: 4), got ${describeValue(values)}`);
+  if (typeof values !== 'object' || values === null || Array.isArray(values))
+    throw new ConfigError(`${file}: expected a mapping of option names to values (e.g. num-repeats: 4), got ${describeValue(values)}`);
   const problems: string[] = [];
   const merged = new Map<string, unknown>();
   for (const [key, value] of Object.entries(values)) {
@@ -41,7 +42,8 @@ export async function mergeConfigFile(command: Command): Promise<CollectFlags> {
 /** Input and output are needed whether they come from the command line or the config file, and as paths. */
 function withRequired(flags: CollectFlags, config: string | undefined): CollectFlags {
   for (const required of ['input', 'output'] as const) {
-    if (flags[required] === undefined) throw new ConfigError(`collect needs --${required}${config === undefined ? '' : ` (on the command line or in ${config})`}`);
+    if (flags[required] === undefined)
+      throw new ConfigError(`collect needs --${required}${config === undefined ? '' : ` (on the command line or in ${config})`}`);
     if (flags[required] === '') throw new ConfigError(`--${required}: expected a file path, got ""`);
   }
   return flags;

@@ -11,12 +11,17 @@ interface ExportFlags {
 /** `gymnast export`: a run's rollouts in a trainer's own form. */
 export function exportCommand(): Command {
   return new Command('export')
-    .description("write a rollouts file in a trainer's form: nemo-rl is NeMo RL's message_log (token ids, generation logprobs, loss mask per message) and reward per rollout")
+    .description(
+      "write a rollouts file in a trainer's form: nemo-rl is NeMo RL's message_log (token ids, generation logprobs, loss mask per message) and reward per rollout",
+    )
     .addOption(new Option('--format <format>', 'the form to write').choices(['nemo-rl']).makeOptionMandatory())
     .requiredOption('-i, --input <file>', "the run's rollouts JSONL")
     .requiredOption('-o, --output <file>', 'the JSONL to write')
     .addOption(
-      new Option('--on-drift <mode>', 'rows with token drift (the template would render the history differently): mask (loss_multiplier 0), drop, or keep; written rows carry token_drift_count')
+      new Option(
+        '--on-drift <mode>',
+        'rows with token drift (the template would render the history differently): mask (loss_multiplier 0), drop, or keep; written rows carry token_drift_count',
+      )
         .choices([...DRIFT_POLICIES])
         .default('mask'),
     )
@@ -24,7 +29,10 @@ export function exportCommand(): Command {
       const counts = await exportNemoRl(flags.input, flags.output, { onDrift: flags.onDrift });
       const masked = counts.masked === 0 ? '' : `, ${counts.masked} masked (loss_multiplier 0: ${maskedReasons(counts, flags.onDrift)})`;
       process.stdout.write(`wrote ${counts.written} rollouts to ${flags.output}${masked}\n`);
-      if (counts.drifted > 0) process.stderr.write(`${counts.drifted} ${counts.drifted === 1 ? 'row' : 'rows'} with token drift ${DRIFT_DONE[flags.onDrift]} (--on-drift ${flags.onDrift})\n`);
+      if (counts.drifted > 0)
+        process.stderr.write(
+          `${counts.drifted} ${counts.drifted === 1 ? 'row' : 'rows'} with token drift ${DRIFT_DONE[flags.onDrift]} (--on-drift ${flags.onDrift})\n`,
+        );
     });
 }
 

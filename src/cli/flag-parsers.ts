@@ -65,7 +65,13 @@ export const parseRequestAttempts = numberFlag(requests.requestAttempts.unwrap()
 export const parseRetryBudget = numberFlag(requests.retryBudget.unwrap());
 
 /** A TCP port to listen on; 0 picks a free one. */
-export const parsePort = numberFlag(z.number().int({ error: 'expected a whole number' }).min(0, { error: 'expected a port from 0 to 65535' }).max(65_535, { error: 'expected a port from 0 to 65535' }));
+export const parsePort = numberFlag(
+  z
+    .number()
+    .int({ error: 'expected a whole number' })
+    .min(0, { error: 'expected a port from 0 to 65535' })
+    .max(65_535, { error: 'expected a port from 0 to 65535' }),
+);
 
 /** A key a server requires (`--api-key`): an empty one would let anyone in who sends an empty key. */
 export function parseApiKey(value: string): string {
@@ -107,7 +113,13 @@ export function parseOnMaxTokens(value: string): 'continue' | 'end' {
   return parsed.data;
 }
 
-const parseRepeatCount = numberFlag(z.number().int().min(1, { error: 'expected a whole number ≥ 1' }).max(MAX_REPEATS, { error: `expected at most ${MAX_REPEATS}` }));
+const parseRepeatCount = numberFlag(
+  z
+    .number()
+    .int()
+    .min(1, { error: 'expected a whole number ≥ 1' })
+    .max(MAX_REPEATS, { error: `expected at most ${MAX_REPEATS}` }),
+);
 
 /** `--num-repeats`: a whole number ≥ 1, or a JSON map of agent → count with an optional `_default`. */
 export function parseNumRepeats(value: string): number | Record<string, number> {
@@ -118,9 +130,11 @@ export function parseNumRepeats(value: string): number | Record<string, number> 
   } catch {
     throw new InvalidArgumentError(`expected a number or a JSON object like {"math": 4, "_default": 1}, got ${value}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InvalidArgumentError(`expected a number or a JSON object like {"math": 4, "_default": 1}, got ${value}`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new InvalidArgumentError(`expected a number or a JSON object like {"math": 4, "_default": 1}, got ${value}`);
   for (const [agent, count] of Object.entries(parsed)) {
-    if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) throw new InvalidArgumentError(`"${agent}": expected a whole number ≥ 1, got ${JSON.stringify(count)}`);
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 1)
+      throw new InvalidArgumentError(`"${agent}": expected a whole number ≥ 1, got ${JSON.stringify(count)}`);
     if (count > MAX_REPEATS) throw new InvalidArgumentError(`"${agent}": expected at most ${MAX_REPEATS}, got ${count}`);
   }
   return parsed as Record<string, number>;
@@ -141,7 +155,8 @@ export function parseAgentServer(value: string, previous: Record<string, string>
   const equals = value.indexOf('=');
   if (equals <= 0) throw new InvalidArgumentError(`expected name=URL, got "${redactUrls(value)}"`);
   const [name, url] = [value.slice(0, equals), jsonOrText(value.slice(equals + 1))];
-  if (typeof url !== 'string' || !isHttpUrl(url)) throw new InvalidArgumentError(`expected an http or https URL for ${name}, got ${redactUrls(JSON.stringify(url))}`);
+  if (typeof url !== 'string' || !isHttpUrl(url))
+    throw new InvalidArgumentError(`expected an http or https URL for ${name}, got ${redactUrls(JSON.stringify(url))}`);
   return { ...previous, [name]: url };
 }
 

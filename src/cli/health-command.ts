@@ -15,9 +15,14 @@ interface HealthFlags {
 /** `gymnast health RUN`: a verdict per rollout and a summary per run; exits 1 past `--max-unhealthy`, so a pipeline can gate on it. */
 export function healthCommand(): Command {
   return new Command('health')
-    .description('check rollouts for duplicated or missing keys, empty or runaway generations, token counts, token ids that do not decode to the text, bad logprobs and tasks that always fail; writes <stem>_health.json (summary) and <stem>_health.jsonl (flagged rollouts)')
+    .description(
+      'check rollouts for duplicated or missing keys, empty or runaway generations, token counts, token ids that do not decode to the text, bad logprobs and tasks that always fail; writes <stem>_health.json (summary) and <stem>_health.jsonl (flagged rollouts)',
+    )
     .argument('<run>', 'a rollout file (its _failures.jsonl and _materialized_inputs.jsonl beside it are read too) or a folder of them')
-    .option('--tokenizer <dir>', "the model's tokenizer.json + tokenizer_config.json, for the decode and vocabulary checks (default: the embedded model's, when the run used it, except on the rows of its --agent-servers)")
+    .option(
+      '--tokenizer <dir>',
+      "the model's tokenizer.json + tokenizer_config.json, for the decode and vocabulary checks (default: the embedded model's, when the run used it, except on the rows of its --agent-servers)",
+    )
     .addOption(maxUnhealthyOption())
     .option('--json', 'print the summaries as JSON instead of a table')
     .addHelpText('after', `\nChecks:\n${healthCheckList()}\n`)

@@ -64,7 +64,8 @@ class ValueReader {
     if (this.#at === this.#value.length) return '';
     const value = this.#element('top');
     this.#skipSpace();
-    if (this.#peek() === ',') throw this.#error(`a comma-separated value is a Hydra sweep, which gymnast does not run: write a list as [a,b], or quote the text ('a,b')`);
+    if (this.#peek() === ',')
+      throw this.#error(`a comma-separated value is a Hydra sweep, which gymnast does not run: write a list as [a,b], or quote the text ('a,b')`);
     if (this.#at < this.#value.length) throw this.#unexpected();
     return value;
   }
@@ -152,8 +153,15 @@ class ValueReader {
     const chars: { char: string; escaped: boolean }[] = [];
     while (this.#at < this.#value.length && !stops.has(this.#value[this.#at]!)) {
       const char = this.#value[this.#at]!;
-      if (char === '$' && this.#value[this.#at + 1] === '{') throw this.#error("${…} interpolations are resolved by NeMo Gym's config, which gymnast does not read: give the value itself");
-      if (char === '(') throw this.#error(`${chars.map((c) => c.char).join('').trim()}(…) is a Hydra function (a sweep), which gymnast does not run`);
+      if (char === '$' && this.#value[this.#at + 1] === '{')
+        throw this.#error("${…} interpolations are resolved by NeMo Gym's config, which gymnast does not read: give the value itself");
+      if (char === '(')
+        throw this.#error(
+          `${chars
+            .map((c) => c.char)
+            .join('')
+            .trim()}(…) is a Hydra function (a sweep), which gymnast does not run`,
+        );
       if (char === '\\' && ESCAPED.has(this.#value[this.#at + 1] ?? '')) {
         chars.push({ char: this.#value[this.#at + 1]!, escaped: true });
         this.#at += 2;
@@ -164,7 +172,8 @@ class ValueReader {
       this.#at += 1;
     }
     // Whitespace around the value is dropped, an escaped space kept.
-    const blank = (entry: { char: string; escaped: boolean } | undefined) => entry !== undefined && !entry.escaped && (entry.char === ' ' || entry.char === '\t');
+    const blank = (entry: { char: string; escaped: boolean } | undefined) =>
+      entry !== undefined && !entry.escaped && (entry.char === ' ' || entry.char === '\t');
     while (blank(chars[0])) chars.shift();
     while (blank(chars.at(-1))) chars.pop();
     if (chars.length === 0) throw this.#unexpected(start, 'expected a value');

@@ -43,7 +43,12 @@ export function applyNemoGymOverrides(command: Command, args: readonly string[])
   const tree = overrideTree(args.map(parseHydraOverride));
   const notices: OverrideNotice[] = [];
   for (const [key, { value, given }] of tree) {
-    if (!Object.hasOwn(KEYS, key)) throw new ConfigError(`${given}: ${key} is not one of NeMo Gym's collection keys${didYouMean(key, Object.keys(KEYS))}; gymnast collect takes ${Object.keys(KEYS).map((name) => `+${name}`).join(', ')}`);
+    if (!Object.hasOwn(KEYS, key))
+      throw new ConfigError(
+        `${given}: ${key} is not one of NeMo Gym's collection keys${didYouMean(key, Object.keys(KEYS))}; gymnast collect takes ${Object.keys(KEYS)
+          .map((name) => `+${name}`)
+          .join(', ')}`,
+      );
     const name = KEYS[key];
     if (name === undefined) {
       if (typeof value !== 'boolean') throw new ConfigError(`${given}: expected true or false, got ${describeValue(value)}`);
@@ -59,7 +64,9 @@ export function applyNemoGymOverrides(command: Command, args: readonly string[])
   const split = command.getOptionValue('split') !== undefined;
   const configPaths = tree.get('config_paths');
   if (configPaths && configPaths.value !== null && !split) {
-    throw new ConfigError(`${configPaths.given}: gymnast starts a config's servers only to collect a split (NeMo Gym's ng_e2e_collect_rollouts, +split=…); ng_collect_rollouts reaches running agents, which gymnast takes as --agent-server NAME=URL`);
+    throw new ConfigError(
+      `${configPaths.given}: gymnast starts a config's servers only to collect a split (NeMo Gym's ng_e2e_collect_rollouts, +split=…); ng_collect_rollouts reaches running agents, which gymnast takes as --agent-server NAME=URL`,
+    );
   }
   const output = tree.get('output_jsonl_fpath')?.value;
   if (split && typeof output === 'string') command.setOptionValueWithSource('output', splitOutputFolder(output), 'cli');
@@ -100,7 +107,9 @@ function overrideTree(overrides: readonly HydraOverride[]): Map<string, Given> {
     const [top, ...rest] = override.path as [string, ...string[]];
     if (override.kind === 'change' || override.kind === 'delete') {
       const add = override.kind === 'change' ? `+${override.text}` : `nothing (no config is read)`;
-      throw new ConfigError(`${override.text}: NeMo Gym's collector has no ${override.path.join('.')} to ${override.kind === 'change' ? 'change' : 'remove'} (Hydra: "Could not override"): write ${add}`);
+      throw new ConfigError(
+        `${override.text}: NeMo Gym's collector has no ${override.path.join('.')} to ${override.kind === 'change' ? 'change' : 'remove'} (Hydra: "Could not override"): write ${add}`,
+      );
     }
     const existing = tree.get(top);
     const value = nested(rest, override.value!);
@@ -123,10 +132,13 @@ function combine(existing: HydraValue, added: HydraValue, override: HydraOverrid
   const dict = (value: HydraValue): value is { [key: string]: HydraValue } => typeof value === 'object' && value !== null && !Array.isArray(value);
   if (!dict(existing) || !dict(added)) {
     if (override.kind === 'force-add') return added;
-    throw new ConfigError(`${override.text}: ${override.path.join('.')} is already given (Hydra: "Could not append to config. An item is already at ${at}"): write ++${override.text.replace(/^\+/, '')} to replace it`);
+    throw new ConfigError(
+      `${override.text}: ${override.path.join('.')} is already given (Hydra: "Could not append to config. An item is already at ${at}"): write ++${override.text.replace(/^\+/, '')} to replace it`,
+    );
   }
   const merged = Object.entries(existing).reduce<{ [key: string]: HydraValue }>((copy, [key, value]) => withKey(copy, key, value), {});
-  for (const [key, value] of Object.entries(added)) withKey(merged, key, Object.hasOwn(existing, key) ? combine(existing[key]!, value, override, `${at}.${key}`) : value);
+  for (const [key, value] of Object.entries(added))
+    withKey(merged, key, Object.hasOwn(existing, key) ? combine(existing[key]!, value, override, `${at}.${key}`) : value);
   return merged;
 }
 
@@ -153,8 +165,11 @@ function optionValue(option: Option, key: string, value: HydraValue, given: stri
  * whole field.
  */
 function requestOverrides(value: HydraValue): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`expected a mapping of request fields (e.g. +responses_create_params.temperature=0.6), got ${describeValue(value)}`);
-  const problem = Object.keys(value).map(prototypeKeyProblem).find((found) => found !== undefined);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error(`expected a mapping of request fields (e.g. +responses_create_params.temperature=0.6), got ${describeValue(value)}`);
+  const problem = Object.keys(value)
+    .map(prototypeKeyProblem)
+    .find((found) => found !== undefined);
   if (problem !== undefined) throw new Error(problem);
   return { ...value };
 }
@@ -162,7 +177,8 @@ function requestOverrides(value: HydraValue): Record<string, unknown> {
 /** `config_paths`: gymnast reads one NeMo Gym config (which may list others under its own `config_paths`). */
 function configPath(value: HydraValue): string {
   const paths = Array.isArray(value) ? value : [value];
-  if (paths.length !== 1 || typeof paths[0] !== 'string') throw new Error(`expected one config path (gymnast's --config reads one; list the others under config_paths in it), got ${describeValue(value)}`);
+  if (paths.length !== 1 || typeof paths[0] !== 'string')
+    throw new Error(`expected one config path (gymnast's --config reads one; list the others under config_paths in it), got ${describeValue(value)}`);
   return paths[0];
 }
 

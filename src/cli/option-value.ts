@@ -28,7 +28,8 @@ export function configValue(option: Option, value: unknown): unknown {
     return entries;
   }
   if (!parse) {
-    if (typeof value !== 'string') throw new InvalidArgumentError(`expected text, got ${describeValue(value)}${typeof value === 'number' ? ' (quote it to mean the text)' : ''}`);
+    if (typeof value !== 'string')
+      throw new InvalidArgumentError(`expected text, got ${describeValue(value)}${typeof value === 'number' ? ' (quote it to mean the text)' : ''}`);
     return value;
   }
   return parse(typeof value === 'string' || typeof value === 'number' ? String(value) : JSON.stringify(value), option.defaultValue);

@@ -32,7 +32,8 @@ export function policySpec(flags: PolicyFlags, apiKeyFlag = '--api-key'): Policy
   if (notHttp !== undefined) throw new ConfigError(`--base-url: expected an http or https URL, got ${redactUrls(notHttp)}`);
   // A key in the environment is a default; credentials written into a base URL are what this run was told.
   const apiKey = flags.apiKey ?? (flags.baseUrl.some(hasCredentials) ? undefined : (process.env.GYMNAST_API_KEY ?? process.env.OPENAI_API_KEY));
-  if (apiKey !== undefined) checkHeaderFlag(flags.apiKey !== undefined ? apiKeyFlag : process.env.GYMNAST_API_KEY !== undefined ? '$GYMNAST_API_KEY' : '$OPENAI_API_KEY', apiKey);
+  if (apiKey !== undefined)
+    checkHeaderFlag(flags.apiKey !== undefined ? apiKeyFlag : process.env.GYMNAST_API_KEY !== undefined ? '$GYMNAST_API_KEY' : '$OPENAI_API_KEY', apiKey);
   return parsePolicySpec({
     kind: flags.policy,
     baseUrls: flags.baseUrl,
@@ -56,7 +57,12 @@ export function checkHeaderFlag(name: string, value: string): void {
 export function withPolicyOptions(command: Command): Command {
   return command
     .option('--policy <name>', `${policyKinds.join(', ')} (embedded, the default, needs no server)`, 'embedded')
-    .option('--base-url <url>', 'inference server base URL, repeat for replicas (with a server policy)', (value: string, previous: string[]) => [...previous, value], [])
+    .option(
+      '--base-url <url>',
+      'inference server base URL, repeat for replicas (with a server policy)',
+      (value: string, previous: string[]) => [...previous, value],
+      [],
+    )
     .option('--model <name>', 'served model name (default: what /v1/models lists)')
     .option('--tokenizer <dir>', "the model's tokenizer.json + tokenizer_config.json (with a server policy)");
 }

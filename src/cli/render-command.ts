@@ -1,7 +1,16 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
-import { JinjaChatTemplate, loadHfTokenizer, ResponsesItem, ResponsesTool, responsesInputToMessages, responsesToolsToChatTools, TemplateRenderer, TokenLedger } from '../tokens/index.js';
+import {
+  JinjaChatTemplate,
+  loadHfTokenizer,
+  ResponsesItem,
+  ResponsesTool,
+  responsesInputToMessages,
+  responsesToolsToChatTools,
+  TemplateRenderer,
+  TokenLedger,
+} from '../tokens/index.js';
 import { readJsonLines } from '../util/json-lines.js';
 
 /** The part of a NeMo Gym row that becomes the prompt. */

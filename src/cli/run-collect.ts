@@ -29,10 +29,20 @@ import { resourcesAgents } from './resources-agents.js';
  * row, owned by the config run; without it, the flags' policy is created for this collection and
  * closed after it.
  */
-export async function runCollect(flags: CollectFlags, remoteAgents: readonly string[], sampledBy?: AgentEpisode): Promise<{ failures: RunFailures; health?: HealthSummary }> {
+export async function runCollect(
+  flags: CollectFlags,
+  remoteAgents: readonly string[],
+  sampledBy?: AgentEpisode,
+): Promise<{ failures: RunFailures; health?: HealthSummary }> {
   // The library checks --input; the files only the CLI reads are checked here, before anything starts.
-  const read = [{ flag: '--prompt-config', path: flags.promptConfig }, { flag: '--config', path: flags.config }];
-  checkReadFilesApart(collectPaths(flags.output), read.filter((file): file is ReadFile => file.path !== undefined));
+  const read = [
+    { flag: '--prompt-config', path: flags.promptConfig },
+    { flag: '--config', path: flags.config },
+  ];
+  checkReadFilesApart(
+    collectPaths(flags.output),
+    read.filter((file): file is ReadFile => file.path !== undefined),
+  );
   let retries = 0;
   const countRetry = () => void (retries += 1);
   const runTimeout = flags.rolloutTimeout ?? flags.requestTimeout;
@@ -48,10 +58,12 @@ export async function runCollect(flags: CollectFlags, remoteAgents: readonly str
     ),
     ...(await resourcesAgents(flags, countRetry)),
   ];
-  const { policy, renderer, maxSeqLen, maxTurns, onMaxTokens, sampling, ownsPolicy } = await episodeFor(flags, sampledBy, countRetry).catch(async (error: unknown) => {
-    await Promise.all(servers.map((server) => server.close()));
-    throw error;
-  });
+  const { policy, renderer, maxSeqLen, maxTurns, onMaxTokens, sampling, ownsPolicy } = await episodeFor(flags, sampledBy, countRetry).catch(
+    async (error: unknown) => {
+      await Promise.all(servers.map((server) => server.close()));
+      throw error;
+    },
+  );
   const closeAll = () => Promise.all([...(ownsPolicy ? [policy.close()] : []), ...servers.map((server) => server.close())]);
   const remoteDecoder = await remoteTokenizer(flags, remoteAgents, sampledBy ? undefined : renderer.tokenizer).catch(async (error: unknown) => {
     await closeAll();
@@ -104,7 +116,8 @@ export async function runCollect(flags: CollectFlags, remoteAgents: readonly str
   process.stdout.write(`${summary.rollouts} rollouts in ${summary.paths.output}, ${summary.failures} failures in ${summary.paths.failures}, ${metrics}\n`);
   process.stdout.write(`${limitsLine(flags.concurrency, { maxTurns, maxSeqLen, onMaxTokens })}\n`);
   // An interrupted run must not look finished to a script that trains on its output next.
-  if (stopAdmitting.aborted) throw new AbortedError(`interrupted before every rollout ran: the files hold what finished; the same command with --resume continues`);
+  if (stopAdmitting.aborted)
+    throw new AbortedError(`interrupted before every rollout ran: the files hold what finished; the same command with --resume continues`);
   // The run's health in one line, checked in the pass that aggregated it (the verdicts and summary are
   // written beside it), with where it stands against --max-unhealthy. Imported after the run, as are
   // the agents of --resources-server: not paid for before the first request.
@@ -114,7 +127,10 @@ export async function runCollect(flags: CollectFlags, remoteAgents: readonly str
     const max = maxUnhealthyOf(flags);
     process.stderr.write(`[collect] ${healthSummaryLine(health)}; ${healthGateLine(healthGate([health], max), max)}\n`);
     // Counted by the health pass, which reads every row anyway: no second pass over the output for it.
-    if (health.zero_turn_rows > 0) process.stdout.write(`${health.zero_turn_rows} zero-turn rollouts (prompt-too-long: the prompt alone filled --max-seq-len): not scored, nothing to train on\n`);
+    if (health.zero_turn_rows > 0)
+      process.stdout.write(
+        `${health.zero_turn_rows} zero-turn rollouts (prompt-too-long: the prompt alone filled --max-seq-len): not scored, nothing to train on\n`,
+      );
   }
   const failures = { planned: summary.planned, retryable: summary.retryable, givenUp: summary.givenUp, failuresFile: summary.paths.failures };
   return { failures, ...(health ? { health } : {}) };
@@ -135,5 +151,13 @@ async function remoteTokenizer(flags: CollectFlags, remoteAgents: readonly strin
 async function episodeFor(flags: CollectFlags, sampledBy: AgentEpisode | undefined, onRetry: () => void): Promise<AgentEpisode & { ownsPolicy: boolean }> {
   if (sampledBy) return { ...sampledBy, ownsPolicy: false };
   const { policy, renderer, maxModelLen } = await createPolicy(policySpec(flags), { onRouterEvent: (event) => event.type === 'retry' && onRetry() });
-  return { policy, renderer, maxSeqLen: flags.maxSeqLen ?? maxModelLen, maxTurns: flags.maxTurns, onMaxTokens: flags.onMaxTokens, sampling: runSampling(flags), ownsPolicy: true };
+  return {
+    policy,
+    renderer,
+    maxSeqLen: flags.maxSeqLen ?? maxModelLen,
+    maxTurns: flags.maxTurns,
+    onMaxTokens: flags.onMaxTokens,
+    sampling: runSampling(flags),
+    ownsPolicy: true,
+  };
 }

@@ -34,7 +34,9 @@ interface ServeAgentFlags {
 /** `gymnast serve agent`: gymnast's episode loop over a built-in environment, as a NeMo Gym agent server (`/run`, `/aggregate_metrics`). */
 export function serveAgentCommand(): Command {
   const command = new Command('agent')
-    .description("serve gymnast's episode loop over a built-in environment as a NeMo Gym agent server (POST /run, POST /aggregate_metrics), so ng_collect_rollouts can drive it")
+    .description(
+      "serve gymnast's episode loop over a built-in environment as a NeMo Gym agent server (POST /run, POST /aggregate_metrics), so ng_collect_rollouts can drive it",
+    )
     .requiredOption('--env <name>', 'the built-in environment (see gymnast environments)');
   const withPolicy = withPolicyOptions(command)
     .option('--policy-api-key <key>', 'sent to the inference server as Authorization: Bearer (default: $GYMNAST_API_KEY or $OPENAI_API_KEY)')
@@ -49,7 +51,14 @@ export function serveAgentCommand(): Command {
       if (!agent) throw new ConfigError(`unknown --env "${flags.env}" (see gymnast environments)`);
       if (flags.apiKey !== undefined) checkHeaderFlag('--api-key', flags.apiKey);
       const { policy, renderer, maxModelLen } = await createPolicy(policySpec({ ...flags, apiKey: flags.policyApiKey }, '--policy-api-key'));
-      const episode = { policy, renderer, maxTurns: flags.maxTurns, maxSeqLen: flags.maxSeqLen ?? maxModelLen, onMaxTokens: flags.onMaxTokens, sampling: runSampling(flags) };
+      const episode = {
+        policy,
+        renderer,
+        maxTurns: flags.maxTurns,
+        maxSeqLen: flags.maxSeqLen ?? maxModelLen,
+        onMaxTokens: flags.onMaxTokens,
+        sampling: runSampling(flags),
+      };
       const server = new AgentServer({
         agent,
         episode,

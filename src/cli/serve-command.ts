@@ -29,7 +29,6 @@ interface ServeModelOptions {
   apiKey?: string;
 }
 
-
 const EMBEDDED_MAX_BODY_MB = EMBEDDED_MAX_BODY_BYTES / MEGABYTE;
 
 export function serveCommand(): Command {
@@ -43,7 +42,10 @@ export function serveCommand(): Command {
       if (!options.config) {
         serve.help({ error: true });
       }
-      await serveConfig(options.config!, { ...(options.apiKey === undefined ? {} : { headApiKey: options.apiKey }), ...(options.nemoGym === undefined ? {} : { nemoGym: options.nemoGym }) });
+      await serveConfig(options.config!, {
+        ...(options.apiKey === undefined ? {} : { headApiKey: options.apiKey }),
+        ...(options.nemoGym === undefined ? {} : { nemoGym: options.nemoGym }),
+      });
     });
   serve
     .command('model')
@@ -51,21 +53,35 @@ export function serveCommand(): Command {
     .option('--embedded', 'serve the embedded CPU model (the only model gymnast can serve itself)')
     .option('--host <host>', 'interface to bind; loopback unless you mean to expose it', '127.0.0.1')
     .option('--port <port>', 'port (0 picks a free one)', parsePort, 8000)
-    .option('--max-body-mb <mb>', `refuse request bodies over this many MiB with 413 (default: ${EMBEDDED_MAX_BODY_MB} for the embedded model, whose context is 256 tokens)`, megabytes)
+    .option(
+      '--max-body-mb <mb>',
+      `refuse request bodies over this many MiB with 413 (default: ${EMBEDDED_MAX_BODY_MB} for the embedded model, whose context is 256 tokens)`,
+      megabytes,
+    )
     .option('--api-key <key>', 'require Authorization: Bearer <key> on every request but /health (as vllm serve --api-key)')
     .action(async (options: ServeModelOptions) => {
       if (!options.embedded) throw new ConfigError('say which model to serve: --embedded');
       if (options.apiKey !== undefined) checkHeaderFlag('--api-key', options.apiKey);
       const policy = await EmbeddedPolicy.load();
-      const server = embeddedModelServer(policy, { maxBodyBytes: Math.floor((options.maxBodyMb ?? EMBEDDED_MAX_BODY_MB) * MEGABYTE), host: options.host, port: options.port, ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
+      const server = embeddedModelServer(policy, {
+        maxBodyBytes: Math.floor((options.maxBodyMb ?? EMBEDDED_MAX_BODY_MB) * MEGABYTE),
+        host: options.host,
+        port: options.port,
+        ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+      });
       const url = await server.start().catch(portFlagHint);
-      process.stdout.write(`serving the embedded model at ${url}/v1 (model "${EMBEDDED_MODEL_NAME}", context ${policy.maxModelLen} tokens, tool calls read from its <tool_call> blocks); Ctrl-C stops\n`);
+      process.stdout.write(
+        `serving the embedded model at ${url}/v1 (model "${EMBEDDED_MODEL_NAME}", context ${policy.maxModelLen} tokens, tool calls read from its <tool_call> blocks); Ctrl-C stops\n`,
+      );
       await untilSignalled(server);
     });
   serve.addCommand(serveAgentCommand());
   serve
     .command('resources')
-    .argument('<env>', `a built-in environment (${builtinEnvironments.map((entry) => entry.name).join(', ')}) or a ported NeMo Gym example (${Object.keys(exampleServers).join(', ')})`)
+    .argument(
+      '<env>',
+      `a built-in environment (${builtinEnvironments.map((entry) => entry.name).join(', ')}) or a ported NeMo Gym example (${Object.keys(exampleServers).join(', ')})`,
+    )
     .description('serve an environment as a NeMo Gym resources server (/seed_session, /<tool>, /verify, /reset, /step, /aggregate_metrics)')
     .option('--host <host>', 'interface to bind; loopback unless you mean to expose it', '127.0.0.1')
     .option('--port <port>', 'port (0 picks a free one)', parsePort, 0)

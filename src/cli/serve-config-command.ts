@@ -36,5 +36,12 @@ export async function serveConfig(file: string, options: ConfigRunOptions = {}):
 function serverTable(run: ConfigRun): string {
   const rows = [['name', 'type', 'impl', 'url'], ...run.servers.map((server) => [server.name, server.type, server.impl, server.url])];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

@@ -18,16 +18,32 @@ interface ViewOptions {
 export function viewCommand(): Command {
   return new Command('view')
     .argument('<run>', 'an output file of gymnast collect (its _failures.jsonl beside it), or a folder of them')
-    .description('browse a run in the browser: overview, filtered rollouts, tokens with logprobs and the loss mask, GRPO groups side by side; follows a run still being collected')
-    .option('--host <host>', 'interface to bind; loopback unless you mean to expose it (on loopback, only requests to 127.0.0.1, localhost or [::1] are answered)', '127.0.0.1')
+    .description(
+      'browse a run in the browser: overview, filtered rollouts, tokens with logprobs and the loss mask, GRPO groups side by side; follows a run still being collected',
+    )
+    .option(
+      '--host <host>',
+      'interface to bind; loopback unless you mean to expose it (on loopback, only requests to 127.0.0.1, localhost or [::1] are answered)',
+      '127.0.0.1',
+    )
     .option('--port <port>', 'port (0 picks a free one)', parsePort, 0)
     .option('--no-open', 'print the URL without opening a browser')
     .option('--tokenizer <dir>', 'a folder with tokenizer.json to show each token as text (default: the embedded model’s, for runs that used it)')
-    .option('--api-key <key>', 'require the key: Authorization: Bearer <key>, or the address printed (…/?key=<key>), which a browser trades for a cookie', parseApiKey)
+    .option(
+      '--api-key <key>',
+      'require the key: Authorization: Bearer <key>, or the address printed (…/?key=<key>), which a browser trades for a cookie',
+      parseApiKey,
+    )
     .action(async (run: string, options: ViewOptions) => {
       const runs = await findRuns(run, { onNotice: (message) => process.stderr.write(`gymnast: ${message}\n`) });
       const tokenizer = options.tokenizer === undefined ? undefined : await loadHfTokenizer(options.tokenizer);
-      const server = await ViewerServer.open({ runs, host: options.host, port: options.port, ...(tokenizer ? { tokenizer } : {}), ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
+      const server = await ViewerServer.open({
+        runs,
+        host: options.host,
+        port: options.port,
+        ...(tokenizer ? { tokenizer } : {}),
+        ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+      });
       const base = await server.start().catch(portFlagHint);
       // The browser opens the key once; the viewer answers with a cookie and the address without it.
       const url = options.apiKey === undefined ? base : `${base}/?key=${encodeURIComponent(options.apiKey)}`;

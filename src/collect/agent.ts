@@ -37,7 +37,15 @@ export interface Agent {
 }
 
 /** `stop_strings` is NeMo RL's per-sample field beside the environment's info, not in it (000 rollouts.py: `batch["stop_strings"]`). */
-const NON_TASK_FIELDS = new Set(['responses_create_params', 'agent_ref', '_ng_task_index', '_ng_rollout_index', '_ng_attempt_index', '_ng_rollout_id', 'stop_strings']);
+const NON_TASK_FIELDS = new Set([
+  'responses_create_params',
+  'agent_ref',
+  '_ng_task_index',
+  '_ng_rollout_index',
+  '_ng_attempt_index',
+  '_ng_rollout_id',
+  'stop_strings',
+]);
 
 /** A row's `stop_strings`: NeMo RL's per-sample stop strings for the first turn, or null for none. */
 const RowStopStrings = z.array(z.string()).nullable();
@@ -89,7 +97,9 @@ function checkedTask(row: MaterializedRow, data: unknown): EpisodeTask {
 /** An empty prompt (`[]`, blank text) gives the policy nothing to answer: `[]` failed every rollout of its row at run time, and blank text sampled from nothing. */
 function emptyPromptIssues(input: unknown): RowIssue[] {
   const empty = typeof input === 'string' ? input.trim() === '' : Array.isArray(input) && input.length === 0;
-  return empty ? [{ file: '', line: 0, field: 'responses_create_params.input', message: `expected a prompt (text, or at least one message), got ${showValue(input)}` }] : [];
+  return empty
+    ? [{ file: '', line: 0, field: 'responses_create_params.input', message: `expected a prompt (text, or at least one message), got ${showValue(input)}` }]
+    : [];
 }
 
 /** What the environment's declared task fields say about a row's task data (see `Environment.taskSchema`). */
@@ -113,7 +123,11 @@ function taskOf(row: MaterializedRow, data: unknown): EpisodeTask | RowIssue[] {
   const task = requestTaskOf(row, data);
   if (row.stop_strings === undefined) return task;
   const stops = parseWithIssues(RowStopStrings, row.stop_strings);
-  if ('issues' in stops) return [...(Array.isArray(task) ? task : []), ...stops.issues.map(({ field, message }) => ({ file: '', line: 0, field: `stop_strings${field ? `.${field}` : ''}`, message }))];
+  if ('issues' in stops)
+    return [
+      ...(Array.isArray(task) ? task : []),
+      ...stops.issues.map(({ field, message }) => ({ file: '', line: 0, field: `stop_strings${field ? `.${field}` : ''}`, message })),
+    ];
   return Array.isArray(task) || !stops.data ? task : { ...task, stop_strings: stops.data };
 }
 
@@ -121,7 +135,8 @@ function requestTaskOf(row: MaterializedRow, data: unknown): EpisodeTask | RowIs
   const plain = plainRequest(row.responses_create_params);
   if (plain) return requestToTask(row, plain, data, Number.isSafeInteger(row._ng_task_index) && row._ng_task_index >= 0);
   const parsed = parseWithIssues(RequestFields, row.responses_create_params);
-  if ('issues' in parsed) return parsed.issues.map(({ field, message }) => ({ file: '', line: 0, field: `responses_create_params${field ? `.${field}` : ''}`, message }));
+  if ('issues' in parsed)
+    return parsed.issues.map(({ field, message }) => ({ file: '', line: 0, field: `responses_create_params${field ? `.${field}` : ''}`, message }));
   return requestToTask(row, parsed.data, data, false);
 }
 

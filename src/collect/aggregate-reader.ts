@@ -141,7 +141,12 @@ class AgentAccumulators {
       if (key.task < found.first.task || (key.task === found.first.task && key.rollout < found.first.rollout)) found.first = key;
       return found.accumulator;
     }
-    const accumulator = new AggregateAccumulator({ agent: name, taskFields: this.#plan.taskFields, answerKey: this.#answerKey, rolloutInfos: this.#rolloutInfos });
+    const accumulator = new AggregateAccumulator({
+      agent: name,
+      taskFields: this.#plan.taskFields,
+      answerKey: this.#answerKey,
+      rolloutInfos: this.#rolloutInfos,
+    });
     const tasks = this.#plan.tasks.get(name);
     for (let i = 0; i < (tasks?.length ?? 0); i++) accumulator.addPlanned(tasks!.get(i));
     this.#plan.tasks.delete(name);

@@ -36,7 +36,12 @@ export function aggregateRows(rows: readonly unknown[], options: AggregateRowsOp
 /** A rollout sent twice (two rows without indices read as 0:0, say) is the caller's mistake, named at the second. */
 function refuseRepeat(seen: Map<string, number>, key: string, index: number): void {
   const first = seen.get(key);
-  if (first !== undefined) throw new InvalidRowError(`verify_responses[${index}]`, '_ng_rollout_index', `rollout ${key} appears twice (first at verify_responses[${first}]); give each rollout its own _ng_task_index and _ng_rollout_index`);
+  if (first !== undefined)
+    throw new InvalidRowError(
+      `verify_responses[${index}]`,
+      '_ng_rollout_index',
+      `rollout ${key} appears twice (first at verify_responses[${first}]); give each rollout its own _ng_task_index and _ng_rollout_index`,
+    );
   seen.set(key, index);
 }
 

@@ -32,7 +32,9 @@ export async function checkInput(source: PlanSource, planner: RowPlanner): Promi
       if (issues.length < MAX_REPORTED_ISSUES) issues.push(issue);
     }
   }
-  const overrides = planner.overrideProblems().map(({ key, message, rows: failed }) => `--set ${key}: ${message} (${failed === rows ? `all ${rows} rows` : `${failed} of ${rows} rows`})`);
+  const overrides = planner
+    .overrideProblems()
+    .map(({ key, message, rows: failed }) => `--set ${key}: ${message} (${failed === rows ? `all ${rows} rows` : `${failed} of ${rows} rows`})`);
   if (count + overrides.length > 0) throw new InvalidInputError(issues, MAX_REPORTED_ISSUES, count + overrides.length, overrides);
   if (rows === 0) throw new ConfigError(`${source.input}: no rows to run (the file is empty or has only blank lines)`);
 }

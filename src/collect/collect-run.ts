@@ -175,11 +175,19 @@ interface Checked {
 }
 
 /** Everything that writes: only ever one of these per output at a time. */
-async function collectLocked(options: CollectOptions, settings: CollectSettings, paths: CollectPaths, planner: RowPlanner, source: PlanSource, checked: Checked): Promise<CollectSummary> {
+async function collectLocked(
+  options: CollectOptions,
+  settings: CollectSettings,
+  paths: CollectPaths,
+  planner: RowPlanner,
+  source: PlanSource,
+  checked: Checked,
+): Promise<CollectSummary> {
   // Again under the lock: a run that ended a moment ago, after the first look, may have left rows.
   await refuseToErase(paths, options);
   const kind = options.resume ? resumeKind(paths) : 'none';
-  if (kind !== checked.kind) throw new ConfigError(`${paths.output} changed while the run started (another run wrote ${paths.run} or the plan): run the same command again`);
+  if (kind !== checked.kind)
+    throw new ConfigError(`${paths.output} changed while the run started (another run wrote ${paths.run} or the plan): run the same command again`);
   const resumed = kind !== 'none';
   if (options.resume && !resumed) options.onNotice?.(`nothing to resume at ${paths.run}: starting a fresh run`);
   const config = configIdentity(options, settings);
@@ -194,7 +202,13 @@ async function collectLocked(options: CollectOptions, settings: CollectSettings,
   // A resumed run's progress starts from the earlier rollouts that will not run again, rewards and all:
   // its done/total counts them, so its mean reward must too.
   const givenUp = state.givenUp(settings.maxAttempts);
-  const progress: CollectProgress = { done: state.done + givenUp, total: identity.rollouts, failures: givenUp, promptTooLong: state.promptTooLong, rewardSum: state.rewardSum };
+  const progress: CollectProgress = {
+    done: state.done + givenUp,
+    total: identity.rollouts,
+    failures: givenUp,
+    promptTooLong: state.promptTooLong,
+    rewardSum: state.rewardSum,
+  };
   const jobs = admit(paths.materialized, planner, state, settings.maxAttempts);
   const episode = episodeOptions(options, settings);
   // A failed write (a full disk) ends the rollouts in flight too: their rows could not be written.
@@ -203,18 +217,22 @@ async function collectLocked(options: CollectOptions, settings: CollectSettings,
   let retryable = 0;
   try {
     await Promise.all(sinks.map((sink) => sink.start({ plannedRollouts: identity.rollouts, resumed })));
-    await runJobs(jobs, { schedule: { kind: settings.schedule, concurrency: settings.concurrency }, ...signals(options, writeFailed.signal) }, async ({ row, agent }, control) => {
-      const outcome = await agent.run(row, { episode, control });
-      // The files first: an outcome they could not keep must not reach a queue that would get it again on resume.
-      await files.write(outcome).catch((error: unknown) => {
-        if (hasKind(error, 'write-failed')) writeFailed.abort(error);
-        throw error;
-      });
-      await Promise.all(extraSinks.map((sink) => sink.write(outcome)));
-      count(progress, outcome);
-      if (outcome.kind === 'failure' && wouldRetry(outcome.row, settings.maxAttempts)) retryable += 1;
-      options.onProgress?.({ ...progress });
-    });
+    await runJobs(
+      jobs,
+      { schedule: { kind: settings.schedule, concurrency: settings.concurrency }, ...signals(options, writeFailed.signal) },
+      async ({ row, agent }, control) => {
+        const outcome = await agent.run(row, { episode, control });
+        // The files first: an outcome they could not keep must not reach a queue that would get it again on resume.
+        await files.write(outcome).catch((error: unknown) => {
+          if (hasKind(error, 'write-failed')) writeFailed.abort(error);
+          throw error;
+        });
+        await Promise.all(extraSinks.map((sink) => sink.write(outcome)));
+        count(progress, outcome);
+        if (outcome.kind === 'failure' && wouldRetry(outcome.row, settings.maxAttempts)) retryable += 1;
+        options.onProgress?.({ ...progress });
+      },
+    );
     ran = true;
   } finally {
     const finishing = await Promise.allSettled(sinks.map((sink) => sink.finish()));
@@ -227,7 +245,13 @@ async function collectLocked(options: CollectOptions, settings: CollectSettings,
 
   const { computed, health } = await readRun(paths, options);
   const successes = progress.done - progress.failures;
-  const aggregate = successes === 0 ? [] : await withServerAggregates(computed, options.agents ?? new Map(), paths.output, { ...(options.signal ? { signal: options.signal } : {}), ...(options.onNotice ? { onNotice: options.onNotice } : {}) });
+  const aggregate =
+    successes === 0
+      ? []
+      : await withServerAggregates(computed, options.agents ?? new Map(), paths.output, {
+          ...(options.signal ? { signal: options.signal } : {}),
+          ...(options.onNotice ? { onNotice: options.onNotice } : {}),
+        });
   await writeAggregate(paths.aggregate, aggregate);
   // Raised only now: the health reports failing (a full disk under them) must not cost the run its aggregate.
   if (health && 'error' in health) throw health.error;
@@ -249,7 +273,10 @@ async function collectLocked(options: CollectOptions, settings: CollectSettings,
  * output cost as much again). The health checks are imported here, after the run. Their failure stops
  * them alone and is handed back, so the aggregate is still computed and written.
  */
-async function readRun(paths: CollectPaths, options: CollectOptions): Promise<{ computed: AgentAggregate[]; health?: { result: HealthSummary } | { error: unknown } }> {
+async function readRun(
+  paths: CollectPaths,
+  options: CollectOptions,
+): Promise<{ computed: AgentAggregate[]; health?: { result: HealthSummary } | { error: unknown } }> {
   const aggregate = new AggregateReader(options.rolloutInfos ? { rolloutInfos: true } : {});
   const files = { results: [paths.output], failures: [paths.failures], materialized: [paths.materialized] };
   const healthOptions = options.stopAdmitting?.aborted ? undefined : options.health;
@@ -276,10 +303,19 @@ async function readRun(paths: CollectPaths, options: CollectOptions): Promise<{ 
  * inputs and output as they are, with nothing to check the plan or settings against; none is recorded
  * for it either, since the next resume could not plan that file again from the input to check it.
  */
-async function runIdentity(paths: CollectPaths, planner: RowPlanner, source: PlanSource, config: Record<string, unknown>, checked: Checked, onNotice?: (message: string) => void): Promise<Pick<RunIdentity, 'rollouts'>> {
+async function runIdentity(
+  paths: CollectPaths,
+  planner: RowPlanner,
+  source: PlanSource,
+  config: Record<string, unknown>,
+  checked: Checked,
+  onNotice?: (message: string) => void,
+): Promise<Pick<RunIdentity, 'rollouts'>> {
   if (checked.kind === 'recorded') return checkSameRun(paths, plannedRows(source, planner), config);
   if (checked.kind === 'none') return startFresh(paths, plannedRows(source, planner), config);
-  onNotice?.(`${paths.output} has no ${paths.run} (a run NeMo Gym started): its run identity could not be checked. Resuming it as NeMo Gym's resume_from_cache does: the rollouts of ${paths.materialized} not yet in the output run; the input, --limit, --num-repeats, --set, --add-seed and --prompt-config are not read`);
+  onNotice?.(
+    `${paths.output} has no ${paths.run} (a run NeMo Gym started): its run identity could not be checked. Resuming it as NeMo Gym's resume_from_cache does: the rollouts of ${paths.materialized} not yet in the output run; the input, --limit, --num-repeats, --set, --add-seed and --prompt-config are not read`,
+  );
   return { rollouts: checked.rollouts ?? 0 };
 }
 
@@ -355,7 +391,10 @@ function episodeOptions(options: CollectOptions, settings: CollectSettings): Omi
 }
 
 function signals(options: CollectOptions, writeFailed: AbortSignal): { stopAdmitting?: AbortSignal; signal: AbortSignal } {
-  return { ...(options.stopAdmitting ? { stopAdmitting: options.stopAdmitting } : {}), signal: options.signal ? AbortSignal.any([options.signal, writeFailed]) : writeFailed };
+  return {
+    ...(options.stopAdmitting ? { stopAdmitting: options.stopAdmitting } : {}),
+    signal: options.signal ? AbortSignal.any([options.signal, writeFailed]) : writeFailed,
+  };
 }
 
 function count(progress: CollectProgress, outcome: RolloutOutcome): void {

@@ -37,7 +37,11 @@ export const collectDefaults = {
 /** The longest a limit may be raised to: longer text than this V8 cannot hold as one string. */
 const MAX_LINE_BYTES = Math.floor(constants.MAX_STRING_LENGTH / MEGABYTE) * MEGABYTE;
 
-const wholeNumber = (min: number) => z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(min, { error: `expected a whole number ≥ ${min}` });
+const wholeNumber = (min: number) =>
+  z
+    .number({ error: 'expected a number' })
+    .int({ error: 'expected a whole number' })
+    .min(min, { error: `expected a whole number ≥ ${min}` });
 
 /**
  * The numbers that shape a collection, with their ranges: the library checks them here, and the CLI
@@ -45,7 +49,9 @@ const wholeNumber = (min: number) => z.number({ error: 'expected a number' }).in
  */
 export const CollectSettings = z.object({
   /** Rollouts in flight at once (the lockstep schedule's batch size); bounded, since each is a worker. */
-  concurrency: wholeNumber(1).max(MAX_CONCURRENCY, { error: `expected at most ${MAX_CONCURRENCY}` }).default(collectDefaults.concurrency),
+  concurrency: wholeNumber(1)
+    .max(MAX_CONCURRENCY, { error: `expected at most ${MAX_CONCURRENCY}` })
+    .default(collectDefaults.concurrency),
   schedule: z.enum(['async', 'lockstep'], { error: 'expected async or lockstep' }).default(collectDefaults.schedule),
   /** Turns per episode. */
   maxTurns: wholeNumber(1).default(collectDefaults.maxTurns),
@@ -75,7 +81,10 @@ export function checkSettings(settings: CollectSettingsInput): CollectSettings {
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => {
     const field = issue.path.join('.');
-    const value = issue.path.reduce<unknown>((within, key) => (typeof within === 'object' && within !== null ? (within as Record<PropertyKey, unknown>)[key] : undefined), settings);
+    const value = issue.path.reduce<unknown>(
+      (within, key) => (typeof within === 'object' && within !== null ? (within as Record<PropertyKey, unknown>)[key] : undefined),
+      settings,
+    );
     return `${field}: ${issue.message}, got ${typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? 'nothing')}`;
   });
   throw new ConfigError(`invalid collect settings: ${problems.join('; ')}`);

@@ -66,10 +66,15 @@ export interface ExportCounts {
  * zero-turn, is refused.
  */
 export function nemoRlRecord(row: ResultRow, where: string, onDrift: Exclude<DriftPolicy, 'drop'> = 'mask'): NemoRlRecord {
-  if (row.evaluation_only) throw new ConfigError(`${where}: an evaluation-only rollout (evaluation_only: true): its policy returned text without token ids or logprobs, so there is nothing to train on; collect with a token-returning policy (vllm-completions, sglang-generate, chat-completions)`);
+  if (row.evaluation_only)
+    throw new ConfigError(
+      `${where}: an evaluation-only rollout (evaluation_only: true): its policy returned text without token ids or logprobs, so there is nothing to train on; collect with a token-returning policy (vllm-completions, sglang-generate, chat-completions)`,
+    );
   const drift = row.token_drift_count ?? 0;
   const zeroTurn = isZeroTurnRow(row);
-  const log = row.messages?.every((message) => message.token_ids !== undefined) ? fromMessages(row.messages) : fromOutputItems(row.response.output ?? [], where);
+  const log = row.messages?.every((message) => message.token_ids !== undefined)
+    ? fromMessages(row.messages)
+    : fromOutputItems(row.response.output ?? [], where);
   const trainable = log.some((message) => message.token_loss_mask.includes(1));
   if (!trainable && !zeroTurn) throw new ConfigError(`${where}: nothing to train on: no assistant turn with generated tokens`);
   return {
@@ -115,13 +120,21 @@ function fromOutputItems(items: readonly unknown[], where: string): NemoRlMessag
     const generation = item?.generation_token_ids;
     if (!generation?.length) continue;
     const prompt = item.prompt_token_ids ?? [];
-    if (prompt.length < seen.length || seen.some((id, i) => prompt[i] !== id)) throw new ConfigError(`${where}: non-contiguous messages: a turn's prompt_token_ids do not continue the tokens before it`);
+    if (prompt.length < seen.length || seen.some((id, i) => prompt[i] !== id))
+      throw new ConfigError(`${where}: non-contiguous messages: a turn's prompt_token_ids do not continue the tokens before it`);
     const added = prompt.slice(seen.length);
     log.push({ role: 'user', content: '', token_ids: added, generation_logprobs: zeros(added.length), token_loss_mask: zeros(added.length) });
-    log.push({ role: 'assistant', content: '', token_ids: generation, generation_logprobs: item.generation_log_probs ?? zeros(generation.length), token_loss_mask: ones(generation.length) });
+    log.push({
+      role: 'assistant',
+      content: '',
+      token_ids: generation,
+      generation_logprobs: item.generation_log_probs ?? zeros(generation.length),
+      token_loss_mask: ones(generation.length),
+    });
     seen = [...prompt, ...generation];
   }
-  if (log.length === 0) throw new ConfigError(`${where}: nothing to train on: no messages with token ids and no response.output item with generation_token_ids`);
+  if (log.length === 0)
+    throw new ConfigError(`${where}: nothing to train on: no messages with token ids and no response.output item with generation_token_ids`);
   return log;
 }
 

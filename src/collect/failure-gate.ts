@@ -31,10 +31,16 @@ export function assertFailuresWithin(runs: readonly RunFailures[], limit = DEFAU
   const failed = retryable + sum(runs, (run) => run.givenUp);
   const allowed = limit < 1 ? Math.floor(limit * planned) : limit;
   if (failed <= allowed) return;
-  const files = runs.filter((run) => run.retryable + run.givenUp > 0).map((run) => run.failuresFile).join(', ');
+  const files = runs
+    .filter((run) => run.retryable + run.givenUp > 0)
+    .map((run) => run.failuresFile)
+    .join(', ');
   const past = `${failed} of ${planned} rollouts failed, more than --fail-on-error ${limit < 1 && limit > 0 ? `${limit} (${allowed} of ${planned})` : limit} allows`;
   if (retryable > 0) {
-    throw new RetryableFailuresError(`${past}; --resume would run ${retryable === failed ? 'all of them' : `${retryable} of them`} again: run the same command with --resume (see ${files})`, { failed, retryable });
+    throw new RetryableFailuresError(
+      `${past}; --resume would run ${retryable === failed ? 'all of them' : `${retryable} of them`} again: run the same command with --resume (see ${files})`,
+      { failed, retryable },
+    );
   }
   throw new FailedRolloutsError(`${past}, and none will be retried (terminal, or out of attempts: see ${files})`, failed);
 }

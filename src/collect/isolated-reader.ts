@@ -33,7 +33,10 @@ export class IsolatedReader<T> implements RunRowReader {
       await this.reader.close().catch(() => {});
       return this.#failed;
     }
-    return this.reader.finish().then((result) => ({ result }), (error: unknown) => ({ error }));
+    return this.reader.finish().then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    );
   }
 
   async #guard(visit: () => void | Promise<void>): Promise<void> {

@@ -80,7 +80,15 @@ export function nemoGymAgent(options: NemoGymAgentOptions): Agent & { close(): P
           `${row._ng_task_index}:${row._ng_rollout_index}`,
           async (replica) => {
             try {
-              return await client.request({ method: 'POST', baseUrl: replica.url, path: '/run', body: row, schema: RunResult, timeoutMs: Math.max(1, timeoutMs - elapsed()), signal: AbortSignal.any([signal, deadline]) });
+              return await client.request({
+                method: 'POST',
+                baseUrl: replica.url,
+                path: '/run',
+                body: row,
+                schema: RunResult,
+                timeoutMs: Math.max(1, timeoutMs - elapsed()),
+                signal: AbortSignal.any([signal, deadline]),
+              });
             } catch (error) {
               if (!hasKind(error, 'timeout')) throw error;
               // A /run that timed out may still be running on the agent (tools called, a judge paid for): never re-sent blindly.
@@ -93,13 +101,28 @@ export function nemoGymAgent(options: NemoGymAgentOptions): Agent & { close(): P
         const { reward, _ng_failure_class: reported, _ng_no_persist: unpersisted, ...rest } = result;
         const common = extensibleCopy(row, { ...rest, ...stampsOf(row), schema_version: ROW_SCHEMA_VERSION, duration_ms: elapsed() });
         // NeMo Gym's "kill-shaped" rollouts never reached a verdict: retried later, never a reward.
-        if (unpersisted === true) return failure(row, 'aborted', { kind: 'agent-reported', name: 'NemoGymNoPersist', message: 'the agent server marked the rollout _ng_no_persist' }, elapsed());
+        if (unpersisted === true)
+          return failure(
+            row,
+            'aborted',
+            { kind: 'agent-reported', name: 'NemoGymNoPersist', message: 'the agent server marked the rollout _ng_no_persist' },
+            elapsed(),
+          );
         if (reported !== undefined) return { kind: 'failure', row: extensibleCopy(common, reportedFailure(reported)) };
         const success = extensibleCopy(common, { response: result.response ?? {}, reward });
         const checked = ResultRowHead.safeParse(success);
         if (checked.success) return { kind: 'result', row: success };
         const issue = checked.error.issues[0]!;
-        return failure(row, 'agent-error', { kind: 'agent-reported', name: 'InvalidAgentResult', message: `the agent server's ${issue.path.join('.')} does not fit a result row: ${issue.message}` }, elapsed());
+        return failure(
+          row,
+          'agent-error',
+          {
+            kind: 'agent-reported',
+            name: 'InvalidAgentResult',
+            message: `the agent server's ${issue.path.join('.')} does not fit a result row: ${issue.message}`,
+          },
+          elapsed(),
+        );
       } catch (error) {
         if (!signal.aborted && (timedOut !== undefined || deadline.aborted)) {
           return failure(row, 'timeout', recordError(timedOut ?? new RequestTimeoutError(requestUrl(options.urls[0]!, '/run'), timeoutMs)), elapsed());
@@ -113,7 +136,16 @@ export function nemoGymAgent(options: NemoGymAgentOptions): Agent & { close(): P
       unlessNotFound(() =>
         router.call(
           'aggregate_metrics',
-          (replica) => client.request({ method: 'POST', baseUrl: replica.url, path: '/aggregate_metrics', body: { verify_responses: verifyResponses }, schema: AggregateMetrics, timeoutMs: options.timeoutMs ?? 600_000, ...(signal ? { signal } : {}) }),
+          (replica) =>
+            client.request({
+              method: 'POST',
+              baseUrl: replica.url,
+              path: '/aggregate_metrics',
+              body: { verify_responses: verifyResponses },
+              schema: AggregateMetrics,
+              timeoutMs: options.timeoutMs ?? 600_000,
+              ...(signal ? { signal } : {}),
+            }),
           signal ?? new AbortController().signal,
         ),
       ),
@@ -126,7 +158,10 @@ export function nemoGymAgent(options: NemoGymAgentOptions): Agent & { close(): P
 
 /** A failure row of the planned row alone: nothing the agent sent is kept. */
 function failure(row: MaterializedRow, failureClass: FailureClass, error: RecordedError, durationMs: number): RolloutOutcome {
-  return { kind: 'failure', row: extensibleCopy(row, { ...stampsOf(row), schema_version: ROW_SCHEMA_VERSION, duration_ms: durationMs, ...failureFields(failureClass, error) }) };
+  return {
+    kind: 'failure',
+    row: extensibleCopy(row, { ...stampsOf(row), schema_version: ROW_SCHEMA_VERSION, duration_ms: durationMs, ...failureFields(failureClass, error) }),
+  };
 }
 
 /** A failure the agent reported in NeMo Gym's words (its placeholder reward is dropped, never kept). */

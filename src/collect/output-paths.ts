@@ -65,7 +65,10 @@ export function checkReadFilesApart(paths: CollectPaths, files: readonly ReadFil
       const stats = statSync(path, { throwIfNoEntry: false });
       if (stats === undefined || stats.dev !== read.dev || stats.ino !== read.ino) continue;
       const same = resolve(file.path) === resolve(path) ? 'is' : `is the same file as ${path},`;
-      throw new OutputPathError(path, `${file.flag} ${file.path} ${same} where this run (--output ${paths.output}) writes its ${roles[role]}: it would be overwritten while it is read. Choose another --output, or copy ${file.path} elsewhere first.`);
+      throw new OutputPathError(
+        path,
+        `${file.flag} ${file.path} ${same} where this run (--output ${paths.output}) writes its ${roles[role]}: it would be overwritten while it is read. Choose another --output, or copy ${file.path} elsewhere first.`,
+      );
     }
   }
 }

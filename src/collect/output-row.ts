@@ -44,7 +44,13 @@ export function episodeOutcome(row: MaterializedRow, record: EpisodeRecord, open
   built.response = {
     output: withTrainingTokens(items, record.messages, prompted),
     // NeMo Gym's rows carry OpenAI's ResponseUsage whole, its `*_details` included (as /verify is sent it).
-    usage: { input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: outputTokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + outputTokens },
+    usage: {
+      input_tokens: inputTokens,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: outputTokens,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: inputTokens + outputTokens,
+    },
   };
   if (Object.keys(record.reward_components).length > 0) built.reward_components = record.reward_components;
   // NeMo Gym's flags: terminated when the environment said so on the last step; truncated when the environment cut

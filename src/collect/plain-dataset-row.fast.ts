@@ -22,7 +22,8 @@ function isPlainDatasetRow(value: unknown): value is Record<string, unknown> {
   const { responses_create_params: request, agent_ref: agent, _ng_task_index: task } = value;
   return (
     (request === undefined || (isOwnRecord(request) && isPlainInput(request.input))) &&
-    (agent === undefined || (isOwnRecord(agent) && typeof agent.name === 'string' && agent.name.length > 0 && (agent.type === undefined || typeof agent.type === 'string'))) &&
+    (agent === undefined ||
+      (isOwnRecord(agent) && typeof agent.name === 'string' && agent.name.length > 0 && (agent.type === undefined || typeof agent.type === 'string'))) &&
     (task === undefined || (Number.isSafeInteger(task) && (task as number) >= 0))
   );
 }

@@ -17,11 +17,14 @@ export interface ProfileSources {
  */
 export async function profileFiles(sources: ProfileSources, signal?: AbortSignal): Promise<RewardProfile> {
   let matched = new Uint8Array(0);
-  const reader: AggregateReader = new AggregateReader({ rolloutInfos: true, planKeys: true, materialized: [sources.materialized], ...(signal ? { signal } : {}) }, (row, at) => {
-    const position = reader.planKeys.find(row._ng_task_index, row._ng_rollout_index);
-    if (position === -1) throw new ConfigError(`${at.where}: rollout ${row._ng_task_index}:${row._ng_rollout_index} has no row in ${sources.materialized}`);
-    matched[position] = 1;
-  });
+  const reader: AggregateReader = new AggregateReader(
+    { rolloutInfos: true, planKeys: true, materialized: [sources.materialized], ...(signal ? { signal } : {}) },
+    (row, at) => {
+      const position = reader.planKeys.find(row._ng_task_index, row._ng_rollout_index);
+      if (position === -1) throw new ConfigError(`${at.where}: rollout ${row._ng_task_index}:${row._ng_rollout_index} has no row in ${sources.materialized}`);
+      matched[position] = 1;
+    },
+  );
   // The plan first, on its own: its keys must be unique before results are matched with them.
   await readRunFiles({ materialized: [sources.materialized], results: [] }, [reader], signal);
   reader.planKeys.assertUnique('planned rollout');

@@ -22,7 +22,8 @@ export function fillTemplate(template: string, row: Readonly<Record<string, unkn
   return template.replace(/\{\{|\}\}|\{([^{}]*)\}/g, (match, name: string | undefined) => {
     if (match === '{{') return '{';
     if (match === '}}') return '}';
-    if (!name || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new ConfigError(`unsupported placeholder {${name ?? ''}}: use {field} with a top-level field name`);
+    if (!name || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      throw new ConfigError(`unsupported placeholder {${name ?? ''}}: use {field} with a top-level field name`);
     if (!(name in row)) throw new ConfigError(`the prompt uses {${name}}, but the row has only: ${Object.keys(row).join(', ')}`);
     const value = row[name];
     return typeof value === 'string' ? value : JSON.stringify(value);
@@ -39,6 +40,9 @@ export const PROMPT_CONFLICT = 'the row already has a prompt; --prompt-config fi
 
 /** The row with `responses_create_params.input` set from the templates; other request fields are kept. */
 export function applyPrompt(row: DatasetRow, config: PromptConfig): DatasetRow {
-  const input = [...(config.system === undefined ? [] : [{ role: 'system', content: fillTemplate(config.system, row) }]), { role: 'user', content: fillTemplate(config.user, row) }];
+  const input = [
+    ...(config.system === undefined ? [] : [{ role: 'system', content: fillTemplate(config.system, row) }]),
+    { role: 'user', content: fillTemplate(config.user, row) },
+  ];
   return { ...row, responses_create_params: { ...(row.responses_create_params ?? {}), input } };
 }

@@ -28,5 +28,9 @@ export function promptPrefixes(params: unknown): string[] {
 function withoutEchoedDefaults(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutEchoedDefaults);
   if (!isRecord(value)) return value;
-  return Object.fromEntries(Object.entries(value).filter(([key, item]) => ECHOED_DEFAULTS.get(key) !== item).map(([key, item]) => [key, withoutEchoedDefaults(item)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, item]) => ECHOED_DEFAULTS.get(key) !== item)
+      .map(([key, item]) => [key, withoutEchoedDefaults(item)]),
+  );
 }

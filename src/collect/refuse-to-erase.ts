@@ -15,7 +15,10 @@ type CollectPaths = ReturnType<typeof collectPaths>;
  * only a move or `overwrite` goes on. Both at once contradict each other.
  */
 export async function refuseToErase(paths: CollectPaths, options: { resume?: boolean; overwrite?: boolean }): Promise<void> {
-  if (options.resume && options.overwrite) throw new ConfigError('--resume and --overwrite contradict each other: --resume continues the rows already in the output, --overwrite erases them; give one of them');
+  if (options.resume && options.overwrite)
+    throw new ConfigError(
+      '--resume and --overwrite contradict each other: --resume continues the rows already in the output, --overwrite erases them; give one of them',
+    );
   if (options.overwrite || (options.resume && resumeKind(paths) !== 'none')) return;
   const held = [];
   for (const path of [paths.output, paths.failures]) {
@@ -24,7 +27,13 @@ export async function refuseToErase(paths: CollectPaths, options: { resume?: boo
   if (held.length === 0) return;
   const holding = held.map(({ path, rows }) => `${rows} ${rows === 1 ? 'row' : 'rows'} in ${path}`).join(' and ');
   if (options.resume) {
-    throw new OutputExistsError(held, `cannot resume ${paths.output}: its plan ${paths.materialized} is missing, and a fresh start would erase the ${holding}. Move them away, or run with --overwrite instead of --resume to start afresh.`);
+    throw new OutputExistsError(
+      held,
+      `cannot resume ${paths.output}: its plan ${paths.materialized} is missing, and a fresh start would erase the ${holding}. Move them away, or run with --overwrite instead of --resume to start afresh.`,
+    );
   }
-  throw new OutputExistsError(held, `--output ${paths.output} already holds an earlier run's rows (${holding}), which a fresh start would erase. Run with --resume to continue that run, or with --overwrite to start afresh.`);
+  throw new OutputExistsError(
+    held,
+    `--output ${paths.output} already holds an earlier run's rows (${holding}), which a fresh start would erase. Run with --resume to continue that run, or with --overwrite to start afresh.`,
+  );
 }

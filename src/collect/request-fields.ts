@@ -5,10 +5,16 @@ import { SamplingOverrides } from '../core/sampling-params.js';
 const sampling = SamplingOverrides.shape;
 
 /** NeMo Gym's per-request engine extras: a JSON object as text, whose `seed`, when given, is a whole number. */
-const ExtraBody = z.string().refine((text) => extraBodyObject(text) !== undefined, { error: 'expected a JSON object as text, e.g. "{\\"seed\\": 1}"' }).refine((text) => {
-  const seed = extraBodyObject(text)?.seed;
-  return seed === undefined || Number.isInteger(seed);
-}, { error: 'expected its seed to be a whole number' });
+const ExtraBody = z
+  .string()
+  .refine((text) => extraBodyObject(text) !== undefined, { error: 'expected a JSON object as text, e.g. "{\\"seed\\": 1}"' })
+  .refine(
+    (text) => {
+      const seed = extraBodyObject(text)?.seed;
+      return seed === undefined || Number.isInteger(seed);
+    },
+    { error: 'expected its seed to be a whole number' },
+  );
 
 /** The request fields a row's episode reads; the sampling ones are held to the run's own ranges (SamplingParams). */
 export const RequestFields = z

@@ -58,7 +58,13 @@ export function resourcesAgent(options: ResourcesAgentOptions): Agent & { close(
     aggregateMetrics: (verifyResponses, signal) =>
       unlessNotFound(async () => {
         const session = { key: 'aggregate_metrics', cookies: {} };
-        const answer = await environment.server.call('/aggregate_metrics', { verify_responses: verifyResponses }, AggregateMetrics, session, signal ?? new AbortController().signal);
+        const answer = await environment.server.call(
+          '/aggregate_metrics',
+          { verify_responses: verifyResponses },
+          AggregateMetrics,
+          session,
+          signal ?? new AbortController().signal,
+        );
         return answer.value;
       }),
     close: () => environment.close(),

@@ -43,7 +43,9 @@ export function repairJsonl(path: string, visit: (value: unknown, line: number) 
         lineNumber += 1;
         const line = pending.subarray(0, newline).toString('utf8');
         if (unparsed && line.trim() !== '') {
-          throw new ConfigError(`${path}:${unparsed.line} is not valid JSON, but complete rows follow it: the file is corrupt, not cut by a crash. Remove or fix that line, then resume.`);
+          throw new ConfigError(
+            `${path}:${unparsed.line} is not valid JSON, but complete rows follow it: the file is corrupt, not cut by a crash. Remove or fix that line, then resume.`,
+          );
         }
         if (line.trim() !== '') {
           const value = parseOrUndefined(line);

@@ -93,7 +93,8 @@ function* byTask(lists: readonly Iterable<GroupLevelMetrics>[]): Generator<Group
   });
   for (;;) {
     let first: { iterator: Iterator<GroupLevelMetrics>; group: GroupLevelMetrics } | undefined;
-    for (const head of heads) if (head.group && (!first || head.group._ng_task_index < first.group._ng_task_index)) first = { iterator: head.iterator, group: head.group };
+    for (const head of heads)
+      if (head.group && (!first || head.group._ng_task_index < first.group._ng_task_index)) first = { iterator: head.iterator, group: head.group };
     if (!first) return;
     yield first.group;
     heads.find((head) => head.iterator === first.iterator)!.group = nextOf(first.iterator);

@@ -18,7 +18,10 @@ export class InvalidInputError extends GymnastError {
 
   /** `flagProblems`: problems of a flag's value rather than of a line (a bad `--set`), shown first. */
   constructor(issues: readonly RowIssue[], shown = 20, count = issues.length, flagProblems: readonly string[] = []) {
-    const lines = [...flagProblems.map((problem) => `  ${problem}`), ...issues.slice(0, Math.min(shown, 20)).map((issue) => `  ${issue.file}:${issue.line}: ${issue.field ? `${issue.field}: ` : ''}${issue.message}`)];
+    const lines = [
+      ...flagProblems.map((problem) => `  ${problem}`),
+      ...issues.slice(0, Math.min(shown, 20)).map((issue) => `  ${issue.file}:${issue.line}: ${issue.field ? `${issue.field}: ` : ''}${issue.message}`),
+    ];
     const more = count > lines.length ? [`  … and ${count - lines.length} more`] : [];
     super([`${count} ${count === 1 ? 'problem' : 'problems'} in the input:`, ...lines, ...more].join('\n'));
     this.issues = issues;

@@ -148,7 +148,8 @@ export class RowPlanner {
     } catch (error) {
       return { issues: [{ file, line, field: '', message: `not valid JSON (${(error as Error).message})` }] };
     }
-    if (mayNestDeeperThan(text, MAX_ROW_DEPTH) && nestedDeeperThan(value, MAX_ROW_DEPTH)) return { issues: [{ file, line, field: '', message: `nested deeper than ${MAX_ROW_DEPTH} levels` }] };
+    if (mayNestDeeperThan(text, MAX_ROW_DEPTH) && nestedDeeperThan(value, MAX_ROW_DEPTH))
+      return { issues: [{ file, line, field: '', message: `nested deeper than ${MAX_ROW_DEPTH} levels` }] };
     // Overwritten in `#materialize`, so never refused; kept in its place, as a Python dict keeps a key it reassigns.
     if (!this.#options.keepTaskIndices && isRecord(value) && Object.hasOwn(value, '_ng_task_index')) value._ng_task_index = 0;
     const parsed = readDatasetRow(value);
@@ -166,14 +167,17 @@ export class RowPlanner {
     if (agent === undefined) return { issues: [{ file, line, field: 'agent_ref.name', message: 'no agent: give the row an agent_ref or pass --agent' }] };
     if (!this.agent(agent)) return { issues: [unknownAgent(agent, file, line)] };
     const repeats = this.#repeatsFor(agent);
-    if (repeats === undefined) return { issues: [{ file, line, field: 'agent_ref.name', message: `agent "${agent}" has no entry in --num-repeats and there is no _default` }] };
+    if (repeats === undefined)
+      return { issues: [{ file, line, field: 'agent_ref.name', message: `agent "${agent}" has no entry in --num-repeats and there is no _default` }] };
     this.#usedAgents.add(agent);
     return { row, agent, repeats };
   }
 
   #taskFor(row: DatasetRow, { text, unterminated }: JsonLine, assign: boolean): number {
     if (this.#options.keepTaskIndices && row._ng_task_index !== undefined) return row._ng_task_index;
-    const digest = createHash('sha1').update(unterminated ? text : `${text}\n`).digest();
+    const digest = createHash('sha1')
+      .update(unterminated ? text : `${text}\n`)
+      .digest();
     const [high, low] = [digest.readUInt32LE(0), digest.readUInt32LE(4)];
     let task = this.#taskOfLine.get(high, low);
     if (task === -1) {

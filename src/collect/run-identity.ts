@@ -124,7 +124,9 @@ function previousValue(config: Record<string, unknown>, key: string): unknown {
 
 function recordedValue(config: Record<string, unknown>, key: string): string {
   if (key in config) return JSON.stringify(config[key]);
-  return key in BEFORE_RECORDED ? `${JSON.stringify(BEFORE_RECORDED[key])} (a run of an older gymnast, which did not record it)` : 'not recorded (a run of an older gymnast)';
+  return key in BEFORE_RECORDED
+    ? `${JSON.stringify(BEFORE_RECORDED[key])} (a run of an older gymnast, which did not record it)`
+    : 'not recorded (a run of an older gymnast)';
 }
 
 /** The recorded identity, if the plan and config now are the same; a ConfigError naming what changed otherwise. */
@@ -137,14 +139,20 @@ export async function checkSameRun(paths: CollectPaths, plan: AsyncIterable<Mate
     rollouts += chunk.rows;
   }
   if (previous.plan_sha256 !== hash.digest('hex')) {
-    throw new ConfigError(`cannot resume ${paths.output}: the planned rollouts changed (${previous.rollouts} then, ${rollouts} now; input rows, --limit, --num-repeats, --set, --add-seed or the prompt config differ). Start afresh with --overwrite instead of --resume, or restore the original options.`);
+    throw new ConfigError(
+      `cannot resume ${paths.output}: the planned rollouts changed (${previous.rollouts} then, ${rollouts} now; input rows, --limit, --num-repeats, --set, --add-seed or the prompt config differ). Start afresh with --overwrite instead of --resume, or restore the original options.`,
+    );
   }
   if ((await fileSha256(paths.materialized)) !== previous.plan_sha256) {
-    throw new ConfigError(`cannot resume ${paths.output}: ${paths.materialized} is not the plan the run recorded (cut short by a crash while it was written, or edited). Start afresh with --overwrite instead of --resume.`);
+    throw new ConfigError(
+      `cannot resume ${paths.output}: ${paths.materialized} is not the plan the run recorded (cut short by a crash while it was written, or edited). Start afresh with --overwrite instead of --resume.`,
+    );
   }
   const changed = Object.keys({ ...previous.config, ...config }).filter((key) => isChanged(key, previous.config, config));
   if (changed.length > 0) {
-    throw new ConfigError(`cannot resume ${paths.output}: ${changed.map((key) => `${key} was ${recordedValue(previous.config, key)}, now ${JSON.stringify(config[key])}`).join('; ')}`);
+    throw new ConfigError(
+      `cannot resume ${paths.output}: ${changed.map((key) => `${key} was ${recordedValue(previous.config, key)}, now ${JSON.stringify(config[key])}`).join('; ')}`,
+    );
   }
   return previous;
 }
@@ -154,10 +162,15 @@ function readIdentity(path: string): RunIdentity {
   try {
     value = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new ConfigError(`cannot resume: ${path} is not valid JSON (${(error as Error).message.replace(/\s+/g, ' ')}); start afresh with --overwrite instead of --resume`);
+    throw new ConfigError(
+      `cannot resume: ${path} is not valid JSON (${(error as Error).message.replace(/\s+/g, ' ')}); start afresh with --overwrite instead of --resume`,
+    );
   }
   const parsed = RunIdentity.safeParse(value);
-  if (!parsed.success) throw new ConfigError(`cannot resume: ${path}: ${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}; start afresh with --overwrite instead of --resume`);
+  if (!parsed.success)
+    throw new ConfigError(
+      `cannot resume: ${path}: ${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}; start afresh with --overwrite instead of --resume`,
+    );
   return parsed.data;
 }
 
@@ -196,4 +209,3 @@ export function samplerInRunFile(text: string): RecordedSampler {
     return { remoteAgents: [] };
   }
 }
-

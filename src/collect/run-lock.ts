@@ -63,7 +63,10 @@ export function acquireRunLock(path: string, output: string, options: { onNotice
     if (contended !== undefined) pause(2 ** look);
   }
   if (contended !== undefined) {
-    throw new RunLockedError(path, `${output} is being taken over by another run this moment (its claim is ${contended}), from a run that is gone; wait, then retry. If no other run is starting, that claim was left by a run that crashed, and is passed over once ${CLAIM_GRACE_MS / 1000}s old.`);
+    throw new RunLockedError(
+      path,
+      `${output} is being taken over by another run this moment (its claim is ${contended}), from a run that is gone; wait, then retry. If no other run is starting, that claim was left by a run that crashed, and is passed over once ${CLAIM_GRACE_MS / 1000}s old.`,
+    );
   }
   throw new RunLockedError(path, `${output} is being claimed by several runs at once (${path} kept changing hands); wait for them, then retry`);
 }
@@ -100,7 +103,9 @@ function staleReason(found: FoundLock, output: string): string | undefined {
     case 'another pid namespace':
       return `its run (${run}) was in another pid namespace (${holder.pid_namespace}; this process is in ${pidScope().pid_namespace}), whose pids cannot be checked from here: taken as gone, as after a container restart (each start has a new pid namespace). If a run in another container is still writing ${output}, stop one of the two.`;
     case 'this process':
-      return heldHere.has(found.text) ? undefined : `its run was pid ${holder.pid} in this pid namespace, which is this process now: the run that held it is gone`;
+      return heldHere.has(found.text)
+        ? undefined
+        : `its run was pid ${holder.pid} in this pid namespace, which is this process now: the run that held it is gone`;
     case 'this pid namespace':
       return isProcessAlive(holder.pid) ? undefined : `its run (${run}) is gone`;
   }

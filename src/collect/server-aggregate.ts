@@ -82,7 +82,11 @@ export async function withServerAggregates(
 async function askServer(agent: Agent, rows: readonly Record<string, unknown>[], options: ServerAggregateOptions): Promise<AggregateMetrics | undefined> {
   try {
     const metrics = await agent.aggregateMetrics!(rows, options.signal);
-    options.onNotice?.(metrics ? `${agent.name}: aggregate metrics computed by its server's /aggregate_metrics` : `${agent.name}: its server has no /aggregate_metrics (404): gymnast computed the aggregate metrics`);
+    options.onNotice?.(
+      metrics
+        ? `${agent.name}: aggregate metrics computed by its server's /aggregate_metrics`
+        : `${agent.name}: its server has no /aggregate_metrics (404): gymnast computed the aggregate metrics`,
+    );
     return metrics;
   } catch (error) {
     if (!GymnastError.isInstance(error) || options.signal?.aborted) throw error;

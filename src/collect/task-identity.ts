@@ -65,7 +65,13 @@ class PlannedTasks {
       found.planned += 1;
       return;
     }
-    const task: PlannedTask = { task: row._ng_task_index, agent: row.agent_ref.name, planned: 1, matched: 0, fields: fieldDigests(row, (name) => !isBookkeeping(name)) };
+    const task: PlannedTask = {
+      task: row._ng_task_index,
+      agent: row.agent_ref.name,
+      planned: 1,
+      matched: 0,
+      fields: fieldDigests(row, (name) => !isBookkeeping(name)),
+    };
     this.#byTask.set(task.task, task);
     const prompt = promptPrefixes(row.responses_create_params).at(-1)!;
     const tasks = this.#byPrompt.get(prompt);
@@ -115,7 +121,8 @@ export class TaskIdentity {
     if (!isRecord(value)) return value;
     // gymnast's own rows (with a schema_version) carry their keys by schema, which refuses one without them.
     const own = 'schema_version' in value;
-    if (!this.#keyed(own || hasKeys(value, where), where)) return this.#materialized.length === 0 ? this.#byItsPrompt(value, where) : this.#byPlannedInput(value, where);
+    if (!this.#keyed(own || hasKeys(value, where), where))
+      return this.#materialized.length === 0 ? this.#byItsPrompt(value, where) : this.#byPlannedInput(value, where);
     return own || agentOf(value) !== undefined || this.#materialized.length === 0 ? value : this.#withPlannedAgent(value);
   }
 
@@ -123,7 +130,10 @@ export class TaskIdentity {
   #keyed(keyed: boolean, where: string): boolean {
     this.#first ??= { keyed, where };
     if (this.#first.keyed !== keyed) {
-      throw new AmbiguousTasksError(where, `${keyed ? 'has' : 'has no'} _ng_task_index and _ng_rollout_index, ${this.#first.where} ${keyed ? 'has none' : 'has them'}: rows with and without NeMo Gym's indices cannot share one numbering of tasks`);
+      throw new AmbiguousTasksError(
+        where,
+        `${keyed ? 'has' : 'has no'} _ng_task_index and _ng_rollout_index, ${this.#first.where} ${keyed ? 'has none' : 'has them'}: rows with and without NeMo Gym's indices cannot share one numbering of tasks`,
+      );
     }
     return keyed;
   }
@@ -140,7 +150,11 @@ export class TaskIdentity {
   /** Without materialized inputs, NeMo Gym's rule on what is left of the input row: its prompt and agent. */
   #byItsPrompt(value: Record<string, unknown>, where: string): unknown {
     const prefixes = promptPrefixes(value.responses_create_params);
-    if (prefixes.length === 1) throw new AmbiguousTasksError(where, `has no prompt (no input or instructions in responses_create_params) and no _ng_task_index: which task it ran cannot be told; ${HINT}`);
+    if (prefixes.length === 1)
+      throw new AmbiguousTasksError(
+        where,
+        `has no prompt (no input or instructions in responses_create_params) and no _ng_task_index: which task it ran cannot be told; ${HINT}`,
+      );
     const key = valueDigest(agentOf(value) ?? null, prefixes.at(-1));
     const fields = fieldDigests(value, (name, field) => !isOutcome(name, field));
     const found = this.#promptTasks.get(key);
@@ -151,7 +165,10 @@ export class TaskIdentity {
     }
     const differing = [...new Set([...found.fields.keys(), ...fields.keys()])].filter((name) => found.fields.get(name) !== fields.get(name)).sort();
     if (differing.length > 0) {
-      throw new AmbiguousTasksError(where, `has the prompt of ${found.where} but another ${differing.join(', ')}: whether they are repeats of one task or different tasks cannot be told; ${HINT}`);
+      throw new AmbiguousTasksError(
+        where,
+        `has the prompt of ${found.where} but another ${differing.join(', ')}: whether they are repeats of one task or different tasks cannot be told; ${HINT}`,
+      );
     }
     return withKeys(value, found.task, found.rollouts++);
   }
@@ -163,10 +180,14 @@ export class TaskIdentity {
       if (found.length === 0) throw new AmbiguousTasksError(where, `matches no row of ${files}: none has its prompt, agent and task fields`);
       if (found.length > 1) {
         const list = found.map((task) => task.task).join(', ');
-        throw new AmbiguousTasksError(where, `matches tasks ${list} of ${files} alike (the same prompt, agent and task fields): which one it ran cannot be told; give the rows _ng_task_index and _ng_rollout_index`);
+        throw new AmbiguousTasksError(
+          where,
+          `matches tasks ${list} of ${files} alike (the same prompt, agent and task fields): which one it ran cannot be told; give the rows _ng_task_index and _ng_rollout_index`,
+        );
       }
       const [task] = found as [PlannedTask];
-      if (task.matched === task.planned) throw new AmbiguousTasksError(where, `is one row more of task ${task.task} than ${files} plans (${task.planned}; the first was ${task.firstMatch})`);
+      if (task.matched === task.planned)
+        throw new AmbiguousTasksError(where, `is one row more of task ${task.task} than ${files} plans (${task.planned}; the first was ${task.firstMatch})`);
       task.firstMatch ??= where;
       const keyed = withKeys(value, task.task, task.matched++);
       return agentOf(value) === undefined ? { ...keyed, agent_ref: { name: task.agent } } : keyed;
@@ -201,7 +222,11 @@ function parsed(text: string): unknown {
 /** Whether the row has both of NeMo Gym's indices; one without the other is an error. */
 function hasKeys(row: Record<string, unknown>, where: string): boolean {
   const [task, rollout] = ['_ng_task_index' in row, '_ng_rollout_index' in row];
-  if (task !== rollout) throw new AmbiguousTasksError(where, `has ${task ? '_ng_task_index but no _ng_rollout_index' : '_ng_rollout_index but no _ng_task_index'}: NeMo Gym writes both or neither`);
+  if (task !== rollout)
+    throw new AmbiguousTasksError(
+      where,
+      `has ${task ? '_ng_task_index but no _ng_rollout_index' : '_ng_rollout_index but no _ng_task_index'}: NeMo Gym writes both or neither`,
+    );
   return task;
 }
 
@@ -233,4 +258,5 @@ function echoes(row: Record<string, unknown>, fields: Map<string, string>): bool
 
 const isBookkeeping = (name: string) => name === 'responses_create_params' || name === 'agent_ref' || name.startsWith('_ng_');
 
-const isOutcome = (name: string, value: unknown) => OUTCOME_FIELDS.has(name) || name.startsWith('_ng_') || typeof value === 'number' || typeof value === 'boolean';
+const isOutcome = (name: string, value: unknown) =>
+  OUTCOME_FIELDS.has(name) || name.startsWith('_ng_') || typeof value === 'number' || typeof value === 'boolean';

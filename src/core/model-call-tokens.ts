@@ -21,7 +21,11 @@ export function modelCallTokens(messages: readonly Message[], from: number): Tra
     if (message.token_ids === undefined) return undefined;
     if (i >= from && message.role === 'assistant') {
       if (message.generation_logprobs === undefined) return undefined;
-      calls.push({ prompt_token_ids: promptIds(messages, i, length), generation_token_ids: message.token_ids, generation_log_probs: message.generation_logprobs });
+      calls.push({
+        prompt_token_ids: promptIds(messages, i, length),
+        generation_token_ids: message.token_ids,
+        generation_log_probs: message.generation_logprobs,
+      });
     }
     length += message.token_ids.length;
   }

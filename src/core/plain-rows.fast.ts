@@ -101,7 +101,8 @@ function isMessage(value: unknown): boolean {
     // Tool calls have a default (`type`): the schema reads them.
     value.tool_calls === undefined &&
     optional(ids, (list) => Array.isArray(list) && list.every(isIndex)) &&
-    (logprobs === undefined || (value.role === 'assistant' && Array.isArray(logprobs) && logprobs.length === (ids as unknown[] | undefined)?.length && logprobs.every(isNumber))) &&
+    (logprobs === undefined ||
+      (value.role === 'assistant' && Array.isArray(logprobs) && logprobs.length === (ids as unknown[] | undefined)?.length && logprobs.every(isNumber))) &&
     hasOnly(value, MESSAGE_KEYS)
   );
 }

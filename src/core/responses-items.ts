@@ -14,17 +14,11 @@ const MessageItem = z
   })
   .passthrough();
 
-const FunctionCallItem = z
-  .object({ type: z.literal('function_call'), call_id: z.string(), name: z.string(), arguments: z.string() })
-  .passthrough();
+const FunctionCallItem = z.object({ type: z.literal('function_call'), call_id: z.string(), name: z.string(), arguments: z.string() }).passthrough();
 
-const FunctionCallOutputItem = z
-  .object({ type: z.literal('function_call_output'), call_id: z.string(), output: z.string() })
-  .passthrough();
+const FunctionCallOutputItem = z.object({ type: z.literal('function_call_output'), call_id: z.string(), output: z.string() }).passthrough();
 
-const ReasoningItem = z
-  .object({ type: z.literal('reasoning'), summary: z.array(z.object({ text: z.string() }).passthrough()).default([]) })
-  .passthrough();
+const ReasoningItem = z.object({ type: z.literal('reasoning'), summary: z.array(z.object({ text: z.string() }).passthrough()).default([]) }).passthrough();
 
 /** One item of NeMo Gym's `responses_create_params.input` (OpenAI Responses API). */
 export const ResponsesItem = z.union([FunctionCallItem, FunctionCallOutputItem, ReasoningItem, MessageItem]);

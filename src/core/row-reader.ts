@@ -75,9 +75,14 @@ function upgrade(value: unknown, where: string): Record<string, unknown> {
   const version = row.schema_version;
   if (version === ROW_SCHEMA_VERSION) return row;
   if (typeof version === 'number' && Number.isInteger(version) && version > ROW_SCHEMA_VERSION) {
-    throw new InvalidRowError(where, 'schema_version', `written by a newer gymnast (schema version ${version}; this one reads versions 1 to ${ROW_SCHEMA_VERSION}): upgrade gymnast to read it`);
+    throw new InvalidRowError(
+      where,
+      'schema_version',
+      `written by a newer gymnast (schema version ${version}; this one reads versions 1 to ${ROW_SCHEMA_VERSION}): upgrade gymnast to read it`,
+    );
   }
-  if (version !== undefined) throw new InvalidRowError(where, 'schema_version', `expected ${ROW_SCHEMA_VERSION} or absent (version 1), got ${JSON.stringify(version)}`);
+  if (version !== undefined)
+    throw new InvalidRowError(where, 'schema_version', `expected ${ROW_SCHEMA_VERSION} or absent (version 1), got ${JSON.stringify(version)}`);
   const { reward, ...rest } = row;
   const upgraded: Record<string, unknown> = {
     responses_create_params: {},

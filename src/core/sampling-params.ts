@@ -30,7 +30,11 @@ export type SamplingParamsInput = z.input<typeof SamplingParams>;
 
 /** A run's sampling from its settings (flags or a config file); a seed not given is left out, not recorded as undefined. */
 export function runSampling(settings: { temperature?: number | undefined; maxTokens?: number | undefined; seed?: number | undefined }): SamplingParams {
-  return SamplingParams.parse({ temperature: settings.temperature, max_tokens: settings.maxTokens, ...(settings.seed === undefined ? {} : { seed: settings.seed }) });
+  return SamplingParams.parse({
+    temperature: settings.temperature,
+    max_tokens: settings.maxTokens,
+    ...(settings.seed === undefined ? {} : { seed: settings.seed }),
+  });
 }
 
 /**

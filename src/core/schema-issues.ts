@@ -29,13 +29,20 @@ export function schemaIssues(schema: z.ZodType, value: unknown): SchemaIssue[] {
 
 function describe(issue: z.core.$ZodIssue, root: unknown): SchemaIssue[] {
   const path = issue.path.map(String);
-  if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ field: [...path, key].join('.'), message: 'unknown field', expected: 'no such field' }));
+  if (issue.code === 'unrecognized_keys')
+    return issue.keys.map((key) => ({ field: [...path, key].join('.'), message: 'unknown field', expected: 'no such field' }));
   if (issue.code === 'invalid_union') {
     const branch = closestBranch(issue.errors);
     if (branch) return branch.flatMap((inner) => describe({ ...inner, path: [...issue.path, ...inner.path] } as z.core.$ZodIssue, root));
   }
   const found = valueAt(root, path);
-  return [{ field: path.join('.'), message: found.present ? `${issue.message}, got ${showValue(found.value)}` : `missing (${issue.message})`, expected: issue.message }];
+  return [
+    {
+      field: path.join('.'),
+      message: found.present ? `${issue.message}, got ${showValue(found.value)}` : `missing (${issue.message})`,
+      expected: issue.message,
+    },
+  ];
 }
 
 /**
@@ -45,10 +52,15 @@ function describe(issue: z.core.$ZodIssue, root: unknown): SchemaIssue[] {
  * branch wanted another type, none: the union's own message (`expected text or a list`) says it better.
  */
 function closestBranch(branches: readonly (readonly z.core.$ZodIssue[])[]): readonly z.core.$ZodIssue[] | undefined {
-  const typeMatched = branches.filter((issues) => !issues.some((issue) => issue.path.length === 0 && (issue.code === 'invalid_type' || issue.code === 'invalid_union')));
+  const typeMatched = branches.filter(
+    (issues) => !issues.some((issue) => issue.path.length === 0 && (issue.code === 'invalid_type' || issue.code === 'invalid_union')),
+  );
   const tagMatched = typeMatched.filter((issues) => !issues.some(isTagMismatch));
   // On a tie the later branch wins: unions list their most general shape last (a message item after function calls).
-  const closest = tagMatched.reduce<readonly z.core.$ZodIssue[] | undefined>((best, issues) => (best === undefined || issues.length <= best.length ? issues : best), undefined);
+  const closest = tagMatched.reduce<readonly z.core.$ZodIssue[] | undefined>(
+    (best, issues) => (best === undefined || issues.length <= best.length ? issues : best),
+    undefined,
+  );
   return closest ?? unknownTag(typeMatched);
 }
 
@@ -68,9 +80,13 @@ function expectation(issue: z.core.$ZodRawIssue): string {
     case 'invalid_type':
       return `expected ${typeName(issue.expected)}`;
     case 'too_small':
-      return NUMERIC.has(issue.origin) ? `expected a number ${issue.inclusive ? '≥' : '>'} ${String(issue.minimum)}` : `expected at least ${String(issue.minimum)} ${sizeUnit(issue.origin, issue.minimum)}`;
+      return NUMERIC.has(issue.origin)
+        ? `expected a number ${issue.inclusive ? '≥' : '>'} ${String(issue.minimum)}`
+        : `expected at least ${String(issue.minimum)} ${sizeUnit(issue.origin, issue.minimum)}`;
     case 'too_big':
-      return NUMERIC.has(issue.origin) ? `expected a number ${issue.inclusive ? '≤' : '<'} ${String(issue.maximum)}` : `expected at most ${String(issue.maximum)} ${sizeUnit(issue.origin, issue.maximum)}`;
+      return NUMERIC.has(issue.origin)
+        ? `expected a number ${issue.inclusive ? '≤' : '<'} ${String(issue.maximum)}`
+        : `expected at most ${String(issue.maximum)} ${sizeUnit(issue.origin, issue.maximum)}`;
     case 'invalid_value':
       return `expected ${oneOf(issue.values.map((option) => JSON.stringify(option)))}`;
     case 'invalid_union':

@@ -34,7 +34,14 @@ export const Termination = z.object({
 export type Termination = z.infer<typeof Termination>;
 
 /** The kinds a successful rollout may end with; the others belong to failure records. */
-export const successfulTerminations = ['env-done', 'max-turns', 'max-seq-len', 'prompt-too-long', 'max-tokens', 'finish-other'] as const satisfies readonly TerminationKind[];
+export const successfulTerminations = [
+  'env-done',
+  'max-turns',
+  'max-seq-len',
+  'prompt-too-long',
+  'max-tokens',
+  'finish-other',
+] as const satisfies readonly TerminationKind[];
 
 /** How a rollout whose reward is real ended. */
 export type SuccessfulTermination = Termination & { kind: (typeof successfulTerminations)[number] };

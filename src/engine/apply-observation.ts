@@ -32,7 +32,13 @@ export function applyObservation(state: EpisodeState, step: StepResult, next: Ne
   const full = state.ledger.length >= options.maxSeqLen;
   const noRoom = continuing && full;
   // One literal: a spread copy with `next` added made a hidden class per turn (see extensibleCopy).
-  return { envTokens: fitted.tokenCount, truncated: fitted.truncated, maxSeqLenReached: full, ...(drift ? { drift } : {}), next: noRoom ? noRoomLeft(fitted.truncated) : next };
+  return {
+    envTokens: fitted.tokenCount,
+    truncated: fitted.truncated,
+    maxSeqLenReached: full,
+    ...(drift ? { drift } : {}),
+    next: noRoom ? noRoomLeft(fitted.truncated) : next,
+  };
 }
 
 /**
@@ -41,7 +47,8 @@ export function applyObservation(state: EpisodeState, step: StepResult, next: Ne
  * `tokenizer(content, add_special_tokens=False)`), with no template and no generation prompt around it.
  */
 function observationTokens(state: EpisodeState, step: StepResult, continuing: boolean, options: EpisodeOptions): { tokenIds: number[][]; drift?: TokenDrift } {
-  if (options.environment.observationTokens === 'raw') return { tokenIds: step.observation.map((message) => options.renderer.tokenizer.encode(message.content)) };
+  if (options.environment.observationTokens === 'raw')
+    return { tokenIds: step.observation.map((message) => options.renderer.tokenizer.encode(message.content)) };
   const tools = state.task.tools;
   return options.renderer.renderDelta(state.ledger, state.messages, step.observation, {
     addGenerationPrompt: continuing,

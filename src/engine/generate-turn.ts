@@ -48,7 +48,15 @@ export async function generateTurn(state: EpisodeState, options: EpisodeOptions,
   const ms = elapsedMs(started, clock.now());
   appendMessages(state, [assistantMessage(result, options)]);
   const filledSequence = result.finish_reason.unified === 'length' && maxTokens < state.sampling.max_tokens;
-  return { type: 'generated', result, promptTokens: request.prompt_token_ids.length, filledSequence, ...(drift ? { drift } : {}), ...(driftUnchecked === undefined ? {} : { driftUnchecked }), ms };
+  return {
+    type: 'generated',
+    result,
+    promptTokens: request.prompt_token_ids.length,
+    filledSequence,
+    ...(drift ? { drift } : {}),
+    ...(driftUnchecked === undefined ? {} : { driftUnchecked }),
+    ms,
+  };
 }
 
 /** Compares the prompt a server says it sampled from with the ledger; a difference is a drift, handled by the renderer's mode. */
@@ -58,9 +66,16 @@ function serverPromptDrift(ledger: readonly number[], server: readonly number[] 
   while (at < ledger.length && at < server.length && ledger[at] === server[at]) at++;
   if (at === ledger.length && at === server.length) return undefined;
   const { tokenizer } = options.renderer;
-  const drift: TokenDrift = { source: 'server', at, ledger: tokenizer.decode(ledger.slice(at, at + 12)), template: tokenizer.decode(server.slice(at, at + 12)) };
+  const drift: TokenDrift = {
+    source: 'server',
+    at,
+    ledger: tokenizer.decode(ledger.slice(at, at + 12)),
+    template: tokenizer.decode(server.slice(at, at + 12)),
+  };
   if (options.renderer.driftMode === 'strict') {
-    throw new TokenAlignmentError(`the server sampled from a different prompt from the sequence at token ${at}: the sequence has ${JSON.stringify(drift.ledger)}, the server ${JSON.stringify(drift.template)}`);
+    throw new TokenAlignmentError(
+      `the server sampled from a different prompt from the sequence at token ${at}: the sequence has ${JSON.stringify(drift.ledger)}, the server ${JSON.stringify(drift.template)}`,
+    );
   }
   return drift;
 }
@@ -94,7 +109,9 @@ function turnSeed(state: EpisodeState, turn: number): number | undefined {
 function checkResult(policy: string, raw: unknown, maxTokens: number): PolicyResult {
   const parsed = readPolicyResult(raw);
   if (!parsed.success) {
-    throw new PolicyError(`policy ${policy} returned an invalid result: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+    throw new PolicyError(
+      `policy ${policy} returned an invalid result: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
+    );
   }
   const result = parsed.data;
   if (result.finish_reason.unified === 'error') {

@@ -37,7 +37,8 @@ export function limitEnd(generation: Generation, turn: number, options: EpisodeO
   if (finish.unified === 'length' && options.onMaxTokens === 'end') {
     return endWith('max-tokens', `a generation reached max_tokens (${generation.result.token_ids.length} tokens)`);
   }
-  if (finish.unified === 'other') return endWith('finish-other', `the server ended the generation with finish reason ${JSON.stringify(finish.raw ?? 'unknown')}`);
+  if (finish.unified === 'other')
+    return endWith('finish-other', `the server ended the generation with finish reason ${JSON.stringify(finish.raw ?? 'unknown')}`);
   if (turn + 1 >= options.maxTurns) return endWith('max-turns', `still active after ${options.maxTurns} turns`);
   return undefined;
 }

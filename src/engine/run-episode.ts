@@ -25,12 +25,7 @@ export interface EpisodeControl {
  * start → per turn: pace, generate, step, decide, observe → record. Every step that may end the
  * episode returns a `NextStep`; failures are thrown as typed errors and classified once, here.
  */
-export async function runEpisode(
-  task: EpisodeTask,
-  rolloutIndex: number,
-  options: EpisodeOptions,
-  control: EpisodeControl = {},
-): Promise<EpisodeRecord> {
+export async function runEpisode(task: EpisodeTask, rolloutIndex: number, options: EpisodeOptions, control: EpisodeControl = {}): Promise<EpisodeRecord> {
   const clock = options.clock ?? systemClock;
   // Events are built only for a listener: `?.` skips the arguments when there is none.
   const emit = options.onEvent;

@@ -48,11 +48,13 @@ export async function runJobs<Job>(
   const signal = options.signal ?? new AbortController().signal;
   const admission = new Admission(jobs, [options.stopAdmitting, options.signal]);
   if (schedule.kind === 'async') {
-    await settleAll(Array.from({ length: schedule.concurrency }, async () => {
-      for (let job = await admission.next(); job !== undefined; job = await admission.next()) {
-        await admission.guard(run(job.value, { signal }));
-      }
-    }));
+    await settleAll(
+      Array.from({ length: schedule.concurrency }, async () => {
+        for (let job = await admission.next(); job !== undefined; job = await admission.next()) {
+          await admission.guard(run(job.value, { signal }));
+        }
+      }),
+    );
     return;
   }
   for (let batch = await admission.take(schedule.concurrency); batch.length > 0; batch = await admission.take(schedule.concurrency)) {

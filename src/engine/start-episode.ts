@@ -11,9 +11,7 @@ import { asEnvironmentError, typedErrors } from './wrap-error.js';
  */
 export async function startEpisode(state: EpisodeState, options: EpisodeOptions, signal: AbortSignal): Promise<NextStep> {
   const { environment } = options;
-  const reset = await typedErrors(signal, asEnvironmentError(environment.name, 'reset'), () =>
-    environment.reset(state.task.data, signal),
-  );
+  const reset = await typedErrors(signal, asEnvironmentError(environment.name, 'reset'), () => environment.reset(state.task.data, signal));
   state.metadata = reset.metadata;
   if (reset.stop_strings) state.stopStrings = reset.stop_strings;
 

@@ -19,7 +19,9 @@ export async function typedErrors<T>(signal: AbortSignal, toError: (error: unkno
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export const asPolicyError = (policy: string) => (error: unknown) =>
-  hasKind(error, ...policyErrorKinds, ...httpCallErrorKinds, 'token-alignment') ? error : new PolicyError(`policy ${policy} failed: ${messageOf(error)}`, { cause: error });
+  hasKind(error, ...policyErrorKinds, ...httpCallErrorKinds, 'token-alignment')
+    ? error
+    : new PolicyError(`policy ${policy} failed: ${messageOf(error)}`, { cause: error });
 
 export const asEnvironmentError = (environment: string, phase: 'reset' | 'step') => (error: unknown) =>
   hasKind(error, ...environmentErrorKinds) ? error : new EnvironmentError(environment, `${phase} failed: ${messageOf(error)}`, { cause: error });

@@ -8,7 +8,10 @@ export function evaluateArithmetic(expression: string): number | undefined {
   let total = 0;
   for (const term of compact.match(/^-?[^+-]+|[+-][^+-]+/g) ?? []) {
     const sign = term.startsWith('-') ? -1 : 1;
-    const product = term.replace(/^[+-]/, '').split('*').reduce((value, factor) => value * Number(factor), 1);
+    const product = term
+      .replace(/^[+-]/, '')
+      .split('*')
+      .reduce((value, factor) => value * Number(factor), 1);
     total += sign * product;
   }
   return Number.isSafeInteger(total) ? total : undefined;

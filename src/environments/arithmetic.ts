@@ -113,7 +113,9 @@ function toolCalls(metadata: ArithmeticMetadata, blocks: readonly IdentifiedTool
 
 function answerCall(block: IdentifiedToolCallBlock): CalculatorOutput {
   if ('error' in block) return { error: block.error };
-  return block.call.name === CALCULATOR ? calculate(block.call.arguments) : { error: `unknown tool ${JSON.stringify(block.call.name)}: the only tool is ${CALCULATOR}` };
+  return block.call.name === CALCULATOR
+    ? calculate(block.call.arguments)
+    : { error: `unknown tool ${JSON.stringify(block.call.name)}: the only tool is ${CALCULATOR}` };
 }
 
 function feedback(content: string, metadata: ArithmeticMetadata, reward: number, terminated: boolean, answer: string | null): StepResultInput {
@@ -125,7 +127,8 @@ export type ArithmeticKind = 'add' | 'multiply' | 'long-sum';
 /** Generates problems of the kinds the embedded model learns: 2-digit sums (answered directly), products and 3-term sums (with the tool). */
 export function generateArithmeticTask(random: SeededRandom, kind: ArithmeticKind): ArithmeticTask {
   const twoDigit = () => random.int(10, 99);
-  const terms = kind === 'add' ? [twoDigit(), twoDigit()] : kind === 'multiply' ? [twoDigit(), random.int(2, 99)] : [twoDigit(), twoDigit(), random.int(100, 999)];
+  const terms =
+    kind === 'add' ? [twoDigit(), twoDigit()] : kind === 'multiply' ? [twoDigit(), random.int(2, 99)] : [twoDigit(), twoDigit(), random.int(100, 999)];
   const problem = terms.join(kind === 'multiply' ? '*' : '+');
   return { problem, answer: evaluateArithmetic(problem)!, max_attempts: 2, max_tool_calls: 3 };
 }

@@ -36,17 +36,24 @@ export function createBatchedEnvironment<Metadata>(spec: BatchedEnvironmentSpec<
       const batch = pending.splice(0, maxBatchSize);
       // The batch outlives any one episode, so it runs under its own signal; each episode's abort still rejects its own promise.
       // Through a promise, so a stepBatch that throws synchronously rejects its callers instead of crashing the process.
-      Promise.resolve().then(() => spec.stepBatch(batch.map((item) => item.turn), new AbortController().signal)).then(
-        (results) => {
-          if (results.length !== batch.length) {
-            const error = new Error(`${spec.name}: stepBatch returned ${results.length} results for ${batch.length} turns`);
-            batch.forEach((item) => item.reject(error));
-            return;
-          }
-          batch.forEach((item, i) => item.resolve(results[i] as StepResultInput));
-        },
-        (error: unknown) => batch.forEach((item) => item.reject(error)),
-      );
+      Promise.resolve()
+        .then(() =>
+          spec.stepBatch(
+            batch.map((item) => item.turn),
+            new AbortController().signal,
+          ),
+        )
+        .then(
+          (results) => {
+            if (results.length !== batch.length) {
+              const error = new Error(`${spec.name}: stepBatch returned ${results.length} results for ${batch.length} turns`);
+              batch.forEach((item) => item.reject(error));
+              return;
+            }
+            batch.forEach((item, i) => item.resolve(results[i] as StepResultInput));
+          },
+          (error: unknown) => batch.forEach((item) => item.reject(error)),
+        );
     }
   };
 

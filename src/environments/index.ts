@@ -33,7 +33,12 @@ export {
 } from './tool-call-parser.js';
 export { sessionCounterEnvironment } from './session-counter.js';
 export { gymnasiumEnvironment, type GymnasiumSpec, type GymnasiumStep } from './gymnasium-environment.js';
-export { nemoGymResourcesEnvironment, type NemoGymResourcesOptions, type NemoGymServerEnvironment, type ResourcesEpisode } from './nemo-gym/resources-server-environment.js';
+export {
+  nemoGymResourcesEnvironment,
+  type NemoGymResourcesOptions,
+  type NemoGymServerEnvironment,
+  type ResourcesEpisode,
+} from './nemo-gym/resources-server-environment.js';
 export { nemoGymGymnasiumEnvironment, type GymnasiumServerEpisode } from './nemo-gym/gymnasium-server-environment.js';
 export { NemoGymServer, type NemoGymServerOptions, type ServerSession } from './nemo-gym/nemo-gym-server.js';
 export { responseOutput, responseObject, type ResponseObject } from './nemo-gym/response-object.js';

@@ -29,7 +29,14 @@ export async function areMathEquivalent(answer: string, truth: string): Promise<
   if (left === null || right === null || !left.isValid || !right.isValid) return false;
   const equal = left.isEqual(right);
   if (equal !== undefined) return equal;
-  if (ce.box(['Expand', ['Subtract', left, right]]).evaluate().simplify().is(0)) return true;
+  if (
+    ce
+      .box(['Expand', ['Subtract', left, right]])
+      .evaluate()
+      .simplify()
+      .is(0)
+  )
+    return true;
   return agreesAtSamplePoints(ce, left, right);
 }
 

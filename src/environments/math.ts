@@ -30,7 +30,10 @@ export function mathEnvironment(): Environment<MathMetadata> {
       return { metadata: { ground_truth: String(task.ground_truth ?? task.expected_answer) } };
     },
     async step({ messages, metadata }) {
-      const said = messages.filter((message) => message.role === 'assistant').map((message) => message.content).join('\n');
+      const said = messages
+        .filter((message) => message.role === 'assistant')
+        .map((message) => message.content)
+        .join('\n');
       const answer = extractMathAnswer(said);
       const correct = answer !== null && (await areMathEquivalent(answer, metadata.ground_truth));
       return {

@@ -57,7 +57,9 @@ export function isSolved(board: Board): boolean {
 export function renderBoard(board: Board): string {
   const width = String(board.size * board.size - 1).length + 2;
   const border = `  +${'-'.repeat(width * board.size)}+`;
-  const rows = board.grid.map((row, r) => `${r + 1} |${row.map((tile) => (tile === 0 ? ' '.repeat(width) : ` ${String(tile).padStart(width - 2)} `)).join('')}|`);
+  const rows = board.grid.map(
+    (row, r) => `${r + 1} |${row.map((tile) => (tile === 0 ? ' '.repeat(width) : ` ${String(tile).padStart(width - 2)} `)).join('')}|`,
+  );
   const labels = `    ${Array.from({ length: board.size }, (_, c) => centered(String(c + 1), width)).join('')}`;
   return ['', border, ...rows, border, labels].join('\n');
 }

@@ -57,7 +57,8 @@ function readHermesBlock(body: string): ToolCallBlock {
     const parsed = JSON.parse(body) as { name?: unknown; arguments?: unknown };
     if (typeof parsed.name === 'string') name = parsed.name;
     const args = typeof parsed.arguments === 'string' ? (JSON.parse(parsed.arguments) as unknown) : (parsed.arguments ?? {});
-    if (name === undefined || typeof args !== 'object' || args === null || Array.isArray(args)) throw new Error('expected {"name": string, "arguments": object}');
+    if (name === undefined || typeof args !== 'object' || args === null || Array.isArray(args))
+      throw new Error('expected {"name": string, "arguments": object}');
     return { call: { name, arguments: args as Record<string, unknown> } };
   } catch (error) {
     // A name the JSON parser could not reach may still be legible: the answer then names the tool the model meant.

@@ -97,5 +97,11 @@ export function toolCallingEnvironment<State>(spec: ToolEnvironmentSpec<State>):
 
 async function finish<State>(spec: ToolEnvironmentSpec<State>, episode: ToolEpisode<State>, messages: readonly Message[]): Promise<StepResultInput> {
   const verdict = await spec.verify(episode.state, messages);
-  return { observation: [], reward: verdict.reward, ...(verdict.reward_components ? { reward_components: verdict.reward_components } : {}), terminated: true, metadata: episode };
+  return {
+    observation: [],
+    reward: verdict.reward,
+    ...(verdict.reward_components ? { reward_components: verdict.reward_components } : {}),
+    terminated: true,
+    metadata: episode,
+  };
 }

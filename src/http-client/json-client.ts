@@ -118,7 +118,13 @@ export class JsonClient {
           timeoutMs,
           timedOut: () => new RequestTimeoutError(url, timeoutMs),
           maxBodyBytes: this.#maxResponseBytes,
-          tooLarge: (bytes) => new LimitExceededError('response-bytes', bytes, this.#maxResponseBytes, `${redactUrls(url)}: the answer passed ${this.#maxResponseBytes} bytes, the most taken (JsonClientOptions.maxResponseBytes)`),
+          tooLarge: (bytes) =>
+            new LimitExceededError(
+              'response-bytes',
+              bytes,
+              this.#maxResponseBytes,
+              `${redactUrls(url)}: the answer passed ${this.#maxResponseBytes} bytes, the most taken (JsonClientOptions.maxResponseBytes)`,
+            ),
         },
       );
     } catch (error) {

@@ -99,7 +99,14 @@ export class AggregateAccumulator {
     // NeMo Gym's default key metrics are every `mean/*`; its math servers add the pass@k, mean@k and majority@k entries at the largest k.
     const headline = [...Object.keys(agentMetrics).filter((key) => key.startsWith('mean/')), ...(pass?.headlineKeys() ?? [])];
     pass?.agentMetrics(agentMetrics);
-    const source = { agent: this.#agent, keys: this.#keys, statistics, infos: this.#columns.rolloutInfoOrder(), planned: this.#planned.toFloat64Array().sort(), rolloutInfos: this.#rolloutInfos };
+    const source = {
+      agent: this.#agent,
+      keys: this.#keys,
+      statistics,
+      infos: this.#columns.rolloutInfoOrder(),
+      planned: this.#planned.toFloat64Array().sort(),
+      rolloutInfos: this.#rolloutInfos,
+    };
     return {
       agent_ref: { name: this.#agent },
       agent_metrics: agentMetrics,

@@ -21,7 +21,12 @@ interface Described {
  * `scratch` holds at least `positions.length` numbers; it is overwritten. The statistics are added
  * to `into` (a group's metrics are written straight into the group), which is returned.
  */
-export function describeColumns<T extends object>(columns: readonly MetricColumn[], positions: Uint32Array, scratch: Float64Array, into: T = {} as T): T & Record<string, number> {
+export function describeColumns<T extends object>(
+  columns: readonly MetricColumn[],
+  positions: Uint32Array,
+  scratch: Float64Array,
+  into: T = {} as T,
+): T & Record<string, number> {
   const described = columns.map((column) => describe(column, positions, scratch));
   const noStd = described.every((column) => Number.isNaN(column.std));
   const statistics = into as Record<string, number>;

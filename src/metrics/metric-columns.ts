@@ -89,7 +89,8 @@ export class MetricColumns {
   }
 
   #sorted(sources: readonly MetricColumn['source'][]): MetricColumn[] {
-    const byAppearance = (a: TrackedColumn, b: TrackedColumn) => a.first.task - b.first.task || a.first.rollout - b.first.rollout || a.first.rank - b.first.rank;
+    const byAppearance = (a: TrackedColumn, b: TrackedColumn) =>
+      a.first.task - b.first.task || a.first.rollout - b.first.rollout || a.first.rank - b.first.rank;
     const usageRank = (column: TrackedColumn) => (USAGE_FIELDS as readonly string[]).indexOf(column.name);
     return [...this.#columns.values()]
       .sort((a, b) => sources.indexOf(a.source) - sources.indexOf(b.source) || (a.source === 'usage' ? usageRank(a) - usageRank(b) : byAppearance(a, b)))

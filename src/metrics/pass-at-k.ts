@@ -133,7 +133,9 @@ export class PassAtKAccumulator {
   }
 
   #perSampleAggregate(): PerSampleAggregate {
-    return Object.fromEntries(this.#sortedSums().map((sums) => [sums.name, Array.from({ length: sums.runs.length }, (_, run) => this.#runMean(sums.runs, run))]));
+    return Object.fromEntries(
+      this.#sortedSums().map((sums) => [sums.name, Array.from({ length: sums.runs.length }, (_, run) => this.#runMean(sums.runs, run))]),
+    );
   }
 
   /** Run `run`'s mean score over the tasks that have that run, as a percentage. */
@@ -233,7 +235,9 @@ function addMeanAtK(mean: NumberList, tail: NumberList, values: ArrayLike<number
  * order); see `PassAtKAccumulator`. A score a rollout lacks counts as 0.
  */
 export function passMajorityMetrics(tasks: readonly (readonly ScoredRollout[])[], options: { withAnswers?: boolean } = {}): Record<string, number> {
-  const names = [...new Set(tasks.flatMap((rollouts) => rollouts.flatMap((rollout) => Object.keys(rollout.scores))))].filter((name) => !(options.withAnswers && name === NO_ANSWER));
+  const names = [...new Set(tasks.flatMap((rollouts) => rollouts.flatMap((rollout) => Object.keys(rollout.scores))))].filter(
+    (name) => !(options.withAnswers && name === NO_ANSWER),
+  );
   const accumulator = new PassAtKAccumulator(names, options);
   const answerIds = new Map<string, number>();
   const answerId = (answer: string | null | undefined) => {

@@ -35,7 +35,13 @@ export interface RecordedRollout {
 }
 
 export function rolloutFacts(record: RecordedRollout): RolloutFacts {
-  return { termination: record.termination.kind, reward: record.reward, reward_components: record.reward_components ?? {}, total_tokens: sequenceTokens(record.messages), turns: record.turns };
+  return {
+    termination: record.termination.kind,
+    reward: record.reward,
+    reward_components: record.reward_components ?? {},
+    total_tokens: sequenceTokens(record.messages),
+    turns: record.turns,
+  };
 }
 
 /**

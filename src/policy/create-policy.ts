@@ -32,7 +32,12 @@ export const RequestSettings = z.object({
   /** Deadline of one HTTP request; each retry gets its own (default 300 s, as a long generation may need). */
   requestTimeoutMs: DurationMs.optional(),
   /** Attempts per request, the first included (default 4). */
-  requestAttempts: z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(1, { error: 'expected a whole number ≥ 1' }).max(100, { error: 'expected at most 100' }).optional(),
+  requestAttempts: z
+    .number({ error: 'expected a number' })
+    .int({ error: 'expected a whole number' })
+    .min(1, { error: 'expected a whole number ≥ 1' })
+    .max(100, { error: 'expected at most 100' })
+    .optional(),
   /** Retries allowed per request sent, on average, shared by all requests (default 0.2), plus 10 always allowed. */
   retryBudget: z.number({ error: 'expected a number' }).min(0, { error: 'expected a fraction ≥ 0' }).max(100, { error: 'expected at most 100' }).optional(),
 });
@@ -96,7 +101,10 @@ export function parsePolicySpec(input: unknown): PolicySpec {
   const spec = parsed.data;
   const withCredentials = spec.kind === 'embedded' || spec.apiKey === undefined ? undefined : spec.baseUrls.find(hasCredentials);
   // Both would be sent as the one Authorization header: one would be dropped without a word.
-  if (withCredentials !== undefined) throw new ConfigError(`invalid policy spec: ${redactUrls(withCredentials)} has a user and password (sent as Basic auth) and an API key is given too (sent as Bearer): keep one`);
+  if (withCredentials !== undefined)
+    throw new ConfigError(
+      `invalid policy spec: ${redactUrls(withCredentials)} has a user and password (sent as Basic auth) and an API key is given too (sent as Bearer): keep one`,
+    );
   return spec;
 }
 

@@ -2,7 +2,16 @@ export type { Policy, PolicyRequest, StreamedToken, StreamingPolicy } from './po
 export type { BackendRecipe } from './backend-recipe.js';
 export { replyList, type ReplyList, type SampledReply } from './sampled-reply.js';
 export { RemotePolicy, type RemotePolicyOptions, type ServedModel } from './remote-policy.js';
-export { createPolicy, parsePolicySpec, PolicySpec, RequestSettings, policyKinds, type PolicyKind, type CreatePolicyOptions, type CreatedPolicy } from './create-policy.js';
+export {
+  createPolicy,
+  parsePolicySpec,
+  PolicySpec,
+  RequestSettings,
+  policyKinds,
+  type PolicyKind,
+  type CreatePolicyOptions,
+  type CreatedPolicy,
+} from './create-policy.js';
 export { JsonClient, type JsonClientOptions } from '../http-client/json-client.js';
 export { Router, type Replica, type RouterEvent, type RouterOptions } from '../http-client/router/router.js';
 export { backoffDelay, defaultRetryOptions, type RetryOptions } from '../http-client/router/backoff.js';

@@ -93,7 +93,17 @@ export class RemotePolicy<Wire> implements Policy {
       request.session_id,
       async (replica) => {
         const reply = await this.#client
-          .request({ method: 'POST', baseUrl: replica.url, path: this.#backend.path, body, headers: extensibleCopy(this.#headers, { 'x-session-id': request.session_id }), schema: this.#backend.responseSchema, read: this.#backend.readResponse, timeoutMs: this.#timeoutMs, signal })
+          .request({
+            method: 'POST',
+            baseUrl: replica.url,
+            path: this.#backend.path,
+            body,
+            headers: extensibleCopy(this.#headers, { 'x-session-id': request.session_id }),
+            schema: this.#backend.responseSchema,
+            read: this.#backend.readResponse,
+            timeoutMs: this.#timeoutMs,
+            signal,
+          })
           .catch((error: unknown) => {
             throw this.#refusal(error, request, model);
           });
@@ -108,9 +118,14 @@ export class RemotePolicy<Wire> implements Policy {
   /** A refusal as what it means: a context-length truncation, the server's own fault, or as it came. */
   #refusal(error: unknown, request: PolicyRequest, model: ServedModel): unknown {
     if (!hasKind(error, 'server') || error.isRetryable) return error;
-    if (error.status === 400 && CONTEXT_LENGTH_MESSAGE.test(error.message)) return new ContextLengthError(request.prompt_token_ids.length, model.maxModelLen ?? 0, error.message);
+    if (error.status === 400 && CONTEXT_LENGTH_MESSAGE.test(error.message))
+      return new ContextLengthError(request.prompt_token_ids.length, model.maxModelLen ?? 0, error.message);
     if (refusesOwnReply(error, request)) {
-      return new SamplerReplyError(`${this.name} ${error.message} (the prompt holds this server's earlier replies: its fault, not the input's)`, { isRetryable: false, status: error.status, cause: error });
+      return new SamplerReplyError(`${this.name} ${error.message} (the prompt holds this server's earlier replies: its fault, not the input's)`, {
+        isRetryable: false,
+        status: error.status,
+        cause: error,
+      });
     }
     return error;
   }
@@ -161,7 +176,20 @@ export class RemotePolicy<Wire> implements Policy {
     }
     const { signal } = this.#closing;
     this.#model ??= this.router
-      .call('gymnast:models', (replica) => this.#client.request({ method: 'GET', baseUrl: replica.url, path: '/v1/models', headers: this.#headers, schema: ModelList, timeoutMs: this.#timeoutMs, signal }), signal)
+      .call(
+        'gymnast:models',
+        (replica) =>
+          this.#client.request({
+            method: 'GET',
+            baseUrl: replica.url,
+            path: '/v1/models',
+            headers: this.#headers,
+            schema: ModelList,
+            timeoutMs: this.#timeoutMs,
+            signal,
+          }),
+        signal,
+      )
       .then((list) => {
         const served = list.data.find((entry) => entry.id === model) ?? list.data[0]!;
         this.#known = { id: model ?? served.id, maxModelLen: maxModelLen ?? served.max_model_len };

@@ -50,7 +50,8 @@ function logprobProblem({ logprobs }: SampledReply): string | undefined {
 
 function idsAgainProblem({ tokenIds, tokenIdsAgain: again }: SampledReply): string | undefined {
   if (again === undefined) return undefined;
-  if (again.values.length !== tokenIds.values.length) return `${tokenIds.path} has ${tokenIds.values.length} token ids but ${again.path} has ${again.values.length}`;
+  if (again.values.length !== tokenIds.values.length)
+    return `${tokenIds.path} has ${tokenIds.values.length} token ids but ${again.path} has ${again.values.length}`;
   for (let index = 0; index < again.values.length; index++) {
     const id = again.values[index];
     if (id === undefined || id === tokenIds.values[index]) continue;
@@ -85,6 +86,9 @@ function isDecodedText(whole: string, text: string, ids: readonly number[], toke
   if (whole === text) return true;
   if (!whole.startsWith(text)) return false;
   // A character split where the last tokens begin decodes as U+FFFD in the ids before them: not text they cover.
-  const covered = tokenizer.decode(ids.slice(0, -HELD_BACK_TOKENS)).replace(/\uFFFD+$/, '').trimStart();
+  const covered = tokenizer
+    .decode(ids.slice(0, -HELD_BACK_TOKENS))
+    .replace(/\uFFFD+$/, '')
+    .trimStart();
   return text.startsWith(covered);
 }

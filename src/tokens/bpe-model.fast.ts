@@ -43,13 +43,25 @@ export function bpeModelFromTables(tables: BpeTables, config: TokenizerConfig): 
   const added = (implementation as unknown as { added_tokens: unknown }).added_tokens;
   // The library exports its BPE class at run time without declaring it.
   const { BPE } = hfTokenizers as unknown as { BPE?: abstract new (...args: never[]) => unknown };
-  const shaped = BPE !== undefined && model instanceof BPE && model.tokens_to_ids instanceof Map && model.bpe_ranks instanceof Map && Array.isArray(model.vocab) && 'unk_token_id' in model && 'merges' in model;
-  if (!shaped || !Array.isArray(added) || !added.every((token: { content?: unknown; id?: unknown }) => typeof token.content === 'string' && typeof token.id === 'number')) {
+  const shaped =
+    BPE !== undefined &&
+    model instanceof BPE &&
+    model.tokens_to_ids instanceof Map &&
+    model.bpe_ranks instanceof Map &&
+    Array.isArray(model.vocab) &&
+    'unk_token_id' in model &&
+    'merges' in model;
+  if (
+    !shaped ||
+    !Array.isArray(added) ||
+    !added.every((token: { content?: unknown; id?: unknown }) => typeof token.content === 'string' && typeof token.id === 'number')
+  ) {
     sayFastPathOff({
       fastPath: 'BPE model from tables',
       library: '@huggingface/tokenizers',
       writtenFor: '0.2.0',
-      reason: 'its BPE model is not the shape the tables fill (an exported BPE class with tokens_to_ids and bpe_ranks Maps, a vocab array, unk_token_id, merges; added tokens with content and id)',
+      reason:
+        'its BPE model is not the shape the tables fill (an exported BPE class with tokens_to_ids and bpe_ranks Maps, a vocab array, unk_token_id, merges; added tokens with content and id)',
       slowPath: 'building the tokenizer from tokenizer.json',
     });
     return undefined;

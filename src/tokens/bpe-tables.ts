@@ -40,7 +40,12 @@ export function bpeTables(json: unknown): BpeTables | undefined {
   const pairs = Array.isArray(merges[0]) ? merges : merges.map((merge: unknown) => (typeof merge === 'string' ? merge.split(' ', 2) : undefined));
   if (!pairs.every((pair) => Array.isArray(pair))) return undefined;
   const mergeKeys = pairs.map((pair) => JSON.stringify(pair));
-  return { shell: { ...(json as Record<string, unknown>), model: { ...model, vocab: {}, merges: [] } }, tokens: StringTable.of(tokens), ids, merges: StringTable.of(mergeKeys) };
+  return {
+    shell: { ...(json as Record<string, unknown>), model: { ...model, vocab: {}, merges: [] } },
+    tokens: StringTable.of(tokens),
+    ids,
+    merges: StringTable.of(mergeKeys),
+  };
 }
 
 const MAGIC = 'gymnast-bpe-tables-3\n';
@@ -84,7 +89,13 @@ export function decodeBpeTables(bytes: Buffer, about: unknown): BpeTables | unde
   }
   const { lengths, shell } = header;
   if (typeof shell !== 'object' || shell === null || typeof shell.model !== 'object' || shell.model === null) return undefined;
-  if (JSON.stringify(header.about) !== JSON.stringify(about) || !Array.isArray(lengths) || lengths.length !== 7 || !lengths.every((length) => Number.isSafeInteger(length) && length >= 0)) return undefined;
+  if (
+    JSON.stringify(header.about) !== JSON.stringify(about) ||
+    !Array.isArray(lengths) ||
+    lengths.length !== 7 ||
+    !lengths.every((length) => Number.isSafeInteger(length) && length >= 0)
+  )
+    return undefined;
   const [idCount, tokenOffsets, tokenSlots, mergeOffsets, mergeSlots, tokenText, mergeText] = lengths as number[];
   const body = covered.subarray(end + 1);
   if (body.length !== 4 * (idCount! + tokenOffsets! + tokenSlots! + mergeOffsets! + mergeSlots!) + 2 * (tokenText! + mergeText!)) return undefined;
@@ -97,7 +108,12 @@ export function decodeBpeTables(bytes: Buffer, about: unknown): BpeTables | unde
     return view;
   };
   const ids = next(Int32Array, idCount!);
-  const [tokenStarts, tokenIndex, mergeStarts, mergeIndex] = [next(Uint32Array, tokenOffsets!), next(Int32Array, tokenSlots!), next(Uint32Array, mergeOffsets!), next(Int32Array, mergeSlots!)];
+  const [tokenStarts, tokenIndex, mergeStarts, mergeIndex] = [
+    next(Uint32Array, tokenOffsets!),
+    next(Int32Array, tokenSlots!),
+    next(Uint32Array, mergeOffsets!),
+    next(Int32Array, mergeSlots!),
+  ];
   const tokens = new StringTable(next(Uint16Array, tokenText!), tokenStarts, tokenIndex);
   const merges = new StringTable(next(Uint16Array, mergeText!), mergeStarts, mergeIndex);
   if (!consistent(tokens) || !consistent(merges) || tokens.size !== idCount) return undefined;
@@ -107,7 +123,13 @@ export function decodeBpeTables(bytes: Buffer, about: unknown): BpeTables | unde
 /** Offsets that end at the text's end, and a slot count that is a power of two: what the SHA-256 cannot vouch for (a writer's bug). */
 function consistent(table: StringTable): boolean {
   const { text, offsets, slots } = table;
-  return offsets.length > 0 && offsets[0] === 0 && offsets[offsets.length - 1] === text.length && slots.length > table.size && (slots.length & (slots.length - 1)) === 0;
+  return (
+    offsets.length > 0 &&
+    offsets[0] === 0 &&
+    offsets[offsets.length - 1] === text.length &&
+    slots.length > table.size &&
+    (slots.length & (slots.length - 1)) === 0
+  );
 }
 
 function sha256(bytes: Uint8Array): Buffer {

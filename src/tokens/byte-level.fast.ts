@@ -93,7 +93,13 @@ const PROBE_TOKENS = ['It', "'s", 'Ġ2024', ':Ċ', 'ĠĠ', 'dÃ©', 'jÃł', 'Ġ
 
 /** Says once that the library is not the shape the byte-level steps were written for; its own steps stay. */
 function off(reason: string): false {
-  sayFastPathOff({ fastPath: 'byte-level tokenizer steps', library: '@huggingface/tokenizers', writtenFor: WRITTEN_FOR, reason, slowPath: "the library's own byte-level steps" });
+  sayFastPathOff({
+    fastPath: 'byte-level tokenizer steps',
+    library: '@huggingface/tokenizers',
+    writtenFor: WRITTEN_FOR,
+    reason,
+    slowPath: "the library's own byte-level steps",
+  });
   return false;
 }
 
@@ -117,9 +123,16 @@ function installEncode(parts: Partial<TextPreparation>, json: { normalizer?: unk
   if (!SplitThenByteLevel.safeParse(json.pre_tokenizer).success) return false;
   const library = parts.pre_tokenizer;
   const pattern = (library as { tokenizers?: { pattern?: unknown }[] } | null | undefined)?.tokenizers?.[0]?.pattern;
-  if (typeof library !== 'function' || !(pattern instanceof RegExp) || !pattern.global) return off('its pre-tokenizer is not a function whose first part splits by a global regex (tokenizers[0].pattern)');
+  if (typeof library !== 'function' || !(pattern instanceof RegExp) || !pattern.global)
+    return off('its pre-tokenizer is not a function whose first part splits by a global regex (tokenizers[0].pattern)');
   const direct = (text: string) => splitIsolated(text, pattern).map(byteLevelSpelling);
-  if (!sameList(direct(PROBE_TEXT), probe(() => library(PROBE_TEXT, { section_index: 0 })))) return off('its pre-tokenizer spells a probe text otherwise');
+  if (
+    !sameList(
+      direct(PROBE_TEXT),
+      probe(() => library(PROBE_TEXT, { section_index: 0 })),
+    )
+  )
+    return off('its pre-tokenizer spells a probe text otherwise');
   parts.pre_tokenizer = direct;
   if (isNfc(json.normalizer) && typeof parts.normalizer === 'function') {
     const normalize = parts.normalizer;
@@ -149,7 +162,13 @@ function installDecode(parts: Partial<TextPreparation>, json: { decoder?: unknow
     }
     return run.length > 0 ? text + byteLevelText(run.join('')) : text;
   };
-  const tokens = [...PROBE_TOKENS, ...added.slice(0, 2).map((token) => token.content).filter((content): content is string => typeof content === 'string')];
+  const tokens = [
+    ...PROBE_TOKENS,
+    ...added
+      .slice(0, 2)
+      .map((token) => token.content)
+      .filter((content): content is string => typeof content === 'string'),
+  ];
   if (direct(tokens) !== probe(() => library(tokens))) return off('its decoder reads probe tokens otherwise');
   parts.decoder = Object.assign(direct, { end_of_word_suffix: library.end_of_word_suffix });
   return true;

@@ -84,13 +84,18 @@ export class TemplateRenderer implements ConversationRenderer {
     // Callers own what they get: each call gets fresh arrays, never the cache's.
     if (cached) return { tokenIds: cached.map((ids) => [...ids]) };
     const rendered = this.#renderAfter(ledger, [], added, options);
-    this.#openings.set(key, rendered.tokenIds.map((ids) => [...ids]));
+    this.#openings.set(
+      key,
+      rendered.tokenIds.map((ids) => [...ids]),
+    );
     return rendered;
   }
 
   #renderAfter(ledger: TokenLedger, history: readonly Message[], added: readonly Message[], options: RenderDeltaOptions): RenderedDelta {
     const tools = options.tools ? { tools: options.tools } : {};
-    const renders = added.map((_, i) => this.#render([...history, ...added.slice(0, i + 1)], { addGenerationPrompt: i === added.length - 1 && options.addGenerationPrompt, ...tools }));
+    const renders = added.map((_, i) =>
+      this.#render([...history, ...added.slice(0, i + 1)], { addGenerationPrompt: i === added.length - 1 && options.addGenerationPrompt, ...tools }),
+    );
     if (renders.length === 0) return { tokenIds: [] };
     const full = renders.at(-1)!;
     const { start, drift } = this.#align(ledger.text, full, history, added);

@@ -121,7 +121,12 @@ export class HfTokenizer implements Tokenizer {
   }
 }
 
-const Component = z.looseObject({ type: z.string(), behavior: z.string().optional(), normalizers: z.array(z.unknown()).optional(), pretokenizers: z.array(z.unknown()).optional() });
+const Component = z.looseObject({
+  type: z.string(),
+  behavior: z.string().optional(),
+  normalizers: z.array(z.unknown()).optional(),
+  pretokenizers: z.array(z.unknown()).optional(),
+});
 const TokenizerShape = z.looseObject({
   normalizer: z.unknown(),
   pre_tokenizer: z.unknown(),
@@ -195,7 +200,9 @@ export async function loadHfTokenizer(directory: string, options: LoadHfTokenize
     const issues = config.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
     throw new ConfigError(`${join(directory, 'tokenizer_config.json')}: ${issues}`);
   }
-  return tokenizerJson.tables === undefined ? new HfTokenizer(tokenizerJson.json as object, config.data) : HfTokenizer.fromTables(tokenizerJson.tables, config.data);
+  return tokenizerJson.tables === undefined
+    ? new HfTokenizer(tokenizerJson.json as object, config.data)
+    : HfTokenizer.fromTables(tokenizerJson.tables, config.data);
 }
 
 /** The `tokenizer.json` the tables came from (the same vocabulary entries in the same order, the same merges). */

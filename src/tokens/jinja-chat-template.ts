@@ -34,9 +34,7 @@ export class JinjaChatTemplate implements ChatTemplate {
 
   constructor(source: string, config: Pick<TokenizerConfig, 'bos_token' | 'eos_token' | 'pad_token' | 'unk_token'>, options: JinjaChatTemplateOptions = {}) {
     this.#template = new Template(source);
-    this.#specialTokens = Object.fromEntries(
-      (['bos_token', 'eos_token', 'pad_token', 'unk_token'] as const).map((key) => [key, config[key] ?? '']),
-    );
+    this.#specialTokens = Object.fromEntries((['bos_token', 'eos_token', 'pad_token', 'unk_token'] as const).map((key) => [key, config[key] ?? '']));
     this.#kwargs = options.kwargs ?? {};
     this.#roleMap = { environment: 'user', ...options.roleMap };
     // The special tokens and default kwargs are bound once; a render brings only its own variables.

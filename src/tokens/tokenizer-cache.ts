@@ -45,7 +45,12 @@ const noticeOnStderr: CacheNotice = (message) => process.stderr.write(`gymnast: 
  * `onNotice`): the tables decide every token id. `parse` reads the file's text as the caller wants
  * errors reported.
  */
-export async function readTokenizerJson(path: string, cacheDirectory: string | undefined, parse: (path: string) => Promise<unknown>, onNotice: CacheNotice = noticeOnStderr): Promise<ParsedTokenizerJson> {
+export async function readTokenizerJson(
+  path: string,
+  cacheDirectory: string | undefined,
+  parse: (path: string) => Promise<unknown>,
+  onNotice: CacheNotice = noticeOnStderr,
+): Promise<ParsedTokenizerJson> {
   if (cacheDirectory === undefined) return parsed(await parse(path));
   const absolute = resolve(path);
   const file = await stat(absolute).catch(() => undefined);
@@ -106,7 +111,8 @@ interface FolderRefusal {
 function notOwnAlone(stats: Stats): FolderRefusal | undefined {
   if (uid === undefined) return undefined;
   if (stats.uid !== uid) return { reason: `it is owned by another user (uid ${stats.uid}), who could change the token ids a run trains on`, chmodFixes: false };
-  if ((stats.mode & 0o022) !== 0) return { reason: `it is writable by others (mode ${(stats.mode & 0o7777).toString(8)}), who could change the token ids a run trains on`, chmodFixes: true };
+  if ((stats.mode & 0o022) !== 0)
+    return { reason: `it is writable by others (mode ${(stats.mode & 0o7777).toString(8)}), who could change the token ids a run trains on`, chmodFixes: true };
   return undefined;
 }
 

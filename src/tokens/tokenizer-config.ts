@@ -15,9 +15,7 @@ export const TokenizerConfig = z
     pad_token: SpecialToken,
     unk_token: SpecialToken,
     /** One template, or named templates (`default`, `tool_use`, …) as a list. */
-    chat_template: z
-      .union([z.string(), z.array(z.object({ name: z.string(), template: z.string() }))])
-      .optional(),
+    chat_template: z.union([z.string(), z.array(z.object({ name: z.string(), template: z.string() }))]).optional(),
   })
   .passthrough();
 export type TokenizerConfig = z.infer<typeof TokenizerConfig>;

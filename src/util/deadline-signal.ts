@@ -21,9 +21,7 @@ export function deadlineSignal(outer: AbortSignal | undefined, timeoutMs: number
   if (outer?.aborted) controller.abort(outer.reason);
   else if (outer) unsubscribe = subscribeAbort(outer, (reason) => controller.abort(reason));
   const timer =
-    timeoutMs === undefined
-      ? undefined
-      : setTimeout(() => controller.abort(new DOMException(`deadline of ${timeoutMs} ms passed`, 'TimeoutError')), timeoutMs);
+    timeoutMs === undefined ? undefined : setTimeout(() => controller.abort(new DOMException(`deadline of ${timeoutMs} ms passed`, 'TimeoutError')), timeoutMs);
   return {
     signal: controller.signal,
     abort: (reason) => controller.abort(reason),

@@ -7,13 +7,21 @@ import { basename, dirname, join } from 'node:path';
  */
 export function expandGlob(patterns: string): string[] {
   const files = new Set<string>();
-  for (const pattern of patterns.split(',').map((part) => part.trim()).filter(Boolean)) {
+  for (const pattern of patterns
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     if (!/[*?]/.test(pattern)) {
       if (existsSync(pattern)) files.add(pattern);
       continue;
     }
     const directory = dirname(pattern);
-    const matcher = new RegExp(`^${basename(pattern).replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+    const matcher = new RegExp(
+      `^${basename(pattern)
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/\?/g, '.')}$`,
+    );
     if (!existsSync(directory)) continue;
     for (const name of readdirSync(directory)) if (matcher.test(name)) files.add(join(directory, name));
   }

@@ -25,5 +25,7 @@ const said = new Set<string>();
 export function sayFastPathOff({ fastPath, library, writtenFor, reason, slowPath }: FastPathOff): void {
   if (said.has(fastPath)) return;
   said.add(fastPath);
-  process.stderr.write(`gymnast: fast path "${fastPath}" is off: ${library} ${installedVersion(library)} (written for ${writtenFor}): ${reason}; falling back to ${slowPath}: same results, slower. See docs/fast-paths.md.\n`);
+  process.stderr.write(
+    `gymnast: fast path "${fastPath}" is off: ${library} ${installedVersion(library)} (written for ${writtenFor}): ${reason}; falling back to ${slowPath}: same results, slower. See docs/fast-paths.md.\n`,
+  );
 }

@@ -54,7 +54,11 @@ export class LineTooLongError extends Error {
  * crash is the caller's to recognise. Given `handle`, the lines are read from it (closed at the end) and `path` only names the file.
  */
 export async function* readJsonLines(path: string, signal?: AbortSignal, handle?: FileHandle): AsyncGenerator<JsonLine> {
-  for await (const entry of readJsonLineEntries(path, { maxLineBytes: constants.MAX_STRING_LENGTH, ...(signal ? { signal } : {}), ...(handle ? { handle } : {}) })) {
+  for await (const entry of readJsonLineEntries(path, {
+    maxLineBytes: constants.MAX_STRING_LENGTH,
+    ...(signal ? { signal } : {}),
+    ...(handle ? { handle } : {}),
+  })) {
     if ('overlong' in entry) throw new LineTooLongError(path, entry.line, entry.bytes, constants.MAX_STRING_LENGTH);
     if ('text' in entry) yield entry;
   }
@@ -82,7 +86,10 @@ const BYTE_ORDER_MARK = '\uFEFF';
  * by. A file that cannot be read fails with Node's own error (ENOENT, EISDIR, …), its `path` set even
  * where Node leaves it out (a read of a directory).
  */
-export async function* readJsonLineEntries(path: string, { signal, maxLineBytes, checkUtf8 = false, handle }: ReadLineOptions): AsyncGenerator<JsonLine | OverlongLine | InvalidUtf8Line> {
+export async function* readJsonLineEntries(
+  path: string,
+  { signal, maxLineBytes, checkUtf8 = false, handle }: ReadLineOptions,
+): AsyncGenerator<JsonLine | OverlongLine | InvalidUtf8Line> {
   /** The line that started in an earlier chunk, up to the limit. */
   let parts: Buffer[] = [];
   let bytes = 0;

@@ -17,7 +17,9 @@ const QUERY_PARAMETER = /([?&;])([^=&#\s"'<>?;]+)=((?:[^&#\s"'<>;:,]|[:,](?!\s|$
  */
 export function redactUrls(text: string): string {
   if (!text.includes('@') && !text.includes('=')) return text;
-  return text.replace(USERINFO, `$1${REDACTED}@`).replace(QUERY_PARAMETER, (whole, separator: string, name: string) => (isSecretName(decodedName(name)) ? `${separator}${name}=${REDACTED}` : whole));
+  return text
+    .replace(USERINFO, `$1${REDACTED}@`)
+    .replace(QUERY_PARAMETER, (whole, separator: string, name: string) => (isSecretName(decodedName(name)) ? `${separator}${name}=${REDACTED}` : whole));
 }
 
 function decodedName(name: string): string {

@@ -15,6 +15,9 @@ const SECRET_NAME = new RegExp(
 
 /** Whether a config key or query parameter named `name` holds a credential. */
 export function isSecretName(name: string): boolean {
-  const snake = name.replace(/([a-z\d])([A-Z])/g, '$1_$2').replaceAll('-', '_').toLowerCase();
+  const snake = name
+    .replace(/([a-z\d])([A-Z])/g, '$1_$2')
+    .replaceAll('-', '_')
+    .toLowerCase();
   return SECRET_NAME.test(snake);
 }

@@ -110,7 +110,12 @@ export class HealthReport {
     let byRollout = this.#rollouts.get(task);
     if (!byRollout) this.#rollouts.set(task, (byRollout = new Map()));
     const known = byRollout.get(rollout);
-    byRollout.set(rollout, known ? { verdict: worse(known.verdict, line.verdict), findings: [...known.findings, ...line.findings] } : { verdict: line.verdict, findings: line.findings });
+    byRollout.set(
+      rollout,
+      known
+        ? { verdict: worse(known.verdict, line.verdict), findings: [...known.findings, ...line.findings] }
+        : { verdict: line.verdict, findings: line.findings },
+    );
   }
 }
 
@@ -135,7 +140,13 @@ async function readOverview(path: string): Promise<HealthOverview | null> {
   const parsed = HealthSummaryRecord.safeParse(parseOrUndefined(text));
   if (!parsed.success) return null;
   const { rollouts, checks } = parsed.data;
-  return { healthy: rollouts.healthy, warning: rollouts.warning, unhealthy: rollouts.unhealthy, evaluation_only: rollouts.evaluation_only, checks: Object.fromEntries(Object.entries(checks).map(([id, count]) => [id, count.findings])) };
+  return {
+    healthy: rollouts.healthy,
+    warning: rollouts.warning,
+    unhealthy: rollouts.unhealthy,
+    evaluation_only: rollouts.evaluation_only,
+    checks: Object.fromEntries(Object.entries(checks).map(([id, count]) => [id, count.findings])),
+  };
 }
 
 function parseOrUndefined(text: string): unknown {
@@ -148,6 +159,13 @@ function parseOrUndefined(text: string): unknown {
 
 /** The files' sizes and modification times: a change means `gymnast health` wrote them again. */
 export async function healthFilesStamp(files: HealthFiles): Promise<string> {
-  const stamps = await Promise.all([files.summary, files.verdicts].map((path) => lstat(path).then((found) => `${found.size}@${found.mtimeMs}`, () => '-')));
+  const stamps = await Promise.all(
+    [files.summary, files.verdicts].map((path) =>
+      lstat(path).then(
+        (found) => `${found.size}@${found.mtimeMs}`,
+        () => '-',
+      ),
+    ),
+  );
   return stamps.join(' ');
 }

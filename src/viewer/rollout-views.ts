@@ -54,7 +54,6 @@ export interface RolloutDetail {
   health: RolloutHealth | null;
 }
 
-
 export function rolloutSummary(index: RunIndex, at: number): RolloutSummary {
   const columns = index.columns;
   const reward = columns.reward.values[at]!;
@@ -144,7 +143,10 @@ export function tokenViews(messages: readonly Message[], decoder?: TokenDecoder)
 const driftPoints = (turns: readonly TurnRecord[]) => turns.filter((turn) => turn.token_drift !== undefined).map((turn) => turn.index);
 
 /** The rollouts of one task in rollout order (successes and failures), each with its messages minus token fields. */
-export async function taskGroup(index: RunIndex, task: number): Promise<(RolloutSummary & { messages: Omit<Message, 'token_ids' | 'generation_logprobs'>[] })[]> {
+export async function taskGroup(
+  index: RunIndex,
+  task: number,
+): Promise<(RolloutSummary & { messages: Omit<Message, 'token_ids' | 'generation_logprobs'>[] })[]> {
   const columns = index.columns;
   const positions = sortRollouts(columns, filterRollouts(columns, { task, offset: 0, limit: 1 }), undefined);
   const items = [];

@@ -67,11 +67,19 @@ export function runOverview(index: RunIndex, fallbackModel: string | null = null
   return {
     ...runSummary(index),
     model: index.model ?? fallbackModel,
-    counts: { rollouts: columns.count('output'), failures: columns.count('failures'), tasks: new Set(columns.task.values.subarray(0, columns.length)).size, prompt_too_long: successes.length - scored.length },
+    counts: {
+      rollouts: columns.count('output'),
+      failures: columns.count('failures'),
+      tasks: new Set(columns.task.values.subarray(0, columns.length)).size,
+      prompt_too_long: successes.length - scored.length,
+    },
     pass_at_k: passAtK(columns, scored),
     reward_histogram: histogram(columns.reward.values, scored, 10),
     terminations: tally(all, (at) => columns.terminations.names[columns.termination.values[at]!]!),
-    failure_classes: tally(all.filter((at) => columns.isFailure(at)), (at) => columns.failureClassOf(at) ?? 'unknown'),
+    failure_classes: tally(
+      all.filter((at) => columns.isFailure(at)),
+      (at) => columns.failureClassOf(at) ?? 'unknown',
+    ),
     turns_histogram: histogram(columns.turns.values, all),
     tokens_histogram: histogram(columns.tokens.values, all),
     drift: counted(all, columns.drift.values),

@@ -2,7 +2,6 @@ import { open } from 'node:fs/promises';
 import type { RolloutColumns } from './rollout-columns.js';
 import type { RunIndex } from './run-index.js';
 
-
 const MATCH = 1;
 const MISS = 2;
 /** Lines read at once: a few MB is one read call for thousands of rollouts. */
@@ -62,7 +61,13 @@ export class RunSearch {
     const file = columns.file.values[first];
     const start = columns.offset.values[first]!;
     let last = first;
-    while (last + 1 < columns.length && columns.file.values[last + 1] === file && lineEnd(columns, last + 1) - start <= BATCH_BYTES && columns.offset.values[last + 1]! > columns.offset.values[last]!) last += 1;
+    while (
+      last + 1 < columns.length &&
+      columns.file.values[last + 1] === file &&
+      lineEnd(columns, last + 1) - start <= BATCH_BYTES &&
+      columns.offset.values[last + 1]! > columns.offset.values[last]!
+    )
+      last += 1;
     const buffer = await readRange(index.pathOf(columns.fileOf(first)), start, lineEnd(columns, last) - start);
     for (let at = first; at <= last; at++) {
       const from = columns.offset.values[at]! - start;
@@ -85,4 +90,3 @@ async function readRange(path: string, offset: number, length: number): Promise<
     await file.close();
   }
 }
-

@@ -43,7 +43,11 @@ function allowedEntries(cell: string): Allowed[] {
   return [...cell.matchAll(/`([^`]+)`(\s*\(types\))?/g)].map((match) => ({ path: match[1]!, typesOnly: match[2] !== undefined }));
 }
 
-const cells = (line: string) => line.slice(1, line.endsWith('|') ? -1 : undefined).split('|').map((cell) => cell.trim());
+const cells = (line: string) =>
+  line
+    .slice(1, line.endsWith('|') ? -1 : undefined)
+    .split('|')
+    .map((cell) => cell.trim());
 
 /** The layer a module of src/ belongs to: its top folder, or the file itself for a root file (`index` → `index.ts`). */
 export function layerOf(module: string): string {

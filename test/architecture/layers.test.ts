@@ -48,10 +48,12 @@ describe('layers', () => {
       "// import { l } from './commented.js'; and import('./commented.js')",
       "/* import { m } from './commented.js'; */",
       "const url = 'http://example.com/'; const n = 'import(\"./string.js\")';",
-      'const quote = /\'/; const o = 1;',
+      "const quote = /'/; const o = 1;",
     ].join('\n');
     assert.deepEqual(
-      importSpecifiers(source).map(({ specifier, typeOnly }) => `${specifier}${typeOnly ? ' (types)' : ''}`).sort(),
+      importSpecifiers(source)
+        .map(({ specifier, typeOnly }) => `${specifier}${typeOnly ? ' (types)' : ''}`)
+        .sort(),
       ['../b.js (types)', './a.js', './c.js', './d.js', './f.js', './g.js (types)', './h.js', './i.js', './j.js', './k.js (types)'],
     );
   });
@@ -67,7 +69,6 @@ describe('layers', () => {
     }
     assert.deepEqual(violations, []);
   });
-
 });
 
 describe('testing', () => {
@@ -78,7 +79,14 @@ describe('testing', () => {
       const fromServers = new Set<string>();
       for (const [, names, index] of code.matchAll(/\bimport\s+(?:type\s+)?\{([^}]*)\}\s*from\s*'(\d+)'/g)) {
         if (!modulePath(relative(sourceRoot, join(dirname(file), strings[Number(index)]!))).startsWith('servers/')) continue;
-        for (const name of names!.split(',')) fromServers.add(name.replace(/^\s*type\s+/, '').split(/\s+as\s+/).at(-1)!.trim());
+        for (const name of names!.split(','))
+          fromServers.add(
+            name
+              .replace(/^\s*type\s+/, '')
+              .split(/\s+as\s+/)
+              .at(-1)!
+              .trim(),
+          );
       }
       for (const [, base] of code.matchAll(/\bextends\s+([\w$]+)/g)) {
         if (fromServers.has(base!)) subclasses.push(`${relative(sourceRoot, file)} extends ${base}`);

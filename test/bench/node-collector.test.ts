@@ -20,7 +20,12 @@ function answer({ text }: { text: string }): string {
   return text.includes('1+1') ? '2' : '11';
 }
 
-const task = (problem: string, answer: number) => ({ responses_create_params: { input: [{ role: 'user', content: `what is ${problem}?` }] }, agent_ref: { name: 'arithmetic' }, problem, answer });
+const task = (problem: string, answer: number) => ({
+  responses_create_params: { input: [{ role: 'user', content: `what is ${problem}?` }] },
+  agent_ref: { name: 'arithmetic' },
+  problem,
+  answer,
+});
 
 describe("the bench's Node collector (issue 13's floor under gymnast on Node)", async () => {
   const { server, url } = await startQwen3Server({ respond: answer });
@@ -41,11 +46,33 @@ describe("the bench's Node collector (issue 13's floor under gymnast on Node)", 
       assert.equal(server.requests.filter((request) => request.path === '/v1/chat/completions').length, report.turns);
       assert.ok(report.startup_cpu_s > 0 && report.cpu_s > report.startup_cpu_s && report.peak_rss_mb > 0);
 
-      const rows = readFileSync(output, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown> & { response: { output: Record<string, unknown>[] } });
-      const byTask = (index: number) => rows.filter((row) => row._ng_task_index === index).sort((a, b) => Number(a._ng_rollout_index) - Number(b._ng_rollout_index));
-      assert.deepEqual(byTask(0).map((row) => [row._ng_rollout_index, row.reward, row.extracted_answer]), [[0, 1, '2'], [1, 1, '2']]);
-      assert.deepEqual(byTask(1).map((row) => [row.reward, row.extracted_answer, row.response.output.length]), [[1, '6', 2], [1, '6', 2]]);
-      assert.deepEqual(byTask(2).map((row) => [row.reward, row.extracted_answer, row.response.output.length]), [[0, '11', 2], [0, '11', 2]]);
+      const rows = readFileSync(output, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown> & { response: { output: Record<string, unknown>[] } });
+      const byTask = (index: number) =>
+        rows.filter((row) => row._ng_task_index === index).sort((a, b) => Number(a._ng_rollout_index) - Number(b._ng_rollout_index));
+      assert.deepEqual(
+        byTask(0).map((row) => [row._ng_rollout_index, row.reward, row.extracted_answer]),
+        [
+          [0, 1, '2'],
+          [1, 1, '2'],
+        ],
+      );
+      assert.deepEqual(
+        byTask(1).map((row) => [row.reward, row.extracted_answer, row.response.output.length]),
+        [
+          [1, '6', 2],
+          [1, '6', 2],
+        ],
+      );
+      assert.deepEqual(
+        byTask(2).map((row) => [row.reward, row.extracted_answer, row.response.output.length]),
+        [
+          [0, '11', 2],
+          [0, '11', 2],
+        ],
+      );
       for (const item of rows.flatMap((row) => row.response.output)) {
         assert.ok((item.prompt_token_ids as number[]).length > 0 && (item.generation_token_ids as number[]).length > 0);
         assert.equal((item.generation_log_probs as number[]).length, (item.generation_token_ids as number[]).length);

@@ -17,7 +17,10 @@ function shards(): string {
   const dir = mkdtempSync(join(tmpdir(), 'gymnast-aggregate-'));
   const rollouts = lines(fixture('blackjack/example_rollouts.jsonl'));
   const materialized = lines(fixture('blackjack/example_rollouts_materialized_inputs.jsonl'));
-  for (const [name, from, to] of [['a', 0, 2], ['b', 2, 5]] as const) {
+  for (const [name, from, to] of [
+    ['a', 0, 2],
+    ['b', 2, 5],
+  ] as const) {
     writeFileSync(join(dir, `shard-${name}.jsonl`), `${rollouts.slice(from, to).join('\n')}\n`);
     writeFileSync(join(dir, `shard-${name}_materialized_inputs.jsonl`), `${materialized.slice(from, to).join('\n')}\n`);
   }
@@ -37,7 +40,10 @@ describe('gymnast aggregate', () => {
     const [merged] = JSON.parse(stdout) as Aggregate[];
     const [expected] = JSON.parse(readFileSync(fixture('blackjack/example_rollouts_aggregate_metrics.json'), 'utf8')) as Aggregate[];
     for (const [key, value] of Object.entries(expected!.agent_metrics)) assert.ok(Math.abs(merged!.agent_metrics[key]! - value) < 1e-9, key);
-    assert.deepEqual(merged!.group_level_metrics.map((group) => [group.num_rollouts, group.expected_num_rollouts]), [[5, 5]]);
+    assert.deepEqual(
+      merged!.group_level_metrics.map((group) => [group.num_rollouts, group.expected_num_rollouts]),
+      [[5, 5]],
+    );
   });
 
   it('writes the same JSON to --output, and counts the failures in the sidecars beside the shards', async () => {
@@ -55,9 +61,20 @@ describe('gymnast aggregate', () => {
     const rollouts = fixture('example_single_tool_call/example_rollouts.jsonl');
     assert.ok(lines(rollouts).every((line) => !line.includes('"_ng_')));
     const { stdout } = await gymnast('aggregate', '--input', rollouts, '--rollout-infos');
-    const [aggregate] = JSON.parse(stdout) as (Omit<Aggregate, 'group_level_metrics'> & { group_level_metrics: { _ng_task_index: number; num_rollouts: number; rollout_infos: { rollout_id: string }[] }[] })[];
+    const [aggregate] = JSON.parse(stdout) as (Omit<Aggregate, 'group_level_metrics'> & {
+      group_level_metrics: { _ng_task_index: number; num_rollouts: number; rollout_infos: { rollout_id: string }[] }[];
+    })[];
     assert.equal(aggregate!.agent_metrics['mean/reward'], 1);
-    assert.deepEqual(aggregate!.group_level_metrics.map((group) => [group._ng_task_index, group.num_rollouts]), [[0, 1], [1, 1], [2, 1], [3, 1], [4, 1]]);
+    assert.deepEqual(
+      aggregate!.group_level_metrics.map((group) => [group._ng_task_index, group.num_rollouts]),
+      [
+        [0, 1],
+        [1, 1],
+        [2, 1],
+        [3, 1],
+        [4, 1],
+      ],
+    );
     assert.ok(!('pass@5/accuracy' in aggregate!.agent_metrics));
     const { stderr } = await gymnast('aggregate', '--input', fixture('circle_count/example_rollouts.jsonl'));
     assert.match(stderr, /^circle_count_simple_agent: \{"mean\/reward":0\.6,/);
@@ -68,7 +85,10 @@ describe('gymnast aggregate', () => {
     const rollouts = join(dir, 'bbq.jsonl');
     copyFileSync(fixture('bbq/example_rollouts.jsonl'), rollouts);
     const refusal = `gymnast: ambiguous-tasks: ${rollouts}:1: has no prompt (no input or instructions in responses_create_params) and no _ng_task_index: which task it ran cannot be told; give the rows _ng_task_index and _ng_rollout_index, or put the run's materialized inputs beside the file\n`;
-    for (const args of [['aggregate', '--input', rollouts], ['health', rollouts]]) {
+    for (const args of [
+      ['aggregate', '--input', rollouts],
+      ['health', rollouts],
+    ]) {
       await assert.rejects(gymnast(...args), (error: { code: number; stderr: string }) => {
         assert.equal(error.code, 1);
         assert.equal(error.stderr, refusal);
@@ -94,7 +114,9 @@ describe('gymnast profile', () => {
     await assert.rejects(gymnast(...args), /3 planned rollouts have no result \(e\.g\. 0:2, 0:3, 0:4\)/);
     const { stdout } = await gymnast(...args, '--allow-partial');
     assert.match(stdout, /expected 5 rollouts, completed 2, missing 3; tasks: 0 complete, 1 partial, 0 without results/);
-    const [group] = lines(join(dir, 'shard-a_reward_profiling.jsonl')).map((line) => JSON.parse(line) as { missing_num_rollouts: number; num_rollouts: number });
+    const [group] = lines(join(dir, 'shard-a_reward_profiling.jsonl')).map(
+      (line) => JSON.parse(line) as { missing_num_rollouts: number; num_rollouts: number },
+    );
     assert.equal(group!.missing_num_rollouts, 3);
     assert.equal(group!.num_rollouts, 2);
   });
@@ -107,7 +129,10 @@ describe('gymnast profile', () => {
     await gymnast('profile', '--materialized', materialized, '--rollouts', rollouts);
     const groups = lines(join(dir, 'gym_reward_profiling.jsonl')).map((line) => JSON.parse(line) as { _ng_task_index: number; sample: object });
     const planned = lines(materialized).map((line) => JSON.parse(line) as { _ng_task_index: number });
-    assert.deepEqual(groups.map((group) => group._ng_task_index), [0, 1, 2, 3, 4]);
+    assert.deepEqual(
+      groups.map((group) => group._ng_task_index),
+      [0, 1, 2, 3, 4],
+    );
     groups.forEach((group, task) => {
       const { _ng_task_index: _task, _ng_rollout_index: _rollout, ...sample } = planned[task] as { _ng_task_index: number; _ng_rollout_index: number };
       assert.deepEqual(group.sample, sample);
@@ -120,10 +145,27 @@ describe('gymnast profile', () => {
   it('profiles an older file without _ng_* indices, its rows matched to the materialized inputs as aggregate matches them', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gymnast-profile-'));
     for (const name of ['example_rollouts.jsonl', 'example_rollouts_materialized_inputs.jsonl']) copyFileSync(fixture(`polymath/${name}`), join(dir, name));
-    const { stdout } = await gymnast('profile', '--materialized', join(dir, 'example_rollouts_materialized_inputs.jsonl'), '--rollouts', join(dir, 'example_rollouts.jsonl'));
+    const { stdout } = await gymnast(
+      'profile',
+      '--materialized',
+      join(dir, 'example_rollouts_materialized_inputs.jsonl'),
+      '--rollouts',
+      join(dir, 'example_rollouts.jsonl'),
+    );
     assert.match(stdout, /expected 5 rollouts, completed 5, missing 0; tasks: 5 complete/);
-    const groups = lines(join(dir, 'example_rollouts_reward_profiling.jsonl')).map((line) => JSON.parse(line) as { _ng_task_index: number; 'mean/reward': number; sample: { expected_answer: string } });
-    assert.deepEqual(groups.map((group) => [group._ng_task_index, group.sample.expected_answer, group['mean/reward']]), [[0, '4', 1], [1, '7', 1], [2, '55', 0], [3, '30', 1], [4, '144', 1]]);
+    const groups = lines(join(dir, 'example_rollouts_reward_profiling.jsonl')).map(
+      (line) => JSON.parse(line) as { _ng_task_index: number; 'mean/reward': number; sample: { expected_answer: string } },
+    );
+    assert.deepEqual(
+      groups.map((group) => [group._ng_task_index, group.sample.expected_answer, group['mean/reward']]),
+      [
+        [0, '4', 1],
+        [1, '7', 1],
+        [2, '55', 0],
+        [3, '30', 1],
+        [4, '144', 1],
+      ],
+    );
   });
 
   it('refuses a result without a planned row and a rollout planned twice, naming file and line', async () => {

@@ -59,15 +59,37 @@ describe('the CLI bundle (dist/cli-bundle)', () => {
   });
 
   it('collects the same rows as the sources do (1 row against the test inference server)', async () => {
-    writeFileSync(input, `${JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: 'what is 1+1?' }] }, agent_ref: { name: 'arithmetic' }, problem: '1+1', answer: 2 })}\n`);
-    const args = (output: string) => ['collect', '--policy', 'vllm-completions', '--base-url', server.url, '--model', 'gymnast-test-model', '--tokenizer', qwen3Directory, '-i', input, '-o', output, '--seed', '3'];
+    writeFileSync(
+      input,
+      `${JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: 'what is 1+1?' }] }, agent_ref: { name: 'arithmetic' }, problem: '1+1', answer: 2 })}\n`,
+    );
+    const args = (output: string) => [
+      'collect',
+      '--policy',
+      'vllm-completions',
+      '--base-url',
+      server.url,
+      '--model',
+      'gymnast-test-model',
+      '--tokenizer',
+      qwen3Directory,
+      '-i',
+      input,
+      '-o',
+      output,
+      '--seed',
+      '3',
+    ];
     const fromBundle = join(dir, 'bundle-out', 'rows.jsonl');
     const fromSources = join(dir, 'sources-out', 'rows.jsonl');
     // The sources through tsx: what dist/cli/main.js is compiled from, whether or not dist/ is current.
     const sources = `import { main } from ${JSON.stringify(pathToFileURL(join(root, 'src', 'cli', 'main.ts')).href)}; process.exitCode = await main(['node', 'gymnast', ...JSON.parse(process.env.GYMNAST_ARGS)]);`;
     await Promise.all([
       run(process.execPath, [bundle, ...args(fromBundle)]),
-      run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', sources], { cwd: root, env: { ...process.env, GYMNAST_ARGS: JSON.stringify(args(fromSources)) } }),
+      run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', sources], {
+        cwd: root,
+        env: { ...process.env, GYMNAST_ARGS: JSON.stringify(args(fromSources)) },
+      }),
     ]);
     const rows = comparable(readFileSync(fromBundle, 'utf8'));
     assert.equal(rows.length, 1);
@@ -80,12 +102,33 @@ describe('the CLI bundle (dist/cli-bundle)', () => {
   const embeddedRun = join(dir, 'embedded-out', 'rows.jsonl');
 
   it("collects from the embedded model (the README's quick start, 2 rows)", async () => {
-    const args = ['collect', '--policy', 'embedded', '--input', join(root, 'examples', 'arithmetic.jsonl'), '--limit', '2', '--num-repeats', '1', '--output', embeddedRun, '--seed', '3'];
+    const args = [
+      'collect',
+      '--policy',
+      'embedded',
+      '--input',
+      join(root, 'examples', 'arithmetic.jsonl'),
+      '--limit',
+      '2',
+      '--num-repeats',
+      '1',
+      '--output',
+      embeddedRun,
+      '--seed',
+      '3',
+    ];
     const { stdout } = await run(process.execPath, [bundle, ...args], { cwd: dir });
     assert.match(stdout, /^2 rollouts in /m);
-    const rows = readFileSync(embeddedRun, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { messages: { role: string; token_ids?: number[] }[] });
+    const rows = readFileSync(embeddedRun, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { messages: { role: string; token_ids?: number[] }[] });
     assert.equal(rows.length, 2);
-    for (const row of rows) assert.ok(row.messages.some((message) => message.role === 'assistant' && message.token_ids!.length > 0), 'the embedded model sampled tokens');
+    for (const row of rows)
+      assert.ok(
+        row.messages.some((message) => message.role === 'assistant' && message.token_ids!.length > 0),
+        'the embedded model sampled tokens',
+      );
   });
 
   it("serves the viewer's app from the package's assets/viewer/ (gymnast view)", async () => {
@@ -100,7 +143,10 @@ describe('the CLI bundle (dist/cli-bundle)', () => {
         });
         viewer.once('exit', (code) => reject(new Error(`gymnast view exited (${code}) before printing its URL: ${printed}`)));
       });
-      for (const [path, file] of [['/', 'index.html'], ['/static/app.js', 'app.js']] as const) {
+      for (const [path, file] of [
+        ['/', 'index.html'],
+        ['/static/app.js', 'app.js'],
+      ] as const) {
         const response = await fetch(new URL(path, url));
         assert.equal(response.status, 200, path);
         assert.equal(await response.text(), readFileSync(join(root, 'assets', 'viewer', file), 'utf8'), path);
@@ -111,14 +157,19 @@ describe('the CLI bundle (dist/cli-bundle)', () => {
   });
 
   it("carries zod's English messages alone, not its other locales (parsed at every start for nothing)", () => {
-    const code = readdirSync(join(dir, 'bundle')).map((name) => readFileSync(join(dir, 'bundle', name), 'utf8')).join('\n');
+    const code = readdirSync(join(dir, 'bundle'))
+      .map((name) => readFileSync(join(dir, 'bundle', name), 'utf8'))
+      .join('\n');
     assert.match(code, /node_modules\/zod\/v4\/locales\/en\.js/);
     assert.doesNotMatch(code, /node_modules\/zod\/v4\/locales\/(?!en\.js|en-only\.js)[\w-]+\.js/);
   });
 
   it('keeps the licence comments of bundled dependencies', () => {
     const chunks = readdirSync(join(dir, 'bundle')).map((name) => readFileSync(join(dir, 'bundle', name), 'utf8'));
-    assert.ok(chunks.some((code) => /formdata-polyfill\. MIT License\./.test(code)), "undici's bundled formdata-polyfill keeps its licence");
+    assert.ok(
+      chunks.some((code) => /formdata-polyfill\. MIT License\./.test(code)),
+      "undici's bundled formdata-polyfill keeps its licence",
+    );
   });
 });
 

@@ -39,18 +39,30 @@ describe('the gymnast command', () => {
     assert.deepEqual(rendered.token_ids, golden.expected_output[1].input_message_log[0].token_ids);
     assert.ok(rendered.text.endsWith('<|im_start|>assistant\n'));
 
-    const { stdout: withKwargs } = await run(process.execPath, [bin, 'render', '--tokenizer', qwen3Directory, '--input', file, '--chat-template-kwargs', '{"enable_thinking": false}']);
+    const { stdout: withKwargs } = await run(process.execPath, [
+      bin,
+      'render',
+      '--tokenizer',
+      qwen3Directory,
+      '--input',
+      file,
+      '--chat-template-kwargs',
+      '{"enable_thinking": false}',
+    ]);
     assert.ok((JSON.parse(withKwargs) as { text: string }).text.endsWith('<think>\n\n</think>\n\n'));
   });
 
   it('names the file and line of a row it cannot render', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'gymnast-render-')), 'bad.jsonl');
     writeFileSync(file, '{"responses_create_params": {"input": []}}\n{"responses_create_params": {}}\n');
-    await assert.rejects(run(process.execPath, [bin, 'render', '--tokenizer', qwen3Directory, '--input', file, '--line', '2']), (error: { code: number; stderr: string }) => {
-      assert.equal(error.code, 1);
-      assert.match(error.stderr, /bad\.jsonl:2: responses_create_params\.input/);
-      return true;
-    });
+    await assert.rejects(
+      run(process.execPath, [bin, 'render', '--tokenizer', qwen3Directory, '--input', file, '--line', '2']),
+      (error: { code: number; stderr: string }) => {
+        assert.equal(error.code, 1);
+        assert.match(error.stderr, /bad\.jsonl:2: responses_create_params\.input/);
+        return true;
+      },
+    );
   });
 
   it('exits non-zero with a message on an unknown command', async () => {

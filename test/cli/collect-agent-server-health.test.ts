@@ -55,13 +55,25 @@ describe("collect --agent-server: rows an agent server's own model sampled are c
   const closing: (() => Promise<unknown>)[] = [];
 
   before(async () => {
-    const model = new InferenceServer({ tokenizer: await qwen3Tokenizer(), template: await qwen3Template(), model: 'qwen3', respond: ({ seed }) => `It is ${seed % 100}.` });
+    const model = new InferenceServer({
+      tokenizer: await qwen3Tokenizer(),
+      template: await qwen3Template(),
+      model: 'qwen3',
+      respond: ({ seed }) => `It is ${seed % 100}.`,
+    });
     const url = await model.start();
     closing.push(() => model.close());
     const { policy, renderer, maxModelLen } = await createPolicy({ kind: 'vllm-chat', baseUrls: [url], tokenizerDir: qwen3Directory });
-    const agent = new AgentServer({ agent: builtinAgent('arithmetic')!, episode: { policy, renderer, maxTurns: 1, maxSeqLen: maxModelLen, onMaxTokens: 'continue', sampling: runSampling({ temperature: 1, maxTokens: 32 }) }, port: 0 });
+    const agent = new AgentServer({
+      agent: builtinAgent('arithmetic')!,
+      episode: { policy, renderer, maxTurns: 1, maxSeqLen: maxModelLen, onMaxTokens: 'continue', sampling: runSampling({ temperature: 1, maxTokens: 32 }) },
+      port: 0,
+    });
     agentUrl = await agent.start();
-    closing.push(() => agent.close(), () => policy.close());
+    closing.push(
+      () => agent.close(),
+      () => policy.close(),
+    );
     // The same agent server behind a proxy that makes each row impossible, as a faulty deployment might.
     const faulty = createServer(async (request, response) => {
       const chunks: Buffer[] = [];
@@ -83,7 +95,8 @@ describe("collect --agent-server: rows an agent server's own model sampled are c
     const result = await gymnast('collect', '--input', input, '--limit', '4', '--output', output, '--agent-server', `arithmetic=${server}`, ...args);
     return { ...result, output };
   };
-  const unknownTokenizer = /^4 rollout\(s\) of arithmetic, sampled by an agent server's own model, whose tokenizer the run does not know; pass --tokenizer DIR to check them$/;
+  const unknownTokenizer =
+    /^4 rollout\(s\) of arithmetic, sampled by an agent server's own model, whose tokenizer the run does not know; pass --tokenizer DIR to check them$/;
 
   it('without --tokenizer: records which agents ran remotely, skips their decode and vocabulary checks with a note, and gymnast health does the same later', async () => {
     const run = await collect(agentUrl);
@@ -92,7 +105,10 @@ describe("collect --agent-server: rows an agent server's own model sampled are c
     assert.deepEqual(identity.config.remote_agents, ['arithmetic']);
     for (const summary of [healthOf(run.output), JSON.parse((await gymnast('health', run.output, '--json')).stdout) as HealthSummary]) {
       assert.deepEqual(summary.checks, {}, 'no token-text-mismatch: the embedded tokenizer did not make these ids');
-      assert.deepEqual(summary.skipped.map((skipped) => skipped.check), ['token-text-mismatch', 'token-id-out-of-vocabulary']);
+      assert.deepEqual(
+        summary.skipped.map((skipped) => skipped.check),
+        ['token-text-mismatch', 'token-id-out-of-vocabulary'],
+      );
       for (const skipped of summary.skipped) assert.match(skipped.reason, unknownTokenizer);
       assert.equal(summary.rollouts.healthy, 4);
     }
@@ -117,11 +133,17 @@ describe("collect --agent-server: rows an agent server's own model sampled are c
     assert.deepEqual(summary.skipped, []);
     assert.equal(summary.checks['token-id-out-of-vocabulary']?.findings, 8, 'each rollout twice: in its messages and its training fields');
     assert.equal(summary.checks['logprobs-positive']?.findings, 4);
-    const verdicts = readFileSync(run.output.replace(/\.jsonl$/, '_health.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { findings: { check: string; message: string }[] });
+    const verdicts = readFileSync(run.output.replace(/\.jsonl$/, '_health.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { findings: { check: string; message: string }[] });
     const outside = verdicts[0]!.findings.filter((finding) => finding.check === 'token-id-out-of-vocabulary').map((finding) => finding.message);
     assert.deepEqual(
       outside.map((message) => message.replace(/\[\d+\]/, '[i]')),
-      [`messages[i].token_ids[0] = ${OUTSIDE_VOCABULARY} is outside the vocabulary [0, 151669)`, `response.output[i].generation_token_ids[0] = ${OUTSIDE_VOCABULARY} is outside the vocabulary [0, 151669)`],
+      [
+        `messages[i].token_ids[0] = ${OUTSIDE_VOCABULARY} is outside the vocabulary [0, 151669)`,
+        `response.output[i].generation_token_ids[0] = ${OUTSIDE_VOCABULARY} is outside the vocabulary [0, 151669)`,
+      ],
     );
   });
 });

@@ -14,9 +14,15 @@ describe('gymnast collect --config', () => {
   it('reads options from YAML by flag name; flags on the command line win', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gymnast-config-'));
     const config = join(dir, 'run.yaml');
-    writeFileSync(config, `input: ${join(root, 'examples/arithmetic.jsonl')}\noutput: ${join(dir, 'out.jsonl')}\nnum-repeats: 2\nlimit: 3\nset:\n  temperature: 0.5\n`);
+    writeFileSync(
+      config,
+      `input: ${join(root, 'examples/arithmetic.jsonl')}\noutput: ${join(dir, 'out.jsonl')}\nnum-repeats: 2\nlimit: 3\nset:\n  temperature: 0.5\n`,
+    );
     await run(process.execPath, [bin, 'collect', '--config', config]);
-    const planned = readFileSync(join(dir, 'out_materialized_inputs.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { responses_create_params: { temperature: number } });
+    const planned = readFileSync(join(dir, 'out_materialized_inputs.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { responses_create_params: { temperature: number } });
     assert.equal(planned.length, 6);
     assert.ok(planned.every((row) => row.responses_create_params.temperature === 0.5));
 

@@ -17,7 +17,27 @@ const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Bo
 let outputs = 0;
 /** `gymnast collect` of 4 rows × 2 against the test server, into a new output unless given. */
 async function collect(server: InferenceServer, args: readonly string[], output = join(dir, `${outputs++}`, 'rollouts.jsonl')) {
-  const common = ['collect', '-i', input, '-o', output, '--limit', '4', '--num-repeats', '2', '--policy', 'vllm-completions', '--base-url', server.url, '--tokenizer', qwen3Directory, '--max-tokens', '16', '--request-attempts', '1'];
+  const common = [
+    'collect',
+    '-i',
+    input,
+    '-o',
+    output,
+    '--limit',
+    '4',
+    '--num-repeats',
+    '2',
+    '--policy',
+    'vllm-completions',
+    '--base-url',
+    server.url,
+    '--tokenizer',
+    qwen3Directory,
+    '--max-tokens',
+    '16',
+    '--request-attempts',
+    '1',
+  ];
   return { ...(await gymnast(...common, ...args)), output, failures: output.replace('.jsonl', '_failures.jsonl') };
 }
 
@@ -39,7 +59,10 @@ describe('collect exits non-zero while rollouts failed (002 rollout_collection.p
     const failed = await collect(server(), []);
     assert.equal(failed.code, 75, failed.stderr);
     assert.equal(lines(failed.failures), 8);
-    assert.match(failed.stderr, /gymnast: retryable-failures: 8 of 8 rollouts failed, more than --fail-on-error 0 allows; --resume would run all of them again: run the same command with --resume/);
+    assert.match(
+      failed.stderr,
+      /gymnast: retryable-failures: 8 of 8 rollouts failed, more than --fail-on-error 0 allows; --resume would run all of them again: run the same command with --resume/,
+    );
 
     server().faults.clear();
     const resumed = await collect(server(), ['--resume'], failed.output);
@@ -53,9 +76,16 @@ describe('collect exits non-zero while rollouts failed (002 rollout_collection.p
     for (let i = 0; i < 300; i++) for (const status of [408, 409, 429]) server().faults.inject({ kind: 'status', status });
     const failed = await collect(server(), []);
     assert.equal(failed.code, 75, failed.stderr);
-    const failures = readFileSync(failed.failures, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { error: { status: number }; _ng_failure_terminal?: boolean });
+    const failures = readFileSync(failed.failures, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { error: { status: number }; _ng_failure_terminal?: boolean });
     assert.deepEqual([...new Set(failures.map((failure) => failure.error.status))].sort(), [408, 409, 429]);
-    assert.deepEqual(failures.filter((failure) => failure._ng_failure_terminal === true), [], 'none is terminal');
+    assert.deepEqual(
+      failures.filter((failure) => failure._ng_failure_terminal === true),
+      [],
+      'none is terminal',
+    );
 
     server().faults.clear();
     const resumed = await collect(server(), ['--resume'], failed.output);

@@ -16,7 +16,11 @@ const run = promisify(execFile);
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = join(root, 'bin/gymnast.js');
 const input = join(root, 'examples/arithmetic.jsonl');
-const rows = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+const rows = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 const keyOf = (row: Record<string, unknown>) => `${String(row._ng_task_index)}:${String(row._ng_rollout_index)}`;
 
 /**
@@ -24,8 +28,26 @@ const keyOf = (row: Record<string, unknown>) => `${String(row._ng_task_index)}:$
  * code and output. A run still going after 3 minutes (a deadline that never fired) is killed, and
  * fails its spec by its exit code instead of hanging the file.
  */
-async function collectAgainst(server: InferenceServer, args: readonly string[], output = join(mkdtempSync(join(tmpdir(), 'gymnast-faults-')), 'rollouts.jsonl')) {
-  const common = ['collect', '--input', input, '--output', output, '--policy', 'vllm-completions', '--base-url', server.url, '--tokenizer', qwen3Directory, '--max-tokens', '32'];
+async function collectAgainst(
+  server: InferenceServer,
+  args: readonly string[],
+  output = join(mkdtempSync(join(tmpdir(), 'gymnast-faults-')), 'rollouts.jsonl'),
+) {
+  const common = [
+    'collect',
+    '--input',
+    input,
+    '--output',
+    output,
+    '--policy',
+    'vllm-completions',
+    '--base-url',
+    server.url,
+    '--tokenizer',
+    qwen3Directory,
+    '--max-tokens',
+    '32',
+  ];
   try {
     const { stdout, stderr } = await run(process.execPath, [bin, ...common, ...args], { timeout: 180_000 });
     return { code: 0, stdout, stderr, output };
@@ -58,7 +80,18 @@ describe('a policy server that fails', () => {
     server().faults.inject({ kind: 'hang' }, 2);
     // 2 s: a healthy request on a busy machine (the model lookup among them) stays well inside it.
     // Its one rollout is meant to fail: allowed, so the exit code says the run finished.
-    const result = await collectAgainst(server(), ['--limit', '1', '--request-timeout', '2', '--request-attempts', '2', '--max-unhealthy', '1', '--fail-on-error', '1']);
+    const result = await collectAgainst(server(), [
+      '--limit',
+      '1',
+      '--request-timeout',
+      '2',
+      '--request-attempts',
+      '2',
+      '--max-unhealthy',
+      '1',
+      '--fail-on-error',
+      '1',
+    ]);
     assert.equal(result.code, 0, result.stderr);
     const [failure] = rows(result.output.replace('.jsonl', '_failures.jsonl'));
     assert.equal(failure?._ng_failure_class, 'timeout');
@@ -76,7 +109,22 @@ describe('a policy server that fails', () => {
     // Deadlines a busy 2-core machine meets with room to spare: a healthy request takes milliseconds,
     // so only the injected hangs reach them, however loaded the machine is.
     const rolloutTimeoutSeconds = 8;
-    const result = await collectAgainst(server(), ['--num-repeats', '20', '--concurrency', '32', '--request-timeout', '2', '--request-attempts', '2', '--rollout-timeout', String(rolloutTimeoutSeconds), '--seed', '1', '--fail-on-error', '0.5']);
+    const result = await collectAgainst(server(), [
+      '--num-repeats',
+      '20',
+      '--concurrency',
+      '32',
+      '--request-timeout',
+      '2',
+      '--request-attempts',
+      '2',
+      '--rollout-timeout',
+      String(rolloutTimeoutSeconds),
+      '--seed',
+      '1',
+      '--fail-on-error',
+      '0.5',
+    ]);
     assert.equal(result.code, 0, result.stderr);
     const successes = rows(result.output);
     const failures = rows(result.output.replace('.jsonl', '_failures.jsonl'));
@@ -84,13 +132,15 @@ describe('a policy server that fails', () => {
     assert.equal(keys.length, 16 * 20, 'every planned rollout has exactly one row');
     assert.equal(new Set(keys).size, keys.length, 'no rollout written twice');
     assert.ok(successes.length > failures.length, `${successes.length} successes, ${failures.length} failures`);
-    for (const failure of failures) assert.ok(FailureClass.safeParse(failure._ng_failure_class).success, `typed failure class: ${String(failure._ng_failure_class)}`);
+    for (const failure of failures)
+      assert.ok(FailureClass.safeParse(failure._ng_failure_class).success, `typed failure class: ${String(failure._ng_failure_class)}`);
     // A timer fires late by however long the event loop was busy: a loaded machine adds seconds, never a deadline's worth.
-    for (const row of [...successes, ...failures]) assert.ok(Number(row.duration_ms) <= rolloutTimeoutSeconds * 1000 + 3000, `${keyOf(row)} took ${String(row.duration_ms)} ms`);
+    for (const row of [...successes, ...failures])
+      assert.ok(Number(row.duration_ms) <= rolloutTimeoutSeconds * 1000 + 3000, `${keyOf(row)} took ${String(row.duration_ms)} ms`);
     assert.match(result.stderr, /[1-9]\d* retries/, 'the faults were retried');
   });
 
-  it('whose replies carry token ids outside the vocabulary: no rollout is written with a reward, each fails as the server\'s fault (not terminal), and --resume runs them once the server is right', async () => {
+  it("whose replies carry token ids outside the vocabulary: no rollout is written with a reward, each fails as the server's fault (not terminal), and --resume runs them once the server is right", async () => {
     server().faults.clear();
     server().faults.inject({ kind: 'corrupt-token', at: 0, id: 151_999 }, 1_000);
     const first = await collectAgainst(server(), ['--limit', '8', '--request-attempts', '2', '--concurrency', '4']);
@@ -101,7 +151,10 @@ describe('a policy server that fails', () => {
     for (const failure of failures) {
       assert.equal(failure._ng_failure_class, 'policy-error');
       assert.equal(failure._ng_failure_terminal, undefined, 'resume retries it');
-      assert.match(String((failure.error as { message?: string }).message), /^vllm-completions http:\/\/127\.0\.0\.1:\d+: reply choices\[0\]\.token_ids\[0\] = 151999 is outside the vocabulary \[0, 151669\)$/);
+      assert.match(
+        String((failure.error as { message?: string }).message),
+        /^vllm-completions http:\/\/127\.0\.0\.1:\d+: reply choices\[0\]\.token_ids\[0\] = 151999 is outside the vocabulary \[0, 151669\)$/,
+      );
     }
     assert.match(first.stderr, /[1-9]\d* retries/, 'each bad reply was asked for again');
 
@@ -118,7 +171,7 @@ describe('a policy server that refuses token ids in a prompt', () => {
   const refusal: Fault = { kind: 'status', status: 400, message: 'prompt[40] is 151999: token ids must be from 0 to 151668' };
   const ok: Fault = { kind: 'latency', ms: 0 };
 
-  it('on a continuing turn is the server\'s fault (its own earlier reply is in the prompt): the failure is not terminal, and --resume runs the rollout again', async () => {
+  it("on a continuing turn is the server's fault (its own earlier reply is in the prompt): the failure is not terminal, and --resume runs the rollout again", async () => {
     server().faults.clear();
     server().faults.inject(ok); // the model lookup
     server().faults.inject(ok); // the first turn
@@ -133,7 +186,7 @@ describe('a policy server that refuses token ids in a prompt', () => {
     assert.equal(rows(first.output).length, 1);
   });
 
-  it('on the first turn is the input\'s fault: terminal, and --resume does not send it again', async () => {
+  it("on the first turn is the input's fault: terminal, and --resume does not send it again", async () => {
     server().faults.clear();
     server().faults.inject(ok);
     server().faults.inject(refusal);

@@ -91,7 +91,10 @@ describe('gymnast collect refuses bad numbers before any work', { concurrency: 4
   }
 
   it('refuses a run with no --input or --output, without a stack trace', async () => {
-    for (const args of [['--output', join(tmpdir(), 'never.jsonl')], ['--input', input]]) {
+    for (const args of [
+      ['--output', join(tmpdir(), 'never.jsonl')],
+      ['--input', input],
+    ]) {
       const failure = await run(process.execPath, [bin, 'collect', ...args]).then(
         () => assert.fail('accepted'),
         (error: { code: number; stderr: string }) => error,

@@ -22,15 +22,40 @@ describe('collect and gymnast health end a run by one rule (--max-unhealthy)', (
     server().faults.clear();
     server().faults.inject({ kind: 'latency', ms: 0 }); // the model lookup
     server().faults.inject({ kind: 'status', status: 503 }, 1_000);
-    const run = await gymnast('collect', '--input', input, '--output', output, '--limit', '8', '--policy', 'vllm-completions', '--base-url', server().url, '--tokenizer', qwen3Directory, '--request-attempts', '1', '--fail-on-error', '8', ...args);
+    const run = await gymnast(
+      'collect',
+      '--input',
+      input,
+      '--output',
+      output,
+      '--limit',
+      '8',
+      '--policy',
+      'vllm-completions',
+      '--base-url',
+      server().url,
+      '--tokenizer',
+      qwen3Directory,
+      '--request-attempts',
+      '1',
+      '--fail-on-error',
+      '8',
+      ...args,
+    );
     return { ...run, output };
   }
 
   it('collect exits 1 when more rollouts are unhealthy than --max-unhealthy allows (default 0), after writing everything, as gymnast health does on the same run', async () => {
     const collected = await collectFailing();
     assert.equal(collected.code, 1, collected.stderr);
-    assert.match(collected.stderr, /\[collect\] health: 8 rollouts: 0 healthy, 0 warning, 8 unhealthy, 0 failed \(task-all-failed 8\); report in .*rollouts_health\.json; past --max-unhealthy 0\n/);
-    assert.match(collected.stderr, /^gymnast: unhealthy: 8 of 8 rollouts are unhealthy, more than --max-unhealthy 0 allows \(.*\); see .*rollouts_health\.json$/m);
+    assert.match(
+      collected.stderr,
+      /\[collect\] health: 8 rollouts: 0 healthy, 0 warning, 8 unhealthy, 0 failed \(task-all-failed 8\); report in .*rollouts_health\.json; past --max-unhealthy 0\n/,
+    );
+    assert.match(
+      collected.stderr,
+      /^gymnast: unhealthy: 8 of 8 rollouts are unhealthy, more than --max-unhealthy 0 allows \(.*\); see .*rollouts_health\.json$/m,
+    );
     // No aggregate file: no rollout succeeded (NeMo Gym writes none then either).
     for (const file of ['_failures.jsonl', '_health.json', '_health.jsonl', '_materialized_inputs.jsonl']) {
       assert.ok(existsSync(collected.output.replace('.jsonl', file)), `${file} written`);

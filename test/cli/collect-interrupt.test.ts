@@ -8,11 +8,19 @@ import { describe, it } from 'node:test';
 
 const root = new URL('../../', import.meta.url).pathname;
 const bin = join(root, 'bin/gymnast.js');
-const rows = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+const rows = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 /** Starts a long collection, sends SIGINT `times` times once rollouts are flowing, and waits for it to exit. */
 async function interrupt(output: string, times: number): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [bin, 'collect', '--input', join(root, 'examples/arithmetic.jsonl'), '--output', output, '--num-repeats', '24', '--concurrency', '16'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [bin, 'collect', '--input', join(root, 'examples/arithmetic.jsonl'), '--output', output, '--num-repeats', '24', '--concurrency', '16'],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = once(child, 'exit');
@@ -26,7 +34,11 @@ async function interrupt(output: string, times: number): Promise<{ code: number 
 }
 
 async function resume(output: string): Promise<void> {
-  const child = spawn(process.execPath, [bin, 'collect', '--input', join(root, 'examples/arithmetic.jsonl'), '--output', output, '--num-repeats', '24', '--concurrency', '16', '--resume'], { stdio: 'ignore' });
+  const child = spawn(
+    process.execPath,
+    [bin, 'collect', '--input', join(root, 'examples/arithmetic.jsonl'), '--output', output, '--num-repeats', '24', '--concurrency', '16', '--resume'],
+    { stdio: 'ignore' },
+  );
   const [code] = (await once(child, 'exit')) as [number];
   assert.equal(code, 0);
 }

@@ -15,11 +15,28 @@ describe('collect --policy openai (a server that returns text and usage, no toke
 
   it("records the server's usage, marks the rows evaluation-only, and health gives them their own verdict: collect exits 0", async () => {
     const output = join(mkdtempSync(join(tmpdir(), 'gymnast-openai-')), 'rollouts.jsonl');
-    const collected = await gymnast('collect', '--input', input, '--output', output, '--limit', '4', '--policy', 'openai', '--base-url', server().url, '--tokenizer', qwen3Directory);
+    const collected = await gymnast(
+      'collect',
+      '--input',
+      input,
+      '--output',
+      output,
+      '--limit',
+      '4',
+      '--policy',
+      'openai',
+      '--base-url',
+      server().url,
+      '--tokenizer',
+      qwen3Directory,
+    );
     assert.equal(collected.code, 0, collected.stderr);
     assert.match(collected.stderr, /\[collect\] health: 4 rollouts: 0 healthy, 0 warning, 0 unhealthy, 4 evaluation-only, 0 failed; /);
 
-    const rows = readFileSync(output, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const rows = readFileSync(output, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     assert.equal(rows.length, 4);
     for (const row of rows) {
       assert.equal(row.evaluation_only, true);
@@ -44,7 +61,15 @@ describe('collect --policy openai (a server that returns text and usage, no toke
     assert.equal(broken.code, 1);
     assert.match(broken.stdout + broken.stderr, /4 rollouts: 0 healthy, 0 warning, 1 unhealthy, 3 evaluation-only, 0 failed \(usage-mismatch 2\)/);
 
-    const exported = await gymnast('export', '--input', output, '--format', 'nemo-rl', '--output', join(mkdtempSync(join(tmpdir(), 'gymnast-openai-')), 'train.jsonl'));
+    const exported = await gymnast(
+      'export',
+      '--input',
+      output,
+      '--format',
+      'nemo-rl',
+      '--output',
+      join(mkdtempSync(join(tmpdir(), 'gymnast-openai-')), 'train.jsonl'),
+    );
     assert.equal(exported.code, 1);
     assert.match(exported.stderr, /rollouts\.jsonl:1: an evaluation-only rollout \(evaluation_only: true\): its policy returned text without token ids/);
   });

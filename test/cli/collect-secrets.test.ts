@@ -30,7 +30,9 @@ async function collect(args: readonly string[]): Promise<SecretRun> {
   const folder = mkdtempSync(join(tmpdir(), 'gymnast-secrets-'));
   const output = join(folder, 'rollouts.jsonl');
   // The runs fail on purpose: their failed and unhealthy rollouts are allowed, so the exit code says each run finished.
-  const child = spawn(process.execPath, [bin, 'collect', '--input', input, '--output', output, '--max-unhealthy', '16', '--fail-on-error', '16', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'collect', '--input', input, '--output', output, '--max-unhealthy', '16', '--fail-on-error', '16', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -50,7 +52,8 @@ async function collect(args: readonly string[]): Promise<SecretRun> {
 }
 
 function assertNoSecret(run: SecretRun): void {
-  for (const [name, text] of Object.entries(run.files)) assert.ok(!text.includes(SECRET), `${name} holds the secret:\n${text.slice(text.indexOf(SECRET) - 300, text.indexOf(SECRET) + 50)}`);
+  for (const [name, text] of Object.entries(run.files))
+    assert.ok(!text.includes(SECRET), `${name} holds the secret:\n${text.slice(text.indexOf(SECRET) - 300, text.indexOf(SECRET) + 50)}`);
   assert.ok(!run.stdout.includes(SECRET), `stdout holds the secret:\n${run.stdout}`);
   assert.ok(!run.stderr.includes(SECRET), `stderr holds the secret:\n${run.stderr}`);
 }
@@ -85,7 +88,24 @@ describe('credentials in a URL never reach the run folder, stdout or stderr', ()
     server.faults.inject({ kind: 'status', status: 500 });
     server.faults.inject({ kind: 'status', status: 400, message: `bad request to ${url}/v1/completions?api_key=${SECRET}` });
     server.faults.inject({ kind: 'corrupt-token', id: 151_999 });
-    const run = await collect(['--policy', 'vllm-completions', '--base-url', `${url}/v1`, '--tokenizer', qwen3Directory, '--max-tokens', '8', '--limit', '6', '--concurrency', '1', '--request-attempts', '1', '--request-timeout', '3']);
+    const run = await collect([
+      '--policy',
+      'vllm-completions',
+      '--base-url',
+      `${url}/v1`,
+      '--tokenizer',
+      qwen3Directory,
+      '--max-tokens',
+      '8',
+      '--limit',
+      '6',
+      '--concurrency',
+      '1',
+      '--request-attempts',
+      '1',
+      '--request-timeout',
+      '3',
+    ]);
     assert.equal(run.code, 0, run.stderr);
     assert.ok(run.lock !== undefined, 'the lock was read while the run held it');
     assert.match(run.lock, /--base-url http:\/\/\*\*\*@127\.0\.0\.1:\d+\/v1/, 'the lock names the server, not its key');
@@ -96,17 +116,38 @@ describe('credentials in a URL never reach the run folder, stdout or stderr', ()
   });
 
   it('a policy server that is down: the error on stderr names it without its key', async () => {
-    const run = await collect(['--policy', 'vllm-completions', '--base-url', `http://user:${SECRET}@127.0.0.1:${await closedPort()}/v1?api_key=${SECRET}`, '--tokenizer', qwen3Directory, '--limit', '2', '--request-attempts', '1']);
+    const run = await collect([
+      '--policy',
+      'vllm-completions',
+      '--base-url',
+      `http://user:${SECRET}@127.0.0.1:${await closedPort()}/v1?api_key=${SECRET}`,
+      '--tokenizer',
+      qwen3Directory,
+      '--limit',
+      '2',
+      '--request-attempts',
+      '1',
+    ]);
     assert.equal(run.code, 1);
     assert.match(run.stderr, /transport: http:\/\/\*\*\*@127\.0\.0\.1:\d+\/v1\/models\?api_key=\*\*\*: /);
     assertNoSecret(run);
   });
 
   it('an agent server that is down: its failure rows name it without its key', async () => {
-    const run = await collect(['--agent-server', `arithmetic=http://user:${SECRET}@127.0.0.1:${await closedPort()}?token=${SECRET}`, '--limit', '2', '--request-attempts', '1']);
+    const run = await collect([
+      '--agent-server',
+      `arithmetic=http://user:${SECRET}@127.0.0.1:${await closedPort()}?token=${SECRET}`,
+      '--limit',
+      '2',
+      '--request-attempts',
+      '1',
+    ]);
     assert.equal(run.code, 0, run.stderr);
     const failures = failureRows(run);
-    assert.deepEqual(failures.map((row) => row._ng_failure_class), ['transport', 'transport']);
+    assert.deepEqual(
+      failures.map((row) => row._ng_failure_class),
+      ['transport', 'transport'],
+    );
     assert.match(failures[0]!.error.message, /http:\/\/\*\*\*@127\.0\.0\.1:\d+\/run\?token=\*\*\*/);
     assertNoSecret(run);
   });

@@ -23,7 +23,10 @@ describe('collect --split refuses the policy and episode flags its config sets, 
   it('one flag, even at its default value: what to set, on which server, in which file', async () => {
     for (const [args, message] of [
       [['--max-turns', '8'], `--max-turns: with --split the config's agents run the rows; set max_turns on the agent in ${config}`],
-      [['--policy', 'vllm-completions'], `--policy: with --split the config's agents run the rows; set use_completions_api (or gymnast_policy) on the agent's model server in ${config}`],
+      [
+        ['--policy', 'vllm-completions'],
+        `--policy: with --split the config's agents run the rows; set use_completions_api (or gymnast_policy) on the agent's model server in ${config}`,
+      ],
       [['--retry-budget', '1'], `--retry-budget: with --split the config's agents run the rows; ${config} has no key for it: drop it`],
     ] as const) {
       const result = await split(...args);
@@ -34,7 +37,28 @@ describe('collect --split refuses the policy and episode flags its config sets, 
   });
 
   it('every flag given, at once', async () => {
-    const result = await split('--base-url', 'http://127.0.0.1:9', '--model', 'm', '--tokenizer', 'dir', '--api-key', 'k', '--max-seq-len', '512', '--max-tokens', '16', '--on-max-tokens', 'end', '--temperature', '0.5', '--seed', '3', '--tool-call-parser', 'hermes');
+    const result = await split(
+      '--base-url',
+      'http://127.0.0.1:9',
+      '--model',
+      'm',
+      '--tokenizer',
+      'dir',
+      '--api-key',
+      'k',
+      '--max-seq-len',
+      '512',
+      '--max-tokens',
+      '16',
+      '--on-max-tokens',
+      'end',
+      '--temperature',
+      '0.5',
+      '--seed',
+      '3',
+      '--tool-call-parser',
+      'hermes',
+    );
     assert.equal(result.code, 1, result.stderr);
     const lines = result.stderr.trimEnd().split('\n');
     assert.equal(lines[0], 'gymnast: config: 10 flags --split cannot take:');

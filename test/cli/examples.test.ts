@@ -30,7 +30,21 @@ describe('the shipped examples', () => {
     it(`${example} validates and runs end to end (on ${served ? 'a served model' : 'the embedded model'}), within collect's default --max-unhealthy`, async () => {
       const output = join(mkdtempSync(join(tmpdir(), 'gymnast-example-')), 'rollouts.jsonl');
       const policy = served ? ['--policy', 'vllm-completions', '--base-url', server.url, '--tokenizer', qwen3Directory] : [];
-      const { stdout, stderr } = await run(process.execPath, [join(root, 'bin/gymnast.js'), 'collect', '--input', join(root, 'examples', example), '--output', output, '--limit', '3', '--max-turns', '4', '--fail-on-error', '0', ...policy]);
+      const { stdout, stderr } = await run(process.execPath, [
+        join(root, 'bin/gymnast.js'),
+        'collect',
+        '--input',
+        join(root, 'examples', example),
+        '--output',
+        output,
+        '--limit',
+        '3',
+        '--max-turns',
+        '4',
+        '--fail-on-error',
+        '0',
+        ...policy,
+      ]);
       assert.match(stdout, /3 rollouts in .*, 0 failures/);
       assert.match(stderr, /0 unhealthy, .*; within --max-unhealthy 0\n/);
     });

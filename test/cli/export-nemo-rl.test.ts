@@ -24,7 +24,11 @@ interface Exported {
 }
 type Row = { messages: { role: string; token_ids: number[]; generation_logprobs?: number[] }[]; reward: number } & Record<string, unknown>;
 
-const readJsonl = <T>(path: string) => readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as T);
+const readJsonl = <T>(path: string) =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as T);
 
 const tokenizer = await qwen3Tokenizer();
 
@@ -43,10 +47,25 @@ async function run(): Promise<{ dir: string; rollouts: string }> {
   server.requests.length = 0;
   const dir = mkdtempSync(join(tmpdir(), 'gymnast-export-'));
   const input = join(dir, 'in.jsonl');
-  const task = (problem: string, answer: number, padding = '') => JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: `what is ${problem}?${padding}` }] }, agent_ref: { name: 'arithmetic' }, problem, answer });
+  const task = (problem: string, answer: number, padding = '') =>
+    JSON.stringify({
+      responses_create_params: { input: [{ role: 'user', content: `what is ${problem}?${padding}` }] },
+      agent_ref: { name: 'arithmetic' },
+      problem,
+      answer,
+    });
   writeFileSync(input, `${[task('1+2', 3), task('4+5', 9), task('2+2', 4, ' please'.repeat(150))].join('\n')}\n`);
   const rollouts = join(dir, 'rollouts.jsonl');
-  await collect({ input, output: rollouts, concurrency: 1, policy, renderer: new TemplateRenderer(tokenizer, await qwen3Template()), maxSeqLen: 128, maxTurns: 2, sampling: SamplingParams.parse({ max_tokens: 32, seed: 1 }) });
+  await collect({
+    input,
+    output: rollouts,
+    concurrency: 1,
+    policy,
+    renderer: new TemplateRenderer(tokenizer, await qwen3Template()),
+    maxSeqLen: 128,
+    maxTurns: 2,
+    sampling: SamplingParams.parse({ max_tokens: 32, seed: 1 }),
+  });
   return { dir, rollouts };
 }
 
@@ -61,7 +80,11 @@ const modelCalls = () =>
 
 /** Each generated message of a NeMo RL message log with the ids before it: the prompt a trainer scores it in. */
 const inContext = (log: Exported['message_log']) =>
-  log.flatMap((message, i) => (message.token_loss_mask.includes(1) ? [{ prompt: log.slice(0, i).flatMap((earlier) => earlier.token_ids), ids: message.token_ids, logprobs: message.generation_logprobs }] : []));
+  log.flatMap((message, i) =>
+    message.token_loss_mask.includes(1)
+      ? [{ prompt: log.slice(0, i).flatMap((earlier) => earlier.token_ids), ids: message.token_ids, logprobs: message.generation_logprobs }]
+      : [],
+  );
 
 /** The run with its first row's first turn drifted, as the engine records it when the template would render the history differently. */
 async function driftedRun(): Promise<{ dir: string; rollouts: string }> {
@@ -85,13 +108,22 @@ describe('gymnast export --format nemo-rl', () => {
     const exported = readJsonl<Exported>(out);
     exported.forEach((record, i) => {
       const row = rows[i]!;
-      assert.deepEqual(record.message_log.map((message) => message.token_ids), row.messages.map((message) => message.token_ids));
+      assert.deepEqual(
+        record.message_log.map((message) => message.token_ids),
+        row.messages.map((message) => message.token_ids),
+      );
       assert.equal(record.total_reward, row.reward);
-      assert.equal(record.length, row.messages.reduce((total, message) => total + message.token_ids.length, 0));
+      assert.equal(
+        record.length,
+        row.messages.reduce((total, message) => total + message.token_ids.length, 0),
+      );
       for (const [j, message] of record.message_log.entries()) {
         const generated = row.messages[j]!.generation_logprobs;
         assert.equal(message.generation_logprobs.length, message.token_ids.length, 'one logprob per token, 0 where not generated');
-        assert.deepEqual(message.token_loss_mask, message.token_ids.map(() => (generated ? 1 : 0)));
+        assert.deepEqual(
+          message.token_loss_mask,
+          message.token_ids.map(() => (generated ? 1 : 0)),
+        );
         if (generated) assert.deepEqual(message.generation_logprobs, generated);
       }
     });
@@ -105,9 +137,15 @@ describe('gymnast export --format nemo-rl', () => {
     const calls = modelCalls();
     const out = join(dir, 'train.jsonl');
     assert.equal((await gymnast('export', '--format', 'nemo-rl', '-i', rollouts, '-o', out)).code, 0);
-    assert.deepEqual(readJsonl<Exported>(out).flatMap((record) => inContext(record.message_log)), calls);
+    assert.deepEqual(
+      readJsonl<Exported>(out).flatMap((record) => inContext(record.message_log)),
+      calls,
+    );
     assert.equal(calls.length, 4);
-    assert.ok(calls.some((call) => !isDeepStrictEqual(call.ids, tokenizer.encode(tokenizer.decode(call.ids)))), 'the server spelled a reply non-canonically');
+    assert.ok(
+      calls.some((call) => !isDeepStrictEqual(call.ids, tokenizer.encode(tokenizer.decode(call.ids)))),
+      'the server spelled a reply non-canonically',
+    );
   });
 
   it('keeps a zero-turn row (the prompt alone filled the sequence) marked and masked, and collect can count them', async () => {
@@ -132,8 +170,14 @@ describe('gymnast export --format nemo-rl', () => {
     assert.equal(cli.code, 0, cli.stderr);
     const [record] = readJsonl<Exported>(out);
     const lastGeneration = messages.findLastIndex((message) => message.role === 'assistant');
-    assert.deepEqual(record!.message_log.flatMap((message) => message.token_ids), messages.slice(0, lastGeneration + 1).flatMap((message) => message.token_ids));
-    assert.deepEqual(record!.message_log.map((message) => message.role), ['user', 'assistant', 'user', 'assistant']);
+    assert.deepEqual(
+      record!.message_log.flatMap((message) => message.token_ids),
+      messages.slice(0, lastGeneration + 1).flatMap((message) => message.token_ids),
+    );
+    assert.deepEqual(
+      record!.message_log.map((message) => message.role),
+      ['user', 'assistant', 'user', 'assistant'],
+    );
     assert.deepEqual(inContext(record!.message_log), calls.slice(0, 2));
   });
 
@@ -151,7 +195,11 @@ describe('gymnast export --format nemo-rl', () => {
       assert.equal(exported.length, 3);
       assert.deepEqual(
         exported.map((record) => [record._ng_task_index, record.loss_multiplier, record.token_drift_count]),
-        [[0, 0, 1], [1, 1, undefined], [2, 0, undefined]],
+        [
+          [0, 0, 1],
+          [1, 1, undefined],
+          [2, 0, undefined],
+        ],
       );
       assert.match(cli.stdout, /wrote 3 rollouts .*, 2 masked \(loss_multiplier 0: 1 zero-turn.*; 1 with token drift\)/);
       assert.match(cli.stderr, /^1 row with token drift masked \(--on-drift mask\)$/m);
@@ -159,7 +207,10 @@ describe('gymnast export --format nemo-rl', () => {
 
     it('leaves it out with drop', async () => {
       const { cli, exported } = await exportDrifted('--on-drift', 'drop');
-      assert.deepEqual(exported.map((record) => record._ng_task_index), [1, 2]);
+      assert.deepEqual(
+        exported.map((record) => record._ng_task_index),
+        [1, 2],
+      );
       assert.match(cli.stdout, /wrote 2 rollouts/);
       assert.match(cli.stderr, /^1 row with token drift dropped \(--on-drift drop\)$/m);
     });

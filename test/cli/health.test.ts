@@ -34,14 +34,22 @@ describe('gymnast health', () => {
     assert.equal(code, 0);
     assert.match(stdout, /no findings/);
     assert.match(stdout, /health: 32 rollouts: 32 healthy, 0 warning, 0 unhealthy, 0 failed; report in .*out_health\.json/);
-    assert.deepEqual(readdirSync(join(clean, '..')).filter((name) => name.includes('_health')).sort(), ['out_health.json', 'out_health.jsonl']);
+    assert.deepEqual(
+      readdirSync(join(clean, '..'))
+        .filter((name) => name.includes('_health'))
+        .sort(),
+      ['out_health.json', 'out_health.jsonl'],
+    );
   });
 
   it('fails a run with an unhealthy rollout: exit 1 with an unhealthy: message naming the check, and the table shows where', async () => {
     const { code, stdout, stderr } = await gymnast('health', duplicated);
     assert.equal(code, 1);
     assert.match(stdout, /duplicate-rollout\s+error\s+1\s+.*out\.jsonl:33: rollout 0:0 has two successful rows: .*out\.jsonl:1 and .*out\.jsonl:33/);
-    assert.match(stderr, /^gymnast: unhealthy: 1 of 32 rollouts are unhealthy, more than --max-unhealthy 0 allows \(duplicate-rollout 1\); see .*out_health\.json\n$/);
+    assert.match(
+      stderr,
+      /^gymnast: unhealthy: 1 of 32 rollouts are unhealthy, more than --max-unhealthy 0 allows \(duplicate-rollout 1\); see .*out_health\.json\n$/,
+    );
   });
 
   it('lets --max-unhealthy allow a count or a fraction of the rollouts', async () => {
@@ -59,7 +67,10 @@ describe('gymnast health', () => {
   });
 
   it('passes warnings under the default threshold', async () => {
-    const cut = corruptedCopy(clean, editRow(2, (row) => (row.turns[0]!.finish_reason = { unified: 'length', raw: 'length' })));
+    const cut = corruptedCopy(
+      clean,
+      editRow(2, (row) => (row.turns[0]!.finish_reason = { unified: 'length', raw: 'length' })),
+    );
     const { code, stdout } = await gymnast('health', cut);
     assert.equal(code, 0);
     assert.match(stdout, /runaway-generation\s+warning\s+1/);
@@ -67,7 +78,10 @@ describe('gymnast health', () => {
   });
 
   it('prints the summary as JSON with --json', async () => {
-    const flipped = corruptedCopy(clean, editRow(3, (row) => (assistant(row).generation_logprobs![0] = 1)));
+    const flipped = corruptedCopy(
+      clean,
+      editRow(3, (row) => (assistant(row).generation_logprobs![0] = 1)),
+    );
     const { code, stdout } = await gymnast('health', flipped, '--json');
     assert.equal(code, 1);
     const summary = JSON.parse(stdout) as HealthSummary;
@@ -82,7 +96,13 @@ describe('gymnast health', () => {
     const healthy = await gymnast('health', folder, '--json');
     assert.equal(healthy.code, 0);
     const summaries = JSON.parse(healthy.stdout) as HealthSummary[];
-    assert.deepEqual(summaries.map((summary) => [summary.files.rollouts, summary.rollouts.healthy]), [[join(folder, 'a.jsonl'), 32], [join(folder, 'b.jsonl'), 32]]);
+    assert.deepEqual(
+      summaries.map((summary) => [summary.files.rollouts, summary.rollouts.healthy]),
+      [
+        [join(folder, 'a.jsonl'), 32],
+        [join(folder, 'b.jsonl'), 32],
+      ],
+    );
     copyFileSync(duplicated, join(folder, 'b.jsonl'));
     const { code, stdout } = await gymnast('health', folder);
     assert.equal(code, 1);

@@ -17,19 +17,48 @@ const refusal = (text: string) => {
 describe("NeMo Gym's command-line overrides, read as Hydra reads them", () => {
   it('reads the key, dotted keys as a path, and the kind of override from its prefix', () => {
     assert.deepEqual(parseHydraOverride('+limit=100'), { text: '+limit=100', kind: 'add', path: ['limit'], value: 100 });
-    assert.deepEqual(parseHydraOverride('++responses_create_params.temperature=0.6'), { text: '++responses_create_params.temperature=0.6', kind: 'force-add', path: ['responses_create_params', 'temperature'], value: 0.6 });
+    assert.deepEqual(parseHydraOverride('++responses_create_params.temperature=0.6'), {
+      text: '++responses_create_params.temperature=0.6',
+      kind: 'force-add',
+      path: ['responses_create_params', 'temperature'],
+      value: 0.6,
+    });
     assert.equal(parseHydraOverride('limit=1').kind, 'change');
     assert.deepEqual(parseHydraOverride('~limit'), { text: '~limit', kind: 'delete', path: ['limit'] });
   });
 
   it('types a lone token as Hydra does: null, booleans in any case, ints with _, floats with exponents, inf and nan', () => {
-    assert.deepEqual(['+a=null', '+a=NULL', '+a=true', '+a=False', '+a=1_000', '+a=-3', '+a=0.6', '+a=.5', '+a=5.', '+a=1e-3', '+a=-inf'].map(value), [null, null, true, false, 1000, -3, 0.6, 0.5, 5, 0.001, -Infinity]);
+    assert.deepEqual(['+a=null', '+a=NULL', '+a=true', '+a=False', '+a=1_000', '+a=-3', '+a=0.6', '+a=.5', '+a=5.', '+a=1e-3', '+a=-inf'].map(value), [
+      null,
+      null,
+      true,
+      false,
+      1000,
+      -3,
+      0.6,
+      0.5,
+      5,
+      0.001,
+      -Infinity,
+    ]);
     assert.ok(Number.isNaN(value('+a=nan')));
   });
 
   it('keeps anything else as text: several tokens, quoted text (with its escapes), escaped characters; whitespace around dropped', () => {
     assert.deepEqual(
-      ['+a=weather_query.jsonl', '+a=data/1.jsonl', '+a=1.5.3', '+a=truex', '+a=http://h:8000/v1', '+a=  two words ', "+a='0.6'", '+a="say \\"hi\\""', '+a=a\\,b', '+a=a\\ ', '+a='].map(value),
+      [
+        '+a=weather_query.jsonl',
+        '+a=data/1.jsonl',
+        '+a=1.5.3',
+        '+a=truex',
+        '+a=http://h:8000/v1',
+        '+a=  two words ',
+        "+a='0.6'",
+        '+a="say \\"hi\\""',
+        '+a=a\\,b',
+        '+a=a\\ ',
+        '+a=',
+      ].map(value),
       ['weather_query.jsonl', 'data/1.jsonl', '1.5.3', 'truex', 'http://h:8000/v1', 'two words', '0.6', 'say "hi"', 'a,b', 'a ', ''],
     );
   });

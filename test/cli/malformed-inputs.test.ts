@@ -31,12 +31,19 @@ interface Refusal {
  * Runs `gymnast <args>` (under `node <nodeFlags>`, with `env` added, or removed where undefined) in a fresh directory holding `files` (removed
  * after); `{dir}` in an argument is that directory. The output, when there is one, goes to `{dir}/out/rollouts.jsonl`.
  */
-async function refused(args: readonly string[], files: Record<string, string | Buffer> = {}, { nodeFlags = [], env = {} }: { nodeFlags?: readonly string[]; env?: Record<string, string | undefined> } = {}): Promise<Refusal & { dir: string }> {
+async function refused(
+  args: readonly string[],
+  files: Record<string, string | Buffer> = {},
+  { nodeFlags = [], env = {} }: { nodeFlags?: readonly string[]; env?: Record<string, string | undefined> } = {},
+): Promise<Refusal & { dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'gymnast-malformed-'));
   for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
   try {
     // A server that should have been refused would otherwise listen until the suite is killed.
-    await run(process.execPath, [...nodeFlags, bin, ...args.map((arg) => arg.replaceAll('{dir}', dir))], { env: Object.fromEntries(Object.entries({ ...process.env, GYMNAST_DEBUG: '', ...env }).filter(([, value]) => value !== undefined)), timeout: 60_000 });
+    await run(process.execPath, [...nodeFlags, bin, ...args.map((arg) => arg.replaceAll('{dir}', dir))], {
+      env: Object.fromEntries(Object.entries({ ...process.env, GYMNAST_DEBUG: '', ...env }).filter(([, value]) => value !== undefined)),
+      timeout: 60_000,
+    });
     assert.fail(`gymnast ${args.join(' ')} was accepted`);
   } catch (error) {
     const { code, stderr } = error as { code: number; stderr: string };
@@ -74,7 +81,8 @@ function problemsByLine(stderr: string, input: string): Map<number, string[]> {
 }
 
 const ask = (content = 'what is 1+1?') => ({ input: [{ role: 'user', content }] });
-const arithmetic = (fields: Record<string, unknown> = {}) => JSON.stringify({ responses_create_params: ask(), agent_ref: { name: 'arithmetic' }, problem: '1+1', answer: 2, ...fields });
+const arithmetic = (fields: Record<string, unknown> = {}) =>
+  JSON.stringify({ responses_create_params: ask(), agent_ref: { name: 'arithmetic' }, problem: '1+1', answer: 2, ...fields });
 const request = (params: Record<string, unknown>) => arithmetic({ responses_create_params: { input: 'what is 1+1?', ...params } });
 const task = (agent: string, fields: Record<string, unknown>) => JSON.stringify({ responses_create_params: ask(), agent_ref: { name: agent }, ...fields });
 
@@ -89,18 +97,42 @@ const rowGroups: Record<string, RowCase[]> = {
     ['a string', '"what is 1+1?"', 'expected an object, got "what is 1+1?"'],
     ['a number', '42', 'expected an object, got 42'],
     ['null', 'null', 'expected an object, got null'],
-    ['a request that is not an object', arithmetic({ responses_create_params: 'what is 1+1?' }), 'responses_create_params: expected an object, got "what is 1+1?"'],
+    [
+      'a request that is not an object',
+      arithmetic({ responses_create_params: 'what is 1+1?' }),
+      'responses_create_params: expected an object, got "what is 1+1?"',
+    ],
     ['no prompt', arithmetic({ responses_create_params: {} }), 'responses_create_params.input: missing: the row has no prompt'],
     ['a prompt of the wrong type', request({ input: 5 }), 'responses_create_params.input: expected text or a list, got 5'],
-    ['an unknown role', request({ input: [{ role: 'wizard', content: 'hi' }] }), 'responses_create_params.input.0.role: expected one of "system", "developer", "user", "assistant", "tool", got "wizard"'],
-    ['message content of the wrong type', request({ input: [{ role: 'user', content: 5 }] }), 'responses_create_params.input.0.content: expected text or a list, got 5'],
+    [
+      'an unknown role',
+      request({ input: [{ role: 'wizard', content: 'hi' }] }),
+      'responses_create_params.input.0.role: expected one of "system", "developer", "user", "assistant", "tool", got "wizard"',
+    ],
+    [
+      'message content of the wrong type',
+      request({ input: [{ role: 'user', content: 5 }] }),
+      'responses_create_params.input.0.content: expected text or a list, got 5',
+    ],
     ['tools that are not a list', request({ tools: 'calculator' }), 'responses_create_params.tools: expected a list, got "calculator"'],
     ['a tool without a name', request({ tools: [{ type: 'function' }] }), 'responses_create_params.tools.0.name: missing (expected text)'],
     ['agent_ref as text', arithmetic({ agent_ref: 'arithmetic' }), 'agent_ref: expected an object, got "arithmetic"'],
     ['an empty agent name', arithmetic({ agent_ref: { name: '' } }), 'agent_ref.name: expected at least 1 character, got ""'],
-    ['an unknown agent', arithmetic({ agent_ref: { name: 'nope' } }), /^agent_ref\.name: unknown agent "nope" \(built-in agents: math, .*; or pass --agent-server nope=URL\)$/],
-    ['no agent at all', JSON.stringify({ responses_create_params: ask(), problem: '1+1', answer: 2 }), 'agent_ref.name: no agent: give the row an agent_ref or pass --agent'],
-    ['nesting 5000 levels deep', `{"responses_create_params":{"input":"hi"},"agent_ref":{"name":"arithmetic"},"problem":"1+1","answer":2,"x":${'['.repeat(5000)}${']'.repeat(5000)}}`, 'nested deeper than 100 levels'],
+    [
+      'an unknown agent',
+      arithmetic({ agent_ref: { name: 'nope' } }),
+      /^agent_ref\.name: unknown agent "nope" \(built-in agents: math, .*; or pass --agent-server nope=URL\)$/,
+    ],
+    [
+      'no agent at all',
+      JSON.stringify({ responses_create_params: ask(), problem: '1+1', answer: 2 }),
+      'agent_ref.name: no agent: give the row an agent_ref or pass --agent',
+    ],
+    [
+      'nesting 5000 levels deep',
+      `{"responses_create_params":{"input":"hi"},"agent_ref":{"name":"arithmetic"},"problem":"1+1","answer":2,"x":${'['.repeat(5000)}${']'.repeat(5000)}}`,
+      'nested deeper than 100 levels',
+    ],
   ],
   'prompts with nothing to answer (they failed at run time, or sampled from nothing)': [
     ['an empty list of messages', request({ input: [] }), 'responses_create_params.input: expected a prompt (text, or at least one message), got []'],
@@ -111,7 +143,11 @@ const rowGroups: Record<string, RowCase[]> = {
     ['a negative temperature', request({ temperature: -1 }), 'responses_create_params.temperature: expected a number ≥ 0, got -1'],
     ['a temperature in words', request({ temperature: 'hot' }), 'responses_create_params.temperature: expected a number, got "hot"'],
     ['a null temperature', request({ temperature: null }), 'responses_create_params.temperature: expected a number, got null'],
-    ['an infinite temperature', '{"responses_create_params":{"input":"hi","temperature":1e999},"agent_ref":{"name":"arithmetic"},"problem":"1+1","answer":2}', 'responses_create_params.temperature: expected a number, got Infinity'],
+    [
+      'an infinite temperature',
+      '{"responses_create_params":{"input":"hi","temperature":1e999},"agent_ref":{"name":"arithmetic"},"problem":"1+1","answer":2}',
+      'responses_create_params.temperature: expected a number, got Infinity',
+    ],
     ['top_p above 1', request({ top_p: 5 }), 'responses_create_params.top_p: expected a number ≤ 1, got 5'],
     ['top_p of 0', request({ top_p: 0 }), 'responses_create_params.top_p: expected a number > 0, got 0'],
     ['a negative top_p', request({ top_p: -0.5 }), 'responses_create_params.top_p: expected a number > 0, got -0.5'],
@@ -119,9 +155,21 @@ const rowGroups: Record<string, RowCase[]> = {
     ['a fractional token count', request({ max_output_tokens: 1.5 }), 'responses_create_params.max_output_tokens: expected a whole number, got 1.5'],
     ['a token count as text', request({ max_output_tokens: '100' }), 'responses_create_params.max_output_tokens: expected a number, got "100"'],
     ['metadata as text', request({ metadata: 'seed 1' }), 'responses_create_params.metadata: expected an object, got "seed 1"'],
-    ['extra_body that is not text', request({ metadata: { extra_body: { seed: 1 } } }), 'responses_create_params.metadata.extra_body: expected text, got {"seed":1}'],
-    ['extra_body that is not JSON', request({ metadata: { extra_body: '{seed' } }), 'responses_create_params.metadata.extra_body: expected a JSON object as text, e.g. "{\\"seed\\": 1}", got "{seed"'],
-    ['an extra_body seed that is not whole', request({ metadata: { extra_body: '{"seed": 1.5}' } }), 'responses_create_params.metadata.extra_body: expected its seed to be a whole number, got "{\\"seed\\": 1.5}"'],
+    [
+      'extra_body that is not text',
+      request({ metadata: { extra_body: { seed: 1 } } }),
+      'responses_create_params.metadata.extra_body: expected text, got {"seed":1}',
+    ],
+    [
+      'extra_body that is not JSON',
+      request({ metadata: { extra_body: '{seed' } }),
+      'responses_create_params.metadata.extra_body: expected a JSON object as text, e.g. "{\\"seed\\": 1}", got "{seed"',
+    ],
+    [
+      'an extra_body seed that is not whole',
+      request({ metadata: { extra_body: '{"seed": 1.5}' } }),
+      'responses_create_params.metadata.extra_body: expected its seed to be a whole number, got "{\\"seed\\": 1.5}"',
+    ],
   ],
   'task fields each environment needs': [
     ['arithmetic without an answer', arithmetic({ answer: undefined }), 'answer: missing (expected a number)'],
@@ -153,7 +201,11 @@ describe('gymnast collect refuses malformed rows, all of them at once, before an
       const refusal = await result();
       assertRefusedCleanly(refusal);
       const problems = problemsByLine(refusal.stderr, join(refusal.dir, 'rows.jsonl'));
-      assert.deepEqual([...problems.keys()], cases.map((_, i) => firstCaseLine + i), 'every bad line, and only those (blank lines counted, not reported)');
+      assert.deepEqual(
+        [...problems.keys()],
+        cases.map((_, i) => firstCaseLine + i),
+        'every bad line, and only those (blank lines counted, not reported)',
+      );
       assert.match(refusal.stderr, new RegExp(`^gymnast: invalid-input: ${cases.length} problems in the input:`));
     });
 
@@ -169,7 +221,9 @@ describe('gymnast collect refuses malformed rows, all of them at once, before an
   }
 
   it('refuses a task index that is not a whole number ≥ 0 when told to keep it (--keep-task-indices); without, NeMo Gym overwrites it', async () => {
-    const refusal = await refused([...collectArgs(), '--keep-task-indices'], { 'rows.jsonl': `${arithmetic({ _ng_task_index: -1 })}\n${arithmetic({ _ng_task_index: 1.5 })}\n` });
+    const refusal = await refused([...collectArgs(), '--keep-task-indices'], {
+      'rows.jsonl': `${arithmetic({ _ng_task_index: -1 })}\n${arithmetic({ _ng_task_index: 1.5 })}\n`,
+    });
     assertRefusedCleanly(refusal);
     const problems = problemsByLine(refusal.stderr, join(refusal.dir, 'rows.jsonl'));
     assert.deepEqual([...problems.values()], [['_ng_task_index: expected a number ≥ 0, got -1'], ['_ng_task_index: expected a whole number, got 1.5']]);
@@ -181,11 +235,13 @@ describe('gymnast collect refuses malformed rows, all of them at once, before an
     assert.match(refusal.stderr, /rows\.jsonl:1: answer: missing \(expected a number\)/);
   });
 
-  it('takes an empty prompt where the environment opens the conversation itself (a game\'s board), and only there', async () => {
+  it("takes an empty prompt where the environment opens the conversation itself (a game's board), and only there", async () => {
     const game = JSON.stringify({ responses_create_params: { input: [] }, agent_ref: { name: 'sliding-puzzle' }, seed: 1 });
     const refusal = await refused(collectArgs(), { 'rows.jsonl': `${game}\n${request({ input: '' })}\n` });
     assertRefusedCleanly(refusal);
-    assert.deepEqual(Object.fromEntries(problemsByLine(refusal.stderr, join(refusal.dir, 'rows.jsonl'))), { 2: ['responses_create_params.input: expected a prompt (text, or at least one message), got ""'] });
+    assert.deepEqual(Object.fromEntries(problemsByLine(refusal.stderr, join(refusal.dir, 'rows.jsonl'))), {
+      2: ['responses_create_params.input: expected a prompt (text, or at least one message), got ""'],
+    });
   });
 
   it('reads past a byte order mark and CRLF line ends, naming the right line', async () => {
@@ -199,7 +255,11 @@ describe('gymnast collect refuses malformed rows, all of them at once, before an
     // died with a native stack and left the run's lock behind.
     const huge = `{"responses_create_params":{"input":"${'a'.repeat(50 * 1024 * 1024)}"},"agent_ref":{"name":"arithmetic"},"problem":"1+1","answer":2}`;
     const started = Date.now();
-    const refusal = await refused(collectArgs(), { 'rows.jsonl': `${arithmetic()}\n${huge}\n${arithmetic({ answer: 'x' })}\n` }, { nodeFlags: ['--max-old-space-size=64'] });
+    const refusal = await refused(
+      collectArgs(),
+      { 'rows.jsonl': `${arithmetic()}\n${huge}\n${arithmetic({ answer: 'x' })}\n` },
+      { nodeFlags: ['--max-old-space-size=64'] },
+    );
     assertRefusedCleanly(refusal);
     assert.deepEqual(Object.fromEntries(problemsByLine(refusal.stderr, join(refusal.dir, 'rows.jsonl'))), {
       2: ['line is 50.0 MB, over the limit of 16 MB (--max-line-mb raises it)'],
@@ -213,17 +273,25 @@ describe('gymnast collect refuses malformed rows, all of them at once, before an
     const files = { 'rows.jsonl': `${arithmetic()}\n${long}\n` };
     const under = await refused([...collectArgs(), '--max-line-mb', '1'], files);
     assertRefusedCleanly(under);
-    assert.deepEqual(Object.fromEntries(problemsByLine(under.stderr, join(under.dir, 'rows.jsonl'))), { 2: ['line is 2.0 MB, over the limit of 1 MB (--max-line-mb raises it)'] });
+    assert.deepEqual(Object.fromEntries(problemsByLine(under.stderr, join(under.dir, 'rows.jsonl'))), {
+      2: ['line is 2.0 MB, over the limit of 1 MB (--max-line-mb raises it)'],
+    });
     const over = await refused([...collectArgs(), '--max-line-mb', '3'], files);
     assertRefusedCleanly(over);
     assert.deepEqual(Object.fromEntries(problemsByLine(over.stderr, join(over.dir, 'rows.jsonl'))), { 2: ['answer: expected a number, got "x"'] });
   });
 
   it('refuses bytes that are not UTF-8 (they were read as U+FFFD), naming the line and the byte offsets', async () => {
-    const latin1 = Buffer.concat([Buffer.from('{"responses_create_params":{"input":"café? caf'), Buffer.from([0xe9]), Buffer.from('"},"agent_ref":{"name":"arithmetic"},"problem":"1+1","answer":2}')]);
+    const latin1 = Buffer.concat([
+      Buffer.from('{"responses_create_params":{"input":"café? caf'),
+      Buffer.from([0xe9]),
+      Buffer.from('"},"agent_ref":{"name":"arithmetic"},"problem":"1+1","answer":2}'),
+    ]);
     const offset = latin1.indexOf(0xe9);
     const first = `${arithmetic()}\n`;
-    const refusal = await refused(collectArgs(), { 'rows.jsonl': Buffer.concat([Buffer.from(first), latin1, Buffer.from(`\n${arithmetic({ answer: 'x' })}\n`)]) });
+    const refusal = await refused(collectArgs(), {
+      'rows.jsonl': Buffer.concat([Buffer.from(first), latin1, Buffer.from(`\n${arithmetic({ answer: 'x' })}\n`)]),
+    });
     assertRefusedCleanly(refusal);
     assert.deepEqual(Object.fromEntries(problemsByLine(refusal.stderr, join(refusal.dir, 'rows.jsonl'))), {
       2: [`not valid UTF-8: byte 0xE9 at byte offset ${offset} of the line (${first.length + offset} of the file; offsets count from 0)`],
@@ -236,7 +304,9 @@ describe('gymnast collect refuses malformed rows, all of them at once, before an
     const all = await refused([...collectArgs(examples), '--set', 'temperature=hot']);
     assertRefusedCleanly(all);
     assert.equal(all.stderr, 'gymnast: invalid-input: 1 problem in the input:\n  --set temperature: expected a number, got "hot" (all 16 rows)\n');
-    const some = await refused([...collectArgs(), '--set', 'temperature=hot', '--set', 'tools=[{"type":"function"}]'], { 'rows.jsonl': `${arithmetic()}\nnot json\n${arithmetic({ answer: 'x' })}\n` });
+    const some = await refused([...collectArgs(), '--set', 'temperature=hot', '--set', 'tools=[{"type":"function"}]'], {
+      'rows.jsonl': `${arithmetic()}\nnot json\n${arithmetic({ answer: 'x' })}\n`,
+    });
     assertRefusedCleanly(some);
     const rows = join(some.dir, 'rows.jsonl');
     assert.equal(
@@ -252,7 +322,10 @@ describe('gymnast collect refuses malformed rows, all of them at once, before an
     );
   });
 
-  for (const [name, content] of [['an empty file', ''], ['a file of blank lines', '\n  \n\r\n\n']] as const) {
+  for (const [name, content] of [
+    ['an empty file', ''],
+    ['a file of blank lines', '\n  \n\r\n\n'],
+  ] as const) {
     it(`refuses ${name}: no rows to run`, async () => {
       const refusal = await refused(collectArgs(), { 'rows.jsonl': content });
       assertRefusedCleanly(refusal);
@@ -266,15 +339,55 @@ describe('gymnast collect refuses bad flags and unusable files by name', { concu
     ['a missing --input', collectArgs('{dir}/missing.jsonl'), {}, /^gymnast: config: cannot read input \S+missing\.jsonl: no such file or directory$/m],
     ['a directory as --input', collectArgs('{dir}'), {}, /^gymnast: config: cannot read input \S+: is a directory, not a file$/m],
     ['an empty --output', ['collect', '--input', examples, '--output', ''], {}, /^gymnast: config: --output: expected a file path, got ""$/m],
-    ['an --agent-server without a URL', [...collectArgs(examples), '--agent-server', 'judge=localhost'], {}, /--agent-server.*expected an http or https URL for judge, got "localhost"/],
-    ['an unknown --agent', [...collectArgs(), '--agent', 'nope'], { 'rows.jsonl': `${JSON.stringify({ responses_create_params: ask() })}\n` }, /rows\.jsonl:1: agent_ref\.name: unknown agent "nope"/],
-    ['a --set out of range, once for the rows it reaches', [...collectArgs(examples), '--set', 'temperature=-1', '--limit', '2'], {}, /^gymnast: invalid-input: 1 problem in the input:\n {2}--set temperature: expected a number ≥ 0, got -1 \(all 2 rows\)\n$/],
-    ['a missing --prompt-config', [...collectArgs(examples), '--prompt-config', '{dir}/missing.yaml'], {}, /^gymnast: config: cannot read prompt config \S+missing\.yaml: no such file or directory$/m],
-    ['a --prompt-config that is not YAML', [...collectArgs(examples), '--prompt-config', '{dir}/prompt.yaml'], { 'prompt.yaml': 'user: {question\n' }, /prompt\.yaml:\d+:\d+: not valid YAML or JSON: /],
-    ['a --prompt-config without a user template', [...collectArgs(examples), '--prompt-config', '{dir}/prompt.yaml'], { 'prompt.yaml': 'assistant: "{question}"\n' }, /prompt\.yaml: user: missing \(expected text\)\n\S+prompt\.yaml: assistant: unknown field/],
-    ['a missing --config', [...collectArgs(examples), '--config', '{dir}/missing.yaml'], {}, /^gymnast: config: cannot read config \S+missing\.yaml: no such file or directory$/m],
+    [
+      'an --agent-server without a URL',
+      [...collectArgs(examples), '--agent-server', 'judge=localhost'],
+      {},
+      /--agent-server.*expected an http or https URL for judge, got "localhost"/,
+    ],
+    [
+      'an unknown --agent',
+      [...collectArgs(), '--agent', 'nope'],
+      { 'rows.jsonl': `${JSON.stringify({ responses_create_params: ask() })}\n` },
+      /rows\.jsonl:1: agent_ref\.name: unknown agent "nope"/,
+    ],
+    [
+      'a --set out of range, once for the rows it reaches',
+      [...collectArgs(examples), '--set', 'temperature=-1', '--limit', '2'],
+      {},
+      /^gymnast: invalid-input: 1 problem in the input:\n {2}--set temperature: expected a number ≥ 0, got -1 \(all 2 rows\)\n$/,
+    ],
+    [
+      'a missing --prompt-config',
+      [...collectArgs(examples), '--prompt-config', '{dir}/missing.yaml'],
+      {},
+      /^gymnast: config: cannot read prompt config \S+missing\.yaml: no such file or directory$/m,
+    ],
+    [
+      'a --prompt-config that is not YAML',
+      [...collectArgs(examples), '--prompt-config', '{dir}/prompt.yaml'],
+      { 'prompt.yaml': 'user: {question\n' },
+      /prompt\.yaml:\d+:\d+: not valid YAML or JSON: /,
+    ],
+    [
+      'a --prompt-config without a user template',
+      [...collectArgs(examples), '--prompt-config', '{dir}/prompt.yaml'],
+      { 'prompt.yaml': 'assistant: "{question}"\n' },
+      /prompt\.yaml: user: missing \(expected text\)\n\S+prompt\.yaml: assistant: unknown field/,
+    ],
+    [
+      'a missing --config',
+      [...collectArgs(examples), '--config', '{dir}/missing.yaml'],
+      {},
+      /^gymnast: config: cannot read config \S+missing\.yaml: no such file or directory$/m,
+    ],
     ['a directory as --config', [...collectArgs(examples), '--config', '{dir}'], {}, /^gymnast: config: cannot read config \S+: is a directory, not a file$/m],
-    ['a missing --tokenizer', [...collectArgs(examples), '--policy', 'vllm-chat', '--base-url', 'http://127.0.0.1:9', '--tokenizer', '{dir}/missing'], {}, /cannot read \S+missing\/tokenizer\.json/],
+    [
+      'a missing --tokenizer',
+      [...collectArgs(examples), '--policy', 'vllm-chat', '--base-url', 'http://127.0.0.1:9', '--tokenizer', '{dir}/missing'],
+      {},
+      /cannot read \S+missing\/tokenizer\.json/,
+    ],
   ];
 
   for (const [name, args, files, message] of cases) {
@@ -292,15 +405,55 @@ describe('gymnast refuses what it would send in a header or call as a URL, namin
   const injected = 'sk-1\r\nX-Injected: yes';
   const cases: [name: string, args: string[], env: Record<string, string | undefined>, message: string][] = [
     ['an --api-key with a line break (a header of its own)', [...served, ...local, '--api-key', injected], {}, '--api-key: must not contain line breaks'],
-    ['an --api-key with a control character', [...served, ...local, '--api-key', 'sk-\u0001'], {}, '--api-key: must not contain control characters or characters beyond Latin-1 (character 4 is one)'],
-    ['$GYMNAST_API_KEY with a line break', [...served, ...local], { GYMNAST_API_KEY: injected, OPENAI_API_KEY: 'sk-2' }, '$GYMNAST_API_KEY: must not contain line breaks'],
-    ['$OPENAI_API_KEY with a line break', [...served, ...local], { GYMNAST_API_KEY: undefined, OPENAI_API_KEY: injected }, '$OPENAI_API_KEY: must not contain line breaks'],
+    [
+      'an --api-key with a control character',
+      [...served, ...local, '--api-key', 'sk-\u0001'],
+      {},
+      '--api-key: must not contain control characters or characters beyond Latin-1 (character 4 is one)',
+    ],
+    [
+      '$GYMNAST_API_KEY with a line break',
+      [...served, ...local],
+      { GYMNAST_API_KEY: injected, OPENAI_API_KEY: 'sk-2' },
+      '$GYMNAST_API_KEY: must not contain line breaks',
+    ],
+    [
+      '$OPENAI_API_KEY with a line break',
+      [...served, ...local],
+      { GYMNAST_API_KEY: undefined, OPENAI_API_KEY: injected },
+      '$OPENAI_API_KEY: must not contain line breaks',
+    ],
     ['a file: --base-url', [...served, '--base-url', 'file:///etc/passwd'], {}, '--base-url: expected an http or https URL, got file:///etc/passwd'],
-    ['a --base-url that is no URL, after a good one', [...served, ...local, '--base-url', 'localhost:8000'], {}, '--base-url: expected an http or https URL, got localhost:8000'],
-    ['serve agent, a --policy-api-key with a line break', ['serve', 'agent', '--env', 'arithmetic', '--policy', 'vllm-chat', '--tokenizer', qwen3Directory, ...local, '--policy-api-key', injected], {}, '--policy-api-key: must not contain line breaks'],
-    ['serve agent, an --api-key with a line break', ['serve', 'agent', '--env', 'arithmetic', '--port', '0', '--api-key', injected], {}, '--api-key: must not contain line breaks'],
-    ['serve model, an --api-key with a line break', ['serve', 'model', '--embedded', '--port', '0', '--api-key', injected], {}, '--api-key: must not contain line breaks'],
-    ['serve resources, an --api-key with a line break', ['serve', 'resources', 'arithmetic', '--api-key', injected], {}, '--api-key: must not contain line breaks'],
+    [
+      'a --base-url that is no URL, after a good one',
+      [...served, ...local, '--base-url', 'localhost:8000'],
+      {},
+      '--base-url: expected an http or https URL, got localhost:8000',
+    ],
+    [
+      'serve agent, a --policy-api-key with a line break',
+      ['serve', 'agent', '--env', 'arithmetic', '--policy', 'vllm-chat', '--tokenizer', qwen3Directory, ...local, '--policy-api-key', injected],
+      {},
+      '--policy-api-key: must not contain line breaks',
+    ],
+    [
+      'serve agent, an --api-key with a line break',
+      ['serve', 'agent', '--env', 'arithmetic', '--port', '0', '--api-key', injected],
+      {},
+      '--api-key: must not contain line breaks',
+    ],
+    [
+      'serve model, an --api-key with a line break',
+      ['serve', 'model', '--embedded', '--port', '0', '--api-key', injected],
+      {},
+      '--api-key: must not contain line breaks',
+    ],
+    [
+      'serve resources, an --api-key with a line break',
+      ['serve', 'resources', 'arithmetic', '--api-key', injected],
+      {},
+      '--api-key: must not contain line breaks',
+    ],
   ];
   for (const [name, args, env, message] of cases) {
     it(`${name}: exit 1, named, the key never shown`, async () => {
@@ -339,9 +492,17 @@ describe('gymnast collect refuses a bad --config file, key by key', { concurrenc
   }
 
   const files: [name: string, yaml: string, message: RegExp][] = [
-    ['YAML that does not parse, with line and column', 'limit: 1\nconcurrency: 2: 3\n', /run\.yaml:2:14: not valid YAML or JSON: Nested mappings are not allowed in compact mappings$/m],
+    [
+      'YAML that does not parse, with line and column',
+      'limit: 1\nconcurrency: 2: 3\n',
+      /run\.yaml:2:14: not valid YAML or JSON: Nested mappings are not allowed in compact mappings$/m,
+    ],
     ['a key given twice', 'limit: 1\nlimit: 2\n', /run\.yaml:2:1: not valid YAML or JSON: Map keys must be unique$/m],
-    ['a list instead of a mapping', '- limit: 1\n', /run\.yaml: expected a mapping of option names to values \(e\.g\. num-repeats: 4\), got a list \[\{"limit":1\}\]$/m],
+    [
+      'a list instead of a mapping',
+      '- limit: 1\n',
+      /run\.yaml: expected a mapping of option names to values \(e\.g\. num-repeats: 4\), got a list \[\{"limit":1\}\]$/m,
+    ],
     ['an empty file', '', /run\.yaml: expected a mapping of option names to values \(e\.g\. num-repeats: 4\), got nothing \(null\)$/m],
   ];
   for (const [name, yaml, message] of files) {
@@ -357,7 +518,11 @@ describe('the other commands name a file they cannot read', { concurrency: 4 }, 
   const cases: [name: string, args: string[], message: RegExp][] = [
     ['aggregate, a directory as input', ['aggregate', '-i', '{dir}', '-o', '{dir}/out/metrics.json'], /^gymnast: \S+: is a directory, not a file$/m],
     ['profile, a missing file', ['profile', '--materialized', '{dir}/missing.jsonl', '--rollouts', '{dir}/missing.jsonl'], /missing\.jsonl: no such file/],
-    ['render, a missing input', ['render', '--tokenizer', '{dir}/missing', '--input', '{dir}/missing.jsonl'], /^gymnast: \S+missing\.jsonl: no such file or directory$/m],
+    [
+      'render, a missing input',
+      ['render', '--tokenizer', '{dir}/missing', '--input', '{dir}/missing.jsonl'],
+      /^gymnast: \S+missing\.jsonl: no such file or directory$/m,
+    ],
   ];
   for (const [name, args, message] of cases) {
     it(`${name}: exit 1, no stack trace`, async () => {
@@ -371,7 +536,10 @@ describe('the other commands name a file they cannot read', { concurrency: 4 }, 
 describe('what a failed command prints', () => {
   it('prints a bug as one line with a hint, its stack only with GYMNAST_DEBUG=1', () => {
     const bug = new TypeError("Cannot read properties of undefined (reading 'x')");
-    assert.equal(errorReport(bug, false), "gymnast: unexpected error: Cannot read properties of undefined (reading 'x')\nThis is a bug in gymnast; run again with GYMNAST_DEBUG=1 to see where it happened, and report it.\n");
+    assert.equal(
+      errorReport(bug, false),
+      "gymnast: unexpected error: Cannot read properties of undefined (reading 'x')\nThis is a bug in gymnast; run again with GYMNAST_DEBUG=1 to see where it happened, and report it.\n",
+    );
     assert.match(errorReport(bug, true), /^gymnast: unexpected error: .*\nTypeError: .*\n\s+at /);
   });
 

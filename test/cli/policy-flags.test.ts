@@ -14,7 +14,12 @@ describe('the policy flags', () => {
       else process.env[name] = value;
     }
   });
-  const flags = (baseUrl: string, apiKey?: string) => ({ policy: 'vllm-chat', baseUrl: [baseUrl], tokenizer: 'dir', ...(apiKey === undefined ? {} : { apiKey }) });
+  const flags = (baseUrl: string, apiKey?: string) => ({
+    policy: 'vllm-chat',
+    baseUrl: [baseUrl],
+    tokenizer: 'dir',
+    ...(apiKey === undefined ? {} : { apiKey }),
+  });
   const keyOf = (spec: ReturnType<typeof policySpec>) => (spec.kind === 'embedded' ? undefined : spec.apiKey);
 
   it('take the API key from the environment when --api-key is not given', () => {

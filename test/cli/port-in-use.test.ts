@@ -19,11 +19,19 @@ describe('a server whose port is taken says where and how to choose another, wit
   });
   after(() => taken.close());
 
-  for (const command of [['serve', 'model', '--embedded'], ['serve', 'resources', 'arithmetic'], ['serve', 'agent', '--env', 'arithmetic'], ['view', run, '--no-open']]) {
+  for (const command of [
+    ['serve', 'model', '--embedded'],
+    ['serve', 'resources', 'arithmetic'],
+    ['serve', 'agent', '--env', 'arithmetic'],
+    ['view', run, '--no-open'],
+  ]) {
     it(`gymnast ${command.join(' ')} --port N`, async () => {
       const { code, stderr } = await gymnast(...command, '--port', String(port));
       assert.equal(code, 1);
-      assert.equal(stderr, `gymnast: listen: cannot listen on 127.0.0.1:${port}: the port is in use (EADDRINUSE); choose another with --port, or --port 0 for a free one\n`);
+      assert.equal(
+        stderr,
+        `gymnast: listen: cannot listen on 127.0.0.1:${port}: the port is in use (EADDRINUSE); choose another with --port, or --port 0 for a free one\n`,
+      );
     });
   }
 
@@ -35,8 +43,14 @@ describe('a server whose port is taken says where and how to choose another, wit
     writeFileSync(server, `head_server: {port: 0}\narithmetic:\n  resources_servers:\n    arithmetic: {port: ${port}}\n`);
     const [fromHead, fromServer] = await Promise.all([gymnast('serve', '--config', head), gymnast('serve', '--config', server)]);
     assert.equal(fromHead.code, 1);
-    assert.equal(fromHead.stderr, `gymnast: server-start: server "head_server": listen: cannot listen on 127.0.0.1:${port}: the port is in use (EADDRINUSE); set head_server.port in ${head} to another port, or to 0 for a free one\n`);
+    assert.equal(
+      fromHead.stderr,
+      `gymnast: server-start: server "head_server": listen: cannot listen on 127.0.0.1:${port}: the port is in use (EADDRINUSE); set head_server.port in ${head} to another port, or to 0 for a free one\n`,
+    );
     assert.equal(fromServer.code, 1);
-    assert.equal(fromServer.stderr, `gymnast: server-start: server "arithmetic": listen: cannot listen on 127.0.0.1:${port}: the port is in use (EADDRINUSE); set arithmetic.resources_servers.arithmetic.port in ${server} to another port, or to 0 for a free one\n`);
+    assert.equal(
+      fromServer.stderr,
+      `gymnast: server-start: server "arithmetic": listen: cannot listen on 127.0.0.1:${port}: the port is in use (EADDRINUSE); set arithmetic.resources_servers.arithmetic.port in ${server} to another port, or to 0 for a free one\n`,
+    );
   });
 });

@@ -9,7 +9,10 @@ import { visible } from '../support/terminal-screen.js';
 /** A stream that says it is a terminal (or not) and keeps what is written to it. */
 class Screen extends Writable {
   text = '';
-  constructor(readonly isTTY: boolean, readonly columns = 200) {
+  constructor(
+    readonly isTTY: boolean,
+    readonly columns = 200,
+  ) {
     super();
   }
   override _write(chunk: Buffer, _encoding: string, done: () => void): void {
@@ -64,7 +67,21 @@ describe("gymnast collect's progress display", () => {
     const lines = screen.text.split('\n');
     assert.deepEqual(
       lines.map((line) => /^\[collect\] (\d+\/64 rollouts|a notice)/.exec(line)?.[1] ?? line),
-      ['1/64 rollouts', '7/64 rollouts', 'a notice', '13/64 rollouts', '20/64 rollouts', '26/64 rollouts', '32/64 rollouts', '39/64 rollouts', '45/64 rollouts', '52/64 rollouts', '58/64 rollouts', '64/64 rollouts', ''],
+      [
+        '1/64 rollouts',
+        '7/64 rollouts',
+        'a notice',
+        '13/64 rollouts',
+        '20/64 rollouts',
+        '26/64 rollouts',
+        '32/64 rollouts',
+        '39/64 rollouts',
+        '45/64 rollouts',
+        '52/64 rollouts',
+        '58/64 rollouts',
+        '64/64 rollouts',
+        '',
+      ],
     );
     assert.doesNotMatch(screen.text, /\x1b|\r/, 'no escape sequences in a log');
   });

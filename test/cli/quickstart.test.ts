@@ -12,8 +12,14 @@ const readme = readFileSync(join(root, 'README.md'), 'utf8');
 
 /** The quick start's arguments after `npx gymnast`, writing to `output` instead of runs/quickstart/. */
 function quickstartArgs(output: string): string[] {
-  const command = readme.split('\n').find((text) => text.startsWith('npm ci && '))!.slice('npm ci && '.length);
-  return command.replace(/^npx gymnast /, '').replace(/--output \S+/, `--output ${output}`).split(' ');
+  const command = readme
+    .split('\n')
+    .find((text) => text.startsWith('npm ci && '))!
+    .slice('npm ci && '.length);
+  return command
+    .replace(/^npx gymnast /, '')
+    .replace(/--output \S+/, `--output ${output}`)
+    .split(' ');
 }
 
 /** Runs gymnast to its end; a non-zero exit is a result, not a throw. */
@@ -26,7 +32,12 @@ async function gymnast(args: readonly string[]): Promise<{ code: number; stdout:
 }
 
 /** Every file of a folder with its bytes. */
-const snapshot = (dir: string) => Object.fromEntries(readdirSync(dir).sort().map((name) => [name, readFileSync(join(dir, name), 'latin1')]));
+const snapshot = (dir: string) =>
+  Object.fromEntries(
+    readdirSync(dir)
+      .sort()
+      .map((name) => [name, readFileSync(join(dir, name), 'latin1')]),
+  );
 
 describe("the README's quick start", () => {
   it('is one line starting with `npm ci && ` that runs gymnast collect on the embedded model', async () => {
@@ -36,20 +47,32 @@ describe("the README's quick start", () => {
     assert.match(command, /^npx gymnast collect /);
 
     const output = join(mkdtempSync(join(tmpdir(), 'gymnast-quickstart-')), 'rollouts.jsonl');
-    const args = command.replace(/^npx gymnast /, '').replace(/--output \S+/, `--output ${output}`).split(' ');
+    const args = command
+      .replace(/^npx gymnast /, '')
+      .replace(/--output \S+/, `--output ${output}`)
+      .split(' ');
     const { stdout, stderr } = await run(process.execPath, [join(root, 'bin/gymnast.js'), ...args], { cwd: root });
 
     assert.match(stderr, /\[collect\] 64\/64 rollouts/);
-    assert.match(stderr, /\[collect\] health: 64 rollouts: \d+ healthy, \d+ warning, 0 unhealthy, \d+ failed(?: \([^)]*\))?; report in .*_health\.json/, 'collect ends with the run\'s health');
+    assert.match(
+      stderr,
+      /\[collect\] health: 64 rollouts: \d+ healthy, \d+ warning, 0 unhealthy, \d+ failed(?: \([^)]*\))?; report in .*_health\.json/,
+      "collect ends with the run's health",
+    );
     assert.doesNotMatch(stderr, /Warning/, 'a first run prints no Node warnings (a listener leak showed here once)');
     const keyMetrics = JSON.parse(/^arithmetic: (.*)$/m.exec(stdout)![1]!) as Record<string, number>;
     assert.ok('pass@4/accuracy' in keyMetrics && 'mean/reward' in keyMetrics);
 
-    const rows = readFileSync(output, 'utf8').trim().split('\n').map((text) => JSON.parse(text) as { messages: { role: string; token_ids?: number[]; generation_logprobs?: number[] }[] });
+    const rows = readFileSync(output, 'utf8')
+      .trim()
+      .split('\n')
+      .map((text) => JSON.parse(text) as { messages: { role: string; token_ids?: number[]; generation_logprobs?: number[] }[] });
     assert.equal(rows.length + readFileSync(output.replace('.jsonl', '_failures.jsonl'), 'utf8').split('\n').filter(Boolean).length, 64);
     for (const row of rows) {
       const sampled = row.messages.filter((message) => message.role === 'assistant');
-      assert.ok(sampled.length > 0 && sampled.every((message) => message.token_ids!.length > 0 && message.token_ids!.length === message.generation_logprobs!.length));
+      assert.ok(
+        sampled.length > 0 && sampled.every((message) => message.token_ids!.length > 0 && message.token_ids!.length === message.generation_logprobs!.length),
+      );
     }
     assert.equal(readFileSync(output.replace('.jsonl', '_materialized_inputs.jsonl'), 'utf8').trim().split('\n').length, 64);
   });
@@ -66,7 +89,10 @@ describe("the README's quick start", () => {
 
     const again = await gymnast(quickstartArgs(output));
     assert.equal(again.code, 1);
-    assert.equal(again.stderr, `gymnast: output-exists: --output ${output} already holds an earlier run's rows (${held.join(' and ')}), which a fresh start would erase. Run with --resume to continue that run, or with --overwrite to start afresh.\n`);
+    assert.equal(
+      again.stderr,
+      `gymnast: output-exists: --output ${output} already holds an earlier run's rows (${held.join(' and ')}), which a fresh start would erase. Run with --resume to continue that run, or with --overwrite to start afresh.\n`,
+    );
     assert.deepEqual(snapshot(dir), before, 'every file byte for byte, and no lock left');
 
     const afresh = await gymnast([...quickstartArgs(output), '--overwrite']);

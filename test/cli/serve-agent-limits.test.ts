@@ -33,7 +33,10 @@ async function startupLines(...args: string[]): Promise<string> {
 describe('gymnast serve agent says the limits its rollouts run by when it starts, as collect says them at its end', () => {
   it('the defaults, with the context length the model reports', async () => {
     const stderr = await startupLines();
-    assert.match(stderr, /^limits: --max-turns 8 \(NeMo RL: unbounded\), --concurrency 32 \(NeMo Gym: unbounded\), --max-seq-len \d+, --on-max-tokens continue$/m);
+    assert.match(
+      stderr,
+      /^limits: --max-turns 8 \(NeMo RL: unbounded\), --concurrency 32 \(NeMo Gym: unbounded\), --max-seq-len \d+, --on-max-tokens continue$/m,
+    );
   });
 
   it('the ones given', async () => {

@@ -39,7 +39,10 @@ sidecar:
 `;
 
 /** Starts `gymnast ARGS…` and resolves with the child and the first URL its stdout names after `pattern`. */
-async function startServing(args: readonly string[], pattern: RegExp): Promise<{ url: string; stdout: () => string; stderr: () => string; stop: () => Promise<unknown> }> {
+async function startServing(
+  args: readonly string[],
+  pattern: RegExp,
+): Promise<{ url: string; stdout: () => string; stderr: () => string; stop: () => Promise<unknown> }> {
   const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -53,7 +56,11 @@ async function startServing(args: readonly string[], pattern: RegExp): Promise<{
     });
     child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
   });
-  return { url, stdout: () => stdout, stderr: () => stderr, stop: () => {
+  return {
+    url,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    stop: () => {
       child.kill('SIGINT');
       return exited;
     },
@@ -91,7 +98,16 @@ describe('gymnast serve --config: the head server keeps the config’s secrets',
       const model = config.policy_model!.responses_api_models!.vllm_model!;
       assert.deepEqual(
         { hf_token: config.hf_token, policy_api_key: config.policy_api_key, ...model },
-        { hf_token: '***', policy_api_key: '***', base_url: 'http://***@127.0.0.1:9/v1', api_key: '***', model: 'qwen', max_tokens: 512, eos_token: '<|im_end|>', extra_body: {} },
+        {
+          hf_token: '***',
+          policy_api_key: '***',
+          base_url: 'http://***@127.0.0.1:9/v1',
+          api_key: '***',
+          model: 'qwen',
+          max_tokens: 512,
+          eos_token: '<|im_end|>',
+          extra_body: {},
+        },
       );
       assert.deepEqual(config.sidecar!.resources_servers!.sidecar!.env, { OPENAI_API_KEY: '***', LOG_LEVEL: 'info' });
       // What NeMo Gym's ServerClient reads of it, where each server listens, is whole.

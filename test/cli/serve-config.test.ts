@@ -21,7 +21,9 @@ function configFile(name: string, text: string): string {
 
 describe('gymnast serve --config', () => {
   it('starts every server, prints where, serves the head server, and Ctrl-C stops them all, the spawned process included', async () => {
-    const file = configFile('e2e.yaml', `
+    const file = configFile(
+      'e2e.yaml',
+      `
 head_server: {port: 0}
 policy_model:
   responses_api_models:
@@ -38,7 +40,8 @@ sidecar:
   resources_servers:
     sidecar:
       command: [${JSON.stringify(process.execPath)}, -e, ${JSON.stringify(`console.log('sidecar up'); ${EXTERNAL_SERVER}`)}]
-`);
+`,
+    );
     const child = spawn(process.execPath, [bin, 'serve', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -73,7 +76,9 @@ sidecar:
   });
 
   it('a server that does not come up fails the command, naming it', async () => {
-    const file = configFile('broken.yaml', `
+    const file = configFile(
+      'broken.yaml',
+      `
 head_server: {port: 0}
 arithmetic:
   resources_servers:
@@ -82,7 +87,8 @@ broken:
   resources_servers:
     broken:
       command: [${JSON.stringify(process.execPath)}, -e, "process.exit(3)"]
-`);
+`,
+    );
     const { code, stderr } = await gymnast('serve', '--config', file);
     assert.notEqual(code, 0);
     assert.match(stderr, /^gymnast: server-start: server "broken": exited with code 3 before answering GET http:\/\/127\.0\.0\.1:\d+\/\n$/);
@@ -92,16 +98,39 @@ broken:
     const file = configFile('mcqa.yaml', 'head_server: {port: 0}\nmcqa:\n  resources_servers:\n    mcqa: {entrypoint: app.py}\n');
     const { code, stderr } = await gymnast('serve', '--config', file, '--nemo-gym', dir);
     assert.equal(code, 1);
-    assert.equal(stderr, `gymnast: config: ${file}: mcqa.resources_servers.mcqa.entrypoint: a file in ${join(dir, 'resources_servers', 'mcqa')} to run, as NeMo Gym runs it; ${join(dir, 'resources_servers', 'mcqa', 'app.py')} is not there\n`);
+    assert.equal(
+      stderr,
+      `gymnast: config: ${file}: mcqa.resources_servers.mcqa.entrypoint: a file in ${join(dir, 'resources_servers', 'mcqa')} to run, as NeMo Gym runs it; ${join(dir, 'resources_servers', 'mcqa', 'app.py')} is not there\n`,
+    );
   });
 
   for (const [what, text, expected] of [
-    ['an unknown type', 'env:\n  resource_servers:\n    arithmetic: {}\n', 'env.resource_servers: a server type: one of responses_api_models, resources_servers, responses_api_agents (did you mean "resources_servers"?)'],
-    ['a bad ref', 'arithmetic: {resources_servers: {arithmetic: {}}}\nm: {responses_api_models: {gymnast_embedded: {}}}\na:\n  responses_api_agents:\n    simple_agent:\n      resources_server: {type: resources_servers, name: arithmetik}\n      model_server: {type: responses_api_models, name: m}\n', 'a.responses_api_agents.simple_agent.resources_server.name: the name of a defined resources_servers instance (arithmetic), got "arithmetik" (did you mean "arithmetic"?)'],
-    ['a missing required field', 'm:\n  responses_api_models:\n    vllm_model: {model: qwen}\n', 'm.responses_api_models.vllm_model.base_url: missing (expected an http(s) URL or a list of them)'],
+    [
+      'an unknown type',
+      'env:\n  resource_servers:\n    arithmetic: {}\n',
+      'env.resource_servers: a server type: one of responses_api_models, resources_servers, responses_api_agents (did you mean "resources_servers"?)',
+    ],
+    [
+      'a bad ref',
+      'arithmetic: {resources_servers: {arithmetic: {}}}\nm: {responses_api_models: {gymnast_embedded: {}}}\na:\n  responses_api_agents:\n    simple_agent:\n      resources_server: {type: resources_servers, name: arithmetik}\n      model_server: {type: responses_api_models, name: m}\n',
+      'a.responses_api_agents.simple_agent.resources_server.name: the name of a defined resources_servers instance (arithmetic), got "arithmetik" (did you mean "arithmetic"?)',
+    ],
+    [
+      'a missing required field',
+      'm:\n  responses_api_models:\n    vllm_model: {model: qwen}\n',
+      'm.responses_api_models.vllm_model.base_url: missing (expected an http(s) URL or a list of them)',
+    ],
     ['invalid YAML', 'a: [1, 2\nb: 3\n', 'line 2, column 1: valid YAML:'],
-    ['a run deadline past a day (Node\'s timers overflow)', 'arithmetic: {resources_servers: {arithmetic: {}}}\nm: {responses_api_models: {gymnast_embedded: {}}}\na:\n  responses_api_agents:\n    simple_agent:\n      resources_server: {type: resources_servers, name: arithmetic}\n      model_server: {type: responses_api_models, name: m}\n      run_timeout_seconds: 3000000\n', 'a.responses_api_agents.simple_agent.run_timeout_seconds: expected at most a day (86400 seconds), got 3000000'],
-    ['a startup deadline past a day', 'x:\n  resources_servers:\n    sidecar:\n      command: [node]\n      startup_timeout_seconds: 3000000\n', 'x.resources_servers.sidecar.startup_timeout_seconds: expected at most a day (86400 seconds), got 3000000'],
+    [
+      "a run deadline past a day (Node's timers overflow)",
+      'arithmetic: {resources_servers: {arithmetic: {}}}\nm: {responses_api_models: {gymnast_embedded: {}}}\na:\n  responses_api_agents:\n    simple_agent:\n      resources_server: {type: resources_servers, name: arithmetic}\n      model_server: {type: responses_api_models, name: m}\n      run_timeout_seconds: 3000000\n',
+      'a.responses_api_agents.simple_agent.run_timeout_seconds: expected at most a day (86400 seconds), got 3000000',
+    ],
+    [
+      'a startup deadline past a day',
+      'x:\n  resources_servers:\n    sidecar:\n      command: [node]\n      startup_timeout_seconds: 3000000\n',
+      'x.resources_servers.sidecar.startup_timeout_seconds: expected at most a day (86400 seconds), got 3000000',
+    ],
   ] as const) {
     it(`refuses ${what} naming the file, the YAML path and the expectation, without a stack`, async () => {
       const file = configFile(`${what.replaceAll(' ', '-')}.yaml`, text);

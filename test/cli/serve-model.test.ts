@@ -22,7 +22,10 @@ describe('gymnast serve model --embedded', () => {
   it('binds to loopback and reports the model and its context on /v1/models', async () => {
     assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
     const models = (await (await fetch(`${url}/v1/models`)).json()) as { data: { id: string; max_model_len: number }[] };
-    assert.deepEqual(models.data.map(({ id, max_model_len }) => ({ id, max_model_len })), [{ id: 'gymnast-tiny-arith', max_model_len: 256 }]);
+    assert.deepEqual(
+      models.data.map(({ id, max_model_len }) => ({ id, max_model_len })),
+      [{ id: 'gymnast-tiny-arith', max_model_len: 256 }],
+    );
   });
 
   it('gives exactly the ids and logprobs of the in-process model, over the vLLM token-in path', async () => {
@@ -49,7 +52,14 @@ describe('gymnast serve model --embedded', () => {
     const remote = new RemotePolicy({ backend: chatCompletionsBackend('vllm'), urls: [url], tokenizer: local.tokenizer });
     policies.push(remote as RemotePolicy<unknown>);
     const result = await remote.generate(
-      { session_id: 's', prompt_token_ids: [], messages: [{ role: 'user', content: 'what is 12+30?' }], sampling: SamplingParams.parse({ greedy: true, max_tokens: 8 }), stop_strings: [], stop_token_ids: [] },
+      {
+        session_id: 's',
+        prompt_token_ids: [],
+        messages: [{ role: 'user', content: 'what is 12+30?' }],
+        sampling: SamplingParams.parse({ greedy: true, max_tokens: 8 }),
+        stop_strings: [],
+        stop_token_ids: [],
+      },
       new AbortController().signal,
     );
     assert.deepEqual(result.prompt_token_ids, local.tokenizer.encode('<|user|>what is 12+30?<|end|><|assistant|>'));
@@ -77,7 +87,11 @@ describe('gymnast serve model --embedded', () => {
     const first = (await client.chat.completions.create({ ...asked, messages })).choices[0]!;
     const call = first.message.tool_calls?.[0];
     assert.ok(call?.type === 'function', JSON.stringify(first.message));
-    messages.push(first.message, { role: 'tool', tool_call_id: call.id, content: JSON.stringify(calculate(JSON.parse(call.function.arguments) as Record<string, unknown>)) });
+    messages.push(first.message, {
+      role: 'tool',
+      tool_call_id: call.id,
+      content: JSON.stringify(calculate(JSON.parse(call.function.arguments) as Record<string, unknown>)),
+    });
     const second = (await client.chat.completions.create({ ...asked, messages })).choices[0]!;
     assert.equal(second.finish_reason, 'stop');
     assert.equal(second.message.content, String(37 * 86));
@@ -99,7 +113,13 @@ describe('gymnast serve model --embedded', () => {
 
   it('ends plain chat at its end token (finish_reason stop, no stop string matched), a call right after its closing tag, instead of writing on', async () => {
     // A product offered no tools: the call comes back as the text it wrote, and the turn ends where the call does.
-    for (const content of ['Hello! How are you?', 'what is 23+45?', 'what is 23*45?', 'Write a poem about the sea.\nMake it rhyme.', 'What is $\\frac{1}{2}$ of 10?']) {
+    for (const content of [
+      'Hello! How are you?',
+      'what is 23+45?',
+      'what is 23*45?',
+      'Write a poem about the sea.\nMake it rhyme.',
+      'What is $\\frac{1}{2}$ of 10?',
+    ]) {
       const completion = await client.chat.completions.create({ model: 'gymnast-tiny-arith', messages: [{ role: 'user', content }], max_tokens: 80, seed: 1 });
       const [choice] = completion.choices as (OpenAI.ChatCompletion.Choice & { stop_reason?: unknown })[];
       const said = `${JSON.stringify(content)} → ${JSON.stringify(choice!.message.content)}`;

@@ -19,10 +19,28 @@ const input = new URL('../../examples/arithmetic.jsonl', import.meta.url).pathna
  */
 describe('request overrides whose key reaches a prototype are refused, naming it, before anything is written', () => {
   const cases: { name: string; args: (dir: string) => string[]; message: RegExp }[] = [
-    { name: '--set __proto__', args: () => ['--set', '__proto__={"temperature":0.3}'], message: /^error: option '--set <key=value>' argument '__proto__=\{"temperature":0\.3\}' is invalid\. a key with __proto__ in it reaches a JavaScript object's prototype, not a request field$/m },
-    { name: '--set constructor.prototype.x', args: () => ['--set', 'constructor.prototype.x=1'], message: /argument 'constructor\.prototype\.x=1' is invalid\. a key with constructor in it reaches a JavaScript object's prototype/ },
-    { name: '--set metadata.__proto__.x', args: () => ['--set', 'metadata.__proto__.x=1'], message: /argument 'metadata\.__proto__\.x=1' is invalid\. a key with __proto__ in it/ },
-    { name: "NeMo Gym's +responses_create_params.__proto__", args: () => ['+responses_create_params.__proto__.temperature=0.3'], message: /^gymnast: config: \+responses_create_params\.__proto__\.temperature=0\.3: a key with __proto__ in it reaches a JavaScript object's prototype, not a request field$/m },
+    {
+      name: '--set __proto__',
+      args: () => ['--set', '__proto__={"temperature":0.3}'],
+      message:
+        /^error: option '--set <key=value>' argument '__proto__=\{"temperature":0\.3\}' is invalid\. a key with __proto__ in it reaches a JavaScript object's prototype, not a request field$/m,
+    },
+    {
+      name: '--set constructor.prototype.x',
+      args: () => ['--set', 'constructor.prototype.x=1'],
+      message: /argument 'constructor\.prototype\.x=1' is invalid\. a key with constructor in it reaches a JavaScript object's prototype/,
+    },
+    {
+      name: '--set metadata.__proto__.x',
+      args: () => ['--set', 'metadata.__proto__.x=1'],
+      message: /argument 'metadata\.__proto__\.x=1' is invalid\. a key with __proto__ in it/,
+    },
+    {
+      name: "NeMo Gym's +responses_create_params.__proto__",
+      args: () => ['+responses_create_params.__proto__.temperature=0.3'],
+      message:
+        /^gymnast: config: \+responses_create_params\.__proto__\.temperature=0\.3: a key with __proto__ in it reaches a JavaScript object's prototype, not a request field$/m,
+    },
     {
       name: 'set: in a --config file',
       args: (dir) => {
@@ -61,8 +79,14 @@ describe('request overrides whose key reaches a prototype are refused, naming it
         overrides,
       });
     // An own __proto__ key, as JSON.parse and a YAML reader make one (a literal `{__proto__: …}` would set the prototype).
-    await assert.rejects(run(Object.fromEntries([['__proto__', { temperature: 0.3 }]])), (error) => hasKind(error, 'config') && /^--set __proto__: a key with __proto__ in it reaches a JavaScript object's prototype/.test(error.message));
-    await assert.rejects(run({ 'a.constructor.prototype.x': 1 }), (error) => hasKind(error, 'config') && /^--set a\.constructor\.prototype\.x: a key with constructor in it/.test(error.message));
+    await assert.rejects(
+      run(Object.fromEntries([['__proto__', { temperature: 0.3 }]])),
+      (error) => hasKind(error, 'config') && /^--set __proto__: a key with __proto__ in it reaches a JavaScript object's prototype/.test(error.message),
+    );
+    await assert.rejects(
+      run({ 'a.constructor.prototype.x': 1 }),
+      (error) => hasKind(error, 'config') && /^--set a\.constructor\.prototype\.x: a key with constructor in it/.test(error.message),
+    );
     assert.equal(existsSync(join(dir, 'out.jsonl')), false);
   });
 });

@@ -48,13 +48,18 @@ describe('ChunkedWriter (aggregate files, health verdicts, exports)', () => {
     const writer = new ChunkedWriter(out);
     for (let i = 0; i < pieces; i++) await writer.write(piece);
     await writer.flush();
-    assert.equal(chunks.reduce((sum, length) => sum + length, 0), pieces * piece.length);
+    assert.equal(
+      chunks.reduce((sum, length) => sum + length, 0),
+      pieces * piece.length,
+    );
     assert.ok(chunks.length >= 8 && Math.max(...chunks) <= 4 << 20, `${chunks.length} writes, the largest ${Math.max(...chunks)} bytes`);
     assert.equal(mostInFlight, 1);
   });
 
   it('fails the next write after the stream failed (a full disk), instead of crashing the process', async () => {
-    const failing = new Writable({ write: (_chunk, _encoding, callback) => callback(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })) });
+    const failing = new Writable({
+      write: (_chunk, _encoding, callback) => callback(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })),
+    });
     const writer = new ChunkedWriter(failing);
     await writer.write('a line\n');
     await assert.rejects(writer.flush(), /ENOSPC/);

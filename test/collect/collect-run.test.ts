@@ -13,7 +13,13 @@ import { gymnast } from '../support/run-cli.js';
 
 const tokenizer = new CharTokenizer();
 const row = (problem: string, answer: number, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: `what is ${problem}?` }] }, agent_ref: { name: 'arithmetic' }, problem, answer, ...extra });
+  JSON.stringify({
+    responses_create_params: { input: [{ role: 'user', content: `what is ${problem}?` }] },
+    agent_ref: { name: 'arithmetic' },
+    problem,
+    answer,
+    ...extra,
+  });
 
 /** Answers right, except that it fails on any prompt mentioning 13. */
 const policy = () =>
@@ -49,7 +55,14 @@ function setup(lines: string[]): { input: string; output: string; options: (extr
   };
 }
 
-const readRows = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').trim().split('\n').filter(Boolean).map((text) => JSON.parse(text) as Record<string, unknown>) : []);
+const readRows = (path: string) =>
+  existsSync(path)
+    ? readFileSync(path, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((text) => JSON.parse(text) as Record<string, unknown>)
+    : [];
 
 describe('gymnast collect', () => {
   it('writes successes to the output and failures to the sidecar, never a failure as reward 0', async () => {
@@ -61,7 +74,13 @@ describe('gymnast collect', () => {
     assert.equal(failures.length, 2);
     assert.ok(rollouts.every((result) => result.reward === 1));
     assert.ok(failures.every((result) => result._ng_failure_class === 'policy-error' && !('reward' in result)));
-    assert.deepEqual(failures.map((result) => [result._ng_task_index, result._ng_rollout_index]), [[1, 0], [1, 1]]);
+    assert.deepEqual(
+      failures.map((result) => [result._ng_task_index, result._ng_rollout_index]),
+      [
+        [1, 0],
+        [1, 1],
+      ],
+    );
   });
 
   it("writes the environment's own terminated/truncated flags, and truncated for an episode cut by a limit", async () => {
@@ -79,7 +98,10 @@ describe('gymnast collect', () => {
   it('writes the same aggregate as `gymnast aggregate` on its file: key and agent metrics, verifier numbers and pass@k included', async () => {
     const { output, options } = setup([row('1+2', 3), row('4+5', 9), row('2+2', 5)]);
     const summary = await collect(options({ numRepeats: 3 }));
-    const [atCollect] = JSON.parse(readFileSync(summary.paths.aggregate, 'utf8')) as { agent_metrics: Record<string, number>; key_metrics: Record<string, number> }[];
+    const [atCollect] = JSON.parse(readFileSync(summary.paths.aggregate, 'utf8')) as {
+      agent_metrics: Record<string, number>;
+      key_metrics: Record<string, number>;
+    }[];
     const run = await gymnast('aggregate', '--input', output);
     assert.equal(run.code, 0, run.stderr);
     const [again] = JSON.parse(run.stdout) as (typeof atCollect)[];
@@ -92,10 +114,20 @@ describe('gymnast collect', () => {
     const { options } = setup([row('1+2', 3), row('13+1', 14)]);
     const summary = await collect(options({ numRepeats: 3 }));
     const plan = readRows(summary.paths.materialized);
-    assert.deepEqual(plan.map((result) => `${result._ng_task_index}:${result._ng_rollout_index}`), ['0:0', '0:1', '0:2', '1:0', '1:1', '1:2']);
-    const [aggregate] = JSON.parse(readFileSync(summary.paths.aggregate, 'utf8')) as { agent_metrics: Record<string, number>; group_level_metrics: { num_rollouts: number; missing_num_rollouts: number }[]; rollout_metrics: Record<string, number> }[];
+    assert.deepEqual(
+      plan.map((result) => `${result._ng_task_index}:${result._ng_rollout_index}`),
+      ['0:0', '0:1', '0:2', '1:0', '1:1', '1:2'],
+    );
+    const [aggregate] = JSON.parse(readFileSync(summary.paths.aggregate, 'utf8')) as {
+      agent_metrics: Record<string, number>;
+      group_level_metrics: { num_rollouts: number; missing_num_rollouts: number }[];
+      rollout_metrics: Record<string, number>;
+    }[];
     assert.equal(aggregate!.agent_metrics['mean/reward'], 1);
-    assert.deepEqual(aggregate!.group_level_metrics.map((group) => group.missing_num_rollouts), [0]);
+    assert.deepEqual(
+      aggregate!.group_level_metrics.map((group) => group.missing_num_rollouts),
+      [0],
+    );
     assert.equal(aggregate!.rollout_metrics.natural_termination_rate, 1);
     assert.ok(!('rollout_infos' in aggregate!.group_level_metrics[0]!), 'groups do not list their rollouts unless asked');
   });
@@ -104,18 +136,26 @@ describe('gymnast collect', () => {
     const { options } = setup([row('1+2', 3)]);
     const summary = await collect(options({ numRepeats: 2, rolloutInfos: true }));
     const [aggregate] = JSON.parse(readFileSync(summary.paths.aggregate, 'utf8')) as { group_level_metrics: { rollout_infos: { rollout_id: string }[] }[] }[];
-    assert.deepEqual(aggregate!.group_level_metrics[0]!.rollout_infos.map((info) => info.rollout_id), ['0:0', '0:1']);
+    assert.deepEqual(
+      aggregate!.group_level_metrics[0]!.rollout_infos.map((info) => info.rollout_id),
+      ['0:0', '0:1'],
+    );
   });
 
   it("lets a row change one sampling field and keeps the run's others (a row's temperature does not reset max_tokens to a default)", async () => {
-    const changed = JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: 'what is 1+2?' }], temperature: 0.5 }, agent_ref: { name: 'arithmetic' }, problem: '1+2', answer: 3 });
+    const changed = JSON.stringify({
+      responses_create_params: { input: [{ role: 'user', content: 'what is 1+2?' }], temperature: 0.5 },
+      agent_ref: { name: 'arithmetic' },
+      problem: '1+2',
+      answer: 3,
+    });
     const { output, options } = setup([changed]);
     await collect(options({ sampling: SamplingParams.parse({ max_tokens: 16, top_p: 0.9, seed: 1 }) }));
     const [result] = readRows(output);
     assert.deepEqual(result!.sampling, { temperature: 0.5, top_p: 0.9, max_tokens: 16, seed: 1, greedy: false });
   });
 
-  it("removes a health report an earlier run left beside the output: the new rows are never shown with its verdicts", async () => {
+  it('removes a health report an earlier run left beside the output: the new rows are never shown with its verdicts', async () => {
     const { output, options } = setup([row('1+2', 3)]);
     const report = { summary: join(dirname(output), 'rollouts_health.json'), verdicts: join(dirname(output), 'rollouts_health.jsonl') };
     const leaveStaleReport = () => {
@@ -140,12 +180,19 @@ describe('gymnast collect', () => {
       return seen;
     };
     assert.deepEqual(await events({}), ['1/2', '2/2', 'reading the rollouts back for the aggregate metrics']);
-    assert.deepEqual(await events({ resume: true, health: { decoder: tokenizer } }), ['resuming: 2 done before, running the rest', 'reading the rollouts back for the aggregate metrics and the health checks']);
+    assert.deepEqual(await events({ resume: true, health: { decoder: tokenizer } }), [
+      'resuming: 2 done before, running the rest',
+      'reading the rollouts back for the aggregate metrics and the health checks',
+    ]);
   });
 
   it('still writes the aggregate when the health pass fails, then reports that failure', async () => {
     const { options } = setup([row('1+2', 3)]);
-    const broken = { decode: (): string => { throw new Error('decoder broke'); } };
+    const broken = {
+      decode: (): string => {
+        throw new Error('decoder broke');
+      },
+    };
     const run = collect(options({ health: { decoder: broken } }));
     await assert.rejects(run, /decoder broke/);
     const aggregate = join(dirname(options().output), 'rollouts_aggregate_metrics.json');
@@ -153,10 +200,18 @@ describe('gymnast collect', () => {
   });
 
   it('reports every bad row with file, line and field before doing any work', async () => {
-    const { input, output, options } = setup([row('1+2', 3), '{"responses_create_params": ', row('4+5', 9, { agent_ref: { name: 'nope' } }), JSON.stringify({ agent_ref: { name: 'arithmetic' }, problem: '1+1', answer: 2 })]);
+    const { input, output, options } = setup([
+      row('1+2', 3),
+      '{"responses_create_params": ',
+      row('4+5', 9, { agent_ref: { name: 'nope' } }),
+      JSON.stringify({ agent_ref: { name: 'arithmetic' }, problem: '1+1', answer: 2 }),
+    ]);
     await assert.rejects(collect(options()), (error: unknown) => {
       assert.ok(error instanceof InvalidInputError);
-      assert.deepEqual(error.issues.map((issue) => `${issue.line}:${issue.field}`), ['2:', '3:agent_ref.name', '4:responses_create_params.input']);
+      assert.deepEqual(
+        error.issues.map((issue) => `${issue.line}:${issue.field}`),
+        ['2:', '3:agent_ref.name', '4:responses_create_params.input'],
+      );
       assert.match(error.message, new RegExp(`${input.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3: agent_ref.name: unknown agent "nope"`));
       return true;
     });
@@ -183,7 +238,10 @@ describe('gymnast collect', () => {
     const strip = (path: string) =>
       readRows(path)
         .sort((a, b) => (a._ng_task_index as number) - (b._ng_task_index as number) || (a._ng_rollout_index as number) - (b._ng_rollout_index as number))
-        .map(({ duration_ms: _duration, turns, ...rest }) => ({ ...rest, turns: (turns as { timing: unknown }[]).map(({ timing: _timing, ...turn }) => turn) }));
+        .map(({ duration_ms: _duration, turns, ...rest }) => ({
+          ...rest,
+          turns: (turns as { timing: unknown }[]).map(({ timing: _timing, ...turn }) => turn),
+        }));
     const lockstep = setup(rows);
     const lockstepSummary = await collect(lockstep.options({ numRepeats: 3, schedule: 'lockstep', concurrency: 5 }));
     const asynchronous = setup(rows);
@@ -197,7 +255,8 @@ describe('gymnast collect', () => {
     const { output, options } = setup([row('1+2', 3)]);
     await assert.rejects(collect(options({ concurrency: 0, maxAttempts: -1, rolloutTimeoutMs: Number.NaN })), {
       kind: 'config',
-      message: /concurrency: expected a whole number ≥ 1, got 0; maxAttempts: expected a whole number ≥ 1, got -1; rolloutTimeoutMs: expected a number, got NaN/,
+      message:
+        /concurrency: expected a whole number ≥ 1, got 0; maxAttempts: expected a whole number ≥ 1, got -1; rolloutTimeoutMs: expected a number, got NaN/,
     });
     assert.equal(existsSync(output), false);
   });

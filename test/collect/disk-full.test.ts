@@ -70,7 +70,10 @@ describe('a write the disk refuses', () => {
     assert.equal(first, 'written');
     assert.equal(failed.kind, 'write-failed');
     assert.equal(failed.code, 'EFBIG');
-    assert.match(failed.message, new RegExp(`cannot write ${path}: .*\\(EFBIG\\); the rows written before it are kept whole; free space .*then rerun with --resume`));
+    assert.match(
+      failed.message,
+      new RegExp(`cannot write ${path}: .*\\(EFBIG\\); the rows written before it are kept whole; free space .*then rerun with --resume`),
+    );
     assert.deepEqual(later, failed, 'refused with the same error');
     assert.equal(lines(path).length, 1);
     assert.equal(statSync(path).size, 3000 + '{"pad":""}\n'.length, 'the part of the second line the OS took is gone');
@@ -78,11 +81,17 @@ describe('a write the disk refuses', () => {
 
   it('is a typed error naming the file and the OS code (ENOSPC on /dev/full)', { skip: !existsSync('/dev/full') && 'no /dev/full' }, () => {
     const sink = new JsonlSink('/dev/full');
-    assert.throws(() => sink.write({ a: 1 }), { kind: 'write-failed', code: 'ENOSPC', message: /cannot write \/dev\/full: no space left on the device \(ENOSPC\)/ });
+    assert.throws(() => sink.write({ a: 1 }), {
+      kind: 'write-failed',
+      code: 'ENOSPC',
+      message: /cannot write \/dev\/full: no space left on the device \(ENOSPC\)/,
+    });
     assert.throws(() => sink.write({ a: 2 }), { kind: 'write-failed', code: 'ENOSPC' });
   });
 
-  it('stops the rollout sink for both files: no failure row follows a result that could not be written', { skip: !existsSync('/dev/full') && 'no /dev/full' }, async () => {
+  it('stops the rollout sink for both files: no failure row follows a result that could not be written', {
+    skip: !existsSync('/dev/full') && 'no /dev/full',
+  }, async () => {
     const failures = join(mkdtempSync(join(tmpdir(), 'gymnast-full-')), 'out_failures.jsonl');
     const sink = new JsonlRolloutSink({ output: '/dev/full', failures });
     await sink.start({ plannedRollouts: 2, resumed: false });
@@ -109,11 +118,17 @@ describe('a write the disk refuses', () => {
     assert.deepEqual(later, batch[0], 'a later write is refused, though it would fit');
     const text = readFileSync(output, 'utf8');
     assert.equal(text.split('\n').filter(Boolean).length, 1);
-    assert.equal(Buffer.byteLength(text), 1000 + '{"_ng_task_index":0,"_ng_rollout_index":0,"pad":""}\n'.length, 'cut back to the first row: no part of the batch is left');
+    assert.equal(
+      Buffer.byteLength(text),
+      1000 + '{"_ng_task_index":0,"_ng_rollout_index":0,"pad":""}\n'.length,
+      'cut back to the first row: no part of the batch is left',
+    );
     assert.equal(readFileSync(failures, 'utf8'), '', 'results go first: the failure row of the failed tick is never written');
   });
 
-  it('writes the results of a tick before its failure rows: a failure file that refuses them keeps the results and stops both files', { skip: !existsSync('/dev/full') && 'no /dev/full' }, async () => {
+  it('writes the results of a tick before its failure rows: a failure file that refuses them keeps the results and stops both files', {
+    skip: !existsSync('/dev/full') && 'no /dev/full',
+  }, async () => {
     const output = join(mkdtempSync(join(tmpdir(), 'gymnast-full-')), 'out.jsonl');
     const sink = new JsonlRolloutSink({ output, failures: '/dev/full' });
     await sink.start({ plannedRollouts: 4, resumed: false });
@@ -124,7 +139,10 @@ describe('a write the disk refuses', () => {
     await assert.rejects(failed!, { kind: 'write-failed', code: 'ENOSPC', path: '/dev/full' });
     await assert.rejects(sink.write(result(3)), { kind: 'write-failed', path: '/dev/full' }, 'the results file refuses writes too');
     await sink.finish();
-    assert.deepEqual(lines(output).map((line) => (JSON.parse(line) as { _ng_rollout_index: number })._ng_rollout_index), [0, 2]);
+    assert.deepEqual(
+      lines(output).map((line) => (JSON.parse(line) as { _ng_rollout_index: number })._ng_rollout_index),
+      [0, 2],
+    );
   });
 
   it('stops gymnast collect with a message and whole rows, and --resume then ends with every key exactly once, no hand edit', async () => {
@@ -146,7 +164,9 @@ describe('a write the disk refuses', () => {
 
     const resumed = await run(process.execPath, [bin, ...args, '--resume']);
     assert.doesNotMatch(resumed.stderr, /repaired/, 'nothing to repair');
-    const keys = lines(output).map((line) => JSON.parse(line) as Record<string, number>).map((row) => `${row._ng_task_index}:${row._ng_rollout_index}`);
+    const keys = lines(output)
+      .map((line) => JSON.parse(line) as Record<string, number>)
+      .map((row) => `${row._ng_task_index}:${row._ng_rollout_index}`);
     assert.equal(keys.length, 64);
     assert.equal(new Set(keys).size, 64, 'every key exactly once');
     assert.match(resumed.stdout, /64 rollouts in/);
@@ -166,6 +186,14 @@ describe('a write the disk refuses', () => {
     assert.equal(full.code, 1);
     assert.match(full.stderr, new RegExp(`^gymnast: write-failed: cannot write ${aggregate}: .*\\(EFBIG\\)`, 'm'));
     assert.deepEqual(readFileSync(aggregate), previous, 'the previous aggregate, byte for byte');
-    assert.deepEqual(readdirSync(dir).sort(), ['out.jsonl', 'out_aggregate_metrics.json', 'out_failures.jsonl', 'out_health.json', 'out_health.jsonl', 'out_materialized_inputs.jsonl', 'out_run.json']);
+    assert.deepEqual(readdirSync(dir).sort(), [
+      'out.jsonl',
+      'out_aggregate_metrics.json',
+      'out_failures.jsonl',
+      'out_health.json',
+      'out_health.jsonl',
+      'out_materialized_inputs.jsonl',
+      'out_run.json',
+    ]);
   });
 });

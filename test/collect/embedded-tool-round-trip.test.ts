@@ -20,7 +20,13 @@ const server = resourcesServerFor('arithmetic', { port: 0 })!;
 const url = await server.start();
 after(() => server.close());
 
-const tool = { type: 'function', name: CALCULATOR_TOOL.function.name, description: CALCULATOR_TOOL.function.description, parameters: CALCULATOR_TOOL.function.parameters, strict: true };
+const tool = {
+  type: 'function',
+  name: CALCULATOR_TOOL.function.name,
+  description: CALCULATOR_TOOL.function.description,
+  parameters: CALCULATOR_TOOL.function.parameters,
+  strict: true,
+};
 const problems = ['37*86', '45*67', '23+29+714', '58+31'];
 const rows = problems.map((problem) => ({
   responses_create_params: { input: [{ role: 'user', content: `what is ${problem}?` }], tools: [tool] },
@@ -29,7 +35,12 @@ const rows = problems.map((problem) => ({
   answer: evaluateArithmetic(problem),
 }));
 
-type Row = { reward: number; problem: string; messages: Message[]; response: { output: { type: string; name?: string; arguments?: string; output?: string }[] } };
+type Row = {
+  reward: number;
+  problem: string;
+  messages: Message[];
+  response: { output: { type: string; name?: string; arguments?: string; output?: string }[] };
+};
 
 describe('a full tool round trip on a CPU: collect --resources-server with the embedded model against a calculator resources server', () => {
   it('the model calls the calculator, the server computes it, the model answers with its result, and /verify rewards it', async () => {
@@ -37,11 +48,37 @@ describe('a full tool round trip on a CPU: collect --resources-server with the e
     const input = join(dir, 'rows.jsonl');
     const output = join(dir, 'rollouts.jsonl');
     writeFileSync(input, rows.map((row) => JSON.stringify(row)).join('\n'));
-    await run(process.execPath, [bin, 'collect', '--input', input, '--output', output, '--resources-server', `calculator_agent=${url}`, '--temperature', '0', '--seed', '1', '--max-turns', '4'], { timeout: 60_000 });
+    await run(
+      process.execPath,
+      [
+        bin,
+        'collect',
+        '--input',
+        input,
+        '--output',
+        output,
+        '--resources-server',
+        `calculator_agent=${url}`,
+        '--temperature',
+        '0',
+        '--seed',
+        '1',
+        '--max-turns',
+        '4',
+      ],
+      { timeout: 60_000 },
+    );
 
     assert.equal(readFileSync(output.replace('.jsonl', '_failures.jsonl'), 'utf8'), '');
-    const results = readFileSync(output, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Row).sort((a, b) => problems.indexOf(a.problem) - problems.indexOf(b.problem));
-    assert.deepEqual(results.map((row) => row.problem), problems);
+    const results = readFileSync(output, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Row)
+      .sort((a, b) => problems.indexOf(a.problem) - problems.indexOf(b.problem));
+    assert.deepEqual(
+      results.map((row) => row.problem),
+      problems,
+    );
     for (const row of results) {
       const answer = String(evaluateArithmetic(row.problem));
       assert.equal(row.reward, 1, `${row.problem}: ${JSON.stringify(row.messages.map((message) => message.content))}`);
@@ -52,9 +89,15 @@ describe('a full tool round trip on a CPU: collect --resources-server with the e
         assert.deepEqual(calls, [], 'a 2-digit sum is answered without the tool');
         continue;
       }
-      assert.deepEqual(calls.map((call) => ({ name: call.name, arguments: JSON.parse(call.arguments!) as unknown })), [{ name: 'calculator', arguments: { expression: row.problem } }]);
+      assert.deepEqual(
+        calls.map((call) => ({ name: call.name, arguments: JSON.parse(call.arguments!) as unknown })),
+        [{ name: 'calculator', arguments: { expression: row.problem } }],
+      );
       // The server's own reply body, as NeMo Gym's agent passes it on.
-      assert.deepEqual(outputs.map((item) => item.output), [`{"result":${answer}}`]);
+      assert.deepEqual(
+        outputs.map((item) => item.output),
+        [`{"result":${answer}}`],
+      );
       const toolMessage = row.messages.find((message) => message.role === 'tool')!;
       assert.equal(toolMessage.content, `{"result":${answer}}`);
       assert.equal(toolMessage.tool_call_id, row.messages.find((message) => message.tool_calls)!.tool_calls![0]!.id);

@@ -17,7 +17,12 @@ const REQUESTS: Record<string, unknown>[] = [
     max_output_tokens: 8,
     seed: 2,
     metadata: { extra_body: '{"seed":1}', user: 'me' },
-    input: [{ type: 'message', role: 'system', content: 's' }, { role: 'developer', content: 'd' }, { role: 'assistant', content: 'a' }, { role: 'tool', content: 't' }],
+    input: [
+      { type: 'message', role: 'system', content: 's' },
+      { role: 'developer', content: 'd' },
+      { role: 'assistant', content: 'a' },
+      { role: 'tool', content: 't' },
+    ],
     tools: [{ type: 'function', name: 'f', description: 'd', parameters: { type: 'object', properties: { a: { type: 'string' } } }, strict: true }],
   },
   { input: 'plain text', metadata: null },
@@ -25,14 +30,53 @@ const REQUESTS: Record<string, unknown>[] = [
 
 const ROWS: Record<string, unknown>[] = [
   { responses_create_params: REQUESTS[0], agent_ref: { name: 'arithmetic' }, problem: '1+2', answer: 3 },
-  { problem: '1+2', agent_ref: { type: 'responses_api_agents', name: 'arithmetic', extra: 1 }, responses_create_params: { metadata: {}, ...REQUESTS[1] }, _ng_task_index: 4, nested: { list: [1, { a: 2 }] } },
-  { responses_create_params: { input: [{ role: 'user', content: 'q', zz: 1 }, { role: 'user', content: [{ type: 'input_text', text: 'p' }] }] } },
+  {
+    problem: '1+2',
+    agent_ref: { type: 'responses_api_agents', name: 'arithmetic', extra: 1 },
+    responses_create_params: { metadata: {}, ...REQUESTS[1] },
+    _ng_task_index: 4,
+    nested: { list: [1, { a: 2 }] },
+  },
+  {
+    responses_create_params: {
+      input: [
+        { role: 'user', content: 'q', zz: 1 },
+        { role: 'user', content: [{ type: 'input_text', text: 'p' }] },
+      ],
+    },
+  },
 ];
 
-const REPLACEMENTS: unknown[] = [undefined, null, -1, 0, 1.5, -0.5, 2 ** 53, 1e20, 'x', '', true, {}, [], [1.5], ['x'], { zz: 1 }, { role: 'user', content: 'q' }, '{"seed":3}', '{"seed":1e20}', '{"seed":"3"}', '[1]', 'not json'];
+const REPLACEMENTS: unknown[] = [
+  undefined,
+  null,
+  -1,
+  0,
+  1.5,
+  -0.5,
+  2 ** 53,
+  1e20,
+  'x',
+  '',
+  true,
+  {},
+  [],
+  [1.5],
+  ['x'],
+  { zz: 1 },
+  { role: 'user', content: 'q' },
+  '{"seed":3}',
+  '{"seed":1e20}',
+  '{"seed":"3"}',
+  '[1]',
+  'not json',
+];
 
 /** Each variant as a line of input would give it: written as JSON and parsed back. */
-const parsedVariants = (base: unknown) => [...oneChangeVariants(base, { replacements: REPLACEMENTS, maxDepth: 5 })].filter((variant) => variant !== undefined).map((variant) => JSON.parse(JSON.stringify(variant)) as unknown);
+const parsedVariants = (base: unknown) =>
+  [...oneChangeVariants(base, { replacements: REPLACEMENTS, maxDepth: 5 })]
+    .filter((variant) => variant !== undefined)
+    .map((variant) => JSON.parse(JSON.stringify(variant)) as unknown);
 
 /** A line with a `__proto__` key (JSON.parse makes it an own key) spliced in after the first `{` of `at`. */
 const withProto = (value: unknown, at: string) => JSON.parse(JSON.stringify(value).replace(at, `${at}"__proto__":{"injected":1},`)) as unknown;
@@ -71,7 +115,10 @@ describe('input rows confirmed by hand (readDatasetRow)', () => {
   it('words the problems of a row the hand check refuses as the schema does, naming the field', () => {
     const actual = readDatasetRow({ responses_create_params: { input: 3 }, _ng_task_index: -1 });
     assert.ok('issues' in actual);
-    assert.deepEqual(actual.issues.map((issue) => issue.field), ['responses_create_params.input', '_ng_task_index']);
+    assert.deepEqual(
+      actual.issues.map((issue) => issue.field),
+      ['responses_create_params.input', '_ng_task_index'],
+    );
   });
 });
 
@@ -99,10 +146,20 @@ describe('requests confirmed by hand (plainRequest)', () => {
     for (const base of REQUESTS) {
       for (const variant of parsedVariants(base)) {
         if (plainRequest(variant) === undefined) continue;
-        const row = { responses_create_params: variant, agent_ref: { name: 'arithmetic' }, _ng_task_index: 3, _ng_rollout_index: 0, problem: '1+2' } as MaterializedRow;
+        const row = {
+          responses_create_params: variant,
+          agent_ref: { name: 'arithmetic' },
+          _ng_task_index: 3,
+          _ng_rollout_index: 0,
+          problem: '1+2',
+        } as MaterializedRow;
         const task = rowToTask(row);
         if (Array.isArray(task)) {
-          assert.deepEqual(task.map((issue) => issue.field), ['responses_create_params.input'], JSON.stringify(variant));
+          assert.deepEqual(
+            task.map((issue) => issue.field),
+            ['responses_create_params.input'],
+            JSON.stringify(variant),
+          );
           continue;
         }
         assert.equal(JSON.stringify(task), JSON.stringify(EpisodeTask.parse(task)), JSON.stringify(variant));

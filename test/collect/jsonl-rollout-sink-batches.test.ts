@@ -6,9 +6,15 @@ import { describe, it } from 'node:test';
 import { JsonlRolloutSink } from '../../src/collect/jsonl-rollout-sink.js';
 import type { RolloutOutcome } from '../../src/collect/sink.js';
 
-const result = (index: number, text = 'ok'): RolloutOutcome => ({ kind: 'result', row: { _ng_task_index: 0, _ng_rollout_index: index, text } }) as unknown as RolloutOutcome;
-const failure = (index: number): RolloutOutcome => ({ kind: 'failure', row: { _ng_task_index: 0, _ng_rollout_index: index, _ng_failure_class: 'aborted' } }) as unknown as RolloutOutcome;
-const rows = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown);
+const result = (index: number, text = 'ok'): RolloutOutcome =>
+  ({ kind: 'result', row: { _ng_task_index: 0, _ng_rollout_index: index, text } }) as unknown as RolloutOutcome;
+const failure = (index: number): RolloutOutcome =>
+  ({ kind: 'failure', row: { _ng_task_index: 0, _ng_rollout_index: index, _ng_failure_class: 'aborted' } }) as unknown as RolloutOutcome;
+const rows = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as unknown);
 
 async function startedSink(): Promise<{ sink: JsonlRolloutSink; output: string; failures: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'gymnast-batches-'));
@@ -28,8 +34,14 @@ describe('JsonlRolloutSink batches the rows written in one tick', () => {
     const outcomes = Array.from({ length: 40 }, (_, index) => result(index, `${'é→'.repeat(index * 37)}"\n`));
     const written = outcomes.map((outcome) => sink.write(outcome).then(() => rows(output).length));
     const seen = await Promise.all(written);
-    assert.ok(seen.every((count) => count === 40), 'each write resolves after the whole batch reached the file');
-    assert.deepEqual(rows(output), outcomes.map((outcome) => outcome.row));
+    assert.ok(
+      seen.every((count) => count === 40),
+      'each write resolves after the whole batch reached the file',
+    );
+    assert.deepEqual(
+      rows(output),
+      outcomes.map((outcome) => outcome.row),
+    );
     await sink.finish();
     assert.ok(readFileSync(output, 'utf8').endsWith('}\n'));
   });
@@ -41,8 +53,14 @@ describe('JsonlRolloutSink batches the rows written in one tick', () => {
     // A second tick appends after the first batch.
     await Promise.all([sink.write(result(6)), sink.write(failure(7))]);
     await sink.finish();
-    assert.deepEqual(rows(output), [1, 3, 4, 6].map((index) => result(index).row));
-    assert.deepEqual(rows(failures), [0, 2, 5, 7].map((index) => failure(index).row));
+    assert.deepEqual(
+      rows(output),
+      [1, 3, 4, 6].map((index) => result(index).row),
+    );
+    assert.deepEqual(
+      rows(failures),
+      [0, 2, 5, 7].map((index) => failure(index).row),
+    );
   });
 
   it('finish() writes the rows still waiting for their tick before it closes the files, and refuses writes after', async () => {

@@ -16,7 +16,8 @@ const folder = () => mkdtempSync(join(tmpdir(), 'gymnast-sinks-'));
 const linux = { skip: !existsSync('/proc/self/fd') && 'needs /proc/self/fd' };
 const openFiles = () => readdirSync('/proc/self/fd').length;
 const result = (index: number): RolloutOutcome => ({ kind: 'result', row: { _ng_task_index: 0, _ng_rollout_index: index } }) as unknown as RolloutOutcome;
-const failure = (index: number): RolloutOutcome => ({ kind: 'failure', row: { _ng_task_index: 0, _ng_rollout_index: index, _ng_failure_class: 'transport' } }) as unknown as RolloutOutcome;
+const failure = (index: number): RolloutOutcome =>
+  ({ kind: 'failure', row: { _ng_task_index: 0, _ng_rollout_index: index, _ng_failure_class: 'transport' } }) as unknown as RolloutOutcome;
 
 describe('JsonlSink', () => {
   it('appends to what the file holds by default, and starts it afresh when asked to truncate', () => {
@@ -37,7 +38,10 @@ describe('JsonlSink', () => {
     const first = captured(() => sink.write({ a: 1 }));
     assert.ok(first instanceof WriteFailedError);
     assert.equal(sink.failure, first);
-    assert.equal(captured(() => sink.writeLines('')), first);
+    assert.equal(
+      captured(() => sink.writeLines('')),
+      first,
+    );
     sink.close();
   });
 

@@ -25,8 +25,15 @@ const server: Server = createServer(async (request, response) => {
   if (row.behaviour === 'no-reward') return send(200, { response: { output: [] } });
   if (row.behaviour === 'no-persist') return send(200, { response: { output: [] }, reward: 0, _ng_no_persist: true });
   if (row.behaviour === 'bad-field') return send(200, { response: { output: [] }, reward: 1, extracted_answer: 42 });
-  if (row.behaviour === 'judge') return send(200, { response: { output: [] }, reward: 0, _ng_failure_class: 'judge_failed', _ng_failure_judge_error: 'no verdict' });
-  send(200, { response: { output: [], usage: { input_tokens: 10, output_tokens: 4, total_tokens: 14 } }, reward: 1, terminated: true, _ng_task_index: 999, agent_ref: { name: 'liar' } });
+  if (row.behaviour === 'judge')
+    return send(200, { response: { output: [] }, reward: 0, _ng_failure_class: 'judge_failed', _ng_failure_judge_error: 'no verdict' });
+  send(200, {
+    response: { output: [], usage: { input_tokens: 10, output_tokens: 4, total_tokens: 14 } },
+    reward: 1,
+    terminated: true,
+    _ng_task_index: 999,
+    agent_ref: { name: 'liar' },
+  });
 });
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -36,7 +43,9 @@ describe('NeMo Gym agent servers', () => {
   it('runs rows through POST /run, stamps its own keys, and records failures without inventing rewards', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gymnast-agent-'));
     const input = join(dir, 'in.jsonl');
-    const rows = ['ok', 'crash', 'no-reward', 'judge', 'no-persist', 'bad-field'].map((behaviour) => JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: 'Deal me in.' }] }, agent_ref: { name: 'blackjack' }, behaviour }));
+    const rows = ['ok', 'crash', 'no-reward', 'judge', 'no-persist', 'bad-field'].map((behaviour) =>
+      JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: 'Deal me in.' }] }, agent_ref: { name: 'blackjack' }, behaviour }),
+    );
     writeFileSync(input, `${rows.join('\n')}\n`);
     const agent = nemoGymAgent({ name: 'blackjack', urls: [url], maxAttempts: 2 });
     const tokenizer = new CharTokenizer();
@@ -53,7 +62,12 @@ describe('NeMo Gym agent servers', () => {
     });
     await agent.close();
 
-    const read = (path: string) => readFileSync(path, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const read = (path: string) =>
+      readFileSync(path, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
     const [success] = read(summary.paths.output);
     assert.equal(success!.reward, 1);
     assert.equal(success!._ng_task_index, 0, "the row's keys, not the agent's");
@@ -61,10 +75,20 @@ describe('NeMo Gym agent servers', () => {
     assert.equal(success!.schema_version, 2);
     assert.deepEqual([summary.rollouts, summary.failures], [1, 5], 'agent-server successes count like any other');
     const { rollout_metrics: rolloutMetrics } = summary.aggregate[0]!;
-    assert.deepEqual([rolloutMetrics.num_samples, rolloutMetrics.num_samples_without_record, rolloutMetrics.num_failures, rolloutMetrics.mean_total_reward], [1, 1, 5, 1], 'and in rollout_metrics, without turns to measure');
+    assert.deepEqual(
+      [rolloutMetrics.num_samples, rolloutMetrics.num_samples_without_record, rolloutMetrics.num_failures, rolloutMetrics.mean_total_reward],
+      [1, 1, 5, 1],
+      'and in rollout_metrics, without turns to measure',
+    );
     assert.ok((success!.duration_ms as number) > 0, 'the real duration of the /run call');
     const failures = read(summary.paths.failures);
-    assert.deepEqual(failures.map((row) => [row.behaviour, row._ng_failure_class]).sort(), [['bad-field', 'agent-error'], ['crash', 'agent-error'], ['judge', 'env-error'], ['no-persist', 'aborted'], ['no-reward', 'agent-error']]);
+    assert.deepEqual(failures.map((row) => [row.behaviour, row._ng_failure_class]).sort(), [
+      ['bad-field', 'agent-error'],
+      ['crash', 'agent-error'],
+      ['judge', 'env-error'],
+      ['no-persist', 'aborted'],
+      ['no-reward', 'agent-error'],
+    ]);
     assert.match(JSON.stringify(failures.find((row) => row.behaviour === 'bad-field')!.error), /extracted_answer does not fit a result row/);
     const judged = failures.find((row) => row.behaviour === 'judge')!;
     assert.equal(judged.nemo_gym_failure_class, 'judge_failed', "NeMo Gym's own class is kept beside ours");
@@ -75,7 +99,13 @@ describe('NeMo Gym agent servers', () => {
   });
 
   describe('--rollout-timeout', () => {
-    const planned = (behaviour: string) => ({ responses_create_params: { input: [] }, agent_ref: { name: 'blackjack' }, _ng_task_index: 0, _ng_rollout_index: 0, behaviour });
+    const planned = (behaviour: string) => ({
+      responses_create_params: { input: [] },
+      agent_ref: { name: 'blackjack' },
+      _ng_task_index: 0,
+      _ng_rollout_index: 0,
+      behaviour,
+    });
     const runOnce = async (behaviour: string, timeoutMs: number) => {
       const agent = nemoGymAgent({ name: 'blackjack', urls: [url], maxAttempts: 10, timeoutMs });
       const started = performance.now();

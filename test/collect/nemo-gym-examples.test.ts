@@ -18,7 +18,12 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = join(root, 'bin/gymnast.js');
 const fixturePath = (path: string) => fileURLToPath(new URL(`../fixtures/nemo-gym/${path}`, import.meta.url));
 const readJsonl = (path: string) =>
-  existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Row) : [];
+  existsSync(path)
+    ? readFileSync(path, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Row)
+    : [];
 
 // biome-ignore lint/suspicious/noExplicitAny: rows of NeMo Gym's files, read field by field as each spec needs
 type Row = Record<string, any>;
@@ -72,7 +77,8 @@ const weatherUser: Responder = ({ text }) => {
 const counterUser: Responder = ({ text }) => {
   const { question, toolAnswers } = lastQuestion(text);
   const [, a, b] = /add (\d+) then add (\d+)/.exec(question)!;
-  if (toolAnswers.length === 0) return `${callOf('increment_counter', { count: Number(a) })}\n${callOf('increment_counter', { count: a === '7' ? Number(b) + 1 : Number(b) })}`;
+  if (toolAnswers.length === 0)
+    return `${callOf('increment_counter', { count: Number(a) })}\n${callOf('increment_counter', { count: a === '7' ? Number(b) + 1 : Number(b) })}`;
   if (toolAnswers.length === 2) return callOf('get_counter_value', {});
   return `The count is ${(JSON.parse(toolAnswers.at(-1)!) as { count: number }).count}.`;
 };
@@ -174,7 +180,12 @@ function shapeOf(value: unknown): Shape {
     const distinct = new Map(value.map((item) => [JSON.stringify(shapeOf(item)), shapeOf(item)]));
     return [...distinct.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, shape]) => shape);
   }
-  if (typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((key) => [key, shapeOf((value as Record<string, unknown>)[key])]));
+  if (typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, shapeOf((value as Record<string, unknown>)[key])]),
+    );
   return typeof value;
 }
 
@@ -245,9 +256,34 @@ async function collectExample(example: Example): Promise<Collected> {
     await run(
       process.execPath,
       [
-        bin, 'collect', '--input', fixturePath(`${example.name}/example.jsonl`), '--output', output, '--agent', example.agent,
-        '--policy', 'vllm-completions', '--base-url', model!.url, '--tokenizer', qwen3Directory, serverFlag, `${example.agent}=${url}`,
-        '--num-repeats', String(REPEATS), '--max-tokens', '128', '--max-turns', '8', '--max-seq-len', '8192', '--seed', '1', '--concurrency', '4',
+        bin,
+        'collect',
+        '--input',
+        fixturePath(`${example.name}/example.jsonl`),
+        '--output',
+        output,
+        '--agent',
+        example.agent,
+        '--policy',
+        'vllm-completions',
+        '--base-url',
+        model!.url,
+        '--tokenizer',
+        qwen3Directory,
+        serverFlag,
+        `${example.agent}=${url}`,
+        '--num-repeats',
+        String(REPEATS),
+        '--max-tokens',
+        '128',
+        '--max-turns',
+        '8',
+        '--max-seq-len',
+        '8192',
+        '--seed',
+        '1',
+        '--concurrency',
+        '4',
       ],
       { timeout: 60_000 },
     );
@@ -317,56 +353,105 @@ describe('gymnast collect on each NeMo Gym example: its example.jsonl end to end
 
   it('example_single_tool_call: get_weather for each city named, answered under its call id; asks back when none is; reward 1 always', () => {
     const { results } = of('example_single_tool_call');
-    assert.deepEqual(perTask(results, (row) => row.reward), [1, 1, 1, 1, 1]);
-    assert.deepEqual(perTask(results, (row) => calls(row).map((call) => JSON.parse(call.function.arguments).city)), [
-      ['San Francisco'], ['San Francisco'], ['San Francisco'], [], ['New York', 'Chicago', 'Seattle'],
-    ]);
+    assert.deepEqual(
+      perTask(results, (row) => row.reward),
+      [1, 1, 1, 1, 1],
+    );
+    assert.deepEqual(
+      perTask(results, (row) => calls(row).map((call) => JSON.parse(call.function.arguments).city)),
+      [['San Francisco'], ['San Francisco'], ['San Francisco'], [], ['New York', 'Chicago', 'Seattle']],
+    );
     for (const row of results) {
-      assert.deepEqual(toolMessages(row).map((message) => message.tool_call_id), calls(row).map((call) => call.id), 'each call answered under its id');
+      assert.deepEqual(
+        toolMessages(row).map((message) => message.tool_call_id),
+        calls(row).map((call) => call.id),
+        'each call answered under its id',
+      );
       for (const [index, message] of toolMessages(row).entries()) {
         const { city } = JSON.parse(calls(row)[index]!.function.arguments) as { city: string };
         assert.deepEqual(JSON.parse(message.content), { city, weather_description: `The weather in ${city} is cold.` });
       }
       const output = row.response.output as Row[];
-      assert.deepEqual(output.filter((item) => item.type === 'function_call_output').map((item) => item.call_id), output.filter((item) => item.type === 'function_call').map((item) => item.call_id));
+      assert.deepEqual(
+        output.filter((item) => item.type === 'function_call_output').map((item) => item.call_id),
+        output.filter((item) => item.type === 'function_call').map((item) => item.call_id),
+      );
     }
   });
 
   it('example_session_state_mgmt: the counter kept per session from seed to verify; the wrong increment scores 0', () => {
     const { results } = of('example_session_state_mgmt');
-    assert.deepEqual(perTask(results, (row) => [row.expected_count, row.reward]), [[6, 1], [15, 1], [24, 0], [33, 1], [42, 1]]);
+    assert.deepEqual(
+      perTask(results, (row) => [row.expected_count, row.reward]),
+      [
+        [6, 1],
+        [15, 1],
+        [24, 0],
+        [33, 1],
+        [42, 1],
+      ],
+    );
     for (const row of results) {
-      assert.deepEqual(toolMessages(row).map((message) => message.tool_call_id), calls(row).map((call) => call.id));
-      assert.deepEqual(toolMessages(row).map((message) => JSON.parse(message.content)), [{ success: true }, { success: true }, { count: row.expected_count + (row.expected_count === 24 ? 1 : 0) }]);
+      assert.deepEqual(
+        toolMessages(row).map((message) => message.tool_call_id),
+        calls(row).map((call) => call.id),
+      );
+      assert.deepEqual(
+        toolMessages(row).map((message) => JSON.parse(message.content)),
+        [{ success: true }, { success: true }, { count: row.expected_count + (row.expected_count === 24 ? 1 : 0) }],
+      );
     }
   });
 
   it('string_match: the answer extracted per the row’s mode, at the top level with the expected one; the wrong one scores 0', () => {
     const { results } = of('string_match');
-    assert.deepEqual(perTask(results, (row) => [row.extraction_mode, row.extracted_answer, row.expected_answer, row.reward]), [
-      ['boxed', 'Paris', 'Paris', 1],
-      ['boxed', '80', '80', 1],
-      ['final_answer', 'Jupiter', 'Saturn', 0],
-      ['final_answer', '15', '15', 1],
-      ['last_line', 'Pacific Ocean', 'Pacific Ocean', 1],
-    ]);
+    assert.deepEqual(
+      perTask(results, (row) => [row.extraction_mode, row.extracted_answer, row.expected_answer, row.reward]),
+      [
+        ['boxed', 'Paris', 'Paris', 1],
+        ['boxed', '80', '80', 1],
+        ['final_answer', 'Jupiter', 'Saturn', 0],
+        ['final_answer', '15', '15', 1],
+        ['last_line', 'Pacific Ocean', 'Pacific Ocean', 1],
+      ],
+    );
   });
 
   it('mcqa: the boxed letter graded against the options; the wrong one scores 0', () => {
     const { results } = of('mcqa');
-    assert.deepEqual(perTask(results, (row) => [row.extracted_answer, row.expected_answer, row.reward]), [
-      ['B', 'B', 1], ['C', 'C', 1], ['C', 'I', 0], ['E', 'E', 1], ['E', 'E', 1],
-    ]);
+    assert.deepEqual(
+      perTask(results, (row) => [row.extracted_answer, row.expected_answer, row.reward]),
+      [
+        ['B', 'B', 1],
+        ['C', 'C', 1],
+        ['C', 'I', 0],
+        ['E', 'E', 1],
+        ['E', 'E', 1],
+      ],
+    );
   });
 
   it('example_multi_turn_gymnasium: each follow-up a user turn, the last reply checked for the expected answer', () => {
     const { results } = of('example_multi_turn_gymnasium');
-    assert.deepEqual(perTask(results, (row) => [row.expected_answer, row.reward, row.terminated, row.truncated]), [
-      ['Eiffel', 1, true, false], ['20', 1, true, false], ['95', 0, true, false], ['1991', 1, true, false], ['2', 1, true, false],
-    ]);
+    assert.deepEqual(
+      perTask(results, (row) => [row.expected_answer, row.reward, row.terminated, row.truncated]),
+      [
+        ['Eiffel', 1, true, false],
+        ['20', 1, true, false],
+        ['95', 0, true, false],
+        ['1991', 1, true, false],
+        ['2', 1, true, false],
+      ],
+    );
     for (const row of results) {
       const messages = row.messages as Message[];
-      assert.deepEqual(messages.filter((message) => message.role === 'user').slice(1).map((message) => message.content), row.follow_ups);
+      assert.deepEqual(
+        messages
+          .filter((message) => message.role === 'user')
+          .slice(1)
+          .map((message) => message.content),
+        row.follow_ups,
+      );
       assert.equal(messages.filter((message) => message.role === 'assistant').length, row.follow_ups.length + 1);
       assert.deepEqual(row.info, {});
     }
@@ -387,7 +472,12 @@ describe('gymnast collect on each NeMo Gym example: its example.jsonl end to end
         assert.deepEqual([row.reward, info.value! > 21], [-1, true]);
       } else {
         assert.ok(info.player_value! >= 17 && info.player_value! <= 21, 'stood from 17');
-        const expected = info.dealer_value! > 21 || info.player_value! > info.dealer_value! ? [1, 'win'] : info.player_value === info.dealer_value ? [0, 'draw'] : [-1, 'loss'];
+        const expected =
+          info.dealer_value! > 21 || info.player_value! > info.dealer_value!
+            ? [1, 'win']
+            : info.player_value === info.dealer_value
+              ? [0, 'draw']
+              : [-1, 'loss'];
         assert.deepEqual([row.reward, info.result], expected);
       }
       assert.deepEqual([row.terminated, row.truncated], [true, false]);
@@ -396,36 +486,70 @@ describe('gymnast collect on each NeMo Gym example: its example.jsonl end to end
 
   it('example_tool_call_multireward: reward_components sum to the reward and are top-level fields; the wrong calls lose their components', () => {
     const { results } = of('example_tool_call_multireward');
-    assert.deepEqual(perTask(results, (row) => [row.predicted_calls, row.reward_components, row.reward]), [
-      [[{ name: 'get_weather', arguments: { city: 'San Francisco' } }], { correctness: 1, schema_valid: 1, format: 0 }, 2],
-      [[{ name: 'get_weather', arguments: { city: 'New York' } }], { correctness: 1, schema_valid: 1, format: 0 }, 2],
-      [[{ name: 'get_weather', arguments: { city: 'Seattle' } }], { correctness: 1, schema_valid: 1, format: 0 }, 2],
-      [[{ name: 'get_weather', arguments: {} }], { correctness: 0, schema_valid: 0, format: 0 }, 0],
-      [[{ name: 'get_weather', arguments: { city: 'Kyoto' } }], { correctness: 0, schema_valid: 1, format: 0 }, 1],
-    ]);
+    assert.deepEqual(
+      perTask(results, (row) => [row.predicted_calls, row.reward_components, row.reward]),
+      [
+        [[{ name: 'get_weather', arguments: { city: 'San Francisco' } }], { correctness: 1, schema_valid: 1, format: 0 }, 2],
+        [[{ name: 'get_weather', arguments: { city: 'New York' } }], { correctness: 1, schema_valid: 1, format: 0 }, 2],
+        [[{ name: 'get_weather', arguments: { city: 'Seattle' } }], { correctness: 1, schema_valid: 1, format: 0 }, 2],
+        [[{ name: 'get_weather', arguments: {} }], { correctness: 0, schema_valid: 0, format: 0 }, 0],
+        [[{ name: 'get_weather', arguments: { city: 'Kyoto' } }], { correctness: 0, schema_valid: 1, format: 0 }, 1],
+      ],
+    );
     for (const row of results) {
       const components = row.reward_components as Record<string, number>;
-      assert.equal(Object.values(components).reduce((sum, value) => sum + value, 0), row.reward);
+      assert.equal(
+        Object.values(components).reduce((sum, value) => sum + value, 0),
+        row.reward,
+      );
       assert.deepEqual([row.correctness, row.schema_valid, row.format], [components.correctness, components.schema_valid, components.format]);
       const [answer] = toolMessages(row);
       assert.equal(answer!.tool_call_id, calls(row)[0]!.id, 'the call answered under its id');
-      assert.match(answer!.content, row.predicted_calls[0].arguments.city ? /is sunny/ : /"detail"/, 'the weather, or the 422 the tool answered the call without a city');
+      assert.match(
+        answer!.content,
+        row.predicted_calls[0].arguments.city ? /is sunny/ : /"detail"/,
+        'the weather, or the 422 the tool answered the call without a city',
+      );
     }
   });
 
   it('example_multi_step: lookups, then the values reported in order; the reversed report scores 0 as an ordering failure', () => {
     const { results } = of('example_multi_step');
-    assert.deepEqual(perTask(results, (row) => [row.parsed_synonym_values, row.reward, row.accuracy, row.set_overlap, row.order_instruction_following_failure, row.original_term_minefield_hit]), [
-      [[711, 407], 1, true, 1, false, false],
-      [[711, 407], 1, true, 1, false, false],
-      [[711, 407], 1, true, 1, false, false],
-      [[711, 407], 1, true, 1, false, false],
-      [[407, 711], 0, false, 1, true, false],
-    ]);
+    assert.deepEqual(
+      perTask(results, (row) => [
+        row.parsed_synonym_values,
+        row.reward,
+        row.accuracy,
+        row.set_overlap,
+        row.order_instruction_following_failure,
+        row.original_term_minefield_hit,
+      ]),
+      [
+        [[711, 407], 1, true, 1, false, false],
+        [[711, 407], 1, true, 1, false, false],
+        [[711, 407], 1, true, 1, false, false],
+        [[711, 407], 1, true, 1, false, false],
+        [[407, 711], 0, false, 1, true, false],
+      ],
+    );
     for (const row of results) {
-      assert.deepEqual(calls(row).map((call) => [call.function.name, JSON.parse(call.function.arguments)]).slice(0, 2), [['get_synonym_value', { synonym: 'Blazing' }], ['get_synonym_value', { synonym: 'Warm' }]]);
-      assert.deepEqual(toolMessages(row).map((message) => message.tool_call_id), calls(row).map((call) => call.id));
-      assert.deepEqual(toolMessages(row).map((message) => JSON.parse(message.content)), [{ synonym_value: 711 }, { synonym_value: 407 }, { success: true }]);
+      assert.deepEqual(
+        calls(row)
+          .map((call) => [call.function.name, JSON.parse(call.function.arguments)])
+          .slice(0, 2),
+        [
+          ['get_synonym_value', { synonym: 'Blazing' }],
+          ['get_synonym_value', { synonym: 'Warm' }],
+        ],
+      );
+      assert.deepEqual(
+        toolMessages(row).map((message) => message.tool_call_id),
+        calls(row).map((call) => call.id),
+      );
+      assert.deepEqual(
+        toolMessages(row).map((message) => JSON.parse(message.content)),
+        [{ synonym_value: 711 }, { synonym_value: 407 }, { success: true }],
+      );
     }
   });
 
@@ -435,7 +559,17 @@ describe('gymnast collect on each NeMo Gym example: its example.jsonl end to end
      * the exact-token record, the episode's account of itself, the sampling used, and the row's version.
      */
     const gymnastExtras = new Set([
-      'messages', 'turns', 'has_training_tokens', 'token_drift_count', 'num_turns', 'termination', 'env_metadata', 'terminal_env_metadata', 'sampling', 'duration_ms', 'schema_version',
+      'messages',
+      'turns',
+      'has_training_tokens',
+      'token_drift_count',
+      'num_turns',
+      'termination',
+      'env_metadata',
+      'terminal_env_metadata',
+      'sampling',
+      'duration_ms',
+      'schema_version',
     ]);
 
     for (const [name, [low, high], taskFields] of [
@@ -447,8 +581,16 @@ describe('gymnast collect on each NeMo Gym example: its example.jsonl end to end
         const ours = of(name).results;
         const theirKeys = new Set(theirs.flatMap((row) => Object.keys(row)));
         for (const row of ours) {
-          assert.deepEqual([...theirKeys].filter((field) => !(field in row)), [], 'every key of NeMo Gym’s rows');
-          assert.deepEqual(Object.keys(row).filter((field) => !theirKeys.has(field) && !gymnastExtras.has(field) && !(taskFields as readonly string[]).includes(field)), [], 'no key beyond the allowed extras');
+          assert.deepEqual(
+            [...theirKeys].filter((field) => !(field in row)),
+            [],
+            'every key of NeMo Gym’s rows',
+          );
+          assert.deepEqual(
+            Object.keys(row).filter((field) => !theirKeys.has(field) && !gymnastExtras.has(field) && !(taskFields as readonly string[]).includes(field)),
+            [],
+            'no key beyond the allowed extras',
+          );
           for (const field of theirKeys) {
             // responses_create_params is the row's own request echoed; NeMo Gym writes the validated request whole (OpenAI's
             // unset fields as null) and, for blackjack, with the dealt hand appended to input. response and info follow.
@@ -465,7 +607,8 @@ describe('gymnast collect on each NeMo Gym example: its example.jsonl end to end
         const kinds = (rows: Row[]) => new Set(rows.flatMap((row) => (row.response.output as Row[]).map(itemKind)));
         assert.deepEqual([...kinds(ours)].sort(), [...kinds(theirs)].sort());
         // NeMo Gym's examples were collected without token ids; gymnast's model items are its `…ForTraining` variants, those plus three fields.
-        const itemShapes = (rows: Row[]) => new Map(rows.flatMap((row) => (row.response.output as Row[]).map((item) => [itemKind(item), shapeOf(withoutNulls(withoutTrainingTokens(item)))])));
+        const itemShapes = (rows: Row[]) =>
+          new Map(rows.flatMap((row) => (row.response.output as Row[]).map((item) => [itemKind(item), shapeOf(withoutNulls(withoutTrainingTokens(item)))])));
         for (const [kind, shape] of itemShapes(theirs)) assert.deepEqual(itemShapes(ours).get(kind), shape, `output item ${kind}`);
         for (const row of ours) assert.deepEqual(shapeOf(row.response.usage), shapeOf(theirs[0]!.response.usage), 'usage');
 
@@ -478,7 +621,11 @@ describe('gymnast collect on each NeMo Gym example: its example.jsonl end to end
 
         // info: each of ours has the shape of one of theirs (blackjack's differ by how the game ended).
         const infoShapes = new Set(theirs.map((row) => JSON.stringify(shapeOf(row.info))));
-        for (const row of ours) assert.ok(infoShapes.has(JSON.stringify(shapeOf(row.info))), `info ${JSON.stringify(row.info)} has a shape of NeMo Gym's: ${[...infoShapes].join(' or ')}`);
+        for (const row of ours)
+          assert.ok(
+            infoShapes.has(JSON.stringify(shapeOf(row.info))),
+            `info ${JSON.stringify(row.info)} has a shape of NeMo Gym's: ${[...infoShapes].join(' or ')}`,
+          );
       });
     }
   });
@@ -494,5 +641,9 @@ function withoutTrainingTokens(item: Row): Row {
 function withoutNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutNulls);
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== null).map(([name, field]) => [name, withoutNulls(field)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, field]) => field !== null)
+      .map(([name, field]) => [name, withoutNulls(field)]),
+  );
 }

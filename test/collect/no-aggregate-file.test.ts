@@ -19,7 +19,18 @@ writeFileSync(input, `${JSON.stringify({ responses_create_params: { input: 'what
 /** `collect` of the one row twice, with a policy that answers or one whose server is down. */
 function run(answering: boolean, extra: { overwrite?: boolean } = {}) {
   const policy = new ScriptedPolicy({ tokenizer, script: () => (answering ? { text: '3' } : { error: new Error('server down') }) });
-  return collect({ input, output, concurrency: 1, numRepeats: 2, policy, renderer: new TemplateRenderer(tokenizer, new PlainChatTemplate()), maxSeqLen: 512, maxTurns: 1, sampling: SamplingParams.parse({ max_tokens: 8 }), ...extra });
+  return collect({
+    input,
+    output,
+    concurrency: 1,
+    numRepeats: 2,
+    policy,
+    renderer: new TemplateRenderer(tokenizer, new PlainChatTemplate()),
+    maxSeqLen: 512,
+    maxTurns: 1,
+    sampling: SamplingParams.parse({ max_tokens: 8 }),
+    ...extra,
+  });
 }
 
 // NeMo Gym asks no server and writes no file when no rollout came back:
@@ -31,6 +42,6 @@ describe('the aggregate file of a run without one successful rollout (002 rollou
     assert.ok(existsSync(aggregate));
     const second = await run(false, { overwrite: true });
     assert.deepEqual([second.rollouts, second.failures, second.aggregate], [0, 2, []]);
-    assert.equal(existsSync(aggregate), false, 'the earlier run\'s aggregate described rows this run erased');
+    assert.equal(existsSync(aggregate), false, "the earlier run's aggregate described rows this run erased");
   });
 });

@@ -13,7 +13,12 @@ import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/to
 const run = promisify(execFile);
 const bin = new URL('../../bin/gymnast.js', import.meta.url).pathname;
 const tokenizer = new CharTokenizer();
-const row = JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: 'what is 1+2?' }] }, agent_ref: { name: 'arithmetic' }, problem: '1+2', answer: 3 });
+const row = JSON.stringify({
+  responses_create_params: { input: [{ role: 'user', content: 'what is 1+2?' }] },
+  agent_ref: { name: 'arithmetic' },
+  problem: '1+2',
+  answer: 3,
+});
 const isRoot = process.getuid?.() === 0;
 
 function setup() {
@@ -38,7 +43,10 @@ describe('output paths are checked before anything is written', () => {
     const { dir, options } = setup();
     const output = join(dir, 'out.jsonl');
     mkdirSync(output);
-    await assert.rejects(collect(options(output)), { kind: 'output-path', message: `--output ${output} is a directory: name a file, e.g. ${join(output, 'rollouts.jsonl')}` });
+    await assert.rejects(collect(options(output)), {
+      kind: 'output-path',
+      message: `--output ${output} is a directory: name a file, e.g. ${join(output, 'rollouts.jsonl')}`,
+    });
     assert.deepEqual(readdirSync(dir).sort(), ['in.jsonl', 'out.jsonl']);
     assert.deepEqual(readdirSync(output), []);
   });
@@ -47,7 +55,10 @@ describe('output paths are checked before anything is written', () => {
     const { dir, options } = setup();
     for (const beside of ['out_failures.jsonl', 'out_aggregate_metrics.json', 'out_materialized_inputs.jsonl', 'out_run.json', 'out_run.lock']) {
       mkdirSync(join(dir, beside));
-      await assert.rejects(collect(options(join(dir, 'out.jsonl'))), { kind: 'output-path', message: new RegExp(`^${join(dir, beside)} is a directory, where this run would write its .*: move it away or choose another --output$`) });
+      await assert.rejects(collect(options(join(dir, 'out.jsonl'))), {
+        kind: 'output-path',
+        message: new RegExp(`^${join(dir, beside)} is a directory, where this run would write its .*: move it away or choose another --output$`),
+      });
       assert.deepEqual(readdirSync(dir).sort(), ['in.jsonl', beside]);
       rmSync(join(dir, beside), { recursive: true });
     }
@@ -67,21 +78,30 @@ describe('output paths are checked before anything is written', () => {
   it('refuses a folder the OS will not write in, naming the folder and the code (/sys refuses even root)', async () => {
     const { options } = setup();
     for (const output of ['/sys/out.jsonl', `/sys/gymnast-${process.pid}/out.jsonl`]) {
-      await assert.rejects(collect(options(output)), { kind: 'output-path', message: /^cannot write in \/sys: (permission denied \(EACCES\)|operation not permitted \(EPERM\))$/ });
+      await assert.rejects(collect(options(output)), {
+        kind: 'output-path',
+        message: /^cannot write in \/sys: (permission denied \(EACCES\)|operation not permitted \(EPERM\))$/,
+      });
     }
     assert.equal(existsSync(`/sys/gymnast-${process.pid}`), false);
   });
 
   it('refuses a folder under /proc instead of hanging (Node’s recursive mkdir loops there)', async () => {
     const { options } = setup();
-    await assert.rejects(collect(options(`/proc/gymnast-${process.pid}/runs/out.jsonl`)), { kind: 'output-path', message: /^cannot write in \/proc: .*\((ENOENT|EACCES)\)$/ });
+    await assert.rejects(collect(options(`/proc/gymnast-${process.pid}/runs/out.jsonl`)), {
+      kind: 'output-path',
+      message: /^cannot write in \/proc: .*\((ENOENT|EACCES)\)$/,
+    });
   });
 
   it('refuses a folder without write permission', { skip: isRoot && 'root writes in any folder: the /sys case stands in for it' }, async () => {
     const { dir, options } = setup();
     const locked = join(dir, 'locked');
     mkdirSync(locked, { mode: 0o555 });
-    await assert.rejects(collect(options(join(locked, 'out.jsonl'))), { kind: 'output-path', message: `cannot write in ${locked}: permission denied (EACCES)` });
+    await assert.rejects(collect(options(join(locked, 'out.jsonl'))), {
+      kind: 'output-path',
+      message: `cannot write in ${locked}: permission denied (EACCES)`,
+    });
     chmodSync(locked, 0o755);
     assert.deepEqual(readdirSync(locked), []);
   });

@@ -28,7 +28,12 @@ const serveScript = `
 `;
 
 /** Every file of a folder with its bytes: a refused run must leave this exactly as it was. */
-const snapshot = (dir: string) => Object.fromEntries(readdirSync(dir).sort().map((name) => [name, readFileSync(join(dir, name), 'latin1')]));
+const snapshot = (dir: string) =>
+  Object.fromEntries(
+    readdirSync(dir)
+      .sort()
+      .map((name) => [name, readFileSync(join(dir, name), 'latin1')]),
+  );
 const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).length;
 
 describe('a fresh collect over an earlier run', () => {
@@ -38,8 +43,14 @@ describe('a fresh collect over an earlier run', () => {
     const before = snapshot(dir);
     await assert.rejects(collect(options({ limit: 1 })), (error: Error & { kind: string; files: unknown }) => {
       assert.equal(error.kind, 'output-exists');
-      assert.equal(error.message, `--output ${output} already holds an earlier run's rows (4 rows in ${output} and 2 rows in ${failures}), which a fresh start would erase. Run with --resume to continue that run, or with --overwrite to start afresh.`);
-      assert.deepEqual(error.files, [{ path: output, rows: 4 }, { path: failures, rows: 2 }]);
+      assert.equal(
+        error.message,
+        `--output ${output} already holds an earlier run's rows (4 rows in ${output} and 2 rows in ${failures}), which a fresh start would erase. Run with --resume to continue that run, or with --overwrite to start afresh.`,
+      );
+      assert.deepEqual(error.files, [
+        { path: output, rows: 4 },
+        { path: failures, rows: 2 },
+      ]);
       return true;
     });
     assert.deepEqual(snapshot(dir), before, 'every file byte for byte, and no lock left');
@@ -72,7 +83,9 @@ describe('a fresh collect over an earlier run', () => {
     assert.deepEqual(readdirSync(dir), ['in.jsonl']);
   });
 
-  it('is refused when the earlier run ended while this one was reading its input: the rows are looked at again under the lock', { skip: process.platform === 'win32' && 'no mkfifo' }, async () => {
+  it('is refused when the earlier run ended while this one was reading its input: the rows are looked at again under the lock', {
+    skip: process.platform === 'win32' && 'no mkfifo',
+  }, async () => {
     const { dir, input, output, options } = dataset();
     // The input is a pipe (in a folder of its own): this run's check of it waits, past its first look at
     // the output, until a writer serves it the rows.

@@ -12,13 +12,22 @@ describe("NeMo Gym's prompt config", () => {
   });
 
   it("names the missing field and lists the row's fields", () => {
-    assert.throws(() => fillTemplate('{problem}', { question: 'q', expected_answer: '4' }), /uses \{problem\}, but the row has only: question, expected_answer/);
+    assert.throws(
+      () => fillTemplate('{problem}', { question: 'q', expected_answer: '4' }),
+      /uses \{problem\}, but the row has only: question, expected_answer/,
+    );
   });
 
   it('builds system and user messages and keeps the other request fields', () => {
     const row = DatasetRow.parse({ question: 'q', responses_create_params: { temperature: 0.2 } });
     const applied = applyPrompt(row, { system: 'Be brief.', user: 'Q: {question}' });
-    assert.deepEqual(applied.responses_create_params, { temperature: 0.2, input: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Q: q' }] });
+    assert.deepEqual(applied.responses_create_params, {
+      temperature: 0.2,
+      input: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Q: q' },
+      ],
+    });
     assert.equal(row.responses_create_params?.input, undefined, 'the original row is not changed');
   });
 
@@ -28,7 +37,10 @@ describe("NeMo Gym's prompt config", () => {
       { line: 2, row: DatasetRow.parse({ responses_create_params: { input: 'hi' } }) },
       { line: 3, row: DatasetRow.parse({ responses_create_params: { input: [{ role: 'user', content: 'x' }] } }) },
     ];
-    assert.deepEqual(rows.filter(({ row }) => hasPrompt(row)).map(({ line }) => line), [2, 3]);
+    assert.deepEqual(
+      rows.filter(({ row }) => hasPrompt(row)).map(({ line }) => line),
+      [2, 3],
+    );
   });
 
   it('loads YAML with a required user template and rejects unknown keys', async () => {

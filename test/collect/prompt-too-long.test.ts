@@ -13,7 +13,11 @@ import { runOverview } from '../../src/viewer/run-overview.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: rows of NeMo Gym's files, read field by field as each spec needs
 type Row = Record<string, any>;
-const readJsonl = (path: string): Row[] => readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Row);
+const readJsonl = (path: string): Row[] =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Row);
 
 /**
  * Three arithmetic tasks, two repeats each: two are answered right, the third's prompt alone is longer
@@ -28,16 +32,33 @@ describe('a prompt longer than max_seq_len is a typed outcome (prompt-too-long, 
     const tokenizer = new CharTokenizer();
     dir = mkdtempSync(join(tmpdir(), 'gymnast-prompt-too-long-'));
     const input = join(dir, 'in.jsonl');
-    const task = (problem: string, answer: number, padding = '') => JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: `what is ${problem}?${padding}` }] }, agent_ref: { name: 'arithmetic' }, problem, answer });
+    const task = (problem: string, answer: number, padding = '') =>
+      JSON.stringify({
+        responses_create_params: { input: [{ role: 'user', content: `what is ${problem}?${padding}` }] },
+        agent_ref: { name: 'arithmetic' },
+        problem,
+        answer,
+      });
     writeFileSync(input, `${[task('1+2', 3), task('4+5', 9), task('2+2', 4, ' '.repeat(200))].join('\n')}\n`);
-    const policy = new ScriptedPolicy({ tokenizer, script: (request) => {
+    const policy = new ScriptedPolicy({
+      tokenizer,
+      script: (request) => {
         const [, a, b] = /(\d+)\+(\d+)/.exec(request.messages[0]!.content)!;
         return { text: String(Number(a) + Number(b)) };
       },
     });
     summary = await collect({
-      input, output: join(dir, 'rollouts.jsonl'), numRepeats: 2, concurrency: 1, policy, renderer: new TemplateRenderer(tokenizer, new PlainChatTemplate()),
-      maxSeqLen: 128, maxTurns: 2, sampling: SamplingParams.parse({ max_tokens: 16, seed: 1 }), health: {}, onProgress: (at) => progress.push(at),
+      input,
+      output: join(dir, 'rollouts.jsonl'),
+      numRepeats: 2,
+      concurrency: 1,
+      policy,
+      renderer: new TemplateRenderer(tokenizer, new PlainChatTemplate()),
+      maxSeqLen: 128,
+      maxTurns: 2,
+      sampling: SamplingParams.parse({ max_tokens: 16, seed: 1 }),
+      health: {},
+      onProgress: (at) => progress.push(at),
     });
   });
 
@@ -67,7 +88,7 @@ describe('a prompt longer than max_seq_len is a typed outcome (prompt-too-long, 
     assert.equal(last.rewardSum / (last.done - last.failures - last.promptTooLong), 1);
   });
 
-  it('a resumed run\'s progress starts from them too: done, not in the mean reward', () => {
+  it("a resumed run's progress starts from them too: done, not in the mean reward", () => {
     const state = loadResumeState({ output: join(dir, 'rollouts.jsonl'), failures: join(dir, 'rollouts_failures.jsonl') });
     assert.deepEqual([state.done, state.promptTooLong, state.rewardSum], [6, 2, 4]);
   });
@@ -85,6 +106,9 @@ describe('a prompt longer than max_seq_len is a typed outcome (prompt-too-long, 
     assert.equal(overview.terminations['prompt-too-long'], 2);
     assert.equal(overview.counts.prompt_too_long, 2);
     assert.equal(overview.mean_reward, 1);
-    assert.deepEqual(overview.pass_at_k, [{ k: 1, value: 1 }, { k: 2, value: 1 }]);
+    assert.deepEqual(overview.pass_at_k, [
+      { k: 1, value: 1 },
+      { k: 2, value: 1 },
+    ]);
   });
 });

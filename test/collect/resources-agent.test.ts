@@ -18,8 +18,16 @@ import { startPythonResourcesServer, type PythonResourcesServer } from '../suppo
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = join(root, 'bin/gymnast.js');
-const fixture = (path: string) => readFileSync(new URL(`../fixtures/nemo-gym/${path}`, import.meta.url), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
-const readJsonl = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+const fixture = (path: string) =>
+  readFileSync(new URL(`../fixtures/nemo-gym/${path}`, import.meta.url), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+const readJsonl = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 /**
  * A model that uses the counter tools as the session-state example asks ("add a then add b then get
@@ -91,13 +99,40 @@ describe('gymnast collect against NeMo Gym resources servers (--resources-server
     const dir = mkdtempSync(join(tmpdir(), 'gymnast-resources-'));
     const output = join(dir, 'rollouts.jsonl');
     const args = [
-      'collect', '--input', writeInput(dir), '--output', output,
-      '--policy', 'vllm-completions', '--base-url', model.url, '--tokenizer', qwen3Directory,
-      '--resources-server', `counter=${counterUrl}`, '--resources-server', `junk=${junkUrl}`,
-      '--gymnasium-server', `example_multi_turn_gymnasium_agent=${gymnasium.url}`,
-      '--max-tokens', '96', '--max-turns', '6', '--max-seq-len', '8192', '--seed', '1', '--request-attempts', '2', '--concurrency', '4',
+      'collect',
+      '--input',
+      writeInput(dir),
+      '--output',
+      output,
+      '--policy',
+      'vllm-completions',
+      '--base-url',
+      model.url,
+      '--tokenizer',
+      qwen3Directory,
+      '--resources-server',
+      `counter=${counterUrl}`,
+      '--resources-server',
+      `junk=${junkUrl}`,
+      '--gymnasium-server',
+      `example_multi_turn_gymnasium_agent=${gymnasium.url}`,
+      '--max-tokens',
+      '96',
+      '--max-turns',
+      '6',
+      '--max-seq-len',
+      '8192',
+      '--seed',
+      '1',
+      '--request-attempts',
+      '2',
+      '--concurrency',
+      '4',
       // Four rows fail on purpose (a failed judge, a garbage verifier, a server error, a junk server).
-      '--max-unhealthy', '4', '--fail-on-error', '4',
+      '--max-unhealthy',
+      '4',
+      '--fail-on-error',
+      '4',
       ...extra,
     ];
     const { stdout, stderr } = await run(process.execPath, [bin, ...args], { timeout: 120_000 });
@@ -119,7 +154,16 @@ describe('gymnast collect against NeMo Gym resources servers (--resources-server
 
   it('runs every session-state row to the verifier’s reward: the cookies carried each session’s counter from seed to verify', () => {
     const rewards = counterResults().map((row) => [row.expected_count, row.reward]);
-    assert.deepEqual(rewards.sort((a, b) => Number(a[0]) - Number(b[0])), [[6, 1], [15, 1], [24, 1], [33, 1], [42, 1]]);
+    assert.deepEqual(
+      rewards.sort((a, b) => Number(a[0]) - Number(b[0])),
+      [
+        [6, 1],
+        [15, 1],
+        [24, 1],
+        [33, 1],
+        [42, 1],
+      ],
+    );
   });
 
   it('keeps the exact tokens: every sampled turn’s ids and logprobs, tool messages with their call ids on the ledger, no drift', async () => {
@@ -128,15 +172,33 @@ describe('gymnast collect against NeMo Gym resources servers (--resources-server
       const messages = row.messages as Message[];
       assert.equal(row.has_training_tokens, true);
       assert.equal(row.token_drift_count, 0);
-      assert.deepEqual(messages.map((message) => message.role), ['user', 'assistant', 'tool', 'tool', 'assistant', 'tool', 'assistant']);
-      assert.deepEqual(messages.filter((message) => message.role === 'tool').map((message) => message.tool_call_id), ['call_0_0', 'call_0_1', 'call_1_0']);
+      assert.deepEqual(
+        messages.map((message) => message.role),
+        ['user', 'assistant', 'tool', 'tool', 'assistant', 'tool', 'assistant'],
+      );
+      assert.deepEqual(
+        messages.filter((message) => message.role === 'tool').map((message) => message.tool_call_id),
+        ['call_0_0', 'call_0_1', 'call_1_0'],
+      );
       const [firstTurn, , , readTurn] = messages.slice(1);
-      assert.deepEqual(firstTurn!.tool_calls!.map((call) => [call.id, call.function.name]), [['call_0_0', 'increment_counter'], ['call_0_1', 'increment_counter']], 'the calls, structured, on the turn that made them');
+      assert.deepEqual(
+        firstTurn!.tool_calls!.map((call) => [call.id, call.function.name]),
+        [
+          ['call_0_0', 'increment_counter'],
+          ['call_0_1', 'increment_counter'],
+        ],
+        'the calls, structured, on the turn that made them',
+      );
       assert.match(firstTurn!.content, /^<tool_call>/, 'the sampled text is kept as sampled');
       assert.equal(readTurn!.tool_calls![0]!.function.name, 'get_counter_value');
-      for (const message of messages.filter((message) => message.role === 'assistant')) assert.equal(message.generation_logprobs!.length, message.token_ids!.length);
+      for (const message of messages.filter((message) => message.role === 'assistant'))
+        assert.equal(message.generation_logprobs!.length, message.token_ids!.length);
       const sequence = tokenizer.decode(messages.flatMap((message) => message.token_ids ?? []));
-      assert.match(sequence, /<tool_response>\n\{"success": true\}\n<\/tool_response>\n<tool_response>\n\{"success": true\}\n<\/tool_response>/, 'tool answers rendered by the chat template onto the sequence');
+      assert.match(
+        sequence,
+        /<tool_response>\n\{"success": true\}\n<\/tool_response>\n<tool_response>\n\{"success": true\}\n<\/tool_response>/,
+        'tool answers rendered by the chat template onto the sequence',
+      );
       assert.equal(row.num_turns, 3);
     }
   });
@@ -144,13 +206,27 @@ describe('gymnast collect against NeMo Gym resources servers (--resources-server
   it('writes NeMo Gym’s row: function calls and their outputs in response.output, usage, and the verifier’s fields at the top level', () => {
     const row = counterResults().find((candidate) => candidate.expected_count === 6)!;
     const output = (row.response as { output: Record<string, unknown>[] }).output;
-    assert.deepEqual(output.map((item) => item.type), ['function_call', 'function_call', 'function_call_output', 'function_call_output', 'function_call', 'function_call_output', 'message']);
-    assert.deepEqual(output.filter((item) => item.type === 'function_call').map((item) => [item.call_id, item.arguments]), [['call_0_0', '{"count":1}'], ['call_0_1', '{"count":2}'], ['call_1_0', '{}']]);
+    assert.deepEqual(
+      output.map((item) => item.type),
+      ['function_call', 'function_call', 'function_call_output', 'function_call_output', 'function_call', 'function_call_output', 'message'],
+    );
+    assert.deepEqual(
+      output.filter((item) => item.type === 'function_call').map((item) => [item.call_id, item.arguments]),
+      [
+        ['call_0_0', '{"count":1}'],
+        ['call_0_1', '{"count":2}'],
+        ['call_1_0', '{}'],
+      ],
+    );
     assert.deepEqual((output.at(-1)!.content as { text: string }[])[0]!.text, 'The count is 6.');
     const usage = (row.response as { usage: Record<string, number> }).usage;
     assert.equal(usage.total_tokens, usage.input_tokens! + usage.output_tokens!);
     assert.deepEqual([row.counter, row.info, row.extracted_answer], [6, { session_seeded: true }, '6']);
-    assert.deepEqual([row.initial_count, row._ng_task_index, (row.agent_ref as { name: string }).name], [3, 0, 'counter'], 'the row’s own fields and keys, not the echo’s');
+    assert.deepEqual(
+      [row.initial_count, row._ng_task_index, (row.agent_ref as { name: string }).name],
+      [3, 0, 'counter'],
+      'the row’s own fields and keys, not the echo’s',
+    );
   });
 
   it('never writes a session cookie (the server’s credential for the session) into a row or the sidecar, success or failure', () => {
@@ -160,12 +236,22 @@ describe('gymnast collect against NeMo Gym resources servers (--resources-server
       assert.ok(!JSON.stringify(row).includes('___'), `no <ClassName>___<server> cookie in ${JSON.stringify(row.env_metadata)}`);
       if (row.env_metadata !== null && row.env_metadata !== undefined) assert.ok(!('cookies' in (row.env_metadata as object)));
     }
-    assert.ok(counterResults().every((row) => (row.env_metadata as { prompt_messages?: number }).prompt_messages === 1), 'the rest of the metadata is kept');
+    assert.ok(
+      counterResults().every((row) => (row.env_metadata as { prompt_messages?: number }).prompt_messages === 1),
+      'the rest of the metadata is kept',
+    );
   });
 
   it('puts a failed judge, a garbage verifier, a server error and a junk server in the sidecar, typed, never with a reward', () => {
-    const failures = first.failures.map((row): Record<string, unknown> => ({ ...row, why: row.judge ?? row.fault ?? (row.agent_ref as { name: string }).name }));
-    assert.deepEqual(failures.map((row) => [row.why, row._ng_failure_class]).sort(), [['fail', 'env-error'], ['junk', 'env-error'], ['seed_500', 'env-error'], ['verify_garbage', 'env-error']]);
+    const failures = first.failures.map(
+      (row): Record<string, unknown> => ({ ...row, why: row.judge ?? row.fault ?? (row.agent_ref as { name: string }).name }),
+    );
+    assert.deepEqual(failures.map((row) => [row.why, row._ng_failure_class]).sort(), [
+      ['fail', 'env-error'],
+      ['junk', 'env-error'],
+      ['seed_500', 'env-error'],
+      ['verify_garbage', 'env-error'],
+    ]);
     assert.ok(failures.every((row) => !('reward' in row)));
     const judged = failures.find((row) => row.why === 'fail')!;
     assert.equal(judged.nemo_gym_failure_class, 'judge_failed');
@@ -183,7 +269,13 @@ describe('gymnast collect against NeMo Gym resources servers (--resources-server
     for (const row of rows) {
       const messages = row.messages as Message[];
       const followUps = row.follow_ups as string[];
-      assert.deepEqual(messages.filter((message) => message.role === 'user').slice(1).map((message) => message.content), followUps);
+      assert.deepEqual(
+        messages
+          .filter((message) => message.role === 'user')
+          .slice(1)
+          .map((message) => message.content),
+        followUps,
+      );
       assert.deepEqual([row.reward, row.terminated, row.truncated, (row.info as { answer_found: boolean }).answer_found], [1, true, false, true]);
     }
   });
@@ -203,8 +295,15 @@ describe('gymnast collect against NeMo Gym resources servers (--resources-server
   it('verifies a rollout that --max-turns cut, after running its last calls, as NeMo Gym verifies what its step limit cut', async () => {
     const cut = await collect(counter.url, ['--limit', '1', '--max-turns', '1']);
     const [row] = cut.results;
-    assert.deepEqual([row!.reward, (row!.termination as { kind: string }).kind, row!.truncated, row!.terminated], [1, 'max-turns', true, false], '3 + 1 + 2 = 6 without reading it back');
-    assert.deepEqual((row!.messages as Message[]).map((message) => message.role), ['user', 'assistant', 'tool', 'tool']);
+    assert.deepEqual(
+      [row!.reward, (row!.termination as { kind: string }).kind, row!.truncated, row!.terminated],
+      [1, 'max-turns', true, false],
+      '3 + 1 + 2 = 6 without reading it back',
+    );
+    assert.deepEqual(
+      (row!.messages as Message[]).map((message) => message.role),
+      ['user', 'assistant', 'tool', 'tool'],
+    );
   });
 
   it('runs the same rows against gymnast serve resources (its ports of the two NeMo Gym examples) with the same rewards', async () => {
@@ -214,14 +313,50 @@ describe('gymnast collect against NeMo Gym resources servers (--resources-server
     try {
       const dir = mkdtempSync(join(tmpdir(), 'gymnast-resources-ported-'));
       const input = join(dir, 'input.jsonl');
-      const rows = [...fixture('example_session_state_mgmt/example.jsonl').map((row) => ({ ...row, agent_ref: { name: 'counter' } })), ...fixture('example_multi_turn_gymnasium/example.jsonl').slice(0, 2)];
+      const rows = [
+        ...fixture('example_session_state_mgmt/example.jsonl').map((row) => ({ ...row, agent_ref: { name: 'counter' } })),
+        ...fixture('example_multi_turn_gymnasium/example.jsonl').slice(0, 2),
+      ];
       writeFileSync(input, `${rows.map((row) => JSON.stringify(row)).join('\n')}\n`);
       const output = join(dir, 'rollouts.jsonl');
-      await run(process.execPath, [bin, 'collect', '--input', input, '--output', output, '--policy', 'vllm-completions', '--base-url', model.url, '--tokenizer', qwen3Directory, '--resources-server', `counter=${counterUrl}`, '--gymnasium-server', `example_multi_turn_gymnasium_agent=${gymnasiumUrl}`, '--max-tokens', '96', '--max-seq-len', '8192', '--seed', '1'], { timeout: 120_000 });
+      await run(
+        process.execPath,
+        [
+          bin,
+          'collect',
+          '--input',
+          input,
+          '--output',
+          output,
+          '--policy',
+          'vllm-completions',
+          '--base-url',
+          model.url,
+          '--tokenizer',
+          qwen3Directory,
+          '--resources-server',
+          `counter=${counterUrl}`,
+          '--gymnasium-server',
+          `example_multi_turn_gymnasium_agent=${gymnasiumUrl}`,
+          '--max-tokens',
+          '96',
+          '--max-seq-len',
+          '8192',
+          '--seed',
+          '1',
+        ],
+        { timeout: 120_000 },
+      );
       const results = readJsonl(output);
-      assert.deepEqual(results.map((row) => row.reward), [1, 1, 1, 1, 1, 1, 1]);
+      assert.deepEqual(
+        results.map((row) => row.reward),
+        [1, 1, 1, 1, 1, 1, 1],
+      );
       const aggregates = JSON.parse(readFileSync(output.replace('.jsonl', '_aggregate_metrics.json'), 'utf8')) as Aggregate[];
-      assert.deepEqual(aggregates.map((aggregate) => [aggregate.agent_ref.name, aggregate.computed_by]).sort(), [['counter', 'server'], ['example_multi_turn_gymnasium_agent', 'server']]);
+      assert.deepEqual(aggregates.map((aggregate) => [aggregate.agent_ref.name, aggregate.computed_by]).sort(), [
+        ['counter', 'server'],
+        ['example_multi_turn_gymnasium_agent', 'server'],
+      ]);
     } finally {
       await Promise.all([ported.close(), portedGymnasium.close()]);
     }

@@ -13,7 +13,14 @@ import { gymnast } from '../support/run-cli.js';
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/nemo-gym/blackjack/${name}`, import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'gymnast-resume-nemo-gym-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
-const keys = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => { const row = JSON.parse(line) as Record<string, number>; return `${row._ng_task_index}:${row._ng_rollout_index}`; });
+const keys = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const row = JSON.parse(line) as Record<string, number>;
+      return `${row._ng_task_index}:${row._ng_rollout_index}`;
+    });
 
 let runs = 0;
 /**
@@ -26,14 +33,18 @@ function nemoGymRun(): { output: string; materialized: string; rollouts: string 
   const output = join(folder, 'rollouts.jsonl');
   const materialized = join(folder, 'rollouts_materialized_inputs.jsonl');
   copyFileSync(fixture('example_rollouts_materialized_inputs.jsonl'), materialized);
-  const rollouts = readFileSync(fixture('example_rollouts.jsonl'), 'utf8').split('\n').slice(0, 3).map((line) => `${line}\n`).join('');
+  const rollouts = readFileSync(fixture('example_rollouts.jsonl'), 'utf8')
+    .split('\n')
+    .slice(0, 3)
+    .map((line) => `${line}\n`)
+    .join('');
   writeFileSync(output, rollouts);
   return { output, materialized, rollouts };
 }
 
 // NeMo Gym resumes from the materialized inputs and the output alone, running the planned rows whose
 // (task, rollout) is not in the output yet: 002 rollout_collection.py run_from_config and _load_from_cache.
-describe("--resume over a run NeMo Gym started, without _run.json (002 rollout_collection.py _load_from_cache)", () => {
+describe('--resume over a run NeMo Gym started, without _run.json (002 rollout_collection.py _load_from_cache)', () => {
   let model: InferenceServer;
   let server: { start(): Promise<string>; close(): Promise<void> };
   let url: string;
@@ -45,7 +56,23 @@ describe("--resume over a run NeMo Gym started, without _run.json (002 rollout_c
   after(() => Promise.all([model.close(), server.close()]));
 
   const resume = (output: string, ...args: string[]) =>
-    gymnast('collect', '--input', fixture('example.jsonl'), '--output', output, '--resume', '--policy', 'vllm-completions', '--base-url', model.url, '--tokenizer', qwen3Directory, '--max-tokens', '32', ...args);
+    gymnast(
+      'collect',
+      '--input',
+      fixture('example.jsonl'),
+      '--output',
+      output,
+      '--resume',
+      '--policy',
+      'vllm-completions',
+      '--base-url',
+      model.url,
+      '--tokenizer',
+      qwen3Directory,
+      '--max-tokens',
+      '32',
+      ...args,
+    );
 
   it('runs the planned rollouts not yet in the output, keeping its rows as they are, with a notice that the run identity could not be checked', async () => {
     const { output, materialized, rollouts } = nemoGymRun();
@@ -64,7 +91,10 @@ describe("--resume over a run NeMo Gym started, without _run.json (002 rollout_c
     const { output, rollouts } = nemoGymRun();
     const run = await resume(output);
     assert.equal(run.code, 1, run.stderr);
-    assert.match(run.stderr, /rollouts_materialized_inputs\.jsonl:1: agent_ref\.name: unknown agent "blackjack_gymnasium_agent" .*--agent-server blackjack_gymnasium_agent=URL/);
+    assert.match(
+      run.stderr,
+      /rollouts_materialized_inputs\.jsonl:1: agent_ref\.name: unknown agent "blackjack_gymnasium_agent" .*--agent-server blackjack_gymnasium_agent=URL/,
+    );
     assert.equal(readFileSync(output, 'utf8'), rollouts);
   });
 });

@@ -7,7 +7,11 @@ import { compactKey, loadResumeState, repairJsonl, ResumeState, wouldRetry } fro
 import type { RowKeys } from '../../src/core/result-row.js';
 
 const folder = () => mkdtempSync(join(tmpdir(), 'gymnast-resume-state-'));
-const row = (task: number, rollout: number, fields: Partial<RowKeys> & Record<string, unknown> = {}): RowKeys => ({ _ng_task_index: task, _ng_rollout_index: rollout, ...fields });
+const row = (task: number, rollout: number, fields: Partial<RowKeys> & Record<string, unknown> = {}): RowKeys => ({
+  _ng_task_index: task,
+  _ng_rollout_index: rollout,
+  ...fields,
+});
 
 function visited(path: string): { rows: unknown[]; lines: number[]; repairedBytes: number } {
   const rows: unknown[] = [];
@@ -67,7 +71,10 @@ describe('resume: reading a result file a crash may have cut', () => {
     const path = join(folder(), 'rows.jsonl');
     const text = '{"a":1}\nnot json\n{"a":3}\n';
     writeFileSync(path, text);
-    assert.throws(() => visited(path), (error: Error) => error.message.startsWith(`${path}:2 is not valid JSON, but complete rows follow it`));
+    assert.throws(
+      () => visited(path),
+      (error: Error) => error.message.startsWith(`${path}:2 is not valid JSON, but complete rows follow it`),
+    );
     assert.equal(readFileSync(path, 'utf8'), text);
   });
 

@@ -15,8 +15,18 @@ import { ScriptedPolicy } from '../../src/testing/index.js';
 import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
 
 const tokenizer = new CharTokenizer();
-const row = (a: number, b: number) => JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: `what is ${a}+${b}?` }] }, agent_ref: { name: 'arithmetic' }, problem: `${a}+${b}`, answer: a + b });
-const rows = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((text) => JSON.parse(text) as Record<string, unknown>);
+const row = (a: number, b: number) =>
+  JSON.stringify({
+    responses_create_params: { input: [{ role: 'user', content: `what is ${a}+${b}?` }] },
+    agent_ref: { name: 'arithmetic' },
+    problem: `${a}+${b}`,
+    answer: a + b,
+  });
+const rows = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((text) => JSON.parse(text) as Record<string, unknown>);
 
 /** A policy that fails every call while `failing` is true, and answers right otherwise. */
 function flakyPolicy(state: { failing: boolean }) {
@@ -31,7 +41,18 @@ function flakyPolicy(state: { failing: boolean }) {
 }
 
 function options(input: string, output: string, policy: ScriptedPolicy, extra: Partial<CollectOptions> = {}): CollectOptions {
-  return { input, output, concurrency: 2, policy, renderer: new TemplateRenderer(tokenizer, new PlainChatTemplate()), maxSeqLen: 512, maxTurns: 3, sampling: SamplingParams.parse({ max_tokens: 8 }), numRepeats: 2, ...extra };
+  return {
+    input,
+    output,
+    concurrency: 2,
+    policy,
+    renderer: new TemplateRenderer(tokenizer, new PlainChatTemplate()),
+    maxSeqLen: 512,
+    maxTurns: 3,
+    sampling: SamplingParams.parse({ max_tokens: 8 }),
+    numRepeats: 2,
+    ...extra,
+  };
 }
 
 function dataset(count: number) {
@@ -46,7 +67,14 @@ const bin = fileURLToPath(new URL('../../bin/gymnast.js', import.meta.url));
 /** The lockstep preload in one plain file: loaded through tsx, it would cost each killed run a third of a second more. */
 async function bundleLockstep(): Promise<string> {
   const outfile = join(mkdtempSync(join(tmpdir(), 'gymnast-lockstep-')), 'stderr-lockstep.mjs');
-  await build({ entryPoints: [fileURLToPath(new URL('../support/stderr-lockstep.ts', import.meta.url))], bundle: true, platform: 'node', format: 'esm', outfile, logLevel: 'error' });
+  await build({
+    entryPoints: [fileURLToPath(new URL('../support/stderr-lockstep.ts', import.meta.url))],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile,
+    logLevel: 'error',
+  });
   return outfile;
 }
 
@@ -147,16 +175,25 @@ describe('resume', () => {
         return { text: 'unused', delay_ms: 600_000 };
       },
     });
-    const interrupted = await collect(options(input, output, hanging, { concurrency: 4, maxAttempts: 1, stopAdmitting: interrupt.signal, signal: interrupt.signal }));
+    const interrupted = await collect(
+      options(input, output, hanging, { concurrency: 4, maxAttempts: 1, stopAdmitting: interrupt.signal, signal: interrupt.signal }),
+    );
     const aborted = rows(interrupted.paths.failures);
-    assert.deepEqual(aborted.map((failure) => failure._ng_failure_class), ['aborted', 'aborted', 'aborted', 'aborted']);
+    assert.deepEqual(
+      aborted.map((failure) => failure._ng_failure_class),
+      ['aborted', 'aborted', 'aborted', 'aborted'],
+    );
     assert.deepEqual([interrupted.retryable, interrupted.givenUp], [4, 0], 'the run says --resume would run all four again');
 
     const policy = flakyPolicy({ failing: false });
     const resumed = await collect(options(input, output, policy, { resume: true, maxAttempts: 1 }));
     assert.equal(policy.requests.length, 4, 'each aborted rollout ran again');
     assert.equal(resumed.rollouts, 4);
-    assert.deepEqual(rows(output).map((result) => result._ng_attempt_index), [undefined, undefined, undefined, undefined], 'each as its first attempt (stamped only past it)');
+    assert.deepEqual(
+      rows(output).map((result) => result._ng_attempt_index),
+      [undefined, undefined, undefined, undefined],
+      'each as its first attempt (stamped only past it)',
+    );
   });
 
   it('counts a rollout that failed and later succeeded as no failure in the metrics', async () => {
@@ -180,7 +217,7 @@ describe('resume', () => {
     assert.equal(rows(output).length, 0);
   });
 
-  it("counts the earlier rollouts in its progress: their successes with their rewards, and the failures it gives up on", async () => {
+  it('counts the earlier rollouts in its progress: their successes with their rewards, and the failures it gives up on', async () => {
     const { input, output } = dataset(3);
     // 1+2 fails (given up on with one attempt), 2+3 is answered right (reward 1), 3+4 wrong (reward 0).
     const policy = () =>
@@ -198,7 +235,11 @@ describe('resume', () => {
     writeFileSync(output, `${lines.slice(1).join('\n')}\n`);
     const seen: unknown[] = [];
     const summary = await collect(options(input, output, policy(), { resume: true, maxAttempts: 1, onProgress: (progress) => seen.push(progress) }));
-    assert.deepEqual(seen, [{ done: 6, total: 6, failures: 2, promptTooLong: 0, rewardSum: 2 }], 'the one rollout run again ends the run: 4 successes (mean reward 0.5) and 2 failures');
+    assert.deepEqual(
+      seen,
+      [{ done: 6, total: 6, failures: 2, promptTooLong: 0, rewardSum: 2 }],
+      'the one rollout run again ends the run: 4 successes (mean reward 0.5) and 2 failures',
+    );
     assert.deepEqual([summary.rollouts, summary.failures], [4, 0]);
   });
 
@@ -220,7 +261,8 @@ describe('resume', () => {
     assert.equal(before.split('\n').filter(Boolean).length, 6, '3 rows, 2 rollouts each');
     await assert.rejects(collect(options(input, output, flakyPolicy(state), { resume: true })), {
       kind: 'output-exists',
-      message: /^cannot resume .*: its plan \S+out_materialized_inputs\.jsonl is missing, and a fresh start would erase the 6 rows in \S+out\.jsonl\. Move them away, or run with --overwrite instead of --resume/,
+      message:
+        /^cannot resume .*: its plan \S+out_materialized_inputs\.jsonl is missing, and a fresh start would erase the 6 rows in \S+out\.jsonl\. Move them away, or run with --overwrite instead of --resume/,
     });
     assert.equal(readFileSync(output, 'utf8'), before);
   });
@@ -233,7 +275,10 @@ describe('resume', () => {
     state.failing = false;
     const notices: string[] = [];
     const summary = await collect(options(input, output, flakyPolicy(state), { resume: true, numRepeats: 5, onNotice: (notice) => notices.push(notice) }));
-    assert.ok(notices.some((notice) => /its run identity could not be checked/.test(notice)), notices.join('\n'));
+    assert.ok(
+      notices.some((notice) => /its run identity could not be checked/.test(notice)),
+      notices.join('\n'),
+    );
     // The plan as it stands (2 repeats), not --num-repeats 5: the input is not read.
     assert.deepEqual([summary.planned, summary.rollouts, summary.retryable], [6, 6, 0]);
     assert.equal(rows(output).length, 6);
@@ -244,7 +289,10 @@ describe('resume', () => {
     const state = { failing: false };
     await collect(options(input, output, flakyPolicy(state)));
     await assert.rejects(collect(options(input, output, flakyPolicy(state), { resume: true, numRepeats: 3 })), /planned rollouts changed \(4 then, 6 now/);
-    await assert.rejects(collect(options(input, output, flakyPolicy(state), { resume: true, sampling: SamplingParams.parse({ max_tokens: 8, temperature: 0.5 }) })), /sampling was .*"temperature":1.*now .*"temperature":0.5/);
+    await assert.rejects(
+      collect(options(input, output, flakyPolicy(state), { resume: true, sampling: SamplingParams.parse({ max_tokens: 8, temperature: 0.5 }) })),
+      /sampling was .*"temperature":1.*now .*"temperature":0.5/,
+    );
     appendFileSync(input, `${row(9, 9)}\n`);
     await assert.rejects(collect(options(input, output, flakyPolicy(state), { resume: true })), /planned rollouts changed/);
   });
@@ -256,7 +304,10 @@ describe('resume', () => {
     const older = JSON.parse(readFileSync(first.paths.run, 'utf8')) as { config: Record<string, unknown> };
     delete older.config.on_max_tokens;
     writeFileSync(first.paths.run, JSON.stringify(older));
-    await assert.rejects(collect(options(input, output, flakyPolicy(state), { resume: true })), /on_max_tokens was "end" \(a run of an older gymnast, which did not record it\), now "continue"/);
+    await assert.rejects(
+      collect(options(input, output, flakyPolicy(state), { resume: true })),
+      /on_max_tokens was "end" \(a run of an older gymnast, which did not record it\), now "continue"/,
+    );
     state.failing = false;
     const resumed = await collect(options(input, output, flakyPolicy(state), { resume: true, onMaxTokens: 'end', remoteAgents: ['arithmetic'] }));
     assert.equal(resumed.rollouts, 4);

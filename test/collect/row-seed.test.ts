@@ -4,7 +4,13 @@ import { rowToTask } from '../../src/collect/agent.js';
 import type { MaterializedRow } from '../../src/core/result-row.js';
 import type { EpisodeTask } from '../../src/core/episode-task.js';
 
-const row = (params: Record<string, unknown>) => ({ responses_create_params: { input: 'what is 1+2?', ...params }, agent_ref: { name: 'arithmetic' }, _ng_task_index: 0, _ng_rollout_index: 1 }) as MaterializedRow;
+const row = (params: Record<string, unknown>) =>
+  ({
+    responses_create_params: { input: 'what is 1+2?', ...params },
+    agent_ref: { name: 'arithmetic' },
+    _ng_task_index: 0,
+    _ng_rollout_index: 1,
+  }) as MaterializedRow;
 const seedOf = (params: Record<string, unknown>) => (rowToTask(row(params)) as EpisodeTask).sampling?.seed;
 
 describe("a row's seed reaches gymnast's loop wherever NeMo Gym's collector puts it", () => {
@@ -21,6 +27,9 @@ describe("a row's seed reaches gymnast's loop wherever NeMo Gym's collector puts
   it('refuses a top-level seed that is not a whole number, naming the field', () => {
     const issues = rowToTask(row({ seed: 1.5 }));
     assert.ok(Array.isArray(issues));
-    assert.deepEqual(issues.map((issue) => `${issue.field}: ${issue.message}`), ['responses_create_params.seed: expected a whole number, got 1.5']);
+    assert.deepEqual(
+      issues.map((issue) => `${issue.field}: ${issue.message}`),
+      ['responses_create_params.seed: expected a whole number, got 1.5'],
+    );
   });
 });

@@ -12,7 +12,8 @@ import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/to
 const dir = mkdtempSync(join(tmpdir(), 'gymnast-stop-strings-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const tokenizer = new CharTokenizer();
-const row = (fields: Record<string, unknown>) => JSON.stringify({ responses_create_params: { input: 'what is 1+2?' }, agent_ref: { name: 'math' }, expected_answer: '3', ...fields });
+const row = (fields: Record<string, unknown>) =>
+  JSON.stringify({ responses_create_params: { input: 'what is 1+2?' }, agent_ref: { name: 'math' }, expected_answer: '3', ...fields });
 
 let runs = 0;
 async function collectRows(lines: string[]) {
@@ -20,8 +21,23 @@ async function collectRows(lines: string[]) {
   const output = join(dir, `out-${runs++}.jsonl`);
   writeFileSync(input, `${lines.join('\n')}\n`);
   const policy = new ScriptedPolicy({ tokenizer, script: [{ text: '3' }] });
-  await collect({ input, output, concurrency: 1, policy, renderer: new TemplateRenderer(tokenizer, new PlainChatTemplate()), maxSeqLen: 512, maxTurns: 1, sampling: SamplingParams.parse({ max_tokens: 8 }) });
-  return { requests: policy.requests, rows: readFileSync(output, 'utf8').split('\n').filter(Boolean).map((text) => JSON.parse(text) as Record<string, unknown>) };
+  await collect({
+    input,
+    output,
+    concurrency: 1,
+    policy,
+    renderer: new TemplateRenderer(tokenizer, new PlainChatTemplate()),
+    maxSeqLen: 512,
+    maxTurns: 1,
+    sampling: SamplingParams.parse({ max_tokens: 8 }),
+  });
+  return {
+    requests: policy.requests,
+    rows: readFileSync(output, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((text) => JSON.parse(text) as Record<string, unknown>),
+  };
 }
 
 // NeMo RL hands each sample's own stop strings to generation (000 rollouts.py generate_responses:
@@ -29,9 +45,15 @@ async function collectRows(lines: string[]) {
 describe("a row's stop_strings, NeMo RL's per-sample stop strings (000 rollouts.py generate_responses)", () => {
   it('end the generation of its first turn, and rows without any keep none', async () => {
     const { requests, rows } = await collectRows([row({ stop_strings: ['</answer>', '\n\n'] }), row({ stop_strings: null }), row({})]);
-    assert.deepEqual(requests.map((request) => request.stop_strings), [['</answer>', '\n\n'], [], []]);
+    assert.deepEqual(
+      requests.map((request) => request.stop_strings),
+      [['</answer>', '\n\n'], [], []],
+    );
     // The row keeps the field as it came; the environment's task data does not get it.
-    assert.deepEqual(rows.map((result) => result.stop_strings), [['</answer>', '\n\n'], null, undefined]);
+    assert.deepEqual(
+      rows.map((result) => result.stop_strings),
+      [['</answer>', '\n\n'], null, undefined],
+    );
   });
 
   it('are refused before any work when they are not a list of text, naming the line and field', async () => {

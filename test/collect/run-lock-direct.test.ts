@@ -32,7 +32,10 @@ describe('the run lock, taken in this process', () => {
     const { path, output } = lockIn();
     writeFileSync(path, '');
     ago(path, 3);
-    assert.throws(() => acquireRunLock(path, output), (error: Error) => /which is unreadable and was written [34]s ago/.test(error.message));
+    assert.throws(
+      () => acquireRunLock(path, output),
+      (error: Error) => /which is unreadable and was written [34]s ago/.test(error.message),
+    );
   });
 
   it('takes over an unreadable lock once old, saying its age in seconds', () => {
@@ -61,7 +64,10 @@ describe('the run lock, taken in this process', () => {
     writeFileSync(path, JSON.stringify({ pid: await deadPid(), hostname: hostname(), started_at: '2026-01-01T00:00:00.000Z', command: 'gymnast collect' }));
     writeFileSync(`${path}.takeover-0123456789abcdef-0`, 'left by a crash');
     const lock = acquireRunLock(path, output);
-    assert.deepEqual(readdirSync(dir).filter((name) => name.includes('.takeover-')), []);
+    assert.deepEqual(
+      readdirSync(dir).filter((name) => name.includes('.takeover-')),
+      [],
+    );
     lock.release();
   });
 });

@@ -32,7 +32,14 @@ const containers = spawnSync('unshare', ['--user', '--map-root-user', '--pid', '
 /** The racer with the lock's code in one file: it starts in plain node, where tsx takes a second of CPU a start. */
 async function bundleRacer(): Promise<string> {
   const outfile = join(folder('racer-'), 'racer.mjs');
-  await build({ entryPoints: [fileURLToPath(new URL('../support/run-lock-racer.ts', import.meta.url))], bundle: true, platform: 'node', format: 'esm', outfile, logLevel: 'error' });
+  await build({
+    entryPoints: [fileURLToPath(new URL('../support/run-lock-racer.ts', import.meta.url))],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile,
+    logLevel: 'error',
+  });
   return outfile;
 }
 
@@ -101,7 +108,9 @@ describe('taking over a stale lock', () => {
       const named = (JSON.parse(readFileSync(lock, 'utf8')) as { pid: number }).pid;
       const left = readdirSync(dir);
       if (holders.length !== 1 || named !== holders[0] || left.length !== 1 || refusals.some((outcome) => outcome !== 'run-locked')) {
-        wrong.push(`race ${trial}: held by ${holders.join(', ') || 'none'}; the lock names ${named}; refused: ${refusals.join(', ')}; left: ${left.join(', ')}`);
+        wrong.push(
+          `race ${trial}: held by ${holders.join(', ') || 'none'}; the lock names ${named}; refused: ${refusals.join(', ')}; left: ${left.join(', ')}`,
+        );
       }
     }
     assert.deepEqual(wrong, [], `${wrong.length} of 100 races went wrong:\n${wrong.join('\n')}`);
@@ -124,7 +133,10 @@ describe('taking over a stale lock', () => {
     assert.deepEqual(outcome, { kind: 'changed' });
     assert.equal(readFileSync(lock, 'utf8'), taken, 'the live run keeps its lock');
     assert.deepEqual(readdirSync(dir), [stem], 'the late claim is gone');
-    assert.throws(() => acquireRunLock(lock, join(dir, 'out.jsonl')), (error) => error instanceof RunLockedError && error.message.includes(`pid ${first.pid} `));
+    assert.throws(
+      () => acquireRunLock(lock, join(dir, 'out.jsonl')),
+      (error) => error instanceof RunLockedError && error.message.includes(`pid ${first.pid} `),
+    );
     first.send('leave' satisfies Order);
   });
 
@@ -162,11 +174,19 @@ describe('taking over a stale lock', () => {
     }
   });
 
-  it('takes over the lock of a run killed as pid 1 in a container, from pid 1 of the next container (another hostname, the same machine)', { skip: containers ? false : 'unshare cannot start a process in new namespaces here' }, async () => {
+  it('takes over the lock of a run killed as pid 1 in a container, from pid 1 of the next container (another hostname, the same machine)', {
+    skip: containers ? false : 'unshare cannot start a process in new namespaces here',
+  }, async () => {
     const dir = folder('container-');
     const lock = join(dir, stem);
     const inContainer = (name: string) =>
-      enlisted(spawn('unshare', ['--user', '--map-root-user', '--pid', '--fork', '--mount-proc', '--uts', 'sh', '-c', `hostname ${name} && exec "$0" "$1"`, process.execPath, racer], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+      enlisted(
+        spawn(
+          'unshare',
+          ['--user', '--map-root-user', '--pid', '--fork', '--mount-proc', '--uts', 'sh', '-c', `hostname ${name} && exec "$0" "$1"`, process.execPath, racer],
+          { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+        ),
+      );
 
     const first = await inContainer('collect-a');
     assert.equal((await race([first], lock))[0]!.outcome, 'held');
@@ -183,6 +203,11 @@ describe('taking over a stale lock', () => {
     second.send('leave' satisfies Order);
     assert.equal(turn!.outcome, 'held', 'not refused as pid 1 (itself, alive) nor as a run on another host');
     // A new namespace, unless the kernel gave the new one the number of the old, gone one: then pid 1 is this process.
-    assert.match(turn!.notices.join('\n'), new RegExp(`took over ${lock}: its run (\\(pid 1 on collect-a, since [^)]+\\) was in another pid namespace \\(pid:\\[\\d+\\]; this process is in pid:\\[\\d+\\]\\)|was pid 1 in this pid namespace, which is this process now)`));
+    assert.match(
+      turn!.notices.join('\n'),
+      new RegExp(
+        `took over ${lock}: its run (\\(pid 1 on collect-a, since [^)]+\\) was in another pid namespace \\(pid:\\[\\d+\\]; this process is in pid:\\[\\d+\\]\\)|was pid 1 in this pid namespace, which is this process now)`,
+      ),
+    );
   });
 });

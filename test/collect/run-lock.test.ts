@@ -11,7 +11,12 @@ import { adder, sumCollection, sumRow } from '../support/sum-collection.js';
 
 const run = promisify(execFile);
 const bin = new URL('../../bin/gymnast.js', import.meta.url).pathname;
-const keys = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((text) => JSON.parse(text) as Record<string, number>).map((result) => `${result._ng_task_index}:${result._ng_rollout_index}`);
+const keys = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((text) => JSON.parse(text) as Record<string, number>)
+    .map((result) => `${result._ng_task_index}:${result._ng_rollout_index}`);
 
 function dataset(count: number) {
   const { dir, input, output, options } = sumCollection(Array.from({ length: count }, (_, i) => sumRow(i + 1, i + 2)));
@@ -30,7 +35,9 @@ const lockOf = (holder: { pid: number; hostname: string; started_at?: string; co
   JSON.stringify({ started_at: '2026-01-02T03:04:05.000Z', command: 'gymnast collect …', ...holder });
 
 /** This machine's boot and this process's pid namespace, as Linux tells them (read here, not by the code under test). */
-const here = existsSync('/proc/self/ns/pid') ? { boot_id: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(), pid_namespace: readlinkSync('/proc/self/ns/pid') } : undefined;
+const here = existsSync('/proc/self/ns/pid')
+  ? { boot_id: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(), pid_namespace: readlinkSync('/proc/self/ns/pid') }
+  : undefined;
 const linuxOnly = { skip: here === undefined ? 'no /proc here: boots and pid namespaces are unknown' : false };
 
 /** Runs a collect over `lock` and returns its notices. */
@@ -64,9 +71,12 @@ describe('one writer per output', () => {
     await running;
     const written = JSON.parse(readFileSync(paths.lock, 'utf8')) as Record<string, unknown>;
     assert.equal(written.pid, process.pid);
-    if (here !== undefined) assert.deepEqual({ boot_id: written.boot_id, pid_namespace: written.pid_namespace }, here, 'the lock says where its pid names this run');
+    if (here !== undefined)
+      assert.deepEqual({ boot_id: written.boot_id, pid_namespace: written.pid_namespace }, here, 'the lock says where its pid names this run');
 
-    const holder = new RegExp(`gymnast: run-locked: ${output} is being written by pid ${process.pid} on host ${hostname()} since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z .*; wait for it or stop it`);
+    const holder = new RegExp(
+      `gymnast: run-locked: ${output} is being written by pid ${process.pid} on host ${hostname()} since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z .*; wait for it or stop it`,
+    );
     for (const extra of [[], ['--resume']]) {
       const second = await cli(['--input', input, '--output', output, '--num-repeats', '2', ...extra]);
       assert.equal(second.code, 1);
@@ -89,28 +99,49 @@ describe('one writer per output', () => {
     const notices: string[] = [];
     const summary = await collect(options({ onNotice: (message) => notices.push(message) }));
     assert.equal(summary.rollouts, 4);
-    assert.ok(notices.some((notice) => notice.includes(`took over ${paths.lock}: its run (pid ${pid} on ${hostname()}, since 2026-01-02T03:04:05.000Z) is gone`)), notices.join('\n'));
+    assert.ok(
+      notices.some((notice) => notice.includes(`took over ${paths.lock}: its run (pid ${pid} on ${hostname()}, since 2026-01-02T03:04:05.000Z) is gone`)),
+      notices.join('\n'),
+    );
     assert.equal(existsSync(paths.lock), false);
   });
 
-  it('takes over a lock naming this very pid in this pid namespace: an earlier process had the pid (a container restarted, its run pid 1 again)', linuxOnly, async () => {
-    const { notices, lockPath } = await takeOver(lockOf({ pid: process.pid, hostname: hostname(), ...here }));
-    assert.deepEqual(notices.filter((notice) => notice.startsWith('took over')), [`took over ${lockPath}: its run was pid ${process.pid} in this pid namespace, which is this process now: the run that held it is gone`]);
-  });
+  it(
+    'takes over a lock naming this very pid in this pid namespace: an earlier process had the pid (a container restarted, its run pid 1 again)',
+    linuxOnly,
+    async () => {
+      const { notices, lockPath } = await takeOver(lockOf({ pid: process.pid, hostname: hostname(), ...here }));
+      assert.deepEqual(
+        notices.filter((notice) => notice.startsWith('took over')),
+        [`took over ${lockPath}: its run was pid ${process.pid} in this pid namespace, which is this process now: the run that held it is gone`],
+      );
+    },
+  );
 
   it('takes over a lock taken before this machine rebooted, though a process has its pid now', linuxOnly, async () => {
     const { notices, lockPath } = await takeOver(lockOf({ pid: process.ppid, hostname: hostname(), ...here, boot_id: '0b5e7c1d-1111-4e2f-9a3b-5c6d7e8f9a0b' }));
-    assert.ok(notices.includes(`took over ${lockPath}: it was taken before this machine rebooted (by pid ${process.ppid} on ${hostname()}, since 2026-01-02T03:04:05.000Z): the run that held it is gone`), notices.join('\n'));
-  });
-
-  it('takes over a lock from another pid namespace on this machine (a container by another hostname), though its pid is alive here, saying why and what to do if its run still writes', linuxOnly, async () => {
-    const { notices, output, lockPath } = await takeOver(lockOf({ pid: process.ppid, hostname: 'collect-7f3a9c', ...here, pid_namespace: 'pid:[4026532999]' }));
-    const notice = notices.find((each) => each.startsWith(`took over ${lockPath}: `));
-    assert.equal(
-      notice,
-      `took over ${lockPath}: its run (pid ${process.ppid} on collect-7f3a9c, since 2026-01-02T03:04:05.000Z) was in another pid namespace (pid:[4026532999]; this process is in ${here!.pid_namespace}), whose pids cannot be checked from here: taken as gone, as after a container restart (each start has a new pid namespace). If a run in another container is still writing ${output}, stop one of the two.`,
+    assert.ok(
+      notices.includes(
+        `took over ${lockPath}: it was taken before this machine rebooted (by pid ${process.ppid} on ${hostname()}, since 2026-01-02T03:04:05.000Z): the run that held it is gone`,
+      ),
+      notices.join('\n'),
     );
   });
+
+  it(
+    'takes over a lock from another pid namespace on this machine (a container by another hostname), though its pid is alive here, saying why and what to do if its run still writes',
+    linuxOnly,
+    async () => {
+      const { notices, output, lockPath } = await takeOver(
+        lockOf({ pid: process.ppid, hostname: 'collect-7f3a9c', ...here, pid_namespace: 'pid:[4026532999]' }),
+      );
+      const notice = notices.find((each) => each.startsWith(`took over ${lockPath}: `));
+      assert.equal(
+        notice,
+        `took over ${lockPath}: its run (pid ${process.ppid} on collect-7f3a9c, since 2026-01-02T03:04:05.000Z) was in another pid namespace (pid:[4026532999]; this process is in ${here!.pid_namespace}), whose pids cannot be checked from here: taken as gone, as after a container restart (each start has a new pid namespace). If a run in another container is still writing ${output}, stop one of the two.`,
+      );
+    },
+  );
 
   it('never presumes a lock from another host stale, with or without a boot id: refuses, says to remove it by hand, and writes nothing', async () => {
     for (const boot of [{}, { boot_id: '0b5e7c1d-1111-4e2f-9a3b-5c6d7e8f9a0b', pid_namespace: 'pid:[4026531836]' }]) {
@@ -119,7 +150,9 @@ describe('one writer per output', () => {
       writeFileSync(paths.lock, lock);
       await assert.rejects(collect(options()), {
         kind: 'run-locked',
-        message: new RegExp(`being written by pid \\d+ on host gpu-node-7 since 2026-01-02T03:04:05.000Z .*another host.*if that run is gone, remove ${paths.lock} by hand`),
+        message: new RegExp(
+          `being written by pid \\d+ on host gpu-node-7 since 2026-01-02T03:04:05.000Z .*another host.*if that run is gone, remove ${paths.lock} by hand`,
+        ),
       });
       assert.deepEqual(readdirSync(dir).sort(), ['in.jsonl', 'out_run.lock']);
       assert.equal(readFileSync(paths.lock, 'utf8'), lock);
@@ -134,7 +167,10 @@ describe('one writer per output', () => {
     utimesSync(paths.lock, minuteAgo, minuteAgo);
     const notices: string[] = [];
     await collect(options({ onNotice: (message) => notices.push(message) }));
-    assert.ok(notices.some((notice) => /took over .*_run\.lock: it was unreadable and \d+s old/.test(notice)), notices.join('\n'));
+    assert.ok(
+      notices.some((notice) => /took over .*_run\.lock: it was unreadable and \d+s old/.test(notice)),
+      notices.join('\n'),
+    );
   });
 
   it('releases the lock when the run fails or is aborted, so the next run starts', async () => {

@@ -11,13 +11,22 @@ import { filesBeside } from '../../src/collect/result-files.js';
 import { AmbiguousTasksError } from '../../src/core/errors/ambiguous-tasks-error.js';
 
 const fixture = (path: string) => new URL(`../fixtures/nemo-gym/${path}`, import.meta.url).pathname;
-const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter((line) => line.trim() !== '');
+const lines = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
 const jsonl = (rows: readonly unknown[]) => rows.map((row) => `${JSON.stringify(row)}\n`).join('');
 
 /** A NeMo Gym example copied into a new folder (health writes its reports beside the file), its materialized inputs too when it has them. */
-function copied(example: string, edit?: { rollouts?: (rows: Record<string, unknown>[]) => unknown[]; materialized?: (rows: Record<string, unknown>[]) => unknown[] }): string {
+function copied(
+  example: string,
+  edit?: { rollouts?: (rows: Record<string, unknown>[]) => unknown[]; materialized?: (rows: Record<string, unknown>[]) => unknown[] },
+): string {
   const directory = mkdtempSync(join(tmpdir(), `gymnast-stored-${basename(example)}-`));
-  for (const [name, change] of [['example_rollouts.jsonl', edit?.rollouts], ['example_rollouts_materialized_inputs.jsonl', edit?.materialized]] as const) {
+  for (const [name, change] of [
+    ['example_rollouts.jsonl', edit?.rollouts],
+    ['example_rollouts_materialized_inputs.jsonl', edit?.materialized],
+  ] as const) {
     const from = fixture(`${example}/${name}`);
     if (!existsSync(from)) continue;
     if (change) writeFileSync(join(directory, name), jsonl(change(lines(from).map((line) => JSON.parse(line) as Record<string, unknown>))));
@@ -73,9 +82,21 @@ describe('stored rollout files without _ng_* indices (older NeMo Gym files)', ()
   it('are matched to the materialized inputs beside them by prompt, agent and task fields: their task indices and their agent', async () => {
     const file = copied('polymath');
     const { aggregate, health } = await bothCommands(file);
-    assert.deepEqual(aggregate.map((agent) => agent.agent_ref.name), ['polymath_simple_agent']);
+    assert.deepEqual(
+      aggregate.map((agent) => agent.agent_ref.name),
+      ['polymath_simple_agent'],
+    );
     const groups = [...aggregate[0]!.group_level_metrics];
-    assert.deepEqual(groups.map((group) => [group._ng_task_index, group.num_rollouts, group.expected_num_rollouts]), [[0, 1, 1], [1, 1, 1], [2, 1, 1], [3, 1, 1], [4, 1, 1]]);
+    assert.deepEqual(
+      groups.map((group) => [group._ng_task_index, group.num_rollouts, group.expected_num_rollouts]),
+      [
+        [0, 1, 1],
+        [1, 1, 1],
+        [2, 1, 1],
+        [3, 1, 1],
+        [4, 1, 1],
+      ],
+    );
     // Task 2 is the one the model got wrong (it answered 50 for 55), in the file's third row.
     assert.equal(groups[2]!['mean/reward'], 0);
     assert.deepEqual([health.tasks.total, health.rollouts.total], [5, 5]);
@@ -83,16 +104,26 @@ describe('stored rollout files without _ng_* indices (older NeMo Gym files)', ()
   });
 
   it('are refused when a row has no prompt to tell its task by (bbq: responses_create_params is empty)', async () => {
-    await assertBothRefuse(copied('bbq'), 1, /has no prompt .* and no _ng_task_index: which task it ran cannot be told; give the rows _ng_task_index and _ng_rollout_index, or put the run's materialized inputs beside the file/);
+    await assertBothRefuse(
+      copied('bbq'),
+      1,
+      /has no prompt .* and no _ng_task_index: which task it ran cannot be told; give the rows _ng_task_index and _ng_rollout_index, or put the run's materialized inputs beside the file/,
+    );
   });
 
   it('are refused when rows share a prompt but not their task fields (newton_bench: one prompt, three difficulties)', async () => {
     const file = copied('newton_bench');
-    await assertBothRefuse(file, 2, new RegExp(`has the prompt of ${file}:1 but another difficulty, extracted_law: whether they are repeats of one task or different tasks cannot be told`));
+    await assertBothRefuse(
+      file,
+      2,
+      new RegExp(`has the prompt of ${file}:1 but another difficulty, extracted_law: whether they are repeats of one task or different tasks cannot be told`),
+    );
   });
 
   it('are refused when some rows have indices and others not, naming a row of each', async () => {
-    const file = copied('example_single_tool_call', { rollouts: (rows) => rows.map((row, i) => (i === 0 ? { ...row, _ng_task_index: 0, _ng_rollout_index: 0 } : row)) });
+    const file = copied('example_single_tool_call', {
+      rollouts: (rows) => rows.map((row, i) => (i === 0 ? { ...row, _ng_task_index: 0, _ng_rollout_index: 0 } : row)),
+    });
     await assertBothRefuse(file, 2, new RegExp(`has no _ng_task_index and _ng_rollout_index, ${file}:1 has them`));
     const keyed = copied('blackjack');
     const shards = { results: [keyed, copied('gymnasium')] };
@@ -116,7 +147,11 @@ describe('stored rollout files without agent_ref', () => {
     const file = copied('circle_count');
     assert.ok(lines(file).every((line) => !line.includes('"agent_ref"')));
     const [aggregate] = await aggregateFiles({ results: [file], ...filesBeside([file]) });
-    const [expected] = JSON.parse(readFileSync(fixture('circle_count/example_rollouts_aggregate_metrics.json'), 'utf8')) as { agent_ref: unknown; agent_metrics: Record<string, number>; key_metrics: Record<string, number> }[];
+    const [expected] = JSON.parse(readFileSync(fixture('circle_count/example_rollouts_aggregate_metrics.json'), 'utf8')) as {
+      agent_ref: unknown;
+      agent_metrics: Record<string, number>;
+      key_metrics: Record<string, number>;
+    }[];
     assert.deepEqual(aggregate!.agent_ref, expected!.agent_ref);
     for (const [key, value] of Object.entries(expected!.agent_metrics)) assert.ok(Math.abs((aggregate!.agent_metrics[key] as number) - value) < 1e-9, key);
     for (const key of Object.keys(expected!.key_metrics)) assert.ok(key in aggregate!.key_metrics, key);

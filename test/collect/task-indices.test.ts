@@ -56,7 +56,7 @@ describe("task indices as NeMo Gym's collector assigns them (002 rollout_collect
     assert.equal(rows[0]!._ng_task_index, 0);
   });
 
-  it('keeps a row\'s own index with keepTaskIndices (NeMo Gym since #1314, for shards numbered apart), the automatic counter starting at 0 on its own', async () => {
+  it("keeps a row's own index with keepTaskIndices (NeMo Gym since #1314, for shards numbered apart), the automatic counter starting at 0 on its own", async () => {
     const text = `${question('a', { _ng_task_index: 7 })}\n${question('b')}\n`;
     assert.deepEqual(await plannedKeys(text, { keepTaskIndices: true }), ['7:0', '0:0']);
     await assert.rejects(plannedKeys(question('c', { _ng_task_index: 'seven' }), { keepTaskIndices: true }), /_ng_task_index/);

@@ -23,7 +23,10 @@ interface Row {
 
 const tokenizer = await qwen3Tokenizer();
 // The server spells its replies as a real sampler may, not as encode(text): ids re-derived from text would differ.
-const { server, url } = await startQwen3Server({ tokenization: 'non-canonical', respond: ({ text }) => (text.includes('<result>') ? '3' : 'I will use <calc>1+2</calc>') });
+const { server, url } = await startQwen3Server({
+  tokenization: 'non-canonical',
+  respond: ({ text }) => (text.includes('<result>') ? '3' : 'I will use <calc>1+2</calc>'),
+});
 const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [url], tokenizer, model: 'm', maxModelLen: 4096 });
 after(() => policy.close());
 
@@ -38,9 +41,21 @@ async function twoTurnRow(): Promise<{ row: Row; calls: Sampled[] }> {
   server.requests.length = 0;
   const dir = mkdtempSync(join(tmpdir(), 'gymnast-training-tokens-'));
   const input = join(dir, 'in.jsonl');
-  writeFileSync(input, `${JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: 'what is 1+2?' }] }, agent_ref: { name: 'arithmetic' }, problem: '1+2', answer: 3 })}\n`);
+  writeFileSync(
+    input,
+    `${JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: 'what is 1+2?' }] }, agent_ref: { name: 'arithmetic' }, problem: '1+2', answer: 3 })}\n`,
+  );
   const output = join(dir, 'rollouts.jsonl');
-  await collect({ input, output, concurrency: 1, policy, renderer: new TemplateRenderer(tokenizer, await qwen3Template()), maxSeqLen: 512, maxTurns: 4, sampling: SamplingParams.parse({ max_tokens: 32, seed: 1 }) });
+  await collect({
+    input,
+    output,
+    concurrency: 1,
+    policy,
+    renderer: new TemplateRenderer(tokenizer, await qwen3Template()),
+    maxSeqLen: 512,
+    maxTurns: 4,
+    sampling: SamplingParams.parse({ max_tokens: 32, seed: 1 }),
+  });
   const calls = server.requests
     .filter((request) => request.path === '/v1/completions')
     .map((request) => {
@@ -73,13 +88,25 @@ describe("response.output in NeMo Gym's training shape", () => {
   it("carries each model call's prompt, generation and logprobs, from which NeMo RL rebuilds the exact token sequence of the messages", async () => {
     const { row } = await twoTurnRow();
     const trained = row.response.output.filter((item) => item.generation_token_ids !== undefined);
-    assert.deepEqual(trained.map((item) => [item.type, item.role]), [['message', 'assistant'], ['message', 'assistant']]);
+    assert.deepEqual(
+      trained.map((item) => [item.type, item.role]),
+      [
+        ['message', 'assistant'],
+        ['message', 'assistant'],
+      ],
+    );
     const log = nemoRlMessageLog(row.response.output);
     const lastGeneration = row.messages.findLastIndex((message) => message.role === 'assistant');
     const sequence = row.messages.slice(0, lastGeneration + 1).flatMap((message) => message.token_ids);
-    assert.deepEqual(log.flatMap((message) => message.token_ids), sequence);
+    assert.deepEqual(
+      log.flatMap((message) => message.token_ids),
+      sequence,
+    );
     const assistants = row.messages.filter((message) => message.role === 'assistant');
-    assert.deepEqual(log.filter((message) => message.role === 'assistant').map((message) => message.generation_logprobs), assistants.map((message) => message.generation_logprobs));
+    assert.deepEqual(
+      log.filter((message) => message.role === 'assistant').map((message) => message.generation_logprobs),
+      assistants.map((message) => message.generation_logprobs),
+    );
   });
 
   it('are exactly what the model server was sent and sampled, though its ids are not encode(text)', async () => {

@@ -9,7 +9,16 @@ import { FailureClass, toFailureClass } from '../../src/core/index.js';
  */
 describe('failure classes read from rows', () => {
   it('keeps each of our own classes as it is', () => {
-    assert.deepEqual(FailureClass.options, ['policy-error', 'transport', 'timeout', 'env-error', 'token-alignment', 'template-error', 'agent-error', 'aborted']);
+    assert.deepEqual(FailureClass.options, [
+      'policy-error',
+      'transport',
+      'timeout',
+      'env-error',
+      'token-alignment',
+      'template-error',
+      'agent-error',
+      'aborted',
+    ]);
     for (const ours of FailureClass.options) assert.equal(toFailureClass(ours), ours);
   });
 

@@ -8,7 +8,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const DOCS = 'docs/fast-paths.md';
 
 /** `// Fast path: mirrors <what>; <gain> (docs/fast-paths.md#<section>); guard: <spec>.` */
-const HEADER = /^\/\/ Fast path: mirrors (?<mirrors>[^;]+); (?<gain>[^;]+) \(docs\/fast-paths\.md#(?<section>[a-z0-9-]+)\); guard: (?<guard>test\/[\w/-]+-fast-path\.test\.ts)\.$/;
+const HEADER =
+  /^\/\/ Fast path: mirrors (?<mirrors>[^;]+); (?<gain>[^;]+) \(docs\/fast-paths\.md#(?<section>[a-z0-9-]+)\); guard: (?<guard>test\/[\w/-]+-fast-path\.test\.ts)\.$/;
 
 function* files(directory: string): Generator<string> {
   for (const entry of readdirSync(join(root, directory), { withFileTypes: true })) {
@@ -49,7 +50,8 @@ describe('fast paths have one seam (docs/fast-paths.md)', () => {
 
   it('every *-fast-path.test.ts spec guards a fast path, and every file docs/fast-paths.md names as one exists', () => {
     const guards = new Set(fastPathFiles.map((path) => HEADER.exec(readFileSync(join(root, path), 'utf8').split('\n')[0]!)?.groups?.guard));
-    for (const spec of [...files('test')].filter((path) => path.endsWith('-fast-path.test.ts'))) assert.ok(guards.has(spec), `${spec} is named by no fast path's header`);
+    for (const spec of [...files('test')].filter((path) => path.endsWith('-fast-path.test.ts')))
+      assert.ok(guards.has(spec), `${spec} is named by no fast path's header`);
     for (const [named] of docs.matchAll(/src\/[\w/.-]+\.fast\.ts/g)) assert.ok(existsSync(join(root, named)), `${DOCS} names ${named}, which does not exist`);
   });
 

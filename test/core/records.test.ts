@@ -8,7 +8,10 @@ describe('messages', () => {
   });
 
   it('reject logprobs that do not match the tokens, or logprobs on a non-assistant message', () => {
-    assert.throws(() => Message.parse({ role: 'assistant', content: 'hi', token_ids: [1, 2], generation_logprobs: [-0.1] }), /has 1 entries but token_ids has 2/);
+    assert.throws(
+      () => Message.parse({ role: 'assistant', content: 'hi', token_ids: [1, 2], generation_logprobs: [-0.1] }),
+      /has 1 entries but token_ids has 2/,
+    );
     assert.throws(() => Message.parse({ role: 'user', content: 'hi', token_ids: [1], generation_logprobs: [-0.1] }), /only assistant messages/);
   });
 });

@@ -15,11 +15,34 @@ const rows = (name: string) =>
 function richRow(rare: boolean): Record<string, unknown> {
   const row = structuredClone(rows('v2_rollouts.jsonl')[0]!);
   const messages = row.messages as Record<string, unknown>[];
-  messages.push({ role: 'assistant', content: '', reasoning_content: 'hm', token_ids: [1, 2], generation_logprobs: [-0.5, -1], ...(rare ? { tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] } : {}) });
+  messages.push({
+    role: 'assistant',
+    content: '',
+    reasoning_content: 'hm',
+    token_ids: [1, 2],
+    generation_logprobs: [-0.5, -1],
+    ...(rare ? { tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] } : {}),
+  });
   messages.push({ role: 'tool', content: '3', tool_call_id: 'c1', token_ids: [3] });
   const turns = row.turns as Record<string, unknown>[];
-  turns.push({ ...turns[0], index: turns.length, logprobs_mode: 'raw', reward_components: { a: 1 }, drift_unchecked: true, ...(rare ? { token_drift: { source: 'template', at: 3, ledger: 'a', template: 'b' } } : {}) });
-  return { ...row, sampling: { temperature: 0.7, top_p: 0.9, top_k: 20, max_tokens: 64, seed: -3, greedy: false }, reward_components: { a: 0.5 }, termination: { kind: 'max-tokens', detail: 'd' }, env_metadata: { x: 1 }, drift_unchecked: 1, extra: 4, _ng_attempt_index: 1 };
+  turns.push({
+    ...turns[0],
+    index: turns.length,
+    logprobs_mode: 'raw',
+    reward_components: { a: 1 },
+    drift_unchecked: true,
+    ...(rare ? { token_drift: { source: 'template', at: 3, ledger: 'a', template: 'b' } } : {}),
+  });
+  return {
+    ...row,
+    sampling: { temperature: 0.7, top_p: 0.9, top_k: 20, max_tokens: 64, seed: -3, greedy: false },
+    reward_components: { a: 0.5 },
+    termination: { kind: 'max-tokens', detail: 'd' },
+    env_metadata: { x: 1 },
+    drift_unchecked: 1,
+    extra: 4,
+    _ng_attempt_index: 1,
+  };
 }
 
 const REPLACEMENTS: unknown[] = [undefined, null, -1, 0, 1.5, -0.5, 2 ** 53, 'x', '', true, {}, [], [1.5], ['x'], { zz: 1 }];
@@ -44,8 +67,12 @@ describe('successful rows confirmed by hand', () => {
     let byHand = 0;
     for (const base of [...rows('v2_rollouts.jsonl'), richRow(false), richRow(true)]) {
       for (const variant of oneChangeVariants(base, { replacements: REPLACEMENTS, maxDepth: 5 })) {
-        if (typeof variant !== 'object' || variant === null || Array.isArray(variant) || (variant as { schema_version?: unknown }).schema_version !== 2) continue;
-        for (const [schema, read] of [[ResultRow, readFullRow], [ResultRowHead, readRow]] as const) {
+        if (typeof variant !== 'object' || variant === null || Array.isArray(variant) || (variant as { schema_version?: unknown }).schema_version !== 2)
+          continue;
+        for (const [schema, read] of [
+          [ResultRow, readFullRow],
+          [ResultRowHead, readRow],
+        ] as const) {
           const expected = bySchema(schema, variant);
           const actual = byReader(read, variant);
           assert.deepEqual(actual, expected, JSON.stringify(variant));
@@ -61,7 +88,7 @@ describe('successful rows confirmed by hand', () => {
     assert.ok(byHand > checked / 4, `${byHand} of ${checked * 2} readings confirmed by hand`);
   });
 
-  it('planned rows too, as admission confirms them (the fields the schema returns; their order the row\'s own)', () => {
+  it("planned rows too, as admission confirms them (the fields the schema returns; their order the row's own)", () => {
     let checked = 0;
     for (const base of rows('v2_rollouts_materialized_inputs.jsonl')) {
       for (const variant of oneChangeVariants({ ...base, zz: [1] }, { replacements: REPLACEMENTS, maxDepth: 5 })) {

@@ -19,7 +19,10 @@ describe('result rows, version by version', () => {
         if (read.kind !== 'result') continue;
         assert.equal(read.row.schema_version, ROW_SCHEMA_VERSION);
         assert.equal(read.row.agent_ref.name, 'arithmetic');
-        assert.ok(read.row.messages!.some((message) => message.generation_logprobs !== undefined), 'sampled turns keep their logprobs');
+        assert.ok(
+          read.row.messages!.some((message) => message.generation_logprobs !== undefined),
+          'sampled turns keep their logprobs',
+        );
         assert.equal(typeof read.row.reward, 'number');
         if (version === 'v1') assert.equal(read.row.duration_ms, null, 'version 1 recorded no duration: null, not an invented 0');
         else assert.ok(read.row.duration_ms! > 0, 'version 2 records the real duration');
@@ -48,16 +51,33 @@ describe('result rows, version by version', () => {
   });
 
   it("reads a NeMo Gym row without a response as one with an empty response, as NeMo Gym's compute_aggregate_metrics does (genrm_compare's stored rows)", () => {
-    const read = readRow({ responses_create_params: { input: 'judge these' }, agent_ref: { name: 'genrm' }, _ng_task_index: 0, _ng_rollout_index: 0, reward: 0.5 }, 'genrm.jsonl:1');
+    const read = readRow(
+      { responses_create_params: { input: 'judge these' }, agent_ref: { name: 'genrm' }, _ng_task_index: 0, _ng_rollout_index: 0, reward: 0.5 },
+      'genrm.jsonl:1',
+    );
     assert.equal(read.kind, 'result');
     assert.deepEqual(read.row.response, {});
     assert.equal(read.row.reward, 0.5);
     const ours = fixture('v2_rollouts.jsonl')[0]!.value;
-    assert.throws(() => readRow({ ...ours, response: undefined }, 'ours.jsonl:1'), { kind: 'invalid-row', message: /^ours\.jsonl:1: response: / }, "gymnast's own rows always carry their response");
+    assert.throws(
+      () => readRow({ ...ours, response: undefined }, 'ours.jsonl:1'),
+      { kind: 'invalid-row', message: /^ours\.jsonl:1: response: / },
+      "gymnast's own rows always carry their response",
+    );
   });
 
   it('every NeMo Gym class lands in the one enum', () => {
-    for (const raw of ['judge_failed', 'transient', 'timeout_exceeded', 'skipped', 'kill_shaped', 'legitimate', 'agent_run_error', 'agent_request_failed', 'something_new']) {
+    for (const raw of [
+      'judge_failed',
+      'transient',
+      'timeout_exceeded',
+      'skipped',
+      'kill_shaped',
+      'legitimate',
+      'agent_run_error',
+      'agent_request_failed',
+      'something_new',
+    ]) {
       assert.ok(FailureClass.options.includes(toFailureClass(raw)), raw);
     }
     assert.equal(toFailureClass('timeout_exceeded'), 'timeout');
@@ -78,7 +98,10 @@ describe('result rows, version by version', () => {
     assert.throws(() => readRow({ ...value, _ng_rollout_index: -1 }, 'r.jsonl:3'), { kind: 'invalid-row', message: /^r\.jsonl:3: _ng_rollout_index: / });
     assert.throws(() => readRow({ ...value, reward: 'high' }, 'r.jsonl:4'), { kind: 'invalid-row', message: /^r\.jsonl:4: reward: / });
     assert.throws(() => readRow([1, 2], 'r.jsonl:5'), { kind: 'invalid-row', message: /expected a JSON object/ });
-    assert.throws(() => readFullRow({ ...value, messages: [{ role: 'assistant', content: 'x', token_ids: [1], generation_logprobs: [] }] }, 'r.jsonl:6'), { kind: 'invalid-row', message: /^r\.jsonl:6: messages\.0/ });
+    assert.throws(() => readFullRow({ ...value, messages: [{ role: 'assistant', content: 'x', token_ids: [1], generation_logprobs: [] }] }, 'r.jsonl:6'), {
+      kind: 'invalid-row',
+      message: /^r\.jsonl:6: messages\.0/,
+    });
   });
 
   it('reads only the keys for a resume, from any version', () => {

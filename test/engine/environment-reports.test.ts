@@ -7,7 +7,13 @@ import { ScriptedEnvironment, ScriptedPolicy } from '../../src/testing/index.js'
 import { episodeOptions, task, tokenizer } from '../support/plain-episode.js';
 
 const call = { id: 'call_0_0', type: 'function' as const, function: { name: 'look', arguments: '{}' } };
-const row = MaterializedRow.parse({ responses_create_params: { input: 'task 0' }, agent_ref: { name: 'env' }, _ng_task_index: 0, _ng_rollout_index: 0, question: 'q' });
+const row = MaterializedRow.parse({
+  responses_create_params: { input: 'task 0' },
+  agent_ref: { name: 'env' },
+  _ng_task_index: 0,
+  _ng_rollout_index: 0,
+  question: 'q',
+});
 
 describe('what environments report beyond rewards', () => {
   it('hands each step the task data, the tokens so far, and whether another turn can follow', async () => {
@@ -19,7 +25,11 @@ describe('what environments report beyond rewards', () => {
     const prompt1 = policy.requests[0]!.prompt_token_ids.length;
     const prompt2 = policy.requests[1]!.prompt_token_ids.length;
     assert.deepEqual(first!.usage, { input_tokens: prompt1, output_tokens: 3, total_tokens: prompt1 + 3 });
-    assert.deepEqual(second!.usage, { input_tokens: prompt1 + prompt2, output_tokens: 6, total_tokens: prompt1 + prompt2 + 6 }, "summed over turns, as NeMo Gym's response.usage");
+    assert.deepEqual(
+      second!.usage,
+      { input_tokens: prompt1 + prompt2, output_tokens: 6, total_tokens: prompt1 + prompt2 + 6 },
+      "summed over turns, as NeMo Gym's response.usage",
+    );
   });
 
   it('shows the tool calls an environment read on the sampled message, whose text stays as sampled', async () => {
@@ -44,7 +54,12 @@ describe('what environments report beyond rewards', () => {
       step: (_turn, index) =>
         index === 0
           ? { observation: [{ role: 'environment', content: 'more' }], reward: 0, terminated: false, fields: { info: { step: 0 }, seen: 1 } }
-          : { observation: [], reward: 1, terminated: true, fields: { info: { step: 1 }, response: 'not mine', reward: 7, messages: [], _ng_task_index: 9, extracted_answer: 3 } },
+          : {
+              observation: [],
+              reward: 1,
+              terminated: true,
+              fields: { info: { step: 1 }, response: 'not mine', reward: 7, messages: [], _ng_task_index: 9, extracted_answer: 3 },
+            },
     });
     const record = await runEpisode(task(0), 0, episodeOptions(policy, environment));
     assert.deepEqual(record.env_fields, { info: { step: 1 }, seen: 1, response: 'not mine', reward: 7, messages: [], _ng_task_index: 9, extracted_answer: 3 });
@@ -60,7 +75,12 @@ describe('what environments report beyond rewards', () => {
     const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'answer' }] });
     const environment = new ScriptedEnvironment({
       step: () => {
-        throw new ReportedFailureError('judge', 'the judge failed: no verdict', { _ng_failure_class: 'judge_failed', _ng_failure_judge_error: 'no verdict', _ng_other: 1, info: 'x' });
+        throw new ReportedFailureError('judge', 'the judge failed: no verdict', {
+          _ng_failure_class: 'judge_failed',
+          _ng_failure_judge_error: 'no verdict',
+          _ng_other: 1,
+          info: 'x',
+        });
       },
     });
     const record: EpisodeRecord = await runEpisode(task(0), 0, episodeOptions(policy, environment));

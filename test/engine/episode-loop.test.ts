@@ -27,7 +27,9 @@ describe('the episode loop', () => {
     // A clock whose differences carry a float's noise, as performance.now()'s do.
     const clock = { now: () => (now += 21.498_392_000_000_08) };
     const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }, { text: 'b' }] });
-    const environment = new ScriptedEnvironment({ step: (_turn, index) => ({ observation: [{ role: 'environment', content: 'go on' }], reward: 0, terminated: index === 1 }) });
+    const environment = new ScriptedEnvironment({
+      step: (_turn, index) => ({ observation: [{ role: 'environment', content: 'go on' }], reward: 0, terminated: index === 1 }),
+    });
     const record = asRollout(await runEpisode(task(0), 0, episodeOptions(policy, environment, { clock })));
     const timings = [record.timing.duration_ms, ...record.turns.flatMap((turn) => [turn.timing.generation_ms, turn.timing.env_ms])];
     assert.equal(timings.length, 5);
@@ -48,12 +50,17 @@ describe('the episode loop', () => {
       assert.deepEqual(policy.requests[i]!.prompt_token_ids.slice(0, earlier.length), earlier);
     }
     assert.equal(tokenizer.decode(policy.requests[1]!.prompt_token_ids), 'user: task 0\nassistant: first\nenvironment: obs 0\nassistant: ');
-    assert.equal(tokenizer.decode(flatTokenIds(record)), 'user: task 0\nassistant: first\nenvironment: obs 0\nassistant: second\nenvironment: obs 1\nassistant: third\nenvironment: obs 2\n');
+    assert.equal(
+      tokenizer.decode(flatTokenIds(record)),
+      'user: task 0\nassistant: first\nenvironment: obs 0\nassistant: second\nenvironment: obs 1\nassistant: third\nenvironment: obs 2\n',
+    );
   });
 
   it('appends the observation of the last turn, without a generation prompt', async () => {
     const policy = new ScriptedPolicy({ tokenizer, script: [{ text: '42' }] });
-    const environment = new ScriptedEnvironment({ step: () => ({ observation: [{ role: 'environment', content: 'Environment: correct' }], reward: 1, terminated: true }) });
+    const environment = new ScriptedEnvironment({
+      step: () => ({ observation: [{ role: 'environment', content: 'Environment: correct' }], reward: 1, terminated: true }),
+    });
     const record = asRollout(await runEpisode(task(0), 0, episodeOptions(policy, environment)));
 
     const last = record.messages.at(-1)!;
@@ -105,7 +112,10 @@ describe('the episode loop', () => {
       }),
     });
     const record = asRollout(await runEpisode(task(0), 0, episodeOptions(policy, environment)));
-    assert.deepEqual(environment.turns.map((turn) => turn.metadata), [{ moves: 0 }, { moves: 1 }, { moves: 1 }, { moves: 2 }]);
+    assert.deepEqual(
+      environment.turns.map((turn) => turn.metadata),
+      [{ moves: 0 }, { moves: 1 }, { moves: 1 }, { moves: 2 }],
+    );
     assert.deepEqual(record.env_metadata, { moves: 2 });
     assert.deepEqual(record.terminal_env_metadata, { moves: 3 });
   });
@@ -114,7 +124,12 @@ describe('the episode loop', () => {
     const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }] });
     const environment = new ScriptedEnvironment<{ moves: number }>({
       reset: () => ({ metadata: { moves: 0 } }),
-      step: ({ metadata }) => ({ observation: [{ role: 'environment', content: 'next' }], reward: 0, terminated: false, metadata: { moves: metadata.moves + 1 } }),
+      step: ({ metadata }) => ({
+        observation: [{ role: 'environment', content: 'next' }],
+        reward: 0,
+        terminated: false,
+        metadata: { moves: metadata.moves + 1 },
+      }),
     });
     const record = asRollout(await runEpisode(task(0), 0, episodeOptions(policy, environment, { maxTurns: 2 })));
     assert.equal(record.termination.kind, 'max-turns');
@@ -126,7 +141,12 @@ describe('the episode loop', () => {
     const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }] });
     const environment = new ScriptedEnvironment<{ moves: number }>({
       reset: () => ({ metadata: { moves: 0 } }),
-      step: ({ metadata }) => ({ observation: [{ role: 'environment', content: 'x'.repeat(400) }], reward: 0, terminated: false, metadata: { moves: metadata.moves + 1 } }),
+      step: ({ metadata }) => ({
+        observation: [{ role: 'environment', content: 'x'.repeat(400) }],
+        reward: 0,
+        terminated: false,
+        metadata: { moves: metadata.moves + 1 },
+      }),
     });
     const record = asRollout(await runEpisode(task(0), 0, episodeOptions(policy, environment, { maxSeqLen: 100 })));
     assert.equal(record.termination.kind, 'max-seq-len');
@@ -180,7 +200,10 @@ describe('the episode loop', () => {
       step: (_turn, index) => ({ observation: [{ role: 'environment', content: 'x' }], reward: 0, terminated: index === 1 }),
     });
     const record = await runEpisode(task(0), 0, episodeOptions(policy, environment, { onEvent: (event) => events.push(event) }));
-    assert.deepEqual(events.map((event) => event.type), ['episode-start', 'turn-start', 'turn-end', 'turn-start', 'turn-end', 'episode-end']);
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ['episode-start', 'turn-start', 'turn-end', 'turn-start', 'turn-end', 'episode-end'],
+    );
     const end = events.at(-1);
     assert.equal(end?.type === 'episode-end' && end.record, record);
   });

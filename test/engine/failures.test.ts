@@ -25,7 +25,10 @@ describe('failures', () => {
     }
     const failed = records.filter((record) => record.record_type === 'failure');
     assert.equal(records.length, 6);
-    assert.deepEqual(failed.map((record) => record.task_index), [1, 1]);
+    assert.deepEqual(
+      failed.map((record) => record.task_index),
+      [1, 1],
+    );
     const failure = asFailure(failed[0]!);
     assert.equal(failure.failure_class, 'policy-error');
     assert.equal(failure.termination.kind, 'policy-error');

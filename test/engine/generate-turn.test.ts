@@ -23,7 +23,14 @@ class ReplyingPolicy implements Policy {
 
 function sampled(text: string, extra: Partial<PolicyResultInput> = {}): PolicyResultInput {
   const token_ids = tokenizer.encode(text);
-  return { token_ids, logprobs: token_ids.map(() => -0.5), text, finish_reason: { unified: 'stop', raw: 'stop' }, usage: { prompt_tokens: 0, completion_tokens: token_ids.length }, ...extra };
+  return {
+    token_ids,
+    logprobs: token_ids.map(() => -0.5),
+    text,
+    finish_reason: { unified: 'stop', raw: 'stop' },
+    usage: { prompt_tokens: 0, completion_tokens: token_ids.length },
+    ...extra,
+  };
 }
 
 const endsAtOnce = () => new ScriptedEnvironment({ step: () => ({ observation: [{ role: 'environment', content: 'ok' }], reward: 1, terminated: true }) });
@@ -76,7 +83,12 @@ describe('generating a turn: the prompt the server says it sampled from', () => 
     const ids = policy.requests[0]!.prompt_token_ids;
     const changed = [...ids];
     changed[2] = tokenizer.encode('#')[0]!;
-    assert.deepEqual(record.turns[0]!.token_drift, { source: 'server', at: 2, ledger: tokenizer.decode(ids.slice(2, 14)), template: tokenizer.decode(changed.slice(2, 14)) });
+    assert.deepEqual(record.turns[0]!.token_drift, {
+      source: 'server',
+      at: 2,
+      ledger: tokenizer.decode(ids.slice(2, 14)),
+      template: tokenizer.decode(changed.slice(2, 14)),
+    });
   });
 
   it('fails the episode as token-alignment in strict mode, naming the token where the two part', async () => {
@@ -93,7 +105,9 @@ describe('generating a turn: prompts the server rendered itself', () => {
     const unchecked = asRollout(await episode(new ReplyingPolicy(() => sampled('4', { prompt_source: 'server' }))));
     assert.equal(unchecked.turns[0]!.drift_unchecked, true);
     assert.equal(unchecked.drift_unchecked, 1);
-    const checked = asRollout(await episode(new ReplyingPolicy((request) => sampled('4', { prompt_source: 'server', prompt_token_ids: [...request.prompt_token_ids] }))));
+    const checked = asRollout(
+      await episode(new ReplyingPolicy((request) => sampled('4', { prompt_source: 'server', prompt_token_ids: [...request.prompt_token_ids] }))),
+    );
     assert.equal(checked.turns[0]!.drift_unchecked, false);
     assert.equal(checked.drift_unchecked, 0);
     const asIds = asRollout(await episode(new ReplyingPolicy(() => sampled('4'))));
@@ -104,7 +118,14 @@ describe('generating a turn: prompts the server rendered itself', () => {
 
 describe('generating a turn: what goes on the sequence', () => {
   it('tokenizes a text-only reply locally, with no logprobs, so it is never trained on', async () => {
-    const policy = new ReplyingPolicy(() => ({ token_ids: [], logprobs: [], text: 'hosted', finish_reason: { unified: 'stop', raw: 'stop' }, usage: { prompt_tokens: 0, completion_tokens: 0 }, token_source: 'none' }));
+    const policy = new ReplyingPolicy(() => ({
+      token_ids: [],
+      logprobs: [],
+      text: 'hosted',
+      finish_reason: { unified: 'stop', raw: 'stop' },
+      usage: { prompt_tokens: 0, completion_tokens: 0 },
+      token_source: 'none',
+    }));
     const record = asRollout(await episode(policy));
     const assistant = record.messages.find((message) => message.role === 'assistant')!;
     assert.equal(assistant.content, 'hosted');
@@ -125,7 +146,13 @@ describe('generating a turn: what goes on the sequence', () => {
     const renderer = new TemplateRenderer(withStop, new PlainChatTemplate());
     const reply = (text: string) => () => {
       const token_ids = withStop.encode(text);
-      return { token_ids, logprobs: token_ids.map(() => -0.1), text, finish_reason: { unified: 'stop' as const, raw: 'stop' }, usage: { prompt_tokens: 0, completion_tokens: token_ids.length } };
+      return {
+        token_ids,
+        logprobs: token_ids.map(() => -0.1),
+        text,
+        finish_reason: { unified: 'stop' as const, raw: 'stop' },
+        usage: { prompt_tokens: 0, completion_tokens: token_ids.length },
+      };
     };
     const stopped = asRollout(await episode(new ReplyingPolicy(reply('4<end>')), { renderer }));
     assert.equal(stopped.messages.find((message) => message.role === 'assistant')!.content, '4');
@@ -154,8 +181,14 @@ describe('generating a turn: the request', () => {
   it('sends every message of the conversation so far, each turn', async () => {
     const policy = new ReplyingPolicy(() => sampled('4'));
     await episode(policy, { maxTurns: 2 }, talks());
-    assert.deepEqual(policy.requests[0]!.messages.map((message) => message.role), ['user']);
-    assert.deepEqual(policy.requests[1]!.messages.map((message) => message.role), ['user', 'assistant', 'environment']);
+    assert.deepEqual(
+      policy.requests[0]!.messages.map((message) => message.role),
+      ['user'],
+    );
+    assert.deepEqual(
+      policy.requests[1]!.messages.map((message) => message.role),
+      ['user', 'assistant', 'environment'],
+    );
   });
 });
 
@@ -198,7 +231,7 @@ describe("generating a turn: the server's context is full", () => {
       return sampled('4');
     });
 
-  it('ends as prompt-too-long before any turn, with the server\'s words', async () => {
+  it("ends as prompt-too-long before any turn, with the server's words", async () => {
     const record = asRollout(await episode(full(0), { maxTurns: 3 }, talks()));
     assert.deepEqual(record.termination, { kind: 'prompt-too-long', detail: "the prompt is 130 tokens, leaving no room in the model's context of 128" });
     assert.equal(record.turns.length, 0);

@@ -43,7 +43,9 @@ for (const schedule of schedules) {
     // environment's last included, and marks the sample truncated whatever `terminateds` said.
     it("marks the turn whose observation brings the sequence to max_seq_len, on a turn the environment ends too (NeMo RL's truncation check)", async () => {
       const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'short answer' }] });
-      const ending = new ScriptedEnvironment({ step: () => ({ observation: [{ role: 'environment', content: 'x'.repeat(500) }], reward: 1, terminated: true }) });
+      const ending = new ScriptedEnvironment({
+        step: () => ({ observation: [{ role: 'environment', content: 'x'.repeat(500) }], reward: 1, terminated: true }),
+      });
       const record = await runOne(schedule, episodeOptions(policy, ending, { maxSeqLen: 120 }));
       assert.deepEqual(record.termination, { kind: 'env-done' });
       assert.equal(flatTokenIds(record).length, 120);
@@ -55,7 +57,10 @@ for (const schedule of schedules) {
       const probe = await runOne(schedule, episodeOptions(new ScriptedPolicy({ tokenizer, script: [{ text: 'abc' }] }), chatty('0123456789'), { maxTurns: 1 }));
       const length = flatTokenIds(probe).length;
       assert.equal(probe.turns[0]!.max_seq_len_reached, undefined, 'not marked with room to spare');
-      const exact = await runOne(schedule, episodeOptions(new ScriptedPolicy({ tokenizer, script: [{ text: 'abc' }] }), chatty('0123456789'), { maxTurns: 1, maxSeqLen: length }));
+      const exact = await runOne(
+        schedule,
+        episodeOptions(new ScriptedPolicy({ tokenizer, script: [{ text: 'abc' }] }), chatty('0123456789'), { maxTurns: 1, maxSeqLen: length }),
+      );
       assert.equal(flatTokenIds(exact).length, length);
       assert.equal(exact.turns[0]!.observation_truncated, false);
       assert.equal(exact.turns[0]!.max_seq_len_reached, true);
@@ -90,11 +95,24 @@ for (const schedule of schedules) {
     // only `terminateds` and the max_seq_len check end a sample.
     it("by default follows NeMo RL's run_multi_turn_rollout and run_sample_multi_turn_rollout: a generation cut by max_tokens is scored and the episode goes on until the environment ends it", async () => {
       const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'z'.repeat(80) }] });
-      const environment = new ScriptedEnvironment({ step: (_turn, index) => ({ observation: [{ role: 'environment', content: 'x' }], reward: 0.5, terminated: index === 2 }) });
+      const environment = new ScriptedEnvironment({
+        step: (_turn, index) => ({ observation: [{ role: 'environment', content: 'x' }], reward: 0.5, terminated: index === 2 }),
+      });
       const record = await runOne(schedule, episodeOptions(policy, environment));
       assert.equal(record.turns.length, 3);
-      assert.deepEqual(record.turns.map((turn) => [turn.finish_reason.unified, turn.generation_cut]), [['length', 'max-tokens'], ['length', 'max-tokens'], ['length', 'max-tokens']]);
-      assert.deepEqual(environment.turns.map((turn) => turn.final), [false, false, false], 'no turn is announced as the last');
+      assert.deepEqual(
+        record.turns.map((turn) => [turn.finish_reason.unified, turn.generation_cut]),
+        [
+          ['length', 'max-tokens'],
+          ['length', 'max-tokens'],
+          ['length', 'max-tokens'],
+        ],
+      );
+      assert.deepEqual(
+        environment.turns.map((turn) => turn.final),
+        [false, false, false],
+        'no turn is announced as the last',
+      );
       assert.equal(record.reward, 1.5);
       assert.deepEqual(record.termination, { kind: 'env-done' });
     });
@@ -113,7 +131,10 @@ for (const schedule of schedules) {
     it('records no cut on a generation that ended by itself, and a max-seq-len cut on one that filled the sequence', async () => {
       const whole = await runOne(schedule, episodeOptions(new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }] }), chatty('x'), { maxTurns: 1 }));
       assert.equal(whole.turns[0]!.generation_cut, undefined);
-      const filled = await runOne(schedule, episodeOptions(new ScriptedPolicy({ tokenizer, script: [{ text: 'y'.repeat(100) }] }), chatty('ok'), { maxSeqLen: 40 }));
+      const filled = await runOne(
+        schedule,
+        episodeOptions(new ScriptedPolicy({ tokenizer, script: [{ text: 'y'.repeat(100) }] }), chatty('ok'), { maxSeqLen: 40 }),
+      );
       assert.equal(filled.turns[0]!.generation_cut, 'max-seq-len');
     });
 
@@ -130,13 +151,18 @@ for (const schedule of schedules) {
 
     it("lets the environment's own end win over a finish reason gymnast does not know", async () => {
       const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'cut short', finish_reason: 'other', raw_finish_reason: 'content_filter' }] });
-      const record = await runOne(schedule, episodeOptions(policy, new ScriptedEnvironment({ step: () => ({ observation: [], reward: 1, terminated: true }) })));
+      const record = await runOne(
+        schedule,
+        episodeOptions(policy, new ScriptedEnvironment({ step: () => ({ observation: [], reward: 1, terminated: true }) })),
+      );
       assert.deepEqual(record.termination, { kind: 'env-done' });
     });
 
     it('ends when the environment truncates the episode, as env-done with that detail', async () => {
       const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }] });
-      const environment = new ScriptedEnvironment({ step: () => ({ observation: [{ role: 'environment', content: 'out of moves' }], reward: 0, terminated: false, truncated: true }) });
+      const environment = new ScriptedEnvironment({
+        step: () => ({ observation: [{ role: 'environment', content: 'out of moves' }], reward: 0, terminated: false, truncated: true }),
+      });
       const record = await runOne(schedule, episodeOptions(policy, environment));
       assert.deepEqual(record.termination, { kind: 'env-done', detail: 'the environment truncated the episode' });
     });

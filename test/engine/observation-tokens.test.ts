@@ -45,7 +45,11 @@ describe('observation tokens: raw | template, chosen by the environment', () => 
     assert.equal(record.turns[0]!.env_tokens, tokenizer.encode('abc').length);
     const [opening, second] = policy.requests;
     const sampled = record.messages.find((message) => message.role === 'assistant')!.token_ids!;
-    assert.deepEqual(second!.prompt_token_ids, [...opening!.prompt_token_ids, ...sampled, ...tokenizer.encode('abc')], 'nothing added around it, no generation prompt');
+    assert.deepEqual(
+      second!.prompt_token_ids,
+      [...opening!.prompt_token_ids, ...sampled, ...tokenizer.encode('abc')],
+      'nothing added around it, no generation prompt',
+    );
   });
 
   it('template (the default): the observation is rendered by the chat template, as a chat model expects it', async () => {

@@ -3,7 +3,13 @@ import { describe, it } from 'node:test';
 import { readPolicyResult } from '../../src/engine/read-policy-result.js';
 import { PolicyResult } from '../../src/core/policy-result.js';
 
-const base = { token_ids: [562, 151645], logprobs: [-0.7, -1.3], text: 'ok', finish_reason: { unified: 'stop', raw: 'stop' }, usage: { prompt_tokens: 15, completion_tokens: 2 } };
+const base = {
+  token_ids: [562, 151645],
+  logprobs: [-0.7, -1.3],
+  text: 'ok',
+  finish_reason: { unified: 'stop', raw: 'stop' },
+  usage: { prompt_tokens: 15, completion_tokens: 2 },
+};
 
 const cases: Record<string, unknown> = {
   'a backend result': base,

@@ -31,7 +31,10 @@ describe('the scheduler', () => {
       done.push(job);
     });
     assert.equal(peak, 4);
-    assert.deepEqual([...done].sort((a, b) => a - b), Array.from({ length: 50 }, (_, i) => i));
+    assert.deepEqual(
+      [...done].sort((a, b) => a - b),
+      Array.from({ length: 50 }, (_, i) => i),
+    );
   });
 
   it('stops admitting when told, and lets the jobs in flight finish', async () => {
@@ -81,14 +84,20 @@ describe('the scheduler', () => {
       }
     });
     // Job 1 cannot start turn 1 before slow job 0 finished turn 0; job 2 starts only after the first batch.
-    assert.deepEqual(events.slice(0, 4).map((event) => event.split(':')[1]), ['0', '0', '1', '1']);
+    assert.deepEqual(
+      events.slice(0, 4).map((event) => event.split(':')[1]),
+      ['0', '0', '1', '1'],
+    );
     assert.ok(events.indexOf('2:0') > events.indexOf('0:1'));
     assert.equal(events.length, 10);
   });
 
   it('refuses a concurrency below 1 or not whole, naming the field', async () => {
     for (const concurrency of [0, -1, 1.5, Number.NaN]) {
-      await assert.rejects(runJobs([1], { schedule: { kind: 'async', concurrency } }, async () => {}), { kind: 'config', message: /schedule\.concurrency/ });
+      await assert.rejects(
+        runJobs([1], { schedule: { kind: 'async', concurrency } }, async () => {}),
+        { kind: 'config', message: /schedule\.concurrency/ },
+      );
     }
   });
 

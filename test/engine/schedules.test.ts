@@ -94,7 +94,10 @@ describe('schedules', () => {
     };
 
     const lockstep = await run({ kind: 'lockstep', concurrency: 2 });
-    assert.deepEqual(lockstep.map((entry) => Number(entry.split(':')[1])), [0, 0, 1, 1, 2, 2]);
+    assert.deepEqual(
+      lockstep.map((entry) => Number(entry.split(':')[1])),
+      [0, 0, 1, 1, 2, 2],
+    );
     const asynchronous = await run({ kind: 'async', concurrency: 2 });
     assert.deepEqual(asynchronous.slice(0, 4), ['task-0#0:0', 'task-1#0:0', 'task-1#0:1', 'task-1#0:2'], 'the fast episode runs ahead');
   });
@@ -106,8 +109,15 @@ describe('schedules', () => {
     const yielded: EpisodeGroup[] = [];
     for await (const group of runGroups([task(0), task(1)], episodeOptions(policy, environment), { groupSize: 3 })) yielded.push(group);
 
-    assert.deepEqual(yielded.map((group) => group.task.index), [1, 0]);
-    for (const group of yielded) assert.deepEqual(group.records.map((record) => record.rollout_index), [0, 1, 2]);
+    assert.deepEqual(
+      yielded.map((group) => group.task.index),
+      [1, 0],
+    );
+    for (const group of yielded)
+      assert.deepEqual(
+        group.records.map((record) => record.rollout_index),
+        [0, 1, 2],
+      );
   });
 
   it('reads tasks lazily: admission follows the concurrency, not the dataset size', async () => {
@@ -132,6 +142,9 @@ describe('schedules', () => {
     const environment = new ScriptedEnvironment({ step: () => ({ reward: 1, terminated: true }) });
     const options = episodeOptions(policy, environment);
     await assert.rejects(runGroups([task(0)], options, { groupSize: 0 }).next(), { kind: 'config', message: /groupSize must be a whole number ≥ 1, got 0/ });
-    await assert.rejects(runGroups([task(0)], options, { groupSize: 1, schedule: { kind: 'async', concurrency: 0 } }).next(), { kind: 'config', message: /schedule\.concurrency/ });
+    await assert.rejects(runGroups([task(0)], options, { groupSize: 1, schedule: { kind: 'async', concurrency: 0 } }).next(), {
+      kind: 'config',
+      message: /schedule\.concurrency/,
+    });
   });
 });

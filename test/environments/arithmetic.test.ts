@@ -76,7 +76,7 @@ describe('arithmetic tasks', () => {
 const call = (expression: string) => ARITHMETIC_FORMAT.toolCall(expression);
 
 describe('the arithmetic environment', () => {
-  it('resets with no attempts or tool calls used and no stop strings: a turn ends at the model\'s end token, tool calls too', async () => {
+  it("resets with no attempts or tool calls used and no stop strings: a turn ends at the model's end token, tool calls too", async () => {
     const reset = await arithmeticEnvironment().reset({ problem: '23+45', answer: 68 }, signal);
     assert.deepEqual(reset.metadata, { problem: '23+45', answer: 68, max_attempts: 2, max_tool_calls: 3, attempts: 0, tool_calls: 0 });
     assert.equal(reset.stop_strings, undefined);
@@ -111,12 +111,12 @@ describe('the arithmetic environment', () => {
     assert.equal(second.metadata.attempts, 2);
   });
 
-  it('writes a calculator call as Qwen\'s chat template renders one, which the Hermes parser reads', () => {
+  it("writes a calculator call as Qwen's chat template renders one, which the Hermes parser reads", () => {
     assert.equal(call('23*45'), '<tool_call>{"name": "calculator", "arguments": {"expression": "23*45"}}</tool_call>');
     assert.deepEqual(parseHermesToolCalls(call('23*45')), [{ call: { name: 'calculator', arguments: { expression: '23*45' } } }]);
   });
 
-  it('answers a calculator <tool_call> with a tool message holding its result under the call\'s id, using no attempt', async () => {
+  it("answers a calculator <tool_call> with a tool message holding its result under the call's id, using no attempt", async () => {
     const result = await step(call('23*45'), await start());
     assert.deepEqual(result.observation, [{ role: 'tool', content: '{"result":1035}', tool_call_id: 'call_0_0' }]);
     assert.deepEqual(result.tool_calls, [{ id: 'call_0_0', type: 'function', function: { name: 'calculator', arguments: '{"expression":"23*45"}' } }]);
@@ -175,7 +175,10 @@ describe('the arithmetic environment', () => {
     assert.equal(rollout.reward, 1);
     assert.deepEqual(rollout.termination, { kind: 'env-done' });
     assert.deepEqual(policy.requests[0]!.stop_strings, []);
-    assert.deepEqual(rollout.messages[1]!.tool_calls?.map((toolCall) => toolCall.function.name), ['calculator']);
+    assert.deepEqual(
+      rollout.messages[1]!.tool_calls?.map((toolCall) => toolCall.function.name),
+      ['calculator'],
+    );
     const secondPrompt = tokenizer.decode(policy.requests[1]!.prompt_token_ids);
     assert.ok(secondPrompt.includes('tool: {"result":1035}'), secondPrompt);
     assert.ok(secondPrompt.startsWith('user: what is 23*45?\n'), secondPrompt);

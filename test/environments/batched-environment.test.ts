@@ -54,14 +54,20 @@ describe('a batched environment', () => {
   it('gives each caller the result for its own turn', async () => {
     const { environment } = recordingEnvironment({ maxBatchSize: 3 });
     const results = await Promise.all(ids(7).map((id) => environment.step(turn(id), live())));
-    assert.deepEqual(results.map((result) => result.reward), ids(7));
+    assert.deepEqual(
+      results.map((result) => result.reward),
+      ids(7),
+    );
   });
 
   it('passes reset and stepBatch through unchanged', async () => {
     const { environment, batches } = recordingEnvironment();
     assert.equal(environment.name, 'recording');
     assert.deepEqual(await environment.reset({ id: 9 }, live()), { metadata: { id: 9 } });
-    assert.deepEqual(await environment.stepBatch!([turn(1), turn(2)], live()), [{ reward: 1, terminated: true }, { reward: 2, terminated: true }]);
+    assert.deepEqual(await environment.stepBatch!([turn(1), turn(2)], live()), [
+      { reward: 1, terminated: true },
+      { reward: 2, terminated: true },
+    ]);
     assert.deepEqual(batches, [[1, 2]]);
   });
 
@@ -75,7 +81,10 @@ describe('a batched environment', () => {
       },
     });
     const settled = await Promise.allSettled(ids(3).map((id) => environment.step(turn(id), live())));
-    assert.deepEqual(settled.map((outcome) => outcome.status), ['rejected', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      settled.map((outcome) => outcome.status),
+      ['rejected', 'rejected', 'fulfilled'],
+    );
     assert.equal((settled[0] as PromiseRejectedResult).reason, failure);
     assert.equal((settled[1] as PromiseRejectedResult).reason, failure);
   });

@@ -137,7 +137,10 @@ describe('the calculator environment', () => {
     assert.deepEqual(rollout.termination, { kind: 'env-done' });
     const observations = rollout.messages.filter((message) => message.role === 'environment').map((message) => message.content);
     assert.deepEqual(observations, ['<result>5.00000</result>', '<result>12.00000</result>', 'Correct! The final answer is 12.00.']);
-    assert.deepEqual(policy.requests.map((request) => request.stop_strings), [['<call: calculator>'], ['<call: calculator>'], ['<call: calculator>']]);
+    assert.deepEqual(
+      policy.requests.map((request) => request.stop_strings),
+      [['<call: calculator>'], ['<call: calculator>'], ['<call: calculator>']],
+    );
     assert.deepEqual(rollout.env_metadata, { expected_final_answer: 12, max_steps: 10, current_step: 2 });
   });
 });

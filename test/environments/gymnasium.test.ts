@@ -17,7 +17,13 @@ const game = gymnasiumEnvironment<{ hand: number }>({
         ? { observation: `Bust with ${next}.`, reward: -1, terminated: true, info: { result: 'bust' }, state: { hand: next } }
         : { observation: `Your hand: ${next}`, reward: 0, terminated: false, state: { hand: next } };
     }
-    return { observation: `You stand with ${hand}.`, reward: hand >= 17 ? 1 : -1, terminated: true, info: { result: hand >= 17 ? 'win' : 'lose' }, state: { hand } };
+    return {
+      observation: `You stand with ${hand}.`,
+      reward: hand >= 17 ? 1 : -1,
+      terminated: true,
+      info: { result: hand >= 17 ? 'win' : 'lose' },
+      state: { hand },
+    };
   },
 });
 

@@ -18,13 +18,23 @@ import { episodeOptions, task, tokenizer } from '../support/plain-episode.js';
 import { startPythonResourcesServer, type PythonResourcesServer } from '../support/python-resources-server.js';
 
 const fixtures = new URL('../fixtures/nemo-gym/', import.meta.url);
-const readRows = (path: string) => readFileSync(new URL(path, fixtures), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+const readRows = (path: string) =>
+  readFileSync(new URL(path, fixtures), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 const counterRows = readRows('example_session_state_mgmt/example.jsonl');
 const gymnasiumRows = readRows('example_multi_turn_gymnasium/example.jsonl');
 const signal = new AbortController().signal;
 
 /** A row as collect materializes it: the dataset row, an agent and its keys. */
-const materialized = (row: Record<string, unknown>, task: number, extra: Record<string, unknown> = {}) => ({ ...row, agent_ref: { name: 'counter' }, _ng_task_index: task, _ng_rollout_index: 0, ...extra });
+const materialized = (row: Record<string, unknown>, task: number, extra: Record<string, unknown> = {}) => ({
+  ...row,
+  agent_ref: { name: 'counter' },
+  _ng_task_index: task,
+  _ng_rollout_index: 0,
+  ...extra,
+});
 const call = (name: string, args: unknown) => `<tool_call>\n${JSON.stringify({ name, arguments: args })}\n</tool_call>`;
 const promptOf = (row: Record<string, unknown>) => responsesInputToMessages((row.responses_create_params as { input: never }).input);
 
@@ -52,7 +62,9 @@ class Episode<Metadata> {
     this.messages.push({ role: 'assistant', content });
     this.assistantTurns += 1;
     const usage = { input_tokens: 100 * this.assistantTurns, output_tokens: 10 * this.assistantTurns, total_tokens: 110 * this.assistantTurns };
-    const result = StepResult.parse(await this.environment.step({ messages: [...this.messages], metadata: this.metadata, data: this.row, usage, final: false, ...turn }, signal));
+    const result = StepResult.parse(
+      await this.environment.step({ messages: [...this.messages], metadata: this.metadata, data: this.row, usage, final: false, ...turn }, signal),
+    );
     this.messages.push(...result.observation);
     if (result.metadata) this.metadata = result.metadata as Metadata;
     return result;
@@ -84,16 +96,26 @@ describe('a NeMo Gym resources server, driven by gymnast (Python stand-in on loo
     await episode.reset();
     const calls = await episode.say(`I will add.\n${call('increment_counter', { count: 1 })}\n${call('increment_counter', { count: 2 })}`);
     assert.equal(calls.terminated, false);
-    assert.deepEqual(calls.observation.map((message) => [message.role, message.tool_call_id, message.content]), [
-      ['tool', 'call_0_0', '{"success": true}'],
-      ['tool', 'call_0_1', '{"success": true}'],
-    ]);
-    assert.deepEqual(calls.tool_calls?.map((toolCall) => [toolCall.id, toolCall.function.name, toolCall.function.arguments]), [
-      ['call_0_0', 'increment_counter', '{"count":1}'],
-      ['call_0_1', 'increment_counter', '{"count":2}'],
-    ]);
+    assert.deepEqual(
+      calls.observation.map((message) => [message.role, message.tool_call_id, message.content]),
+      [
+        ['tool', 'call_0_0', '{"success": true}'],
+        ['tool', 'call_0_1', '{"success": true}'],
+      ],
+    );
+    assert.deepEqual(
+      calls.tool_calls?.map((toolCall) => [toolCall.id, toolCall.function.name, toolCall.function.arguments]),
+      [
+        ['call_0_0', 'increment_counter', '{"count":1}'],
+        ['call_0_1', 'increment_counter', '{"count":2}'],
+      ],
+    );
     const count = await episode.say(call('get_counter_value', {}));
-    assert.deepEqual(count.observation.map((message) => [message.tool_call_id, message.content]), [['call_1_0', '{"count": 6}']], 'the counter seeded at 3 is this session’s');
+    assert.deepEqual(
+      count.observation.map((message) => [message.tool_call_id, message.content]),
+      [['call_1_0', '{"count": 6}']],
+      'the counter seeded at 3 is this session’s',
+    );
   });
 
   it('keeps sessions apart: another episode’s counter, and no counter at all without the cookie', async () => {
@@ -111,12 +133,17 @@ describe('a NeMo Gym resources server, driven by gymnast (Python stand-in on loo
   it('answers malformed calls without calling, and passes a tool’s error status body to the model as NeMo Gym does', async () => {
     const episode = new Episode(environment, materialized(counterRows[0]!, 0));
     await episode.reset();
-    const result = await episode.say(`<tool_call>{"name": "increment_counter", "arguments": {"count": }}</tool_call>${call('increment_counter', { count: 'one' })}${call('verify', {})}`);
+    const result = await episode.say(
+      `<tool_call>{"name": "increment_counter", "arguments": {"count": }}</tool_call>${call('increment_counter', { count: 'one' })}${call('verify', {})}`,
+    );
     const [invalid, rejected, protocol] = result.observation.map((message) => JSON.parse(message.content) as Record<string, unknown>);
     assert.match(String(invalid!.error), /^Invalid tool call arguments: /);
     assert.deepEqual((rejected!.detail as { loc: string[] }[])[0]!.loc, ['body', 'count'], 'the 422 body, as the server wrote it');
     assert.deepEqual(protocol, { error: 'verify is not a tool' });
-    assert.deepEqual(result.tool_calls?.map((toolCall) => toolCall.function.name), ['increment_counter', 'increment_counter', 'verify']);
+    assert.deepEqual(
+      result.tool_calls?.map((toolCall) => toolCall.function.name),
+      ['increment_counter', 'increment_counter', 'verify'],
+    );
   });
 
   it('verifies a turn without tool calls: the reward is the verifier’s, and what it added is reported', async () => {

@@ -63,7 +63,10 @@ describe('sliding puzzle boards', () => {
   it('always shuffles to a solvable board holding each tile once', () => {
     for (let seed = 0; seed < 20; seed++) {
       const board = shuffledBoard(3, 30, seed);
-      assert.deepEqual(board.grid.flat().sort((a, b) => a - b), [0, 1, 2, 3, 4, 5, 6, 7, 8]);
+      assert.deepEqual(
+        board.grid.flat().sort((a, b) => a - b),
+        [0, 1, 2, 3, 4, 5, 6, 7, 8],
+      );
       assert.equal(board.grid[board.empty[0]]![board.empty[1]], 0, 'empty points at the 0 tile');
       assert.notEqual(solve(board), undefined, `seed ${seed} gave an unsolvable board`);
     }
@@ -74,10 +77,18 @@ describe('sliding puzzle boards', () => {
     assert.equal(slide(solved, 'up'), undefined, 'nothing is below the bottom-right corner');
     assert.equal(slide(solved, 'left'), undefined, 'nothing is right of the bottom-right corner');
     const down = slide(solved, 'down')!;
-    assert.deepEqual(down.grid, [[1, 2, 3], [4, 5, 0], [7, 8, 6]]);
+    assert.deepEqual(down.grid, [
+      [1, 2, 3],
+      [4, 5, 0],
+      [7, 8, 6],
+    ]);
     assert.deepEqual(down.empty, [1, 2]);
     assert.deepEqual(slide(down, 'up'), solved);
-    assert.deepEqual(slide(solved, 'right')!.grid, [[1, 2, 3], [4, 5, 6], [7, 0, 8]]);
+    assert.deepEqual(slide(solved, 'right')!.grid, [
+      [1, 2, 3],
+      [4, 5, 6],
+      [7, 0, 8],
+    ]);
   });
 
   it('draws the board bordered, with rows and columns numbered from 1', () => {
@@ -172,6 +183,9 @@ describe('the sliding puzzle environment', () => {
     assert.equal(rollout.reward, 1);
     assert.deepEqual(rollout.termination, { kind: 'env-done' });
     assert.equal(rollout.turns.length, moves.length);
-    assert.deepEqual(policy.requests.map((request) => request.stop_strings), moves.map(() => ['</action>']));
+    assert.deepEqual(
+      policy.requests.map((request) => request.stop_strings),
+      moves.map(() => ['</action>']),
+    );
   });
 });

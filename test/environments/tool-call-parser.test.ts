@@ -6,14 +6,21 @@ describe('tool-call parsers', () => {
   it('are found by name; hermes reads Qwen and Hermes <tool_call> blocks', () => {
     assert.equal(findToolCallParser('hermes'), hermesToolCallParser);
     assert.equal(findToolCallParser('nope'), undefined);
-    assert.deepEqual(toolCallParsers.map((parser) => parser.name), ['hermes']);
+    assert.deepEqual(
+      toolCallParsers.map((parser) => parser.name),
+      ['hermes'],
+    );
   });
 
   it('names each call call_<turn>_<i>, so a tool message answers the same id on every run', () => {
-    const text = 'Adding.\n<tool_call>\n{"name": "increment_counter", "arguments": {"count": 1}}\n</tool_call>\n<tool_call>\n{"name": "get_counter_value", "arguments": "{}"}\n</tool_call>';
+    const text =
+      'Adding.\n<tool_call>\n{"name": "increment_counter", "arguments": {"count": 1}}\n</tool_call>\n<tool_call>\n{"name": "get_counter_value", "arguments": "{}"}\n</tool_call>';
     const turn = hermesToolCallParser.parse(text, 2);
     assert.equal(turn.text, 'Adding.', 'the text outside the markup');
-    assert.deepEqual(turn.blocks.map((block) => block.id), ['call_2_0', 'call_2_1']);
+    assert.deepEqual(
+      turn.blocks.map((block) => block.id),
+      ['call_2_0', 'call_2_1'],
+    );
     assert.deepEqual(turn.blocks.map(toToolCall), [
       { id: 'call_2_0', type: 'function', function: { name: 'increment_counter', arguments: '{"count":1}' } },
       { id: 'call_2_1', type: 'function', function: { name: 'get_counter_value', arguments: '{}' } },

@@ -37,7 +37,8 @@ const routes: Record<string, (request: IncomingMessage, response: ServerResponse
   // Behind a proxy: a path prefix, a query it wants on every request, and Basic auth.
   '/proxy/v1/models?api-version=2024': (request, response) => response.end(JSON.stringify({ authorization: request.headers.authorization })),
   '/proxy/v1/broken?api-version=2024&sig=SECRET': (_request, response) => response.writeHead(502).end('no upstream'),
-  '/busy': (_request, response) => response.writeHead(429, { 'retry-after': '2', 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'slow down' } })),
+  '/busy': (_request, response) =>
+    response.writeHead(429, { 'retry-after': '2', 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'slow down' } })),
   '/wrong-shape': (_request, response) => response.end(JSON.stringify({ count: 'three' })),
   '/not-json': (_request, response) => response.end('{"count": 3'),
   '/hang': () => void served.emit('/hang'),
@@ -77,7 +78,16 @@ after(async () => {
 });
 
 const Count = z.object({ count: z.number() });
-const post = (path: string, options: { signal?: AbortSignal; timeoutMs?: number; body?: unknown } = {}) => client.request({ method: 'POST', baseUrl, path, body: options.body ?? {}, schema: Count, timeoutMs: options.timeoutMs ?? 5_000, ...(options.signal ? { signal: options.signal } : {}) });
+const post = (path: string, options: { signal?: AbortSignal; timeoutMs?: number; body?: unknown } = {}) =>
+  client.request({
+    method: 'POST',
+    baseUrl,
+    path,
+    body: options.body ?? {},
+    schema: Count,
+    timeoutMs: options.timeoutMs ?? 5_000,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
 
 /** The caller's signal is let go of and no deadline timer is left once a request ends, however it ended. */
 function assertNothingHeld(signal: AbortSignal, timersBefore: number): void {
@@ -99,7 +109,9 @@ describe('JsonClient', () => {
 
   it('decodes a body that comes in pieces once, a character split between them included, without a byte-order mark', async () => {
     assert.equal((await client.exchange({ method: 'GET', baseUrl, path: '/chunks', timeoutMs: 5_000 })).text, '{"text":"café"}');
-    assert.deepEqual(await client.request({ method: 'GET', baseUrl, path: '/chunks', schema: z.object({ text: z.string() }), timeoutMs: 5_000 }), { text: 'café' });
+    assert.deepEqual(await client.request({ method: 'GET', baseUrl, path: '/chunks', schema: z.object({ text: z.string() }), timeoutMs: 5_000 }), {
+      text: 'café',
+    });
     // One answer's own headers: two answers' Date headers differ when a second turns between them.
     const empty = await client.exchange({ method: 'GET', baseUrl, path: '/empty', timeoutMs: 5_000 });
     assert.deepEqual(empty, { status: 204, headers: empty.headers, text: '' });
@@ -108,8 +120,17 @@ describe('JsonClient', () => {
   it("sends a base URL's user and password as Basic auth, its path before each request's path and its query after", async () => {
     const proxy = `${baseUrl.replace('http://', 'http://user:p%40ss@')}/proxy?api-version=2024`;
     const Reply = z.object({ authorization: z.string().optional() });
-    assert.deepEqual(await client.request({ method: 'GET', baseUrl: proxy, path: '/v1/models', schema: Reply, timeoutMs: 5_000 }), { authorization: `Basic ${Buffer.from('user:p@ss').toString('base64')}` });
-    const bearer = await client.request({ method: 'GET', baseUrl: proxy, path: '/v1/models', headers: { authorization: 'Bearer k' }, schema: Reply, timeoutMs: 5_000 });
+    assert.deepEqual(await client.request({ method: 'GET', baseUrl: proxy, path: '/v1/models', schema: Reply, timeoutMs: 5_000 }), {
+      authorization: `Basic ${Buffer.from('user:p@ss').toString('base64')}`,
+    });
+    const bearer = await client.request({
+      method: 'GET',
+      baseUrl: proxy,
+      path: '/v1/models',
+      headers: { authorization: 'Bearer k' },
+      schema: Reply,
+      timeoutMs: 5_000,
+    });
     assert.deepEqual(bearer, { authorization: 'Bearer k' }, "the caller's own authorization wins");
   });
 
@@ -124,7 +145,10 @@ describe('JsonClient', () => {
   });
 
   it('throws a status of 400 or more as a ServerError with its message and Retry-After', async () => {
-    await assert.rejects(post('/busy'), (error) => hasKind(error, 'server') && error.status === 429 && error.retryAfterMs === 2_000 && /slow down/.test(error.message));
+    await assert.rejects(
+      post('/busy'),
+      (error) => hasKind(error, 'server') && error.status === 429 && error.retryAfterMs === 2_000 && /slow down/.test(error.message),
+    );
   });
 
   it('throws a body that is not its schema as a PolicyError naming the field, and one that is not JSON as a TransportError', async () => {
@@ -134,9 +158,14 @@ describe('JsonClient', () => {
 
   it("takes the hand check's reading of an answer, and lets the schema read (and name what is wrong in) any answer it declines", async () => {
     const echo = z.object({ method: z.string() });
-    assert.deepEqual(await client.request({ method: 'GET', baseUrl, path: '/echo', schema: echo, read: () => ({ method: 'by hand' }), timeoutMs: 5_000 }), { method: 'by hand' });
+    assert.deepEqual(await client.request({ method: 'GET', baseUrl, path: '/echo', schema: echo, read: () => ({ method: 'by hand' }), timeoutMs: 5_000 }), {
+      method: 'by hand',
+    });
     assert.deepEqual(await client.request({ method: 'GET', baseUrl, path: '/echo', schema: echo, read: () => undefined, timeoutMs: 5_000 }), { method: 'GET' });
-    await assert.rejects(client.request({ method: 'POST', baseUrl, path: '/wrong-shape', schema: Count, read: () => undefined, timeoutMs: 5_000 }), (error) => hasKind(error, 'policy') && /unexpected response: count: /.test(error.message));
+    await assert.rejects(
+      client.request({ method: 'POST', baseUrl, path: '/wrong-shape', schema: Count, read: () => undefined, timeoutMs: 5_000 }),
+      (error) => hasKind(error, 'policy') && /unexpected response: count: /.test(error.message),
+    );
   });
 
   it('gives up at its deadline with a RequestTimeoutError, before the headers or during the body', async () => {
@@ -144,7 +173,10 @@ describe('JsonClient', () => {
       const signal = new AbortController().signal;
       const before = timers();
       const started = performance.now();
-      const timedOut = assert.rejects(post(path, { signal, timeoutMs: 100 }), (error) => hasKind(error, 'timeout') && error.timeoutMs === 100 && error.message.includes(`${baseUrl}${path}`));
+      const timedOut = assert.rejects(
+        post(path, { signal, timeoutMs: 100 }),
+        (error) => hasKind(error, 'timeout') && error.timeoutMs === 100 && error.message.includes(`${baseUrl}${path}`),
+      );
       await within(timedOut, 20_000, `${path} past its deadline`);
       // A timer rounds to the millisecond; past that, no earlier than its deadline.
       assert.ok(performance.now() - started >= 99, 'not before its deadline');
@@ -165,7 +197,11 @@ describe('JsonClient', () => {
       const pending = post(path, { signal: controller.signal, timeoutMs: 60_000 });
       await held;
       controller.abort(reason);
-      await within(assert.rejects(pending, (error) => error === reason), 20_000, `${path} once its signal aborted`);
+      await within(
+        assert.rejects(pending, (error) => error === reason),
+        20_000,
+        `${path} once its signal aborted`,
+      );
       assertNothingHeld(controller.signal, before);
     }
   });
@@ -178,7 +214,10 @@ describe('JsonClient', () => {
     closed.close();
     const signal = new AbortController().signal;
     const before = timers();
-    await assert.rejects(client.request({ method: 'GET', baseUrl: `http://127.0.0.1:${port}`, path: '/x', schema: Count, timeoutMs: 5_000, signal }), (error) => hasKind(error, 'transport') && (error.cause as { code?: string }).code === 'ECONNREFUSED');
+    await assert.rejects(
+      client.request({ method: 'GET', baseUrl: `http://127.0.0.1:${port}`, path: '/x', schema: Count, timeoutMs: 5_000, signal }),
+      (error) => hasKind(error, 'transport') && (error.cause as { code?: string }).code === 'ECONNREFUSED',
+    );
     await assert.rejects(post('/cut-short', { signal }), (error) => hasKind(error, 'transport') && error.cause instanceof Error);
     assertNothingHeld(signal, before);
   });
@@ -187,7 +226,9 @@ describe('JsonClient', () => {
     const signal = new AbortController().signal;
     const before = timers();
     // A deadline no loaded machine comes near: fifty answers at once are slow to come when the CPU is shared.
-    const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => client.exchange({ method: 'POST', baseUrl, path: '/echo', body: { i }, timeoutMs: 60_000, signal })));
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => client.exchange({ method: 'POST', baseUrl, path: '/echo', body: { i }, timeoutMs: 60_000, signal })),
+    );
     assert.deepEqual(
       replies.map((reply) => (JSON.parse(JSON.parse(reply.text).body) as { i: number }).i),
       Array.from({ length: 50 }, (_, i) => i),
@@ -204,14 +245,21 @@ describe('JsonClient', () => {
       const before = timers();
       const closed = once(served, '/endless closed');
       await assert.rejects(small.request({ method: 'GET', baseUrl, path: '/endless', schema: Count, timeoutMs: 30_000, signal }), (error) => {
-        assert.ok(hasKind(error, 'limit-exceeded') && error.type === 'response-bytes' && error.limit === 1024 * 1024 && error.value > error.limit, String(error));
+        assert.ok(
+          hasKind(error, 'limit-exceeded') && error.type === 'response-bytes' && error.limit === 1024 * 1024 && error.value > error.limit,
+          String(error),
+        );
         assert.ok(!isRetryable(error));
         assert.match(error.message, /\/endless: the answer passed 1048576 bytes/);
         return true;
       });
       assertNothingHeld(signal, before);
       await within(closed, 20_000, 'the connection is dropped, not drained');
-      assert.deepEqual(await small.request({ method: 'GET', baseUrl, path: '/count-padded', schema: Count, timeoutMs: 5_000 }), { count: 3 }, 'an answer of exactly the limit is taken');
+      assert.deepEqual(
+        await small.request({ method: 'GET', baseUrl, path: '/count-padded', schema: Count, timeoutMs: 5_000 }),
+        { count: 3 },
+        'an answer of exactly the limit is taken',
+      );
     } finally {
       // A client that failed to hang up would be sent to forever, and close() waits for it.
       sender?.destroy();
@@ -226,9 +274,12 @@ describe('JsonClient', () => {
     try {
       let freed = false;
       const held = once(served, '/hang');
-      const hung = single.exchange({ method: 'GET', baseUrl, path: '/hang', timeoutMs: 60_000, signal: holder.signal }).catch(() => undefined).finally(() => {
-        freed = true;
-      });
+      const hung = single
+        .exchange({ method: 'GET', baseUrl, path: '/hang', timeoutMs: 60_000, signal: holder.signal })
+        .catch(() => undefined)
+        .finally(() => {
+          freed = true;
+        });
       await held;
       const waited = assert.rejects(single.exchange({ method: 'GET', baseUrl, path: '/echo', timeoutMs: 100 }), (error) => hasKind(error, 'timeout'));
       await within(waited, 20_000, 'the request waiting for the connection at its deadline');

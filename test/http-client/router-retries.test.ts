@@ -21,16 +21,20 @@ async function attemptsOn(error: unknown): Promise<number> {
   const router = new Router(client, { urls: ['http://127.0.0.1:9'], retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 1 } });
   routers.push(router);
   let attempts = 0;
-  const sent = router.call('session', () => {
-    attempts += 1;
-    return Promise.reject(error);
-  }, new AbortController().signal);
+  const sent = router.call(
+    'session',
+    () => {
+      attempts += 1;
+      return Promise.reject(error);
+    },
+    new AbortController().signal,
+  );
   await assert.rejects(sent, (thrown) => thrown === error);
   return attempts;
 }
 
 describe('HTTP call errors', () => {
-  it('are nobody\'s in particular: a resources server, an agent and a policy all throw the same ones, none a PolicyError', () => {
+  it("are nobody's in particular: a resources server, an agent and a policy all throw the same ones, none a PolicyError", () => {
     const errors = [new TransportError('http://h', 'connect ECONNREFUSED'), new RequestTimeoutError('http://h', 5), new ServerError('http://h', 503, 'busy')];
     for (const error of errors) assert.ok(error instanceof HttpCallError && !(error instanceof PolicyError), error.name);
   });
@@ -39,7 +43,16 @@ describe('HTTP call errors', () => {
     assert.equal(new TransportError('http://h', 'socket hang up').isRetryable, true);
     assert.equal(new RequestTimeoutError('http://h', 5).isRetryable, true);
     const byStatus = [400, 404, 408, 422, 429, 500, 502, 503].map((status) => [status, new ServerError('http://h', status, 'x').isRetryable]);
-    assert.deepEqual(byStatus, [[400, false], [404, false], [408, false], [422, false], [429, true], [500, true], [502, true], [503, true]]);
+    assert.deepEqual(byStatus, [
+      [400, false],
+      [404, false],
+      [408, false],
+      [422, false],
+      [429, true],
+      [500, true],
+      [502, true],
+      [503, true],
+    ]);
   });
 
   it('mask credentials in the URL and in URLs the message echoes', () => {
@@ -60,7 +73,7 @@ describe('the router', () => {
     assert.equal(await attemptsOn(new PolicyError('bad reply', { isRetryable: true })), 3);
   });
 
-  it('sends once an error that is not retryable, or not gymnast\'s', async () => {
+  it("sends once an error that is not retryable, or not gymnast's", async () => {
     assert.equal(await attemptsOn(new ServerError('http://h', 400, 'unknown field')), 1);
     assert.equal(await attemptsOn(new PolicyError('unexpected response')), 1);
     assert.equal(await attemptsOn(Object.assign(new Error('a bug'), { isRetryable: true })), 1);

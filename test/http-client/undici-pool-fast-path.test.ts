@@ -48,6 +48,9 @@ describe("undici's Pool from its own module, guarded against another version of 
     assert.deepEqual(JSON.parse(stdout), { answers: [{ path: '/a' }, { path: '/b' }], index: true });
     const lines = stderr.split('\n').filter((line) => line !== '');
     assert.equal(lines.length, 1, stderr);
-    assert.match(lines[0]!, /^gymnast: fast path "undici Pool module" is off: undici 7\.30\.2 \(written for 7\.30\.2\): its lib\/dispatcher\/pool\.js does not load \(.*\); falling back to undici's index, which loads all of undici: same results, slower\. See docs\/fast-paths\.md\.$/);
+    assert.match(
+      lines[0]!,
+      /^gymnast: fast path "undici Pool module" is off: undici 7\.30\.2 \(written for 7\.30\.2\): its lib\/dispatcher\/pool\.js does not load \(.*\); falling back to undici's index, which loads all of undici: same results, slower\. See docs\/fast-paths\.md\.$/,
+    );
   });
 });

@@ -32,7 +32,10 @@ function result(task: number, rollout: number, fields: object = {}, options: { v
     agent_ref: { type: 'responses_api_agents', name: options.agent ?? 'agent' },
     _ng_task_index: task,
     _ng_rollout_index: rollout,
-    response: { output: [], usage: { input_tokens: 10 + task, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5 + rollout, total_tokens: 15 + task + rollout } },
+    response: {
+      output: [],
+      usage: { input_tokens: 10 + task, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5 + rollout, total_tokens: 15 + task + rollout },
+    },
     reward: (task + rollout) % 2,
     terminated: true,
     ...fields,
@@ -58,7 +61,10 @@ function planned(task: number, rollout: number, fields: object = {}): object {
 }
 
 /** An aggregate as plain data, its groups built. */
-const plain = (aggregates: readonly AgentAggregate[]) => JSON.parse(JSON.stringify(aggregates)) as (Omit<AgentAggregate, 'group_level_metrics'> & { group_level_metrics: { [key: string]: unknown; rollout_infos: { [key: string]: unknown }[] }[] })[];
+const plain = (aggregates: readonly AgentAggregate[]) =>
+  JSON.parse(JSON.stringify(aggregates)) as (Omit<AgentAggregate, 'group_level_metrics'> & {
+    group_level_metrics: { [key: string]: unknown; rollout_infos: { [key: string]: unknown }[] }[];
+  })[];
 
 describe('aggregateFiles', () => {
   it('aggregates 200,000 rollouts (NeMo Gym once died here: Math.max over a spread of every value)', async (context) => {
@@ -79,7 +85,9 @@ describe('aggregateFiles', () => {
   it('aggregates one task with 20,000 rollouts, every k from 1 to 20,000', async (context) => {
     const dir = directory();
     const rewards = (rollout: number) => (rollout % 5 === 0 ? 1 : 0);
-    const results = await streamRows(join(dir, 'run.jsonl'), 20_000, (rollout) => result(0, rollout, { reward: rewards(rollout), extracted_answer: String(rollout % 7) }));
+    const results = await streamRows(join(dir, 'run.jsonl'), 20_000, (rollout) =>
+      result(0, rollout, { reward: rewards(rollout), extracted_answer: String(rollout % 7) }),
+    );
     const started = performance.now();
     const [aggregate] = await aggregateFiles({ results: [results] });
     const [group] = aggregate!.group_level_metrics;
@@ -93,7 +101,17 @@ describe('aggregateFiles', () => {
     // Runs 0..4 score 100, 0, 0, 0, 0: mean 20, sample std √((80² + 4·20²) / 4).
     assert.ok(Math.abs(metrics['pass@1[avg-of-5]/accuracy/std_dev_across_runs']! - Math.sqrt(2000)) < 1e-9);
     assert.ok('majority@20000/accuracy' in metrics);
-    assert.deepEqual(Object.keys(aggregate!.key_metrics).filter((key) => !key.startsWith('mean/')), ['pass@20000/accuracy', 'pass@1[avg-of-20000]/accuracy', 'majority@20000/accuracy', 'pass@20000/no_answer', 'pass@1[avg-of-20000]/no_answer', 'majority@20000/no_answer']);
+    assert.deepEqual(
+      Object.keys(aggregate!.key_metrics).filter((key) => !key.startsWith('mean/')),
+      [
+        'pass@20000/accuracy',
+        'pass@1[avg-of-20000]/accuracy',
+        'majority@20000/accuracy',
+        'pass@20000/no_answer',
+        'pass@1[avg-of-20000]/no_answer',
+        'majority@20000/no_answer',
+      ],
+    );
   });
 
   it('counts a failed rollout once however many attempts failed, and not at all once it succeeded', async () => {
@@ -136,18 +154,43 @@ describe('aggregateFiles', () => {
     const [without] = plain(await aggregateFiles({ results: [results] }));
     assert.ok(without!.group_level_metrics.every((group) => !('rollout_infos' in group)));
     const [listed] = plain(await aggregateFiles({ results: [results], rolloutInfos: true }));
-    assert.deepEqual(listed!.group_level_metrics.map((group) => group.rollout_infos.map((info) => info.rollout_id)), [['0:0', '0:1'], ['1:0']]);
+    assert.deepEqual(
+      listed!.group_level_metrics.map((group) => group.rollout_infos.map((info) => info.rollout_id)),
+      [['0:0', '0:1'], ['1:0']],
+    );
   });
 
   it("measures the rollout's numbers, not the task's: task fields, _-fields and bookkeeping are left out", async () => {
     const dir = directory();
-    const materialized = writeRows(join(dir, 'run_materialized_inputs.jsonl'), [planned(0, 0, { answer: 42, difficulty: 3 }), planned(0, 1, { answer: 42, difficulty: 3 })]);
+    const materialized = writeRows(join(dir, 'run_materialized_inputs.jsonl'), [
+      planned(0, 0, { answer: 42, difficulty: 3 }),
+      planned(0, 1, { answer: 42, difficulty: 3 }),
+    ]);
     const echo = { answer: 42, difficulty: 3, _ng_attempt_index: 1, _private: 7, judge_score: 0.5, passed: false };
     const results = writeRows(join(dir, 'run.jsonl'), [result(0, 1, echo), result(0, 0, echo)]);
     const [withPlan] = plain(await aggregateFiles({ results: [results], materialized: [materialized], rolloutInfos: true }));
     const columns = (metrics: object) => Object.keys(metrics).filter((key) => key.startsWith('mean/'));
-    assert.deepEqual(columns(withPlan!.agent_metrics), ['mean/reward', 'mean/terminated', 'mean/judge_score', 'mean/passed', 'mean/input_tokens', 'mean/output_tokens', 'mean/total_tokens']);
-    assert.deepEqual(Object.keys(withPlan!.group_level_metrics[0]!.rollout_infos[0]!), ['rollout_id', '_ng_task_index', '_ng_rollout_index', 'reward', 'input_tokens', 'output_tokens', 'total_tokens', 'terminated', 'judge_score', 'passed']);
+    assert.deepEqual(columns(withPlan!.agent_metrics), [
+      'mean/reward',
+      'mean/terminated',
+      'mean/judge_score',
+      'mean/passed',
+      'mean/input_tokens',
+      'mean/output_tokens',
+      'mean/total_tokens',
+    ]);
+    assert.deepEqual(Object.keys(withPlan!.group_level_metrics[0]!.rollout_infos[0]!), [
+      'rollout_id',
+      '_ng_task_index',
+      '_ng_rollout_index',
+      'reward',
+      'input_tokens',
+      'output_tokens',
+      'total_tokens',
+      'terminated',
+      'judge_score',
+      'passed',
+    ]);
     const [withoutPlan] = await aggregateFiles({ results: [results] });
     assert.equal(withoutPlan!.agent_metrics['mean/difficulty'], 3);
   });
@@ -158,7 +201,14 @@ describe('aggregateFiles', () => {
     const forward = await aggregateFiles({ results: [writeRows(join(dir, 'a.jsonl'), rows)] });
     const backward = await aggregateFiles({ results: [writeRows(join(dir, 'b.jsonl'), [...rows].reverse())] });
     assert.equal(JSON.stringify(forward), JSON.stringify(backward));
-    assert.deepEqual(Object.keys(forward[0]!.agent_metrics).slice(0, 6), ['mean/reward', 'mean/terminated', 'mean/other', 'mean/extra', 'mean/input_tokens', 'mean/output_tokens']);
+    assert.deepEqual(Object.keys(forward[0]!.agent_metrics).slice(0, 6), [
+      'mean/reward',
+      'mean/terminated',
+      'mean/other',
+      'mean/extra',
+      'mean/input_tokens',
+      'mean/output_tokens',
+    ]);
   });
 
   it('adds majority@k and no_answer when rows carry extracted_answer, or for the answer key it is given', async () => {
@@ -177,8 +227,21 @@ describe('aggregateFiles', () => {
 
   it("computes NeMo RL's rollout metrics from gymnast's records, the sequence counted from the messages' token ids; a row without one (a NeMo Gym agent server's) counts as a sample with a reward", async () => {
     const dir = directory();
-    const turn = (index: number, generated: number, env: number) => ({ index, prompt_tokens: 0, generated_tokens: generated, env_tokens: env, finish_reason: { unified: 'stop' }, reward: 0, observation_truncated: false, timing: { generation_ms: 1, env_ms: 1 } });
-    const record = (kind: string, turns: object[], tokens: number[]) => ({ termination: { kind }, turns, messages: tokens.map((count) => ({ role: 'user', content: '', token_ids: Array.from({ length: count }, () => 1) })) });
+    const turn = (index: number, generated: number, env: number) => ({
+      index,
+      prompt_tokens: 0,
+      generated_tokens: generated,
+      env_tokens: env,
+      finish_reason: { unified: 'stop' },
+      reward: 0,
+      observation_truncated: false,
+      timing: { generation_ms: 1, env_ms: 1 },
+    });
+    const record = (kind: string, turns: object[], tokens: number[]) => ({
+      termination: { kind },
+      turns,
+      messages: tokens.map((count) => ({ role: 'user', content: '', token_ids: Array.from({ length: count }, () => 1) })),
+    });
     const results = writeRows(join(dir, 'run.jsonl'), [
       result(0, 0, { ...record('env-done', [turn(0, 4, 2)], [10, 4, 2]), reward: 1, reward_components: { correct: 1 } }),
       result(0, 1, { ...record('max-turns', [turn(0, 2, 1), turn(1, 6, 1)], [10, 2, 1, 6, 1]), reward: 0 }),
@@ -199,12 +262,20 @@ describe('aggregateFiles', () => {
 
   it("writes NeMo Gym's layout, indented as JSON.stringify would, streaming the groups", async () => {
     const dir = directory();
-    const results = writeRows(join(dir, 'run.jsonl'), [result(0, 0, {}, { agent: 'b' }), result(1, 0, {}, { agent: 'a' }), result(1, 1, {}, { agent: 'a' }), result(2, 0, {}, { agent: 'b' })]);
+    const results = writeRows(join(dir, 'run.jsonl'), [
+      result(0, 0, {}, { agent: 'b' }),
+      result(1, 0, {}, { agent: 'a' }),
+      result(1, 1, {}, { agent: 'a' }),
+      result(2, 0, {}, { agent: 'b' }),
+    ]);
     const aggregates = await aggregateFiles({ results: [results] });
     const path = join(dir, 'run_aggregate_metrics.json');
     await writeAggregateFile(path, aggregates);
     assert.equal(readFileSync(path, 'utf8'), `${JSON.stringify(aggregates, null, 2)}\n`);
-    assert.deepEqual(aggregates.map((aggregate) => aggregate.agent_ref.name), ['b', 'a']);
+    assert.deepEqual(
+      aggregates.map((aggregate) => aggregate.agent_ref.name),
+      ['b', 'a'],
+    );
     assert.deepEqual(Object.keys(plain(aggregates)[0]!), ['agent_ref', 'agent_metrics', 'key_metrics', 'rollout_metrics', 'group_level_metrics']);
     const empty = join(dir, 'empty.json');
     await writeAggregateFile(empty, []);

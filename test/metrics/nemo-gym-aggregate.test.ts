@@ -57,7 +57,11 @@ function assertSameAggregate(actual: AgentEntry, expected: AgentEntry): void {
 /** What `gymnast aggregate --rollout-infos` writes for a stored NeMo Gym run (its materialized inputs beside it), read back. */
 async function gymnastAggregate(example: string): Promise<AgentEntry[]> {
   const rollouts = fileURLToPath(fixture(`${example}/example_rollouts.jsonl`));
-  const aggregates = await aggregateFiles({ results: [rollouts], materialized: [rollouts.replace(/\.jsonl$/, '_materialized_inputs.jsonl')], rolloutInfos: true });
+  const aggregates = await aggregateFiles({
+    results: [rollouts],
+    materialized: [rollouts.replace(/\.jsonl$/, '_materialized_inputs.jsonl')],
+    rolloutInfos: true,
+  });
   const out = new PassThrough();
   const text = textOf(out);
   await writeAggregate(out, aggregates);
@@ -110,11 +114,18 @@ describe("NeMo Gym's aggregate metrics, recomputed key for key", () => {
     const url = await server.start();
     try {
       const request = readJson<{ verify_responses: unknown[] }>('physics_with_judge/partial_aggregate_metrics_request.json');
-      const response = await fetch(`${url}/aggregate_metrics`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });
+      const response = await fetch(`${url}/aggregate_metrics`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(request),
+      });
       assert.equal(response.status, 200);
       const actual = (await response.json()) as Omit<AgentEntry, 'agent_ref'>;
       const expected = readJson<Omit<AgentEntry, 'agent_ref'>>('physics_with_judge/partial_aggregate_metrics.json');
-      assert.deepEqual(expected.group_level_metrics.map((group) => group.num_rollouts), [3, 5, 1, 5, 3]);
+      assert.deepEqual(
+        expected.group_level_metrics.map((group) => group.num_rollouts),
+        [3, 5, 1, 5, 3],
+      );
       assertSameAggregate({ agent_ref: { name: 'agent' }, ...actual }, { agent_ref: { name: 'agent' }, ...expected });
     } finally {
       await server.close();
@@ -127,7 +138,7 @@ describe("NeMo Gym's aggregate metrics, recomputed key for key", () => {
     assertSameAggregate(withNeMoGymSamples(actual!), expected!);
   });
 
-  it("example_multi_turn_gymnasium (5 tasks, one rollout each, every reward 1): every key NeMo Gym computed; besides, only the pass@k its server does not compute", async () => {
+  it('example_multi_turn_gymnasium (5 tasks, one rollout each, every reward 1): every key NeMo Gym computed; besides, only the pass@k its server does not compute', async () => {
     const [actual] = await gymnastAggregate('example_multi_turn_gymnasium');
     const [expected] = readJson<AgentEntry[]>('example_multi_turn_gymnasium/example_rollouts_aggregate_metrics.json');
     assertSameAggregate(withoutPassAtK(withNeMoGymSamples(actual!)), expected!);
@@ -144,7 +155,10 @@ describe('pass@k and friends', () => {
   });
 
   it('reports percentages: pass@k, mean@k with its spread across runs, and max-of-k for continuous rewards', () => {
-    const binary = passMajorityMetrics([[{ scores: { accuracy: 1 } }, { scores: { accuracy: 0 } }], [{ scores: { accuracy: 0 } }, { scores: { accuracy: 0 } }]]);
+    const binary = passMajorityMetrics([
+      [{ scores: { accuracy: 1 } }, { scores: { accuracy: 0 } }],
+      [{ scores: { accuracy: 0 } }, { scores: { accuracy: 0 } }],
+    ]);
     assert.equal(binary['pass@1/accuracy'], 25);
     assert.equal(binary['pass@2/accuracy'], 50);
     assert.equal(binary['pass@1[avg-of-2]/accuracy'], 25);
@@ -156,13 +170,19 @@ describe('pass@k and friends', () => {
   });
 
   it('decides binary or continuous per task, as NeMo Gym does', () => {
-    const metrics = passMajorityMetrics([[{ scores: { accuracy: 1 } }, { scores: { accuracy: 0 } }], [{ scores: { accuracy: 0.5 } }, { scores: { accuracy: 0.25 } }]]);
+    const metrics = passMajorityMetrics([
+      [{ scores: { accuracy: 1 } }, { scores: { accuracy: 0 } }],
+      [{ scores: { accuracy: 0.5 } }, { scores: { accuracy: 0.25 } }],
+    ]);
     assert.ok(Math.abs(metrics['pass@1/accuracy']! - (100 * (0.5 + 0.5)) / 2) < 1e-9);
     assert.ok(Math.abs(metrics['pass@2/accuracy']! - (100 * (1 + 0.5)) / 2) < 1e-9);
   });
 
   it('skips tasks with fewer than k rollouts for pass@k only: mean@k and the per-run means take every task', () => {
-    const metrics = passMajorityMetrics([[{ scores: { accuracy: 1 } }, { scores: { accuracy: 1 } }, { scores: { accuracy: 0 } }], [{ scores: { accuracy: 0 } }]]);
+    const metrics = passMajorityMetrics([
+      [{ scores: { accuracy: 1 } }, { scores: { accuracy: 1 } }, { scores: { accuracy: 0 } }],
+      [{ scores: { accuracy: 0 } }],
+    ]);
     assert.equal(metrics['pass@3/accuracy'], 100);
     assert.equal(metrics['pass@1[avg-of-3]/accuracy'], (100 * (2 / 3 + 0)) / 2);
     // Runs: [1, 0] → 50, [1] → 100, [0] → 0; std of the first three per-run means.
@@ -173,8 +193,16 @@ describe('pass@k and friends', () => {
   it('takes the most common (answer, score) for majority@k, averaging ties, and scores missing answers as no_answer', () => {
     const metrics = passMajorityMetrics(
       [
-        [{ scores: { accuracy: 1 }, answer: '4' }, { scores: { accuracy: 0 }, answer: '5' }, { scores: { accuracy: 1 }, answer: '4' }],
-        [{ scores: { accuracy: 0 }, answer: null }, { scores: { accuracy: 0 }, answer: '7' }, { scores: { accuracy: 1 }, answer: '8' }],
+        [
+          { scores: { accuracy: 1 }, answer: '4' },
+          { scores: { accuracy: 0 }, answer: '5' },
+          { scores: { accuracy: 1 }, answer: '4' },
+        ],
+        [
+          { scores: { accuracy: 0 }, answer: null },
+          { scores: { accuracy: 0 }, answer: '7' },
+          { scores: { accuracy: 1 }, answer: '8' },
+        ],
       ],
       { withAnswers: true },
     );

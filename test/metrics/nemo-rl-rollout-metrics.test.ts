@@ -33,7 +33,11 @@ async function run(episode: Episode, index: number, maxSeqLen: number): Promise<
   const policy = new ScriptedPolicy({ tokenizer, script: episode.generated.map((length) => ({ text: 'a'.repeat(length) })) });
   const environment = new ScriptedEnvironment({
     observationTokens: 'raw',
-    step: (_turn, turn) => ({ observation: [{ role: 'environment', content: 'o'.repeat(episode.observed[turn]!) }], reward: rewardOf(episode, turn), terminated: turn === episode.terminatesAt }),
+    step: (_turn, turn) => ({
+      observation: [{ role: 'environment', content: 'o'.repeat(episode.observed[turn]!) }],
+      reward: rewardOf(episode, turn),
+      terminated: turn === episode.terminatesAt,
+    }),
   });
   return (await runEpisode(task(index), 0, episodeOptions(policy, environment, { maxTurns: MAX_TURNS, maxSeqLen }))) as RolloutRecord;
 }
@@ -78,20 +82,31 @@ describe("rollout metrics with NeMo RL's names mean what NeMo RL's loops compute
 
   it('the hand-built episodes run as described: their turns and tokens are what NeMo RL would count', () => {
     assert.deepEqual(
-      records.map((record) => [record.turns.length, record.turns.reduce((total, turn) => total + turn.generated_tokens, 0), record.turns.reduce((total, turn) => total + turn.env_tokens, 0)]),
+      records.map((record) => [
+        record.turns.length,
+        record.turns.reduce((total, turn) => total + turn.generated_tokens, 0),
+        record.turns.reduce((total, turn) => total + turn.env_tokens, 0),
+      ]),
       samples.map((sample) => [sample.turnCount, sample.assistantTokens, sample.envTokens]),
     );
   });
 
   // run_async_multi_turn_rollout's aggregate (seed 000) over the samples of run_sample_multi_turn_rollout.
   it('turns and tokens per sample: mean_total_tokens_per_sample is generated + observation tokens, without the prompt', () => {
-    assert.equal(metrics.total_turns, samples.reduce((total, sample) => total + sample.turnCount, 0));
+    assert.equal(
+      metrics.total_turns,
+      samples.reduce((total, sample) => total + sample.turnCount, 0),
+    );
     assert.equal(metrics.avg_turns_per_sample, mean(samples.map((sample) => sample.turnCount)));
     assert.equal(metrics.max_turns_per_sample, Math.max(...samples.map((sample) => sample.turnCount)));
     assert.equal(metrics.mean_total_tokens_per_sample, mean(samples.map((sample) => sample.totalTokens)));
     assert.equal(metrics.mean_gen_tokens_per_sample, mean(samples.map((sample) => sample.assistantTokens)));
     assert.equal(metrics.mean_env_tokens_per_sample, mean(samples.map((sample) => sample.envTokens)));
-    assert.equal(metrics.mean_sequence_tokens_per_sample, mean(samples.map((sample) => promptLength + sample.totalTokens)), "gymnast's own, under its own name: the prompt included");
+    assert.equal(
+      metrics.mean_sequence_tokens_per_sample,
+      mean(samples.map((sample) => promptLength + sample.totalTokens)),
+      "gymnast's own, under its own name: the prompt included",
+    );
   });
 
   it("truncation_rate: the sequence reached max_seq_len on any turn, the environment's last included", () => {
@@ -106,7 +121,7 @@ describe("rollout metrics with NeMo RL's names mean what NeMo RL's loops compute
   });
 
   // run_multi_turn_rollout (seeds 000, 001): `sample_max_turns_reached[active_indices] = True` after the loop.
-  it("max_turns_reached_rate: still active after the last allowed turn, as run_multi_turn_rollout marks it (a sample truncated on that turn is done)", () => {
+  it('max_turns_reached_rate: still active after the last allowed turn, as run_multi_turn_rollout marks it (a sample truncated on that turn is done)', () => {
     assert.equal(metrics.max_turns_reached_rate, mean(samples.map((sample) => (sample.stillActive ? 1 : 0))));
     assert.equal(metrics.max_turns_reached_rate, 1 / 6);
   });

@@ -28,7 +28,9 @@ function tasks(seed: number, names: readonly string[], count: number): Task[] {
   const random = seeded(seed);
   return Array.from({ length: count }, () => {
     const n = 1 + Math.floor(random() * 6);
-    const scores = Object.fromEntries(names.map((name) => [name, Array.from({ length: n }, () => (name === 'accuracy' ? (random() < 0.4 ? 1 : 0) : Math.floor(random() * 5) / 4))]));
+    const scores = Object.fromEntries(
+      names.map((name) => [name, Array.from({ length: n }, () => (name === 'accuracy' ? (random() < 0.4 ? 1 : 0) : Math.floor(random() * 5) / 4))]),
+    );
     const answers = Array.from({ length: n }, () => (random() < 0.25 ? Number.NaN : Math.floor(random() * 3)));
     return { scores, answers };
   });
@@ -68,7 +70,10 @@ function sampleStd(values: readonly number[]): number {
 }
 
 function reference(all: readonly Task[], names: readonly string[], withAnswers: boolean): Map<string, number> {
-  const scored = all.map((task) => ({ ...task, scores: withAnswers ? { ...task.scores, [NO_ANSWER]: task.answers.map((answer) => (Number.isNaN(answer) ? 1 : 0)) } : task.scores }));
+  const scored = all.map((task) => ({
+    ...task,
+    scores: withAnswers ? { ...task.scores, [NO_ANSWER]: task.answers.map((answer) => (Number.isNaN(answer) ? 1 : 0)) } : task.scores,
+  }));
   const sorted = [...names, ...(withAnswers ? [NO_ANSWER] : [])].sort();
   const maxN = Math.max(...all.map((task) => task.answers.length));
   const metrics = new Map<string, number>();
@@ -79,7 +84,8 @@ function reference(all: readonly Task[], names: readonly string[], withAnswers: 
       if (withAnswers) metrics.set(`majority@${k}/${name}`, 100 * mean(scored.map((task) => majority(task.scores[name]!, task.answers, k))));
     }
   }
-  const runMeans = (name: string) => Array.from({ length: maxN }, (_, run) => 100 * mean(scored.filter((task) => task.answers.length > run).map((task) => task.scores[name]![run]!)));
+  const runMeans = (name: string) =>
+    Array.from({ length: maxN }, (_, run) => 100 * mean(scored.filter((task) => task.answers.length > run).map((task) => task.scores[name]![run]!)));
   for (let k = 2; k <= maxN; k++) {
     for (const name of sorted) {
       const spread = sampleStd(runMeans(name).slice(0, k));
@@ -92,7 +98,11 @@ function reference(all: readonly Task[], names: readonly string[], withAnswers: 
 
 function accumulate(all: readonly Task[], names: readonly string[], withAnswers: boolean): PassAtKAccumulator {
   const accumulator = new PassAtKAccumulator(names, { withAnswers });
-  for (const task of all) accumulator.addTask(names.map((name) => task.scores[name]!), withAnswers ? task.answers : undefined);
+  for (const task of all)
+    accumulator.addTask(
+      names.map((name) => task.scores[name]!),
+      withAnswers ? task.answers : undefined,
+    );
   return accumulator;
 }
 
@@ -129,8 +139,14 @@ describe('pass@k, mean@k, majority@k and their spreads, against the definitions 
   it('names the headline keys at the largest k, family by family for each sorted score', () => {
     const all = tasks(9, names, 8);
     const k = Math.max(...all.map((task) => task.answers.length));
-    assert.deepEqual(accumulate(all, names, true).headlineKeys(), [NO_ANSWER, 'accuracy', 'zeta'].sort().flatMap((name) => [`pass@${k}/${name}`, `pass@1[avg-of-${k}]/${name}`, `majority@${k}/${name}`]));
-    assert.deepEqual(accumulate(all, names, false).headlineKeys(), ['accuracy', 'zeta'].flatMap((name) => [`pass@${k}/${name}`, `pass@1[avg-of-${k}]/${name}`]));
+    assert.deepEqual(
+      accumulate(all, names, true).headlineKeys(),
+      [NO_ANSWER, 'accuracy', 'zeta'].sort().flatMap((name) => [`pass@${k}/${name}`, `pass@1[avg-of-${k}]/${name}`, `majority@${k}/${name}`]),
+    );
+    assert.deepEqual(
+      accumulate(all, names, false).headlineKeys(),
+      ['accuracy', 'zeta'].flatMap((name) => [`pass@${k}/${name}`, `pass@1[avg-of-${k}]/${name}`]),
+    );
     assert.deepEqual(new PassAtKAccumulator(names).headlineKeys(), [], 'no task, no headline');
   });
 });

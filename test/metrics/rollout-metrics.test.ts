@@ -54,8 +54,30 @@ function record({ kind, turns, prompt = 10, reward = 0, components = {} }: Sketc
 describe('rollout metrics', () => {
   const records = [
     record({ kind: 'env-done', turns: [[4, 2]], reward: 1, components: { correct: 1 } }, 0),
-    record({ kind: 'max-turns', turns: [[2, 1], [6, 1], [1, 1]], reward: 0 }, 1),
-    record({ kind: 'max-seq-len', turns: [[3, 5], [3, 0]], reward: 0.5, components: { correct: 0.25, format: 0.25 } }, 2),
+    record(
+      {
+        kind: 'max-turns',
+        turns: [
+          [2, 1],
+          [6, 1],
+          [1, 1],
+        ],
+        reward: 0,
+      },
+      1,
+    ),
+    record(
+      {
+        kind: 'max-seq-len',
+        turns: [
+          [3, 5],
+          [3, 0],
+        ],
+        reward: 0.5,
+        components: { correct: 0.25, format: 0.25 },
+      },
+      2,
+    ),
     record({ kind: 'max-tokens', turns: [[8, 2]], reward: 0 }, 3),
     record({ kind: 'env-error', turns: [[100, 100]], reward: 99 }, 4),
   ];

@@ -75,7 +75,8 @@ describe('the npm package', { timeout: 120_000 }, () => {
   let packed: string[] = [];
 
   before(async () => {
-    for (const entry of ['package.json', 'README.md', ...manifest.files.filter((entry) => entry !== 'dist')]) cpSync(join(root, entry), join(stage, entry), { recursive: true });
+    for (const entry of ['package.json', 'README.md', ...manifest.files.filter((entry) => entry !== 'dist')])
+      cpSync(join(root, entry), join(stage, entry), { recursive: true });
     await compile(['-p', join(root, 'tsconfig.build.json'), '--outDir', join(stage, 'dist')]);
     const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: stage });
     const [pack] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
@@ -88,10 +89,22 @@ describe('the npm package', { timeout: 120_000 }, () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('holds the compiled code, its types, the CLI and the embedded model, and no sources or tests', () => {
-    for (const path of ['dist/index.js', 'dist/index.d.ts', 'dist/testing/index.js', 'dist/testing/index.d.ts', 'dist/cli/main.js', 'bin/gymnast.js', 'assets/embedded/model.bin', 'README.md']) {
+    for (const path of [
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/testing/index.js',
+      'dist/testing/index.d.ts',
+      'dist/cli/main.js',
+      'bin/gymnast.js',
+      'assets/embedded/model.bin',
+      'README.md',
+    ]) {
       assert.ok(packed.includes(path), `${path} is in the tarball`);
     }
-    assert.deepEqual(packed.filter((path) => /^(src|test)\//.test(path)), []);
+    assert.deepEqual(
+      packed.filter((path) => /^(src|test)\//.test(path)),
+      [],
+    );
     assert.ok(!existsSync(join(consumer, 'node_modules', 'tsx')), 'tsx is a dev dependency, not installed for consumers');
   });
 
@@ -100,12 +113,23 @@ describe('the npm package', { timeout: 120_000 }, () => {
     const commonjs = join(consumer, 'commonjs');
     mkdirSync(commonjs);
     writeFileSync(join(commonjs, 'package.json'), JSON.stringify({ name: 'commonjs', version: '1.0.0', main: 'index.js', type: 'commonjs' }));
-    writeFileSync(join(commonjs, 'arithmetic.jsonl'), readFileSync(join(root, 'examples', 'arithmetic.jsonl'), 'utf8').split('\n').slice(0, 2).join('\n'));
+    writeFileSync(
+      join(commonjs, 'arithmetic.jsonl'),
+      readFileSync(join(root, 'examples', 'arithmetic.jsonl'), 'utf8')
+        .split('\n')
+        .slice(0, 2)
+        .join('\n'),
+    );
     const [collection, groups] = readmeExamples();
     writeFileSync(join(commonjs, 'collect.mjs'), collection!);
     const { stdout } = await run(process.execPath, ['collect.mjs'], { cwd: commonjs });
     assert.match(stdout, /^4 rollouts, 0 failures/);
-    assert.equal(readFileSync(join(commonjs, 'runs', 'library', 'rollouts.jsonl'), 'utf8').trim().split('\n').length, 4);
+    assert.equal(
+      readFileSync(join(commonjs, 'runs', 'library', 'rollouts.jsonl'), 'utf8')
+        .trim()
+        .split('\n').length,
+      4,
+    );
 
     writeFileSync(join(commonjs, 'groups.mjs'), groups!);
     const grouped = await run(process.execPath, ['groups.mjs'], { cwd: commonjs });
@@ -113,7 +137,10 @@ describe('the npm package', { timeout: 120_000 }, () => {
 
     // What the README says a .js file there does instead.
     writeFileSync(join(commonjs, 'collect.js'), collection!);
-    const failed = await run(process.execPath, ['collect.js'], { cwd: commonjs }).then(() => assert.fail('a .js file importing gymnast ran in a CommonJS folder'), (error: Error & { stderr: string }) => error.stderr);
+    const failed = await run(process.execPath, ['collect.js'], { cwd: commonjs }).then(
+      () => assert.fail('a .js file importing gymnast ran in a CommonJS folder'),
+      (error: Error & { stderr: string }) => error.stderr,
+    );
     assert.match(failed, /SyntaxError: Cannot use import statement outside a module/);
   });
 

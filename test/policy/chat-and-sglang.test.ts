@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { flatTokenIds } from '../../src/core/index.js';
 import { runEpisode } from '../../src/engine/index.js';
-import { chatCompletionsBackend, openAiBackend, RemotePolicy, sglangGenerateBackend, vllmCompletionsBackend, type BackendRecipe } from '../../src/policy/index.js';
+import {
+  chatCompletionsBackend,
+  openAiBackend,
+  RemotePolicy,
+  sglangGenerateBackend,
+  vllmCompletionsBackend,
+  type BackendRecipe,
+} from '../../src/policy/index.js';
 import type { InferenceServer, Tokenization } from '../../src/testing/index.js';
 import { PlainChatTemplate, TemplateRenderer, TokenLedger } from '../../src/tokens/index.js';
 import { addTask, startServers, toolEpisodeOptions } from '../support/loopback-model.js';
@@ -110,7 +117,10 @@ describe('on a sampler whose ids are not encode(text), as a real one may spell i
       const replyStart = record.messages[0]!.token_ids!.length;
       assert.ok(at >= replyStart && at < replyStart + assistants[0]!.token_ids!.length, `the drift is inside the first reply (at ${at})`);
       assert.equal(record.token_drift_count, 1);
-      assert.deepEqual(record.turns.map((turn) => turn.token_drift && [turn.token_drift.source, turn.token_drift.at]), [undefined, ['server', at]]);
+      assert.deepEqual(
+        record.turns.map((turn) => turn.token_drift && [turn.token_drift.source, turn.token_drift.at]),
+        [undefined, ['server', at]],
+      );
     });
   }
 });
@@ -133,7 +143,8 @@ describe('server-rendered prompts', () => {
     const record = await runEpisode(addTask(0), 0, options);
     assert.equal(record.record_type, 'rollout', JSON.stringify(record.termination));
     const ledger = record.messages[0]!.token_ids!;
-    const serverPrompt = (server.requests.find((request) => request.path === '/v1/chat/completions')!.response!.body as { prompt_token_ids: number[] }).prompt_token_ids;
+    const serverPrompt = (server.requests.find((request) => request.path === '/v1/chat/completions')!.response!.body as { prompt_token_ids: number[] })
+      .prompt_token_ids;
     assert.deepEqual(serverPrompt.slice(0, ledger.length), ledger);
     assert.equal(tokenizer.decode(serverPrompt.slice(ledger.length)), '<think>\n\n</think>\n\n');
     assert.deepEqual(record.turns[0]!.token_drift, { source: 'server', at: ledger.length, ledger: '', template: '<think>\n\n</think>\n\n' });
@@ -166,7 +177,10 @@ describe('server-rendered prompts', () => {
     assert.equal(record.turns.length, 2);
     assert.equal(record.token_drift_count, 0);
     assert.equal(record.drift_unchecked, 2);
-    assert.deepEqual(record.turns.map((turn) => turn.drift_unchecked), [true, true]);
+    assert.deepEqual(
+      record.turns.map((turn) => turn.drift_unchecked),
+      [true, true],
+    );
   });
 });
 
@@ -187,11 +201,16 @@ describe('token-in prompts echoed by the server', () => {
     it(`${name}: a server that says it sampled from the ids sent and more is a drift at their end`, async () => {
       const { server, policy } = await serve(flavor, backend);
       const options = await toolEpisodeOptions(policy);
-      const sent = options.renderer.renderDelta(new TokenLedger(tokenizer), [], addTask(0).messages, { addGenerationPrompt: true, tools: addTask(0).tools! }).tokenIds.flat();
+      const sent = options.renderer
+        .renderDelta(new TokenLedger(tokenizer), [], addTask(0).messages, { addGenerationPrompt: true, tools: addTask(0).tools! })
+        .tokenIds.flat();
       server.faults.inject({ kind: 'prompt-ids', ids: [...sent, 198] });
       const record = await runEpisode(addTask(0), 0, options);
       assert.equal(record.record_type === 'failure' && record.failure_class, 'token-alignment', JSON.stringify(record.termination));
-      assert.ok(record.record_type === 'failure' && record.error.message.endsWith(`at token ${sent.length}: the sequence has "", the server "\\n"`), JSON.stringify(record.termination));
+      assert.ok(
+        record.record_type === 'failure' && record.error.message.endsWith(`at token ${sent.length}: the sequence has "", the server "\\n"`),
+        JSON.stringify(record.termination),
+      );
     });
   }
 });

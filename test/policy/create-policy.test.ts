@@ -29,7 +29,7 @@ function kept(result: CreatedPolicy): CreatedPolicy {
 const modelLookups = (server: InferenceServer) => server.requests.filter((request) => request.path === '/v1/models').length;
 
 describe('createPolicy', () => {
-  it("builds a served policy and its renderer, with the context length the server reports", async () => {
+  it('builds a served policy and its renderer, with the context length the server reports', async () => {
     const server = await serve({ maxModelLen: 4096 });
     const { policy, renderer, maxModelLen } = kept(await createPolicy({ kind: 'vllm-completions', baseUrls: [server.url], tokenizerDir: qwen3Directory }));
     assert.equal(maxModelLen, 4096);
@@ -61,30 +61,48 @@ describe('createPolicy', () => {
     const server = await serve();
     server.faults.inject({ kind: 'status', status: 503 });
     const events: RouterEvent[] = [];
-    kept(await createPolicy({ kind: 'sglang-generate', baseUrls: [server.url], tokenizerDir: qwen3Directory }, { onRouterEvent: (event) => events.push(event) }));
-    assert.deepEqual(events.map((event) => event.type), ['retry']);
+    kept(
+      await createPolicy({ kind: 'sglang-generate', baseUrls: [server.url], tokenizerDir: qwen3Directory }, { onRouterEvent: (event) => events.push(event) }),
+    );
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ['retry'],
+    );
   });
 
   it("sends a base URL's user and password to the server as Basic auth, and refuses an API key beside them without showing either", async () => {
     const server = await serve();
-    const { policy, renderer } = kept(await createPolicy({ kind: 'vllm-completions', baseUrls: [`${server.url.replace('http://', 'http://user:pass%21@')}/v1`], tokenizerDir: qwen3Directory }));
+    const { policy, renderer } = kept(
+      await createPolicy({ kind: 'vllm-completions', baseUrls: [`${server.url.replace('http://', 'http://user:pass%21@')}/v1`], tokenizerDir: qwen3Directory }),
+    );
     const record = await runEpisode(addTask(0), 0, { ...(await toolEpisodeOptions(policy)), renderer });
     assert.equal(record.record_type, 'rollout', JSON.stringify(record.termination));
     assert.deepEqual(new Set(server.requests.map((request) => request.authorization)), new Set([`Basic ${Buffer.from('user:pass!').toString('base64')}`]));
     const both = { kind: 'vllm-chat', baseUrls: ['http://user:SECRET@localhost:8000'], tokenizerDir: 'x', apiKey: 'KEY' };
-    assert.throws(() => parsePolicySpec(both), (error) => error instanceof ConfigError && /http:\/\/\*\*\*@localhost:8000 has a user and password .* keep one/.test(error.message) && !/SECRET|KEY/.test(error.message));
+    assert.throws(
+      () => parsePolicySpec(both),
+      (error) =>
+        error instanceof ConfigError &&
+        /http:\/\/\*\*\*@localhost:8000 has a user and password .* keep one/.test(error.message) &&
+        !/SECRET|KEY/.test(error.message),
+    );
   });
 
   it('builds the embedded model with its own template and context length', async () => {
     const { policy, renderer, maxModelLen } = kept(await createPolicy({ kind: 'embedded' }));
     assert.equal(policy.name, 'embedded');
     assert.equal(maxModelLen, 256);
-    const { tokenIds } = renderer.renderDelta(new TokenLedger(renderer.tokenizer), [], [{ role: 'user', content: 'what is 2+3?' }], { addGenerationPrompt: true });
+    const { tokenIds } = renderer.renderDelta(new TokenLedger(renderer.tokenizer), [], [{ role: 'user', content: 'what is 2+3?' }], {
+      addGenerationPrompt: true,
+    });
     assert.equal(renderer.tokenizer.decode(tokenIds.flat()), '<|user|>what is 2+3?<|end|><|assistant|>');
   });
 
   it('refuses a bad spec with a ConfigError naming the field', async () => {
-    await assert.rejects(createPolicy({ kind: 'vllm-completions', baseUrls: [], tokenizerDir: qwen3Directory }), (error) => hasKind(error, 'config') && /baseUrls/.test(error.message));
+    await assert.rejects(
+      createPolicy({ kind: 'vllm-completions', baseUrls: [], tokenizerDir: qwen3Directory }),
+      (error) => hasKind(error, 'config') && /baseUrls/.test(error.message),
+    );
     const cases: [unknown, RegExp][] = [
       [{ kind: 'vllm', baseUrls: ['http://localhost:8000'], tokenizerDir: 'x' }, /kind/],
       [{ kind: 'sglang-chat', baseUrls: ['localhost:8000'], tokenizerDir: 'x' }, /baseUrls\.0/],
@@ -95,7 +113,12 @@ describe('createPolicy', () => {
       // A line break would start a header of the key's choosing; undici refused it with no field named.
       [{ kind: 'vllm-chat', baseUrls: ['http://localhost:8000'], tokenizerDir: 'x', apiKey: 'sk\r\nX-Injected: 1' }, /apiKey: must not contain line breaks/],
     ];
-    for (const [spec, field] of cases) assert.throws(() => parsePolicySpec(spec), (error) => error instanceof ConfigError && field.test(error.message), JSON.stringify(spec));
+    for (const [spec, field] of cases)
+      assert.throws(
+        () => parsePolicySpec(spec),
+        (error) => error instanceof ConfigError && field.test(error.message),
+        JSON.stringify(spec),
+      );
   });
 });
 

@@ -44,7 +44,10 @@ describe('the embedded GPT', () => {
     logSoftmax(cached, logits, 0, config.vocab_size);
     // The training pass's loss at the last position is −log p(target); compare for every possible target.
     for (let target = 0; target < config.vocab_size; target++) {
-      const full = accumulateSequenceGradients(model, new Float32Array(model.params.length), { tokens: [...sequence.tokens, target], weights: [0, 0, 0, 0, 0, 1] });
+      const full = accumulateSequenceGradients(model, new Float32Array(model.params.length), {
+        tokens: [...sequence.tokens, target],
+        weights: [0, 0, 0, 0, 0, 1],
+      });
       assert.ok(Math.abs(-full - cached[target]!) < 1e-4, `target ${target}: ${-full} vs ${cached[target]}`);
     }
   });

@@ -111,16 +111,24 @@ describe('the embedded policy', () => {
     const first = request({ sampling: { max_tokens: 12, seed: 21 } });
     const warm = new EmbeddedPolicy(model, tokenizer);
     const opening = await warm.generate(first, signal);
-    const nextTurn = request({ prompt_token_ids: [...prompt, ...opening.token_ids, ...tokenizer.encode('<|user|>again<|end|><|assistant|>')], sampling: { max_tokens: 12, seed: 22 } });
+    const nextTurn = request({
+      prompt_token_ids: [...prompt, ...opening.token_ids, ...tokenizer.encode('<|user|>again<|end|><|assistant|>')],
+      sampling: { max_tokens: 12, seed: 22 },
+    });
     const other = request({ prompt_token_ids: tokenizer.encode('<|user|>what is 99+1?<|end|><|assistant|>'), sampling: { max_tokens: 12, seed: 23 } });
-    for (const next of [nextTurn, other]) assert.deepEqual(await warm.generate(next, signal), await new EmbeddedPolicy(model, tokenizer).generate(next, signal));
+    for (const next of [nextTurn, other])
+      assert.deepEqual(await warm.generate(next, signal), await new EmbeddedPolicy(model, tokenizer).generate(next, signal));
   });
 });
 
 describe('the prefix cache', () => {
   const keep = (cache: PrefixCache, tokens: number[]) => {
     const kept = new KvCache(model);
-    decodeStep(model, tokens, tokens.map(() => kept));
+    decodeStep(
+      model,
+      tokens,
+      tokens.map(() => kept),
+    );
     cache.keep(tokens, kept);
     return kept;
   };

@@ -17,25 +17,42 @@ describe('the embedded model (committed weights)', () => {
   });
 
   it('writes a well-formed calculator call, ended by its end token, for at least 95% of held-out products and 3-term sums', async () => {
-    const problems = [...heldOutPairs([2, 99]).filter((_, i) => i % 8 === 0).map(([a, b]) => `${a}*${b}`), ...heldOutPairs([10, 99]).filter((_, i) => i % 8 === 0).map(([a, b]) => `${a}+${b}+${100 + a + b}`)];
+    const problems = [
+      ...heldOutPairs([2, 99])
+        .filter((_, i) => i % 8 === 0)
+        .map(([a, b]) => `${a}*${b}`),
+      ...heldOutPairs([10, 99])
+        .filter((_, i) => i % 8 === 0)
+        .map(([a, b]) => `${a}+${b}+${100 + a + b}`),
+    ];
     const records = await runArithmetic(problems, { greedy: true });
     const wellFormed = records.filter((record) => {
       const first = record.messages.find((message) => message.role === 'assistant');
       const blocks = parseHermesToolCalls(first?.content ?? '');
-      return record.turns[0]?.finish_reason.unified === 'stop' && blocks.length === 1 && 'call' in blocks[0]! && blocks[0].call.name === 'calculator' && typeof blocks[0].call.arguments.expression === 'string';
+      return (
+        record.turns[0]?.finish_reason.unified === 'stop' &&
+        blocks.length === 1 &&
+        'call' in blocks[0]! &&
+        blocks[0].call.name === 'calculator' &&
+        typeof blocks[0].call.arguments.expression === 'string'
+      );
     }).length;
     assert.ok(wellFormed / records.length >= 0.95, `${wellFormed}/${records.length} well-formed calls`);
   });
 
   it('calls the calculator and answers with its result on at least 80% of held-out products', async () => {
-    const problems = heldOutPairs([2, 99]).filter((_, i) => i % 8 === 0).map(([a, b]) => `${a}*${b}`);
+    const problems = heldOutPairs([2, 99])
+      .filter((_, i) => i % 8 === 0)
+      .map(([a, b]) => `${a}*${b}`);
     const records = await runArithmetic(problems, { greedy: true });
     const usedToolAndRight = records.filter((record) => record.reward === 1 && record.messages.some((message) => message.role === 'tool')).length;
     assert.ok(usedToolAndRight / records.length >= 0.8, `${usedToolAndRight}/${records.length} used the tool and answered right`);
   });
 
   it('at temperature 1 its reward varies across repeats: pass@8 beats pass@1, as RL needs', async () => {
-    const problems = heldOutPairs([10, 99]).filter((_, i) => i % 20 === 0).map(([a, b]) => `${a}+${b}`);
+    const problems = heldOutPairs([10, 99])
+      .filter((_, i) => i % 20 === 0)
+      .map(([a, b]) => `${a}+${b}`);
     const records = await runArithmetic(problems, { temperature: 1, seed: 7 }, 8);
     const byTask = new Map<number, number[]>();
     for (const record of records) byTask.set(record.task_index, [...(byTask.get(record.task_index) ?? []), record.reward]);
@@ -52,7 +69,9 @@ describe('schedules on a real sampler', () => {
     const policy = await embeddedPolicy();
     const tokenizer = policy.tokenizer as HfTokenizer;
     const problems = ['23+45', '67*8', '12+34+567', '91+9', '44*44', '30+71'];
-    const tasks = problems.map((problem, index) => EpisodeTask.parse({ id: problem, index, messages: arithmeticPrompt({ problem }), data: { problem, answer: evaluateArithmetic(problem) } }));
+    const tasks = problems.map((problem, index) =>
+      EpisodeTask.parse({ id: problem, index, messages: arithmeticPrompt({ problem }), data: { problem, answer: evaluateArithmetic(problem) } }),
+    );
     const options = {
       policy,
       environment: arithmeticEnvironment(),

@@ -42,8 +42,20 @@ describe("the embedded model's chat template", () => {
   const call = { id: 'call_1', type: 'function' as const, function: { name: 'calculator', arguments: '{"expression":"23*45"}' } };
 
   it('renders an assistant turn an OpenAI client sends back with tool_calls exactly as the model wrote the call', () => {
-    const sent = template.render([{ role: 'user', content: 'what is 23*45?' }, { role: 'assistant', content: '', tool_calls: [call] }], { addGenerationPrompt: false });
-    const written = template.render([{ role: 'user', content: 'what is 23*45?' }, { role: 'assistant', content: ARITHMETIC_FORMAT.toolCall('23*45') }], { addGenerationPrompt: false });
+    const sent = template.render(
+      [
+        { role: 'user', content: 'what is 23*45?' },
+        { role: 'assistant', content: '', tool_calls: [call] },
+      ],
+      { addGenerationPrompt: false },
+    );
+    const written = template.render(
+      [
+        { role: 'user', content: 'what is 23*45?' },
+        { role: 'assistant', content: ARITHMETIC_FORMAT.toolCall('23*45') },
+      ],
+      { addGenerationPrompt: false },
+    );
     assert.equal(sent, written);
   });
 

@@ -21,7 +21,16 @@ async function setup(replicas: number, options: Partial<Omit<ConstructorParamete
   started.push(...servers);
   const events: RouterEvent[] = [];
   const onEvent = (event: RouterEvent) => events.push(event);
-  const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: servers.map((server) => server.url), tokenizer: await qwen3Tokenizer(), model: 'm', maxModelLen: 8192, retry: { baseDelayMs: 5, maxDelayMs: 50 }, onEvent, ...options });
+  const policy = new RemotePolicy({
+    backend: vllmCompletionsBackend,
+    urls: servers.map((server) => server.url),
+    tokenizer: await qwen3Tokenizer(),
+    model: 'm',
+    maxModelLen: 8192,
+    retry: { baseDelayMs: 5, maxDelayMs: 50 },
+    onEvent,
+    ...options,
+  });
   policies.push(policy);
   return { servers, policy, events };
 }
@@ -43,7 +52,10 @@ describe('the router', () => {
     const started = performance.now();
     const record = await runEpisode(addTask(0), 0, await toolEpisodeOptions(policy));
     assert.equal(record.record_type, 'rollout');
-    assert.ok(events.some((event) => event.type === 'retry' && event.delayMs >= 300), 'the wait chosen is the server\'s, not the 5 ms backoff');
+    assert.ok(
+      events.some((event) => event.type === 'retry' && event.delayMs >= 300),
+      "the wait chosen is the server's, not the 5 ms backoff",
+    );
     // A lower bound: a loaded machine only makes the wait longer.
     assert.ok(performance.now() - started >= 300, 'and it was waited');
   });
@@ -73,7 +85,10 @@ describe('the router', () => {
     const record = await within(runEpisode(addTask(0), 0, await toolEpisodeOptions(policy)), 20_000, 'the episode whose requests all hang');
     assert.equal(record.record_type === 'failure' && record.failure_class, 'timeout');
     // Counted by the router, not the server: on a loaded machine a request may pass 50 ms before it arrives.
-    assert.deepEqual(events.map((event) => event.type), ['retry']);
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ['retry'],
+    );
   });
 
   it('treats a connection reset or a truncated body as a transport error and retries it', async () => {
@@ -97,7 +112,10 @@ describe('the router', () => {
       completionCalls(server).forEach((call) => replicaOf.set(call.sessionId!, (replicaOf.get(call.sessionId!) ?? new Set()).add(index))),
     );
     assert.equal(replicaOf.size, 12);
-    assert.ok([...replicaOf.values()].every((replicas) => replicas.size === 1), 'every session stays on one replica');
+    assert.ok(
+      [...replicaOf.values()].every((replicas) => replicas.size === 1),
+      'every session stays on one replica',
+    );
     const perReplica = servers.map((server) => new Set(completionCalls(server).map((call) => call.sessionId)).size);
     assert.deepEqual(perReplica, [4, 4, 4]);
   });
@@ -126,13 +144,29 @@ describe('the router', () => {
     started.push(server!);
     const events: RouterEvent[] = [];
     const url = `${server!.url.replace('http://', 'http://user:SECRET@')}/v1?api-version=1&api_key=SECRET`;
-    const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [url], tokenizer: await qwen3Tokenizer(), model: 'm', maxModelLen: 8192, retry: { baseDelayMs: 5, maxDelayMs: 50 }, onEvent: (event) => events.push(event) });
+    const policy = new RemotePolicy({
+      backend: vllmCompletionsBackend,
+      urls: [url],
+      tokenizer: await qwen3Tokenizer(),
+      model: 'm',
+      maxModelLen: 8192,
+      retry: { baseDelayMs: 5, maxDelayMs: 50 },
+      onEvent: (event) => events.push(event),
+    });
     policies.push(policy);
     server!.faults.inject({ kind: 'status', status: 503 });
     const record = await runEpisode(addTask(0), 0, await toolEpisodeOptions(policy));
     assert.equal(record.record_type, 'rollout', JSON.stringify(record.termination));
     assert.deepEqual(new Set(completionCalls(server!).map((call) => call.path)), new Set(['/v1/completions']));
-    assert.deepEqual(events, [{ type: 'retry', url: `${server!.url.replace('http://', 'http://***@')}?api-version=1&api_key=***`, attempt: 1, delayMs: events[0]?.type === 'retry' ? events[0].delayMs : 0, error: `${server!.url.replace('http://', 'http://***@')}/v1/completions?api-version=1&api_key=***: HTTP 503: injected 503` }]);
+    assert.deepEqual(events, [
+      {
+        type: 'retry',
+        url: `${server!.url.replace('http://', 'http://***@')}?api-version=1&api_key=***`,
+        attempt: 1,
+        delayMs: events[0]?.type === 'retry' ? events[0].delayMs : 0,
+        error: `${server!.url.replace('http://', 'http://***@')}/v1/completions?api-version=1&api_key=***: HTTP 503: injected 503`,
+      },
+    ]);
   });
 
   it('fails over when a replica dies mid-run: its episodes move, none fail, and it is evicted', async () => {
@@ -148,9 +182,13 @@ describe('the router', () => {
         void servers[1]!.close();
       }
     };
-    for await (const group of runGroups(tasks, { ...options, onEvent }, { groupSize: 2, schedule: { kind: 'async', concurrency: 12 } })) records.push(...group.records);
+    for await (const group of runGroups(tasks, { ...options, onEvent }, { groupSize: 2, schedule: { kind: 'async', concurrency: 12 } }))
+      records.push(...group.records);
     assert.equal(records.length, 12);
-    assert.deepEqual(records.filter((record) => record.record_type === 'failure'), []);
+    assert.deepEqual(
+      records.filter((record) => record.record_type === 'failure'),
+      [],
+    );
     assert.ok(events.some((event) => event.type === 'replica-evicted' && event.url === dead));
   });
 
@@ -187,9 +225,21 @@ describe('the router', () => {
 
   it('backs off exponentially with jitter, capped, and never below Retry-After', () => {
     const options = { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 1_000 };
-    assert.equal(backoffDelay(1, options, () => 0), 50);
-    assert.equal(backoffDelay(3, options, () => 1), 400);
-    assert.equal(backoffDelay(10, options, () => 1), 1_000);
-    assert.equal(backoffDelay(1, options, () => 0, 700), 700);
+    assert.equal(
+      backoffDelay(1, options, () => 0),
+      50,
+    );
+    assert.equal(
+      backoffDelay(3, options, () => 1),
+      400,
+    );
+    assert.equal(
+      backoffDelay(10, options, () => 1),
+      1_000,
+    );
+    assert.equal(
+      backoffDelay(1, options, () => 0, 700),
+      700,
+    );
   });
 });

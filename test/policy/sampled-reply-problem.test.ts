@@ -10,7 +10,10 @@ const tokenizer = await qwen3Tokenizer();
 function reply(ids: readonly number[], text: string, changes: Partial<SampledReply> = {}): SampledReply {
   return {
     tokenIds: replyList(ids, 'choices[0].token_ids'),
-    logprobs: replyList(ids.map(() => -0.5), 'choices[0].logprobs.token_logprobs'),
+    logprobs: replyList(
+      ids.map(() => -0.5),
+      'choices[0].logprobs.token_logprobs',
+    ),
     text,
     textPath: 'choices[0].text',
     textIs: 'decoded',
@@ -61,20 +64,52 @@ describe('a sampled reply the sampler could not have produced', () => {
 
   it('has a logprob missing, positive or not a number, or not one per id', () => {
     const text = tokenizer.decode(ids);
-    assert.equal(problem(reply(ids, text, { logprobs: replyList([null, ...ids.slice(1).map(() => -1)], 'choices[0].logprobs.token_logprobs') })), 'choices[0].logprobs.token_logprobs[0] = null is not a log-probability (a finite number ≤ 0)');
-    assert.equal(problem(reply(ids, text, { logprobs: replyList(ids.map((_, i) => (i === 2 ? 0.25 : -1)), 'choices[0].logprobs.token_logprobs') })), 'choices[0].logprobs.token_logprobs[2] = 0.25 is not a log-probability (a finite number ≤ 0)');
-    assert.equal(problem(reply(ids, text, { logprobs: replyList(ids.map((_, i) => (i === 1 ? Number.NaN : -1)), 'choices[0].logprobs.token_logprobs') })), 'choices[0].logprobs.token_logprobs[1] = NaN is not a log-probability (a finite number ≤ 0)');
-    assert.equal(problem(reply(ids, text, { logprobs: replyList([-1], 'choices[0].logprobs.token_logprobs') })), `choices[0].token_ids has ${ids.length} token ids but choices[0].logprobs.token_logprobs has 1 logprobs: there is one logprob per sampled token`);
+    assert.equal(
+      problem(reply(ids, text, { logprobs: replyList([null, ...ids.slice(1).map(() => -1)], 'choices[0].logprobs.token_logprobs') })),
+      'choices[0].logprobs.token_logprobs[0] = null is not a log-probability (a finite number ≤ 0)',
+    );
+    assert.equal(
+      problem(
+        reply(ids, text, {
+          logprobs: replyList(
+            ids.map((_, i) => (i === 2 ? 0.25 : -1)),
+            'choices[0].logprobs.token_logprobs',
+          ),
+        }),
+      ),
+      'choices[0].logprobs.token_logprobs[2] = 0.25 is not a log-probability (a finite number ≤ 0)',
+    );
+    assert.equal(
+      problem(
+        reply(ids, text, {
+          logprobs: replyList(
+            ids.map((_, i) => (i === 1 ? Number.NaN : -1)),
+            'choices[0].logprobs.token_logprobs',
+          ),
+        }),
+      ),
+      'choices[0].logprobs.token_logprobs[1] = NaN is not a log-probability (a finite number ≤ 0)',
+    );
+    assert.equal(
+      problem(reply(ids, text, { logprobs: replyList([-1], 'choices[0].logprobs.token_logprobs') })),
+      `choices[0].token_ids has ${ids.length} token ids but choices[0].logprobs.token_logprobs has 1 logprobs: there is one logprob per sampled token`,
+    );
   });
 
   it('gives two different ids for one token where it carries them twice', () => {
     const again = replyList([...ids.slice(0, 2), ids[2]! + 1, ...ids.slice(3)], 'output_ids');
-    assert.equal(problem(reply(ids, tokenizer.decode(ids), { tokenIdsAgain: again })), `choices[0].token_ids[2] = ${ids[2]} but output_ids[2] says ${ids[2]! + 1}: two ids for one sampled token`);
+    assert.equal(
+      problem(reply(ids, tokenizer.decode(ids), { tokenIdsAgain: again })),
+      `choices[0].token_ids[2] = ${ids[2]} but output_ids[2] says ${ids[2]! + 1}: two ids for one sampled token`,
+    );
   });
 
   it('has ids that decode to another text, to less than the text, or to more than its last tokens past it', () => {
     const text = tokenizer.decode(ids);
-    assert.match(problem(reply(ids, text.replace('two', 'three'))) ?? '', /^choices\[0\]\.text is not the text of choices\[0\]\.token_ids: they part at character 24; the ids decode to "the answer is four, as two and two make four", the text is "the answer is four, as three/);
+    assert.match(
+      problem(reply(ids, text.replace('two', 'three'))) ?? '',
+      /^choices\[0\]\.text is not the text of choices\[0\]\.token_ids: they part at character 24; the ids decode to "the answer is four, as two and two make four", the text is "the answer is four, as three/,
+    );
     assert.match(problem(reply(ids.slice(0, -1), text)) ?? '', /is not the text of/, 'ids cut short');
     assert.match(problem(reply([...ids, ...tokenizer.encode(' and then some more words')], text)) ?? '', /is not the text of/, 'ids run on');
     assert.match(problem(reply(ids, 'three', { textIs: 'within-decoded' })) ?? '', /the text is not in them/);

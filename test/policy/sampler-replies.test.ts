@@ -3,7 +3,15 @@ import { after, describe, it } from 'node:test';
 import { hasKind, SamplingParams } from '../../src/core/index.js';
 import { isDeterministicFailure, recordError } from '../../src/core/recorded-error.js';
 import { runEpisode } from '../../src/engine/index.js';
-import { chatCompletionsBackend, RemotePolicy, sglangGenerateBackend, vllmCompletionsBackend, type BackendRecipe, type PolicyRequest, type RouterEvent } from '../../src/policy/index.js';
+import {
+  chatCompletionsBackend,
+  RemotePolicy,
+  sglangGenerateBackend,
+  vllmCompletionsBackend,
+  type BackendRecipe,
+  type PolicyRequest,
+  type RouterEvent,
+} from '../../src/policy/index.js';
 import type { InferenceServer, Responder } from '../../src/testing/index.js';
 import { addTask, startServers, toolEpisodeOptions, toolUser } from '../support/loopback-model.js';
 import { qwen3Tokenizer } from '../support/qwen3.js';
@@ -22,7 +30,15 @@ async function serve(flavor: 'vllm' | 'sglang', backend: BackendRecipe<unknown>,
   const [server] = await startServers(1, { flavor, respond });
   started.push(server!);
   const events: RouterEvent[] = [];
-  const policy = new RemotePolicy({ backend, urls: [server!.url], tokenizer, model: 'm', maxModelLen: 8192, retry: { maxAttempts, baseDelayMs: 1, maxDelayMs: 5 }, onEvent: (event) => events.push(event) });
+  const policy = new RemotePolicy({
+    backend,
+    urls: [server!.url],
+    tokenizer,
+    model: 'm',
+    maxModelLen: 8192,
+    retry: { maxAttempts, baseDelayMs: 1, maxDelayMs: 5 },
+    onEvent: (event) => events.push(event),
+  });
   policies.push(policy);
   return { server: server!, policy, events, url: server!.url };
 }
@@ -41,10 +57,42 @@ const retried = (events: RouterEvent[]) => events.filter((event) => event.type =
 
 /** Each backend's name, how to reach it, and where its answer puts the 4th sampled id and logprob. */
 const backends: { name: string; flavor: 'vllm' | 'sglang'; backend: BackendRecipe<unknown>; path: string; id: string; logprob: string; text: string }[] = [
-  { name: 'vllm-completions', flavor: 'vllm', backend: vllmCompletionsBackend, path: '/v1/completions', id: 'choices[0].token_ids[3]', logprob: 'choices[0].logprobs.token_logprobs[3]', text: 'choices[0].text' },
-  { name: 'vllm-chat', flavor: 'vllm', backend: chatCompletionsBackend('vllm'), path: '/v1/chat/completions', id: 'choices[0].token_ids[3]', logprob: 'choices[0].logprobs.content[3].logprob', text: 'choices[0].message.content' },
-  { name: 'sglang-chat', flavor: 'sglang', backend: chatCompletionsBackend('sglang'), path: '/v1/chat/completions', id: 'choices[0].token_ids[3]', logprob: 'choices[0].logprobs.content[3].logprob', text: 'choices[0].message.content' },
-  { name: 'sglang-generate', flavor: 'sglang', backend: sglangGenerateBackend, path: '/generate', id: 'meta_info.output_token_logprobs[3][1]', logprob: 'meta_info.output_token_logprobs[3][0]', text: 'text' },
+  {
+    name: 'vllm-completions',
+    flavor: 'vllm',
+    backend: vllmCompletionsBackend,
+    path: '/v1/completions',
+    id: 'choices[0].token_ids[3]',
+    logprob: 'choices[0].logprobs.token_logprobs[3]',
+    text: 'choices[0].text',
+  },
+  {
+    name: 'vllm-chat',
+    flavor: 'vllm',
+    backend: chatCompletionsBackend('vllm'),
+    path: '/v1/chat/completions',
+    id: 'choices[0].token_ids[3]',
+    logprob: 'choices[0].logprobs.content[3].logprob',
+    text: 'choices[0].message.content',
+  },
+  {
+    name: 'sglang-chat',
+    flavor: 'sglang',
+    backend: chatCompletionsBackend('sglang'),
+    path: '/v1/chat/completions',
+    id: 'choices[0].token_ids[3]',
+    logprob: 'choices[0].logprobs.content[3].logprob',
+    text: 'choices[0].message.content',
+  },
+  {
+    name: 'sglang-generate',
+    flavor: 'sglang',
+    backend: sglangGenerateBackend,
+    path: '/generate',
+    id: 'meta_info.output_token_logprobs[3][1]',
+    logprob: 'meta_info.output_token_logprobs[3][0]',
+    text: 'text',
+  },
 ];
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -74,7 +122,7 @@ for (const { name, flavor, backend, path, id, logprob, text } of backends) {
       assert.match(retried(events)[0] ?? '', new RegExp(`reply ${escapeRegExp(text)} is not the text of `));
     });
 
-    it('fails the request as the server\'s fault once every attempt was refused: retryable, never terminal', async () => {
+    it("fails the request as the server's fault once every attempt was refused: retryable, never terminal", async () => {
       const { server, policy } = await serve(flavor, backend, { maxAttempts: 3 });
       server.faults.inject({ kind: 'corrupt-token', id: OUTSIDE }, 3);
       const error = await policy.generate(request, signal).then(
@@ -91,7 +139,7 @@ for (const { name, flavor, backend, path, id, logprob, text } of backends) {
 describe('a refused prompt', () => {
   const tokenIdRefusal = { kind: 'status' as const, status: 400, message: `prompt[40] is ${OUTSIDE}: token ids must be from 0 to ${tokenizer.vocabSize - 1}` };
 
-  it('on a continuing turn (the prompt holds the server\'s earlier reply) blames the server: a failure that is not terminal', async () => {
+  it("on a continuing turn (the prompt holds the server's earlier reply) blames the server: a failure that is not terminal", async () => {
     const { server, policy } = await serve('vllm', vllmCompletionsBackend, { respond: toolUser });
     server.faults.inject({ kind: 'latency', ms: 0 }); // the first turn
     server.faults.inject(tokenIdRefusal);
@@ -105,7 +153,7 @@ describe('a refused prompt', () => {
     assert.equal(server.requests.filter((call) => call.path === '/v1/completions').length, 2, 'the same prompt is not sent again: it would be refused again');
   });
 
-  it('on the first turn (the prompt is the input alone) stays the request\'s fault: terminal', async () => {
+  it("on the first turn (the prompt is the input alone) stays the request's fault: terminal", async () => {
     const { server, policy } = await serve('vllm', vllmCompletionsBackend, { respond: toolUser });
     server.faults.inject(tokenIdRefusal);
     const record = await runEpisode(addTask(0), 0, await toolEpisodeOptions(policy));

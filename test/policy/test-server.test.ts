@@ -15,16 +15,29 @@ after(async () => {
   await Promise.all([vllm!.close(), sglang!.close()]);
 });
 
-const post = <T>(baseUrl: string, path: string, body: unknown, schema: z.ZodType<T>) => client.request({ method: 'POST', baseUrl, path, body, schema, timeoutMs: 5_000 });
+const post = <T>(baseUrl: string, path: string, body: unknown, schema: z.ZodType<T>) =>
+  client.request({ method: 'POST', baseUrl, path, body, schema, timeoutMs: 5_000 });
 
 describe('the test inference server', () => {
   // The server renders with gymnast's template and tokenizer, as the client does: agreeing with each other proves nothing; both must give NeMo RL's ids.
   for (const [row, golden] of nemoRlGoldenPrompts().entries()) {
     it(`tokenizes NeMo RL's golden prompt ${row} (messages with tools) to the ids NeMo RL recorded, on /tokenize and as a chat completion's prompt ids, as gymnast's renderer does`, async () => {
       const tokenizer = await qwen3Tokenizer();
-      const local = new TemplateRenderer(tokenizer, await qwen3Template()).renderDelta(new TokenLedger(tokenizer), [], golden.messages, { addGenerationPrompt: true, tools: golden.tools }).tokenIds.flat();
-      const tokenized = await post(vllm!.url, '/tokenize', { messages: golden.messages, tools: golden.tools }, z.object({ tokens: z.array(z.number()), count: z.number(), max_model_len: z.number() }));
-      const chat = await post(vllm!.url, '/v1/chat/completions', { messages: golden.messages, tools: golden.tools, max_tokens: 1, return_token_ids: true }, z.object({ prompt_token_ids: z.array(z.number()) }));
+      const local = new TemplateRenderer(tokenizer, await qwen3Template())
+        .renderDelta(new TokenLedger(tokenizer), [], golden.messages, { addGenerationPrompt: true, tools: golden.tools })
+        .tokenIds.flat();
+      const tokenized = await post(
+        vllm!.url,
+        '/tokenize',
+        { messages: golden.messages, tools: golden.tools },
+        z.object({ tokens: z.array(z.number()), count: z.number(), max_model_len: z.number() }),
+      );
+      const chat = await post(
+        vllm!.url,
+        '/v1/chat/completions',
+        { messages: golden.messages, tools: golden.tools, max_tokens: 1, return_token_ids: true },
+        z.object({ prompt_token_ids: z.array(z.number()) }),
+      );
       assert.deepEqual(local, golden.ids);
       assert.deepEqual(tokenized.tokens, golden.ids);
       assert.deepEqual(chat.prompt_token_ids, golden.ids);
@@ -40,7 +53,10 @@ describe('the test inference server', () => {
 
   it('puts chat prompt ids at the top level like vLLM, or on the choice like SGLang', async () => {
     const body = { messages: [{ role: 'user', content: 'hi' }], max_tokens: 8, return_token_ids: true, return_prompt_token_ids: true };
-    const schema = z.object({ prompt_token_ids: z.array(z.number()).optional(), choices: z.array(z.object({ prompt_token_ids: z.array(z.number()).optional() })) });
+    const schema = z.object({
+      prompt_token_ids: z.array(z.number()).optional(),
+      choices: z.array(z.object({ prompt_token_ids: z.array(z.number()).optional() })),
+    });
     const fromVllm = await post(vllm!.url, '/v1/chat/completions', body, schema);
     const fromSglang = await post(sglang!.url, '/v1/chat/completions', body, schema);
     assert.ok(fromVllm.prompt_token_ids && !fromVllm.choices[0]!.prompt_token_ids);
@@ -48,7 +64,13 @@ describe('the test inference server', () => {
   });
 
   it('cuts at a stop string, keeping it only when asked (include_stop_str_in_output)', async () => {
-    const request = (include: boolean) => ({ prompt: [1, 2, 3], max_tokens: 50, stop: ['</tool_call>'], include_stop_str_in_output: include, return_token_ids: true });
+    const request = (include: boolean) => ({
+      prompt: [1, 2, 3],
+      max_tokens: 50,
+      stop: ['</tool_call>'],
+      include_stop_str_in_output: include,
+      return_token_ids: true,
+    });
     const schema = z.object({ choices: z.array(z.object({ text: z.string(), token_ids: z.array(z.number()), stop_reason: z.unknown() })) });
     const kept = await post(vllm!.url, '/v1/completions', request(true), schema);
     const trimmed = await post(vllm!.url, '/v1/completions', request(false), schema);

@@ -41,7 +41,11 @@ describe('vllm-completions over loopback HTTP', () => {
     const calls = server!.requests.filter((request) => request.path === '/v1/completions');
     const assistants = record.messages.filter((message) => message.role === 'assistant');
     assert.equal(calls.length, 2);
-    assert.notDeepEqual(assistants[0]!.token_ids, tokenizer.encode(tokenizer.decode(assistants[0]!.token_ids!)), 'the server spelled the reply non-canonically');
+    assert.notDeepEqual(
+      assistants[0]!.token_ids,
+      tokenizer.encode(tokenizer.decode(assistants[0]!.token_ids!)),
+      'the server spelled the reply non-canonically',
+    );
     calls.forEach((call, turn) => {
       const answer = call.response!.body as CompletionAnswer;
       assert.deepEqual(assistants[turn]!.token_ids, answer.choices[0]!.token_ids);
@@ -66,7 +70,10 @@ describe('vllm-completions over loopback HTTP', () => {
     await runEpisode(addTask(1), 0, options);
     await runEpisode(addTask(1), 1, options);
     const calls = server!.requests.filter((request) => request.path === '/v1/completions');
-    assert.deepEqual(calls.map((call) => call.sessionId), ['add-1#0', 'add-1#0', 'add-1#1', 'add-1#1']);
+    assert.deepEqual(
+      calls.map((call) => call.sessionId),
+      ['add-1#0', 'add-1#0', 'add-1#1', 'add-1#1'],
+    );
     assert.equal(new Set(calls.map((call) => (call.body as CompletionBody).seed)).size, 4);
   });
 
@@ -92,14 +99,41 @@ describe('vllm-completions over loopback HTTP', () => {
     const shared = policy();
     const hurried = new AbortController();
     setTimeout(() => hurried.abort(new Error('episode A deadline')), 50);
-    const first = shared.generate({ session_id: 'a', prompt_token_ids: [1, 2, 3], messages: [], sampling: (await toolEpisodeOptions(shared)).sampling, stop_strings: [], stop_token_ids: [] }, hurried.signal);
-    const second = shared.generate({ session_id: 'b', prompt_token_ids: [1, 2, 3], messages: [], sampling: (await toolEpisodeOptions(shared)).sampling, stop_strings: [], stop_token_ids: [] }, new AbortController().signal);
+    const first = shared.generate(
+      {
+        session_id: 'a',
+        prompt_token_ids: [1, 2, 3],
+        messages: [],
+        sampling: (await toolEpisodeOptions(shared)).sampling,
+        stop_strings: [],
+        stop_token_ids: [],
+      },
+      hurried.signal,
+    );
+    const second = shared.generate(
+      {
+        session_id: 'b',
+        prompt_token_ids: [1, 2, 3],
+        messages: [],
+        sampling: (await toolEpisodeOptions(shared)).sampling,
+        stop_strings: [],
+        stop_token_ids: [],
+      },
+      new AbortController().signal,
+    );
     await assert.rejects(first, /episode A deadline/);
     assert.ok((await second).token_ids!.length > 0);
   });
 
   it("classifies the server's context-length 400 as a truncation (before any turn, prompt-too-long), and any other 400 as a policy error", async () => {
-    const tooLong = await runEpisode(addTask(4), 0, await toolEpisodeOptions(policy({ maxModelLen: 1_000_000, model: 'gymnast-test-model' }), { maxSeqLen: 1_000_000, sampling: { ...(await toolEpisodeOptions(policy())).sampling, max_tokens: 500_000 } }));
+    const tooLong = await runEpisode(
+      addTask(4),
+      0,
+      await toolEpisodeOptions(policy({ maxModelLen: 1_000_000, model: 'gymnast-test-model' }), {
+        maxSeqLen: 1_000_000,
+        sampling: { ...(await toolEpisodeOptions(policy())).sampling, max_tokens: 500_000 },
+      }),
+    );
     assert.equal(tooLong.termination.kind, 'prompt-too-long');
     assert.match(tooLong.termination.detail ?? '', /maximum context length is 4096/);
 

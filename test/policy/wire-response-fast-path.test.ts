@@ -14,7 +14,12 @@ const vllmAnswer = {
     {
       index: 0,
       text: ' ok<|im_end|>',
-      logprobs: { text_offset: [0, 3], token_logprobs: [-0.5, -0.125], tokens: ['token_id:562', 'token_id:151645'], top_logprobs: [{ 'token_id:562': -0.5 }, { 'token_id:151645': -0.125 }] },
+      logprobs: {
+        text_offset: [0, 3],
+        token_logprobs: [-0.5, -0.125],
+        tokens: ['token_id:562', 'token_id:151645'],
+        top_logprobs: [{ 'token_id:562': -0.5 }, { 'token_id:151645': -0.125 }],
+      },
       finish_reason: 'stop',
       stop_reason: null,
       token_ids: [562, 151645],
@@ -37,8 +42,22 @@ const vllmChatAnswer = {
   choices: [
     {
       index: 0,
-      message: { role: 'assistant', content: 'ok', refusal: null, annotations: null, audio: null, function_call: null, tool_calls: [], reasoning_content: null },
-      logprobs: { content: [{ token: 'token_id:562', logprob: -0.5, bytes: [111, 107], top_logprobs: [] }, { token: 'token_id:151645', logprob: -0.125, bytes: null, top_logprobs: [] }] },
+      message: {
+        role: 'assistant',
+        content: 'ok',
+        refusal: null,
+        annotations: null,
+        audio: null,
+        function_call: null,
+        tool_calls: [],
+        reasoning_content: null,
+      },
+      logprobs: {
+        content: [
+          { token: 'token_id:562', logprob: -0.5, bytes: [111, 107], top_logprobs: [] },
+          { token: 'token_id:151645', logprob: -0.125, bytes: null, top_logprobs: [] },
+        ],
+      },
       finish_reason: 'stop',
       stop_reason: null,
       token_ids: [562, 151645],
@@ -92,17 +111,65 @@ const cases: { backend: BackendRecipe<unknown>; answers: unknown[] }[] = [
     answers: [
       vllmChatAnswer,
       // SGLang's: the prompt's ids on the choice.
-      { choices: [{ index: 0, message: { role: 'assistant', content: null }, logprobs: { content: null }, finish_reason: null, matched_stop: 151_645, prompt_token_ids: [1, 2], token_ids: null }], usage: { prompt_tokens: 2, completion_tokens: 0 } },
-      { choices: [{ message: { content: '' }, logprobs: null, finish_reason: 'length', prompt_token_ids: null }, { message: { content: 'b' }, finish_reason: 'stop' }], prompt_token_ids: null, usage: { prompt_tokens: 0, completion_tokens: 0 } },
+      {
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: null },
+            logprobs: { content: null },
+            finish_reason: null,
+            matched_stop: 151_645,
+            prompt_token_ids: [1, 2],
+            token_ids: null,
+          },
+        ],
+        usage: { prompt_tokens: 2, completion_tokens: 0 },
+      },
+      {
+        choices: [
+          { message: { content: '' }, logprobs: null, finish_reason: 'length', prompt_token_ids: null },
+          { message: { content: 'b' }, finish_reason: 'stop' },
+        ],
+        prompt_token_ids: null,
+        usage: { prompt_tokens: 0, completion_tokens: 0 },
+      },
     ],
   },
   {
     backend: sglangGenerateBackend as BackendRecipe<unknown>,
-    answers: [sglangAnswer, { text: '', meta_info: { finish_reason: null, prompt_tokens: 0, completion_tokens: 0 } }, { text: 'a', output_ids: [], meta_info: { finish_reason: { type: 'length', matched: null }, prompt_tokens: 1, completion_tokens: 0, output_token_logprobs: [[-1, 2, 'a']] } }],
+    answers: [
+      sglangAnswer,
+      { text: '', meta_info: { finish_reason: null, prompt_tokens: 0, completion_tokens: 0 } },
+      {
+        text: 'a',
+        output_ids: [],
+        meta_info: { finish_reason: { type: 'length', matched: null }, prompt_tokens: 1, completion_tokens: 0, output_token_logprobs: [[-1, 2, 'a']] },
+      },
+    ],
   },
 ];
 
-const REPLACEMENTS: unknown[] = [undefined, null, -1, 0, -0, 1.5, -0.5, 2 ** 53, Number.NaN, Number.POSITIVE_INFINITY, 'x', '', true, {}, [], [1.5], ['x'], [null], { zz: 1 }];
+const REPLACEMENTS: unknown[] = [
+  undefined,
+  null,
+  -1,
+  0,
+  -0,
+  1.5,
+  -0.5,
+  2 ** 53,
+  Number.NaN,
+  Number.POSITIVE_INFINITY,
+  'x',
+  '',
+  true,
+  {},
+  [],
+  [1.5],
+  ['x'],
+  [null],
+  { zz: 1 },
+];
 
 /** Every object's keys in order, nested ones included: what a reader hands on must be laid out as the schema's. */
 function layout(value: unknown): unknown {
@@ -121,7 +188,11 @@ describe("the backends' hand-read answers (readResponse)", () => {
         for (const variant of [answer, ...oneChangeVariants(answer, { replacements: REPLACEMENTS, maxDepth: 6, reshape: true })].map(withUndefinedKeys)) {
           const bySchema = backend.responseSchema.safeParse(variant);
           const byHand = read(variant);
-          assert.equal(byHand !== undefined, bySchema.success, `the hand check ${byHand === undefined ? 'refuses' : 'accepts'} what the schema ${bySchema.success ? 'accepts' : 'refuses'}: ${JSON.stringify(variant)}`);
+          assert.equal(
+            byHand !== undefined,
+            bySchema.success,
+            `the hand check ${byHand === undefined ? 'refuses' : 'accepts'} what the schema ${bySchema.success ? 'accepts' : 'refuses'}: ${JSON.stringify(variant)}`,
+          );
           if (bySchema.success) {
             assert.deepEqual(byHand, bySchema.data, JSON.stringify(variant));
             assert.deepEqual(layout(byHand), layout(bySchema.data), `same keys in the same order: ${JSON.stringify(variant)}`);

@@ -55,7 +55,12 @@ const row = (content: string, extra: Record<string, unknown> = {}) => ({
 });
 
 const post = (url: string, path: string, body: unknown, init: RequestInit = {}) =>
-  fetch(`${url}${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...(init.headers ?? {}) }, ...(init.signal ? { signal: init.signal } : {}) });
+  fetch(`${url}${path}`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json', ...(init.headers ?? {}) },
+    ...(init.signal ? { signal: init.signal } : {}),
+  });
 
 describe('AgentServer: gymnast as a NeMo Gym agent server', () => {
   let server: AgentServer;
@@ -129,15 +134,29 @@ describe('AgentServer: gymnast as a NeMo Gym agent server', () => {
   });
 
   it('aggregates rows as a NeMo Gym collector sends them (stripped) with gymnast metrics', async () => {
-    const results = await Promise.all([0, 1].map(async (rollout) => (await (await post(server.url, '/run', row('what is 50+37?', { _ng_rollout_index: rollout }))).json()) as Record<string, unknown>));
-    const verify_responses = results.map(({ responses_create_params: _request, response, ...rest }) => ({ ...rest, response: { usage: (response as { usage: unknown }).usage } }));
+    const results = await Promise.all(
+      [0, 1].map(
+        async (rollout) => (await (await post(server.url, '/run', row('what is 50+37?', { _ng_rollout_index: rollout }))).json()) as Record<string, unknown>,
+      ),
+    );
+    const verify_responses = results.map(({ responses_create_params: _request, response, ...rest }) => ({
+      ...rest,
+      response: { usage: (response as { usage: unknown }).usage },
+    }));
     const response = await post(server.url, '/aggregate_metrics', { verify_responses });
     assert.equal(response.status, 200);
-    const metrics = (await response.json()) as { agent_metrics: Record<string, number>; key_metrics: Record<string, number>; group_level_metrics: { _ng_task_index: number; num_rollouts: number }[] };
+    const metrics = (await response.json()) as {
+      agent_metrics: Record<string, number>;
+      key_metrics: Record<string, number>;
+      group_level_metrics: { _ng_task_index: number; num_rollouts: number }[];
+    };
     assert.equal(metrics.key_metrics['mean/reward'], 1);
     assert.equal(metrics.agent_metrics['pass@1[avg-of-2]/accuracy'], 100);
     assert.equal(metrics.agent_metrics['mean/answer'], undefined, "the task's own fields are not metrics");
-    assert.deepEqual(metrics.group_level_metrics.map((group) => [group._ng_task_index, group.num_rollouts]), [[3, 2]]);
+    assert.deepEqual(
+      metrics.group_level_metrics.map((group) => [group._ng_task_index, group.num_rollouts]),
+      [[3, 2]],
+    );
     const bad = await post(server.url, '/aggregate_metrics', { verify_responses: [{ reward: 'high' }] });
     assert.equal(bad.status, 400);
     assert.match(((await bad.json()) as { error: { field: string } }).error.field, /^verify_responses\[0\]\.reward$/);
@@ -155,23 +174,43 @@ describe('AgentServer: gymnast as a NeMo Gym agent server', () => {
 describe('AgentServer on a model server whose ids are not encode(text), as a real sampler may spell its replies', () => {
   it("answers /run with exactly the ids and logprobs sampled, on the messages and on response.output's training fields, each call's prompt as sent", async () => {
     const qwen3 = await qwen3Tokenizer();
-    const { server: model, url } = await startQwen3Server({ tokenization: 'non-canonical', respond: ({ text }) => (text.includes('<tool_response>') ? '87' : 'I will use <tool_call>{"name": "calculator", "arguments": {"expression": "50+37"}}</tool_call>') });
+    const { server: model, url } = await startQwen3Server({
+      tokenization: 'non-canonical',
+      respond: ({ text }) =>
+        text.includes('<tool_response>') ? '87' : 'I will use <tool_call>{"name": "calculator", "arguments": {"expression": "50+37"}}</tool_call>',
+    });
     const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [url], tokenizer: qwen3, model: 'm', maxModelLen: 4096 });
     const server = new AgentServer({
       agent: builtinAgent('arithmetic')!,
-      episode: { policy, renderer: new TemplateRenderer(qwen3, await qwen3Template()), maxTurns: 4, maxSeqLen: 4096, sampling: SamplingParams.parse({ max_tokens: 96, seed: 2 }) },
+      episode: {
+        policy,
+        renderer: new TemplateRenderer(qwen3, await qwen3Template()),
+        maxTurns: 4,
+        maxSeqLen: 4096,
+        sampling: SamplingParams.parse({ max_tokens: 96, seed: 2 }),
+      },
     });
     await server.start();
     try {
-      const result = (await (await post(server.url, '/run', row('what is 50+37?'))).json()) as { reward: number; messages: { role: string; token_ids: number[]; generation_logprobs?: number[] }[]; response: { output: { generation_token_ids?: number[]; prompt_token_ids?: number[]; generation_log_probs?: number[] }[] } };
+      const result = (await (await post(server.url, '/run', row('what is 50+37?'))).json()) as {
+        reward: number;
+        messages: { role: string; token_ids: number[]; generation_logprobs?: number[] }[];
+        response: { output: { generation_token_ids?: number[]; prompt_token_ids?: number[]; generation_log_probs?: number[] }[] };
+      };
       assert.equal(result.reward, 1, JSON.stringify(result.messages.map((message) => [message.role, (message as { content?: unknown }).content])));
       const calls = model.requests.filter((request) => request.path === '/v1/completions');
       assert.equal(calls.length, 2);
       const sent = calls.map((call) => (call.body as { prompt: number[] }).prompt);
       const sampled = calls.map((call) => (call.response!.body as { choices: { token_ids: number[]; logprobs: { token_logprobs: number[] } }[] }).choices[0]!);
       const assistants = result.messages.filter((message) => message.role === 'assistant');
-      assert.deepEqual(assistants.map((message) => [message.token_ids, message.generation_logprobs]), sampled.map((choice) => [choice.token_ids, choice.logprobs.token_logprobs]));
-      assert.ok(assistants.some((message) => !isDeepStrictEqual(message.token_ids, qwen3.encode(qwen3.decode(message.token_ids)))), 'the model server spelled a reply non-canonically');
+      assert.deepEqual(
+        assistants.map((message) => [message.token_ids, message.generation_logprobs]),
+        sampled.map((choice) => [choice.token_ids, choice.logprobs.token_logprobs]),
+      );
+      assert.ok(
+        assistants.some((message) => !isDeepStrictEqual(message.token_ids, qwen3.encode(qwen3.decode(message.token_ids)))),
+        'the model server spelled a reply non-canonically',
+      );
       const trained = result.response.output.filter((item) => item.generation_token_ids !== undefined);
       assert.deepEqual(
         trained.map((item) => [item.prompt_token_ids, item.generation_token_ids, item.generation_log_probs]),
@@ -232,7 +271,10 @@ describe('AgentServer: bounds and access', () => {
       await second;
       // While the first rollout still runs: the place the second held is free now, not when its turn would have come.
       await waitFor(() => server.load.queued === 0);
-      const third = post(server.url, '/run', row('hang'), { signal: next.signal }).then((reply) => reply.status, () => undefined);
+      const third = post(server.url, '/run', row('hang'), { signal: next.signal }).then(
+        (reply) => reply.status,
+        () => undefined,
+      );
       await waitFor(() => server.load.queued === 1);
       assert.equal(server.load.running, 1);
       holder.abort();

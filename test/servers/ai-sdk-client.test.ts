@@ -30,7 +30,12 @@ const toolServer = new InferenceServer({
   tokenizer,
   template: await qwen3Template(),
   toolCallParser: hermesToolCallParser,
-  respond: ({ text }) => (text.includes('<tool_response>') ? 'It is four.' : text.includes('"add"') ? '<tool_call>{"name": "add", "arguments": {"a": 2, "b": 2}}</tool_call>' : 'It is four, of course.'),
+  respond: ({ text }) =>
+    text.includes('<tool_response>')
+      ? 'It is four.'
+      : text.includes('"add"')
+        ? '<tool_call>{"name": "add", "arguments": {"a": 2, "b": 2}}</tool_call>'
+        : 'It is four, of course.',
 });
 const toolUrl = await toolServer.start();
 after(() => toolServer.close());
@@ -53,9 +58,18 @@ describe('the Vercel AI SDK talks to the server through the Responses API', () =
     const settings = { model: responsesModel, prompt: 'What is 2+2?', tools: { add }, stopWhen: stepCountIs(2), maxRetries: 0 };
     const whole = await generateText(settings);
     const streamed = streamText(settings);
-    for (const [steps, text] of [[whole.steps, whole.text], [await streamed.steps, await streamed.text]] as const) {
-      assert.deepEqual(steps[0]!.toolCalls.map((call) => [call.toolName, call.input]), [['add', { a: 2, b: 2 }]]);
-      assert.deepEqual(steps[0]!.toolResults.map((toolResult) => toolResult.output), ['4']);
+    for (const [steps, text] of [
+      [whole.steps, whole.text],
+      [await streamed.steps, await streamed.text],
+    ] as const) {
+      assert.deepEqual(
+        steps[0]!.toolCalls.map((call) => [call.toolName, call.input]),
+        [['add', { a: 2, b: 2 }]],
+      );
+      assert.deepEqual(
+        steps[0]!.toolResults.map((toolResult) => toolResult.output),
+        ['4'],
+      );
       assert.equal(text, 'It is four.');
     }
   });

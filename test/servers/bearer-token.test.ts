@@ -22,7 +22,17 @@ describe('a model server with a bearer token (as vllm serve --api-key)', () => {
   it('serves a policy that sends the token', async () => {
     const { policy } = await createPolicy({ kind: 'vllm-completions', baseUrls: [server.url], tokenizerDir: qwen3Directory, apiKey: 'sesame' });
     try {
-      const result = await policy.generate({ session_id: 's', prompt_token_ids: [9707], messages: [], sampling: { temperature: 1, top_p: 1, max_tokens: 4, greedy: false }, stop_strings: [], stop_token_ids: [] }, new AbortController().signal);
+      const result = await policy.generate(
+        {
+          session_id: 's',
+          prompt_token_ids: [9707],
+          messages: [],
+          sampling: { temperature: 1, top_p: 1, max_tokens: 4, greedy: false },
+          stop_strings: [],
+          stop_token_ids: [],
+        },
+        new AbortController().signal,
+      );
       assert.ok((result.token_ids ?? []).length > 0);
     } finally {
       await policy.close();

@@ -86,9 +86,17 @@ describe('a config run: every server of a NeMo Gym-shaped config, and the head s
     ]);
     for (const instance of instances) assert.match(instance.url, /^http:\/\/127\.0\.0\.1:\d+/);
     const byName = Object.fromEntries(instances.map((instance) => [instance.name, instance]));
-    assert.deepEqual(await getJson(`${byName.sidecar!.url}/`), { name: 'sidecar', port: new URL(byName.sidecar!.url).port, config: (await getJson(`${run.headUrl}/global_config_dict_yaml`) as string).length });
+    assert.deepEqual(await getJson(`${byName.sidecar!.url}/`), {
+      name: 'sidecar',
+      port: new URL(byName.sidecar!.url).port,
+      config: ((await getJson(`${run.headUrl}/global_config_dict_yaml`)) as string).length,
+    });
     assert.equal(((await getJson(`${byName.policy_model!.url}/models`)) as { data: { id: string }[] }).data[0]!.id, 'gymnast-tiny-arith');
-    const seeded = await fetch(`${byName.session_state!.url}/seed_session`, { method: 'POST', body: JSON.stringify({ responses_create_params: { input: [] }, initial_count: 2 }), headers: { 'content-type': 'application/json' } });
+    const seeded = await fetch(`${byName.session_state!.url}/seed_session`, {
+      method: 'POST',
+      body: JSON.stringify({ responses_create_params: { input: [] }, initial_count: 2 }),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(seeded.status, 200);
     assert.deepEqual(await getJson(`${run.headUrl}/`), { status: 'ok' });
   });
@@ -98,7 +106,11 @@ describe('a config run: every server of a NeMo Gym-shaped config, and the head s
     assert.equal(typeof text, 'string');
     const config = parse(text as string) as Record<string, Record<string, Record<string, Record<string, unknown>>>>;
     const urls = Object.fromEntries(run.servers.map((server) => [server.name, server.url]));
-    for (const [name, type, impl] of [['arithmetic', 'resources_servers', 'arithmetic'], ['sidecar', 'resources_servers', 'my_python_env'], ['arithmetic_simple_agent', 'responses_api_agents', 'simple_agent']] as const) {
+    for (const [name, type, impl] of [
+      ['arithmetic', 'resources_servers', 'arithmetic'],
+      ['sidecar', 'resources_servers', 'my_python_env'],
+      ['arithmetic_simple_agent', 'responses_api_agents', 'simple_agent'],
+    ] as const) {
       const { host, port } = config[name]![type]![impl]!;
       assert.equal(`http://${host}:${port}`, urls[name]);
     }
@@ -109,7 +121,12 @@ describe('a config run: every server of a NeMo Gym-shaped config, and the head s
   it("runs a row through the agent's /run on the embedded model", async () => {
     const agent = run.servers.find((server) => server.name === 'arithmetic_simple_agent')!;
     const [line] = readFileSync(examples, 'utf8').split('\n');
-    const row = { ...(JSON.parse(line!) as object), agent_ref: { type: 'responses_api_agents', name: 'arithmetic_simple_agent' }, _ng_task_index: 0, _ng_rollout_index: 0 };
+    const row = {
+      ...(JSON.parse(line!) as object),
+      agent_ref: { type: 'responses_api_agents', name: 'arithmetic_simple_agent' },
+      _ng_task_index: 0,
+      _ng_rollout_index: 0,
+    };
     const response = await fetch(`${agent.url}/run`, { method: 'POST', body: JSON.stringify(row), headers: { 'content-type': 'application/json' } });
     assert.equal(response.status, 200);
     const result = (await response.json()) as { reward?: number; has_training_tokens?: boolean; _ng_failure_class?: string };
@@ -121,7 +138,12 @@ describe('a config run: every server of a NeMo Gym-shaped config, and the head s
   it("drives a ported example over HTTP from an agent wired to it: the row's session seeded, verified, and the verifier's fields on the row", async () => {
     const agent = run.servers.find((server) => server.name === 'session_agent')!;
     const [line] = readFileSync(sessionRows, 'utf8').split('\n');
-    const row = { ...(JSON.parse(line!) as object), agent_ref: { type: 'responses_api_agents', name: 'session_agent' }, _ng_task_index: 0, _ng_rollout_index: 0 };
+    const row = {
+      ...(JSON.parse(line!) as object),
+      agent_ref: { type: 'responses_api_agents', name: 'session_agent' },
+      _ng_task_index: 0,
+      _ng_rollout_index: 0,
+    };
     const response = await fetch(`${agent.url}/run`, { method: 'POST', body: JSON.stringify(row), headers: { 'content-type': 'application/json' } });
     assert.equal(response.status, 200);
     const result = (await response.json()) as { reward?: number; has_training_tokens?: boolean; _ng_failure_class?: string; expected_count?: number };
@@ -132,13 +154,19 @@ describe('a config run: every server of a NeMo Gym-shaped config, and the head s
   });
 
   it('prefixes what an external server writes with its name', async () => {
-    const noisy = await startConfigRun(parseServerConfig(`
+    const noisy = await startConfigRun(
+      parseServerConfig(
+        `
 head_server: {port: 0}
 talker:
   resources_servers:
     talker:
       command: [${JSON.stringify(process.execPath)}, -e, ${JSON.stringify(`console.log('listening'); ${EXTERNAL_SERVER}`)}]
-`, 'talk.yaml'), { output: (line) => output.push(line) });
+`,
+        'talk.yaml',
+      ),
+      { output: (line) => output.push(line) },
+    );
     await noisy.close();
     assert.ok(output.includes('[talker] listening'), output.join('\n'));
   });
@@ -158,7 +186,9 @@ describe("a command: server is handed NEMO_GYM_CONFIG_DICT whole, as NeMo Gym's 
   const startup = new URL('../fixtures/servers/nemo-gym-startup.mjs', import.meta.url).pathname;
 
   it('starts a server that reads its host and port, head_server and dry_run from it, and finds the run-wide keys NeMo Gym fills in', async () => {
-    const run = await startConfigRun(parseServerConfig(`
+    const run = await startConfigRun(
+      parseServerConfig(
+        `
 head_server: {host: 127.0.0.1, port: 0}
 skip_verification: true
 results_dir: runs/results
@@ -174,14 +204,31 @@ gym_agent:
   responses_api_agents:
     my_agent:
       command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(startup)}]
-`, 'startup.yaml'), { output: () => undefined });
+`,
+        'startup.yaml',
+      ),
+      { output: () => undefined },
+    );
     try {
       const url = (name: string) => run.servers.find((server) => server.name === name)!.url;
-      const handed = (await getJson(`${url('gym_server')}/`)) as Record<string, unknown> & { gym_agent: { responses_api_agents: { my_agent: Record<string, unknown> } } };
+      const handed = (await getJson(`${url('gym_server')}/`)) as Record<string, unknown> & {
+        gym_agent: { responses_api_agents: { my_agent: Record<string, unknown> } };
+      };
       const ports = run.servers.map((server) => Number(new URL(server.url).port));
       const headPort = Number(new URL(run.headUrl).port);
       assert.deepEqual(
-        Object.fromEntries(['dry_run', 'use_absolute_ip', 'port_range_low', 'port_range_high', 'model_endpoint_readiness_timeout_seconds', 'results_dir', 'cache_dir', 'head_server'].map((key) => [key, handed[key]])),
+        Object.fromEntries(
+          [
+            'dry_run',
+            'use_absolute_ip',
+            'port_range_low',
+            'port_range_high',
+            'model_endpoint_readiness_timeout_seconds',
+            'results_dir',
+            'cache_dir',
+            'head_server',
+          ].map((key) => [key, handed[key]]),
+        ),
         {
           dry_run: false,
           use_absolute_ip: false,
@@ -204,22 +251,41 @@ gym_agent:
   });
 
   it("keeps a dry_run the config sets: NeMo Gym's server then exits without serving", async () => {
-    const config = parseServerConfig(`head_server: {port: 0}\ndry_run: true\ngym_server:\n  resources_servers:\n    my_env:\n      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(startup)}]\n`, 'dry.yaml');
-    await assert.rejects(startConfigRun(config, { output: () => undefined }), (error: unknown) => error instanceof ServerStartError && /server "gym_server": exited with code 0 before answering/.test(error.message));
+    const config = parseServerConfig(
+      `head_server: {port: 0}\ndry_run: true\ngym_server:\n  resources_servers:\n    my_env:\n      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(startup)}]\n`,
+      'dry.yaml',
+    );
+    await assert.rejects(
+      startConfigRun(config, { output: () => undefined }),
+      (error: unknown) => error instanceof ServerStartError && /server "gym_server": exited with code 0 before answering/.test(error.message),
+    );
   });
 });
 
 describe("the agent stand-in's /aggregate_metrics", () => {
   const pythonServer = new URL('../fixtures/python/resources_server.py', import.meta.url).pathname;
-  const rows = [0, 1].map((index) => ({ _ng_task_index: 0, _ng_rollout_index: index, agent_ref: { type: 'responses_api_agents', name: 'counter_agent' }, reward: index, counter: 3 + index, response: { usage: { input_tokens: 5, output_tokens: 7, total_tokens: 12 } } }));
+  const rows = [0, 1].map((index) => ({
+    _ng_task_index: 0,
+    _ng_rollout_index: index,
+    agent_ref: { type: 'responses_api_agents', name: 'counter_agent' },
+    reward: index,
+    counter: 3 + index,
+    response: { usage: { input_tokens: 5, output_tokens: 7, total_tokens: 12 } },
+  }));
   const aggregate = async (url: string) => {
-    const response = await fetch(`${url}/aggregate_metrics`, { method: 'POST', body: JSON.stringify({ verify_responses: rows }), headers: { 'content-type': 'application/json' } });
+    const response = await fetch(`${url}/aggregate_metrics`, {
+      method: 'POST',
+      body: JSON.stringify({ verify_responses: rows }),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(response.status, 200);
     return (await response.json()) as { agent_metrics: Record<string, number>; key_metrics: Record<string, number> };
   };
 
   it("is its resources server's, as NeMo Gym's simple_agent proxies it: the server's own metrics are kept", async () => {
-    const run = await startConfigRun(parseServerConfig(`
+    const run = await startConfigRun(
+      parseServerConfig(
+        `
 head_server: {port: 0}
 policy_model: {responses_api_models: {gymnast_embedded: {}}}
 counter:
@@ -246,7 +312,11 @@ arithmetic_agent:
     simple_agent:
       resources_server: {type: resources_servers, name: arithmetic}
       model_server: {type: responses_api_models, name: policy_model}
-`, 'aggregate.yaml'), { output: () => undefined });
+`,
+        'aggregate.yaml',
+      ),
+      { output: () => undefined },
+    );
     try {
       const url = (name: string) => run.servers.find((server) => server.name === name)!.url;
       const forwarded = await aggregate(url('counter_agent'));
@@ -256,7 +326,11 @@ arithmetic_agent:
       assert.equal(calls['/aggregate_metrics'], 1);
       for (const agent of ['arithmetic_agent', 'plain_agent']) {
         const own = await aggregate(url(agent));
-        assert.equal(own.agent_metrics['server/verify_responses'], undefined, `${agent}: gymnast computes the aggregate of a built-in environment run in-process, and for a server without /aggregate_metrics`);
+        assert.equal(
+          own.agent_metrics['server/verify_responses'],
+          undefined,
+          `${agent}: gymnast computes the aggregate of a built-in environment run in-process, and for a server without /aggregate_metrics`,
+        );
         assert.equal(own.agent_metrics['mean/reward'], 0.5);
       }
     } finally {
@@ -270,7 +344,9 @@ describe("a vllm_model from NeMo Gym's own keys (base_url, model): its tokenizer
   /** NeMo Gym's own vllm_model.yaml, its policy_* values given as env.yaml gives them, and an agent sampling it. */
   const configFile = join(mkdtempSync(join(tmpdir(), 'gymnast-vllm-model-')), 'e2e.yaml');
   const config = (baseUrl: string, model: string) => {
-    writeFileSync(configFile, `
+    writeFileSync(
+      configFile,
+      `
 config_paths: [${JSON.stringify(vllmModelYaml)}]
 head_server: {port: 0}
 policy_base_url: ${baseUrl}/v1
@@ -283,7 +359,8 @@ arithmetic_agent:
       resources_server: {type: resources_servers, name: arithmetic}
       model_server: {type: responses_api_models, name: policy_model}
       max_tokens: 16
-`);
+`,
+    );
     return loadServerConfig(configFile);
   };
   /** A vLLM stand-in on Qwen3's tokenizer serving `model`, loaded from `root`; closed by `use`'s end. */
@@ -310,7 +387,12 @@ arithmetic_agent:
   const runRow = async (run: ConfigRun) => {
     const agent = run.servers.find((server) => server.name === 'arithmetic_agent')!;
     const [line] = readFileSync(examples, 'utf8').split('\n');
-    const row = { ...(JSON.parse(line!) as object), agent_ref: { type: 'responses_api_agents', name: 'arithmetic_agent' }, _ng_task_index: 0, _ng_rollout_index: 0 };
+    const row = {
+      ...(JSON.parse(line!) as object),
+      agent_ref: { type: 'responses_api_agents', name: 'arithmetic_agent' },
+      _ng_task_index: 0,
+      _ng_rollout_index: 0,
+    };
     const response = await fetch(`${agent.url}/run`, { method: 'POST', body: JSON.stringify(row), headers: { 'content-type': 'application/json' } });
     const result = (await response.json()) as { has_training_tokens?: boolean; _ng_failure_class?: string };
     assert.equal(result._ng_failure_class, undefined, JSON.stringify(result).slice(0, 400));
@@ -322,7 +404,11 @@ arithmetic_agent:
       const run = await startConfigRun(config(url, 'Qwen/Qwen3-0.6B'), { env: { HF_HOME: hubCache('Qwen/Qwen3-0.6B') } });
       try {
         await runRow(run);
-        assert.equal(server.requests.filter((request) => request.path === '/v1/models').length, 1, 'the name was enough: /v1/models is asked only for max_model_len');
+        assert.equal(
+          server.requests.filter((request) => request.path === '/v1/models').length,
+          1,
+          'the name was enough: /v1/models is asked only for max_model_len',
+        );
       } finally {
         await run.close();
       }
@@ -341,7 +427,10 @@ arithmetic_agent:
   it('found nowhere, the error names the key to set and where it looked', () =>
     withServer({ model: 'qwen3-served', root: 'Qwen/Qwen3-Unseen' }, async (_, url) => {
       const home = hubCache();
-      const error = await startConfigRun(config(url, 'qwen3-served'), { env: { HF_HOME: home } }).then(() => undefined, (caught: unknown) => caught);
+      const error = await startConfigRun(config(url, 'qwen3-served'), { env: { HF_HOME: home } }).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
       assert.ok(error instanceof ConfigFileError, String(error));
       assert.equal(
         error.message,
@@ -351,7 +440,9 @@ arithmetic_agent:
 });
 
 describe('a NeMo Gym server gymnast has a TypeScript port of: the port runs visibly, --nemo-gym runs the real one', () => {
-  const config = () => parseServerConfig(`
+  const config = () =>
+    parseServerConfig(
+      `
 head_server: {port: 0}
 policy_model: {responses_api_models: {gymnast_embedded: {}}}
 mcqa:
@@ -363,22 +454,27 @@ mcqa_simple_agent:
       entrypoint: app.py
       resources_server: {type: resources_servers, name: mcqa}
       model_server: {type: responses_api_models, name: policy_model}
-`, 'mcqa.yaml');
+`,
+      'mcqa.yaml',
+    );
   /** A Gym checkout whose mcqa is a stand-in saying how it was run (Python's standard library cannot read the YAML config, so it listens on PORT). */
   const checkout = (venv: boolean) => {
     const gym = mkdtempSync(join(tmpdir(), 'gymnast-checkout-'));
     const dir = join(gym, 'resources_servers', 'mcqa');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'app.py'), [
-      'import json, os, sys',
-      'from http.server import BaseHTTPRequestHandler, HTTPServer',
-      'class Handler(BaseHTTPRequestHandler):',
-      '    def do_GET(self):',
-      '        body = json.dumps({"cwd": os.getcwd(), "name": os.environ["NEMO_GYM_CONFIG_PATH"], "dict": "dry_run: false" in os.environ["NEMO_GYM_CONFIG_DICT"], "path": os.environ["PYTHONPATH"], "python": sys.executable}).encode()',
-      '        self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)',
-      'HTTPServer((os.environ["HOST"], int(os.environ["PORT"])), Handler).serve_forever()',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(dir, 'app.py'),
+      [
+        'import json, os, sys',
+        'from http.server import BaseHTTPRequestHandler, HTTPServer',
+        'class Handler(BaseHTTPRequestHandler):',
+        '    def do_GET(self):',
+        '        body = json.dumps({"cwd": os.getcwd(), "name": os.environ["NEMO_GYM_CONFIG_PATH"], "dict": "dry_run: false" in os.environ["NEMO_GYM_CONFIG_DICT"], "path": os.environ["PYTHONPATH"], "python": sys.executable}).encode()',
+        '        self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)',
+        'HTTPServer((os.environ["HOST"], int(os.environ["PORT"])), Handler).serve_forever()',
+        '',
+      ].join('\n'),
+    );
     if (venv) {
       mkdirSync(join(dir, '.venv', 'bin'), { recursive: true });
       symlinkSync(execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim(), join(dir, '.venv', 'bin', 'python'));
@@ -417,15 +513,22 @@ mcqa_simple_agent:
 
   it('refuses a checkout without the server, naming the key, before starting anything', async () => {
     const gym = mkdtempSync(join(tmpdir(), 'gymnast-checkout-'));
-    const error = await startConfigRun(config(), { nemoGym: gym, onNotice: () => undefined }).then(() => undefined, (caught: unknown) => caught);
+    const error = await startConfigRun(config(), { nemoGym: gym, onNotice: () => undefined }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     assert.ok(error instanceof ConfigFileError, String(error));
-    assert.equal(error.message, `mcqa.yaml: mcqa.resources_servers.mcqa.entrypoint: a file in ${join(gym, 'resources_servers', 'mcqa')} to run, as NeMo Gym runs it; ${join(gym, 'resources_servers', 'mcqa', 'app.py')} is not there`);
+    assert.equal(
+      error.message,
+      `mcqa.yaml: mcqa.resources_servers.mcqa.entrypoint: a file in ${join(gym, 'resources_servers', 'mcqa')} to run, as NeMo Gym runs it; ${join(gym, 'resources_servers', 'mcqa', 'app.py')} is not there`,
+    );
   });
 });
 
 describe('a config run that cannot start', () => {
   it('stops the servers already started and names the one that failed', async () => {
-    const config = parseServerConfig(`
+    const config = parseServerConfig(
+      `
 head_server: {port: 0}
 arithmetic:
   resources_servers:
@@ -434,28 +537,49 @@ broken:
   resources_servers:
     broken:
       command: [${JSON.stringify(process.execPath)}, -e, "console.error('no such module: app'); process.exit(3)"]
-`, 'broken.yaml');
-    const error = await startConfigRun(config, { output: () => undefined }).then(() => undefined, (caught: unknown) => caught);
+`,
+      'broken.yaml',
+    );
+    const error = await startConfigRun(config, { output: () => undefined }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     assert.ok(error instanceof ServerStartError, String(error));
     assert.equal(error.server, 'broken');
-    assert.match(error.message, /server "broken": exited with code 3 before answering GET http:\/\/127\.0\.0\.1:\d+\/; its last output:\n {2}no such module: app/);
+    assert.match(
+      error.message,
+      /server "broken": exited with code 3 before answering GET http:\/\/127\.0\.0\.1:\d+\/; its last output:\n {2}no such module: app/,
+    );
   });
 
   it('names a command that cannot be run', async () => {
-    const config = parseServerConfig('head_server: {port: 0}\nmissing:\n  resources_servers:\n    missing:\n      command: [/no/such/program, --port, "{port}"]\n', 'missing.yaml');
-    await assert.rejects(startConfigRun(config, { output: () => undefined }), (error: unknown) => error instanceof ServerStartError && /^server "missing": could not run \/no\/such\/program: spawn \/no\/such\/program ENOENT$/.test(error.message));
+    const config = parseServerConfig(
+      'head_server: {port: 0}\nmissing:\n  resources_servers:\n    missing:\n      command: [/no/such/program, --port, "{port}"]\n',
+      'missing.yaml',
+    );
+    await assert.rejects(
+      startConfigRun(config, { output: () => undefined }),
+      (error: unknown) =>
+        error instanceof ServerStartError && /^server "missing": could not run \/no\/such\/program: spawn \/no\/such\/program ENOENT$/.test(error.message),
+    );
   });
 
   it('gives up on a server that never answers, at its deadline', async () => {
-    const config = parseServerConfig(`
+    const config = parseServerConfig(
+      `
 head_server: {port: 0}
 silent:
   resources_servers:
     silent:
       command: [${JSON.stringify(process.execPath)}, -e, "setInterval(() => {}, 1000)"]
       startup_timeout_seconds: 0.5
-`, 'silent.yaml');
-    await assert.rejects(startConfigRun(config, { output: () => undefined }), (error: unknown) => error instanceof ServerStartError && /server "silent": did not answer GET .* within 0\.5 s/.test(error.message));
+`,
+      'silent.yaml',
+    );
+    await assert.rejects(
+      startConfigRun(config, { output: () => undefined }),
+      (error: unknown) => error instanceof ServerStartError && /server "silent": did not answer GET .* within 0\.5 s/.test(error.message),
+    );
   });
 });
 
@@ -470,13 +594,19 @@ describe('config files gymnast refuses, naming the file, the YAML path and what 
     assert.fail('accepted');
   };
   const refusedToRun = async (text: string) => {
-    const error = await startConfigRun(parseServerConfig(text, 'bad.yaml', {})).then(() => undefined, (caught: unknown) => caught);
+    const error = await startConfigRun(parseServerConfig(text, 'bad.yaml', {})).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     assert.ok(error instanceof ConfigFileError, String(error));
     return error.message;
   };
 
   it('an unknown server type, with a suggestion', () => {
-    assert.equal(refused('env:\n  resource_servers:\n    arithmetic: {}\n'), 'bad.yaml: env.resource_servers: a server type: one of responses_api_models, resources_servers, responses_api_agents (did you mean "resources_servers"?)');
+    assert.equal(
+      refused('env:\n  resource_servers:\n    arithmetic: {}\n'),
+      'bad.yaml: env.resource_servers: a server type: one of responses_api_models, resources_servers, responses_api_agents (did you mean "resources_servers"?)',
+    );
   });
 
   it('a ref to an instance that is not defined, with a suggestion', () => {
@@ -489,7 +619,10 @@ agent:
       resources_server: {type: resources_servers, name: arithmatic}
       model_server: {type: responses_api_models, name: policy_model}
 `);
-    assert.equal(message, 'bad.yaml: agent.responses_api_agents.simple_agent.resources_server.name: the name of a defined resources_servers instance (arithmetic), got "arithmatic" (did you mean "arithmetic"?)');
+    assert.equal(
+      message,
+      'bad.yaml: agent.responses_api_agents.simple_agent.resources_server.name: the name of a defined resources_servers instance (arithmetic), got "arithmatic" (did you mean "arithmetic"?)',
+    );
   });
 
   it('a missing required field', () => {
@@ -509,14 +642,21 @@ agent:
 
   it('an interpolation of a key that is not there, and a ??? left in', () => {
     const message = refused('policy_model:\n  responses_api_models:\n    vllm_model: {base_url: "${policy_base_url}", model: ???}\n');
-    assert.equal(message, [
-      'bad.yaml: policy_model.responses_api_models.vllm_model.base_url: a key "policy_base_url" for ${policy_base_url} to read; the config has none',
-      'bad.yaml: policy_model.responses_api_models.vllm_model.model: a value (??? marks one that must be given)',
-    ].join('\n'));
+    assert.equal(
+      message,
+      [
+        'bad.yaml: policy_model.responses_api_models.vllm_model.base_url: a key "policy_base_url" for ${policy_base_url} to read; the config has none',
+        'bad.yaml: policy_model.responses_api_models.vllm_model.model: a value (??? marks one that must be given)',
+      ].join('\n'),
+    );
   });
 
   it('interpolates top-level keys, keeping their types', () => {
-    const config = parseServerConfig('policy_base_url: http://127.0.0.1:8000/v1\nport_value: 9000\npolicy_model:\n  responses_api_models:\n    vllm_model: {base_url: "${policy_base_url}", port: "${port_value}"}\n', 'ok.yaml', {});
+    const config = parseServerConfig(
+      'policy_base_url: http://127.0.0.1:8000/v1\nport_value: 9000\npolicy_model:\n  responses_api_models:\n    vllm_model: {base_url: "${policy_base_url}", port: "${port_value}"}\n',
+      'ok.yaml',
+      {},
+    );
     assert.deepEqual(config.instances[0]!.config, { base_url: 'http://127.0.0.1:8000/v1', port: 9000 });
   });
 
@@ -534,10 +674,18 @@ ${extra}`;
     const settingsOf = (text: string) => planServers(parseServerConfig(text, 'ok.yaml', {})).find((plan) => plan.kind === 'agent')!;
     assert.equal((settingsOf(agentSettings('')) as AgentPlan).settings.on_max_tokens, 'continue');
     assert.equal((settingsOf(agentSettings('      on_max_tokens: end\n')) as AgentPlan).settings.on_max_tokens, 'end');
-    assert.throws(() => planServers(parseServerConfig(agentSettings('      on_max_tokens: stop\n'), 'bad.yaml', {})), (error: unknown) => error instanceof ConfigFileError && /^bad\.yaml: agent\.responses_api_agents\.simple_agent\.on_max_tokens: expected "continue" or "end", got "stop"$/.test(error.message));
+    assert.throws(
+      () => planServers(parseServerConfig(agentSettings('      on_max_tokens: stop\n'), 'bad.yaml', {})),
+      (error: unknown) =>
+        error instanceof ConfigFileError &&
+        /^bad\.yaml: agent\.responses_api_agents\.simple_agent\.on_max_tokens: expected "continue" or "end", got "stop"$/.test(error.message),
+    );
   });
 
   it('an impl gymnast cannot serve, with a suggestion', async () => {
-    assert.match(await refusedToRun('env:\n  resources_servers:\n    example_session_state: {}\n'), /^bad\.yaml: env\.resources_servers\.example_session_state: a resources server gymnast serves .*, or a command: to run \(did you mean "example_session_state_mgmt"\?\)$/);
+    assert.match(
+      await refusedToRun('env:\n  resources_servers:\n    example_session_state: {}\n'),
+      /^bad\.yaml: env\.resources_servers\.example_session_state: a resources server gymnast serves .*, or a command: to run \(did you mean "example_session_state_mgmt"\?\)$/,
+    );
   });
 });

@@ -13,7 +13,13 @@ import { JinjaChatTemplate, type HfTokenizer, type Tokenizer } from '../../src/t
 // ends a sum after three tokens) and a 100-token answer can be asked for.
 const loaded = await EmbeddedPolicy.load();
 const committed = loaded.tokenizer as HfTokenizer;
-const endless: Tokenizer = { encode: (text) => committed.encode(text), decode: (ids) => committed.decode(ids), stopTokenIds: [], vocabSize: committed.vocabSize!, maxCharsPerToken: committed.maxCharsPerToken! };
+const endless: Tokenizer = {
+  encode: (text) => committed.encode(text),
+  decode: (ids) => committed.decode(ids),
+  stopTokenIds: [],
+  vocabSize: committed.vocabSize!,
+  maxCharsPerToken: committed.maxCharsPerToken!,
+};
 const policy = new EmbeddedPolicy(loaded.model, endless);
 
 /** Each generation as the server drives it: how many tokens the generator has sampled so far, and whether it has stopped. */
@@ -41,7 +47,13 @@ function watched(generate: Generator): Generator {
     }
   };
 }
-const server = new OpenAiCompatibleServer({ tokenizer: endless, template: JinjaChatTemplate.fromConfig(committed.config), generate: watched(policyGenerator(policy, endless)), model: EMBEDDED_MODEL_NAME, maxModelLen: policy.maxModelLen });
+const server = new OpenAiCompatibleServer({
+  tokenizer: endless,
+  template: JinjaChatTemplate.fromConfig(committed.config),
+  generate: watched(policyGenerator(policy, endless)),
+  model: EMBEDDED_MODEL_NAME,
+  maxModelLen: policy.maxModelLen,
+});
 const url = await server.start();
 after(async () => {
   await server.close();
@@ -50,9 +62,21 @@ after(async () => {
 
 const TOKENS = 100;
 const routes = {
-  chat: { path: '/v1/chat/completions', body: { messages: [{ role: 'user', content: 'what is 23+45?' }], max_tokens: TOKENS, seed: 5, stream: true }, text: (event: Event) => event.choices?.[0]?.delta?.content },
-  completions: { path: '/v1/completions', body: { prompt: '<|user|>what is 7*8?<|end|><|assistant|>', max_tokens: TOKENS, seed: 5, stream: true }, text: (event: Event) => event.choices?.[0]?.text },
-  responses: { path: '/v1/responses', body: { input: 'what is 23+45?', max_output_tokens: TOKENS, stream: true }, text: (event: Event) => (event.type === 'response.output_text.delta' ? event.delta : undefined) },
+  chat: {
+    path: '/v1/chat/completions',
+    body: { messages: [{ role: 'user', content: 'what is 23+45?' }], max_tokens: TOKENS, seed: 5, stream: true },
+    text: (event: Event) => event.choices?.[0]?.delta?.content,
+  },
+  completions: {
+    path: '/v1/completions',
+    body: { prompt: '<|user|>what is 7*8?<|end|><|assistant|>', max_tokens: TOKENS, seed: 5, stream: true },
+    text: (event: Event) => event.choices?.[0]?.text,
+  },
+  responses: {
+    path: '/v1/responses',
+    body: { input: 'what is 23+45?', max_output_tokens: TOKENS, stream: true },
+    text: (event: Event) => (event.type === 'response.output_text.delta' ? event.delta : undefined),
+  },
 };
 interface Event {
   type?: string;
@@ -65,7 +89,12 @@ interface Event {
  * each event carrying text how many tokens the generator had sampled when it arrived. `leaveAfter`
  * hangs up after that many text events.
  */
-function stream(path: string, body: object, text: (event: Event) => string | undefined, leaveAfter = Infinity): Promise<{ sampledAt: number[]; texts: string[] }> {
+function stream(
+  path: string,
+  body: object,
+  text: (event: Event) => string | undefined,
+  leaveAfter = Infinity,
+): Promise<{ sampledAt: number[]; texts: string[] }> {
   const sampledAt: number[] = [];
   const texts: string[] = [];
   return new Promise((resolve, reject) => {
@@ -115,7 +144,11 @@ describe('the embedded model server streams each token as it is sampled', () => 
       await generation.stopped;
       assert.ok(generation.sampled < TOKENS / 2, `${generation.sampled} of ${TOKENS} tokens were sampled for a client that left after 3`);
     }
-    const after = await fetch(`${url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'what is 2+2?', max_tokens: 4 }) });
+    const after = await fetch(`${url}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'what is 2+2?', max_tokens: 4 }),
+    });
     assert.equal(after.status, 200, 'the server serves on');
   });
 
@@ -134,6 +167,9 @@ describe('the embedded model server streams each token as it is sampled', () => 
     }
     assert.ok(firstAt! <= TOKENS / 10, `the client saw the first text when ${firstAt} of ${TOKENS} tokens were sampled`);
     assert.equal(text, whole.choices[0]!.message.content);
-    assert.deepEqual(logprobs, whole.choices[0]!.logprobs!.content!.map((entry) => entry.logprob));
+    assert.deepEqual(
+      logprobs,
+      whole.choices[0]!.logprobs!.content!.map((entry) => entry.logprob),
+    );
   });
 });

@@ -27,7 +27,11 @@ async function post<T>(url: string, path: string, body: unknown): Promise<T> {
 
 /** Each `data:` payload of a server-sent stream but `[DONE]`, parsed. */
 async function streamed<T>(url: string, path: string, body: Record<string, unknown>): Promise<T[]> {
-  const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, stream: true }) });
+  const response = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, stream: true }),
+  });
   const events = (await response.text()).split('\n\n').filter((event) => event.startsWith('data: ') && event !== 'data: [DONE]');
   return events.map((event) => JSON.parse(event.slice('data: '.length)) as T);
 }
@@ -61,16 +65,39 @@ const labelled = (labels: readonly string[]) => labels.map((label) => Number(/^t
 async function everyRoute(url: string, seed: number | undefined): Promise<{ text: string; promptIds: number[]; routes: Record<string, Sampled> }> {
   const seeded = seed === undefined ? {} : { seed };
   const { tokens: promptIds } = await post<{ tokens: number[] }>(url, '/tokenize', { messages });
-  const completion = { prompt: promptIds, max_tokens: 64, logprobs: 0, return_token_ids: true, return_tokens_as_token_ids: true, skip_special_tokens: false, ...seeded };
+  const completion = {
+    prompt: promptIds,
+    max_tokens: 64,
+    logprobs: 0,
+    return_token_ids: true,
+    return_tokens_as_token_ids: true,
+    skip_special_tokens: false,
+    ...seeded,
+  };
   const chat = { messages, max_tokens: 64, logprobs: true, return_token_ids: true, return_tokens_as_token_ids: true, ...seeded };
   const completed = (await post<{ choices: CompletionChoice[] }>(url, '/v1/completions', completion)).choices[0]!;
   const chatted = (await post<{ choices: ChatChoice[] }>(url, '/v1/chat/completions', chat)).choices[0]!;
-  const generated = await post<Generated>(url, '/generate', { input_ids: promptIds, return_logprob: true, sampling_params: { max_new_tokens: 64, skip_special_tokens: false, ...(seed === undefined ? {} : { sampling_seed: seed }) } });
+  const generated = await post<Generated>(url, '/generate', {
+    input_ids: promptIds,
+    return_logprob: true,
+    sampling_params: { max_new_tokens: 64, skip_special_tokens: false, ...(seed === undefined ? {} : { sampling_seed: seed }) },
+  });
   // The Responses API takes no seed: it samples as an unseeded request does.
-  const responded = seed === undefined ? (await post<{ output: { generation_token_ids: number[]; generation_log_probs: number[] }[] }>(url, '/v1/responses', { input: messages, max_output_tokens: 64 })).output.at(-1)! : undefined;
+  const responded =
+    seed === undefined
+      ? (
+          await post<{ output: { generation_token_ids: number[]; generation_log_probs: number[] }[] }>(url, '/v1/responses', {
+            input: messages,
+            max_output_tokens: 64,
+          })
+        ).output.at(-1)!
+      : undefined;
   const completionChunks = await streamed<StreamChunk>(url, '/v1/completions', completion);
   const chatChunks = await streamed<StreamChunk>(url, '/v1/chat/completions', chat);
-  const joined = (chunks: StreamChunk[], logprobs: (chunk: StreamChunk) => number[]) => ({ ids: chunks.flatMap((chunk) => chunk.choices[0]?.token_ids ?? []), logprobs: chunks.flatMap(logprobs) });
+  const joined = (chunks: StreamChunk[], logprobs: (chunk: StreamChunk) => number[]) => ({
+    ids: chunks.flatMap((chunk) => chunk.choices[0]?.token_ids ?? []),
+    logprobs: chunks.flatMap(logprobs),
+  });
   return {
     text: completed.text,
     promptIds,
@@ -78,9 +105,15 @@ async function everyRoute(url: string, seed: number | undefined): Promise<{ text
       completions: { ids: completed.token_ids, logprobs: completed.logprobs.token_logprobs },
       'completions logprobs labels': { ids: labelled(completed.logprobs.tokens), logprobs: completed.logprobs.token_logprobs },
       chat: { ids: chatted.token_ids, logprobs: chatted.logprobs.content.map((entry) => entry.logprob) },
-      'chat logprobs labels': { ids: labelled(chatted.logprobs.content.map((entry) => entry.token)), logprobs: chatted.logprobs.content.map((entry) => entry.logprob) },
+      'chat logprobs labels': {
+        ids: labelled(chatted.logprobs.content.map((entry) => entry.token)),
+        logprobs: chatted.logprobs.content.map((entry) => entry.logprob),
+      },
       'generate output_ids': { ids: generated.output_ids, logprobs: generated.meta_info.output_token_logprobs.map(([logprob]) => logprob) },
-      'generate output_token_logprobs': { ids: generated.meta_info.output_token_logprobs.map(([, id]) => id), logprobs: generated.meta_info.output_token_logprobs.map(([logprob]) => logprob) },
+      'generate output_token_logprobs': {
+        ids: generated.meta_info.output_token_logprobs.map(([, id]) => id),
+        logprobs: generated.meta_info.output_token_logprobs.map(([logprob]) => logprob),
+      },
       'completions stream': joined(completionChunks, (chunk) => chunk.choices[0]?.logprobs?.token_logprobs ?? []),
       'chat stream': joined(chatChunks, (chunk) => (chunk.choices[0]?.logprobs?.content ?? []).map((entry) => entry.logprob)),
       ...(responded ? { 'responses training fields': { ids: responded.generation_token_ids, logprobs: responded.generation_log_probs } } : {}),

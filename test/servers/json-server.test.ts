@@ -15,7 +15,8 @@ describe('JsonServer: the core every NeMo Gym-shaped server stands on', () => {
           throw new Error('the handler broke');
         },
       },
-      fallback: (method, path) => (method === 'POST' && path.startsWith('/tool_') ? ({ body }) => ({ status: 200, body: { tool: path.slice(1), body } }) : undefined),
+      fallback: (method, path) =>
+        method === 'POST' && path.startsWith('/tool_') ? ({ body }) => ({ status: 200, body: { tool: path.slice(1), body } }) : undefined,
     });
     await server.start();
   });
@@ -37,7 +38,10 @@ describe('JsonServer: the core every NeMo Gym-shaped server stands on', () => {
       return true;
     });
     // 192.0.2.0/24 is reserved for documentation: no machine has it.
-    await assert.rejects(new JsonServer({ routes: {}, host: '192.0.2.1', port: 0 }).start(), (error) => hasKind(error, 'listen') && error.message === 'cannot listen on 192.0.2.1:0: this machine has no such address (EADDRNOTAVAIL)');
+    await assert.rejects(
+      new JsonServer({ routes: {}, host: '192.0.2.1', port: 0 }).start(),
+      (error) => hasKind(error, 'listen') && error.message === 'cannot listen on 192.0.2.1:0: this machine has no such address (EADDRNOTAVAIL)',
+    );
   });
 
   it('refuses a request without the bearer token with 401', async () => {
@@ -75,7 +79,8 @@ describe('JsonServer: the core every NeMo Gym-shaped server stands on', () => {
       fetch(`${server.url}/echo`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: 'Bearer secret' },
-        body: new ReadableStream({ start: (controller) => {
+        body: new ReadableStream({
+          start: (controller) => {
             controller.enqueue(new TextEncoder().encode(text));
             controller.close();
           },

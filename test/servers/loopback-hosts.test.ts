@@ -21,7 +21,8 @@ describe('the Host names a loopback server answers', () => {
   it('match case-insensitively, at any port (a tunnel sends its own), and never a longer name', () => {
     const names = loopbackNames('127.0.0.1')!;
     for (const host of ['LOCALHOST:8080', 'localhost', '127.0.0.1:9000', '[::1]:1', '[::1]']) assert.equal(isLoopbackHost(host, names), true, host);
-    for (const host of [undefined, 'localhost.evil.example:8080', '127.0.0.1.evil.example', 'evil.example:8080', '[::1].evil']) assert.equal(isLoopbackHost(host, names), false, String(host));
+    for (const host of [undefined, 'localhost.evil.example:8080', '127.0.0.1.evil.example', 'evil.example:8080', '[::1].evil'])
+      assert.equal(isLoopbackHost(host, names), false, String(host));
   });
 });
 

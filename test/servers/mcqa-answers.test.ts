@@ -18,7 +18,11 @@ interface Case {
   row?: Row;
 }
 
-const says = (text: string) => ({ id: 'resp_test', object: 'response', output: [{ id: 'msg_test', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] }] });
+const says = (text: string) => ({
+  id: 'resp_test',
+  object: 'response',
+  output: [{ id: 'msg_test', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] }],
+});
 const optionsOf = (letters: string) => [...letters].map((letter) => ({ [letter]: `opt${letter}` }));
 /** test_app.py's letters A–J with texts, where the real rollouts boxed E and I. */
 const TEN = [...'ABCDEFGHIJ'].map((letter) => ({ [letter]: `option ${letter} text` }));
@@ -26,7 +30,13 @@ const TEN = [...'ABCDEFGHIJ'].map((letter) => ({ [letter]: `option ${letter} tex
 async function graded(server: McqaOptions, cases: readonly Case[]): Promise<void> {
   await withServer(mcqa(server).createServer(), async (url) => {
     for (const { text, extracted, expected = extracted ?? 'B', letters = 'ABCD', row = {} } of cases) {
-      const body = { responses_create_params: { input: [{ role: 'user', content: 'Q?' }] }, options: optionsOf(letters), expected_answer: expected, ...row, response: says(text) };
+      const body = {
+        responses_create_params: { input: [{ role: 'user', content: 'Q?' }] },
+        options: optionsOf(letters),
+        expected_answer: expected,
+        ...row,
+        response: says(text),
+      };
       const response = await fetch(`${url}/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       assert.equal(response.status, 200, text);
       const verified = (await response.json()) as Row;
@@ -35,7 +45,7 @@ async function graded(server: McqaOptions, cases: readonly Case[]): Promise<void
   });
 }
 
-describe('mcqa grades the replies NeMo Gym\'s own tests grade, as they do', () => {
+describe("mcqa grades the replies NeMo Gym's own tests grade, as they do", () => {
   it('strict_single_letter_boxed reads the LAST box: a \\text{} wrapper, a letter leading its option text, not option text alone', async () => {
     await graded({}, [
       { text: 'The answer is C.', extracted: null, expected: 'C' },
@@ -51,7 +61,7 @@ describe('mcqa grades the replies NeMo Gym\'s own tests grade, as they do', () =
     ]);
   });
 
-  it('lenient_boxed takes an option\'s text in the box; lenient_answer_colon takes a letter or an option\'s text after Answer:', async () => {
+  it("lenient_boxed takes an option's text in the box; lenient_answer_colon takes a letter or an option's text after Answer:", async () => {
     await graded({}, [
       { text: 'Final: \\boxed{ optC }', extracted: 'C', row: { grading_mode: 'lenient_boxed' } },
       { text: '\\boxed{\\text{E}}', extracted: 'E', row: { options: TEN, grading_mode: 'lenient_boxed' } },
@@ -60,7 +70,7 @@ describe('mcqa grades the replies NeMo Gym\'s own tests grade, as they do', () =
     ]);
   });
 
-  it('a row\'s template regexes come first: case-insensitive, the last match, a list tried in order, localised letters; a broken one falls back', async () => {
+  it("a row's template regexes come first: case-insensitive, the last match, a list tried in order, localised letters; a broken one falls back", async () => {
     const regex = (output_regex: string | string[], options?: Row[]) => ({ template_metadata: { output_regex }, ...(options ? { options } : {}) });
     await graded({}, [
       { text: 'Option Selected: B', extracted: 'B', row: regex('Option Selected:\\s*([A-Za-z])') },
@@ -74,7 +84,7 @@ describe('mcqa grades the replies NeMo Gym\'s own tests grade, as they do', () =
     ]);
   });
 
-  it('the server\'s grading_mode overrides the row\'s', async () => {
+  it("the server's grading_mode overrides the row's", async () => {
     const text = 'I think the answer is B.\n\nAnswer: B';
     await graded({ gradingMode: 'lenient_answer_colon' }, [{ text, extracted: 'B', row: { grading_mode: 'strict_single_letter_boxed' } }]);
     await graded({}, [{ text, extracted: null, expected: 'B', row: { grading_mode: 'strict_single_letter_boxed' } }]);

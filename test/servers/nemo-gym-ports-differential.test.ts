@@ -16,7 +16,11 @@ import { withServer } from '../support/with-server.js';
 // biome-ignore lint/suspicious/noExplicitAny: rows of NeMo Gym's files, read field by field as each spec needs
 type Row = Record<string, any>;
 const fixtures = new URL('../fixtures/nemo-gym/', import.meta.url);
-const read = (server: string, file: string): Row[] => readFileSync(new URL(`${server}/${file}`, fixtures), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Row);
+const read = (server: string, file: string): Row[] =>
+  readFileSync(new URL(`${server}/${file}`, fixtures), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Row);
 const lastPrompt = (row: Row) => JSON.stringify(row.responses_create_params.input.at(-1).content);
 /** The dataset row a rollout came from: its prompt, or (gymnasium rows grow the reset observation) its task index. */
 const sourceRow = (rows: Row[], rollout: Row) => rows.find((row) => lastPrompt(row) === lastPrompt(rollout)) ?? rows[rollout._ng_task_index]!;
@@ -49,21 +53,31 @@ function toolReplays(server: string, rowsFile = 'example.jsonl', rolloutsFile = 
     const label = `${server}/${rolloutsFile}:${index + 1}`;
     const row = sourceRow(rows, rollout);
     const output: Row[] = rollout.response.output;
-    const toolCalls = output.filter((item) => item.type === 'function_call').map((item) => {
-      const answer = output.find((entry) => entry.type === 'function_call_output' && entry.call_id === item.call_id)!;
-      return { path: `/${item.name}`, body: JSON.parse(item.arguments), expected: JSON.parse(answer.output) };
-    });
+    const toolCalls = output
+      .filter((item) => item.type === 'function_call')
+      .map((item) => {
+        const answer = output.find((entry) => entry.type === 'function_call_output' && entry.call_id === item.call_id)!;
+        return { path: `/${item.name}`, body: JSON.parse(item.arguments), expected: JSON.parse(answer.output) };
+      });
     const verdict = Object.fromEntries(Object.entries(rollout).filter(([key]) => !NOT_VERIFIED.has(key)));
     return {
       label,
       definition: exampleServers[server]!.create,
-      calls: [{ path: '/seed_session', body: row, expected: {} }, ...toolCalls, { path: '/verify', body: { ...row, response: rollout.response }, expected: { ...verdict, ...RESCORED[label] }, verified: true }],
+      calls: [
+        { path: '/seed_session', body: row, expected: {} },
+        ...toolCalls,
+        { path: '/verify', body: { ...row, response: rollout.response }, expected: { ...verdict, ...RESCORED[label] }, verified: true },
+      ],
     };
   });
 }
 
 /** A gymnasium_agent rollout: /reset, then one /step per assistant turn, each stored observation in turn. */
-function stepReplays(server: string, firstObservation: (rollout: Row) => string | null, definition: (rollout: Row) => () => ResourcesServerDefinition): Replay[] {
+function stepReplays(
+  server: string,
+  firstObservation: (rollout: Row) => string | null,
+  definition: (rollout: Row) => () => ResourcesServerDefinition,
+): Replay[] {
   const rows = read(server, 'example.jsonl');
   return read(server, 'example_rollouts.jsonl').map((rollout, index) => {
     const row = sourceRow(rows, rollout);
@@ -103,8 +117,12 @@ function dealtAsStored(rollout: Row): () => ResourcesServerDefinition {
 function differences(call: Call, status: number, answer: Row): string | undefined {
   if (status !== 200) return `HTTP ${status} ${JSON.stringify(answer)}`;
   if (!call.verified) return isDeepStrictEqual(answer, call.expected) ? undefined : `${JSON.stringify(answer)}, NeMo Gym ${JSON.stringify(call.expected)}`;
-  const wrong = Object.entries(call.expected).filter(([key, value]) => !isDeepStrictEqual(answer[key], value)).map(([key, value]) => `${key} ${JSON.stringify(answer[key])}, NeMo Gym ${JSON.stringify(value)}`);
-  const added = Object.keys(answer).filter((key) => !(key in call.body) && !(key in call.expected)).map((key) => `reports ${key}=${JSON.stringify(answer[key])}, which NeMo Gym does not`);
+  const wrong = Object.entries(call.expected)
+    .filter(([key, value]) => !isDeepStrictEqual(answer[key], value))
+    .map(([key, value]) => `${key} ${JSON.stringify(answer[key])}, NeMo Gym ${JSON.stringify(value)}`);
+  const added = Object.keys(answer)
+    .filter((key) => !(key in call.body) && !(key in call.expected))
+    .map((key) => `reports ${key}=${JSON.stringify(answer[key])}, which NeMo Gym does not`);
   return [...wrong, ...added].join('; ') || undefined;
 }
 
@@ -114,7 +132,11 @@ async function disagreements(replay: Replay): Promise<string[]> {
   await withServer(replay.definition().createServer(), async (url) => {
     let cookie: string | undefined;
     for (const call of replay.calls) {
-      const response = await fetch(`${url}${call.path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) }, body: JSON.stringify(call.body) });
+      const response = await fetch(`${url}${call.path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+        body: JSON.stringify(call.body),
+      });
       cookie ??= response.headers.get('set-cookie')?.split(';')[0];
       const difference = differences(call, response.status, (await response.json()) as Row);
       if (difference !== undefined) found.push(`${replay.label} ${call.path}: ${difference}`);
@@ -132,7 +154,12 @@ const ports: Readonly<Record<string, () => Replay[]>> = {
   example_multi_step: () => toolReplays('example_multi_step'),
   // The stored prompt ends with what /reset answered.
   blackjack: () => stepReplays('blackjack', (rollout) => rollout.responses_create_params.input.at(-1).content, dealtAsStored),
-  example_multi_turn_gymnasium: () => stepReplays('example_multi_turn_gymnasium', () => null, () => exampleServers.example_multi_turn_gymnasium!.create),
+  example_multi_turn_gymnasium: () =>
+    stepReplays(
+      'example_multi_turn_gymnasium',
+      () => null,
+      () => exampleServers.example_multi_turn_gymnasium!.create,
+    ),
 };
 
 describe('each ported NeMo Gym server answers every stored row as the real server did', () => {

@@ -25,7 +25,10 @@ interface Answer {
 }
 
 async function call(path: string, body?: unknown, target = url): Promise<Answer> {
-  const response = await fetch(`${target}${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(
+    `${target}${path}`,
+    body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+  );
   return { status: response.status, body: (await response.json()) as Answer['body'] };
 }
 
@@ -47,7 +50,10 @@ describe('the OpenAI-compatible server speaks OpenAI', () => {
     const route = await call('/v1/nothing-here');
     assert.equal(route.status, 404);
     assert.match(route.body.error!.message, /no route GET \/v1\/nothing-here/);
-    for (const [path, body] of [['/v1/completions', completion({ model: 'gpt-4o' })], ['/v1/chat/completions', chat({ model: 'gpt-4o' })]] as const) {
+    for (const [path, body] of [
+      ['/v1/completions', completion({ model: 'gpt-4o' })],
+      ['/v1/chat/completions', chat({ model: 'gpt-4o' })],
+    ] as const) {
       const answer = await call(path, body);
       assert.equal(answer.status, 404, path);
       assert.deepEqual({ ...answer.body.error!, message: undefined }, { message: undefined, type: 'not_found_error', param: 'model', code: 'model_not_found' });
@@ -63,7 +69,12 @@ describe('the OpenAI-compatible server speaks OpenAI', () => {
 
   it('gives every response its own id and a created time in unix seconds', async () => {
     const before = Math.floor(Date.now() / 1000);
-    const answers = [await call('/v1/completions', completion()), await call('/v1/completions', completion()), await call('/v1/chat/completions', chat()), await call('/v1/chat/completions', chat())];
+    const answers = [
+      await call('/v1/completions', completion()),
+      await call('/v1/completions', completion()),
+      await call('/v1/chat/completions', chat()),
+      await call('/v1/chat/completions', chat()),
+    ];
     const ids = answers.map((answer) => answer.body.id as string);
     assert.equal(new Set(ids).size, 4);
     assert.match(ids[0]!, /^cmpl-[0-9a-f]{24}$/);

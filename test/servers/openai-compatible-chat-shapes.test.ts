@@ -26,16 +26,39 @@ interface Answer {
 }
 
 async function chat(body: Record<string, unknown>): Promise<Answer> {
-  const response = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ max_tokens: 64, return_token_ids: true, ...body }) });
+  const response = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ max_tokens: 64, return_token_ids: true, ...body }),
+  });
   return { status: response.status, body: (await response.json()) as Answer['body'] };
 }
 
-const add = { type: 'function', function: { name: 'add', description: 'Adds two numbers', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } } };
+const add = {
+  type: 'function',
+  function: { name: 'add', description: 'Adds two numbers', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } },
+};
 
 describe('the chat route reads the shapes OpenAI clients send', () => {
   it('renders the developer role as system, and text parts as their joined text', async () => {
-    const asSent = await chat({ messages: [{ role: 'developer', content: 'Be brief.' }, { role: 'user', content: [{ type: 'text', text: 'what is ' }, { type: 'text', text: '2+2?' }] }] });
-    const plain = await chat({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'what is 2+2?' }] });
+    const asSent = await chat({
+      messages: [
+        { role: 'developer', content: 'Be brief.' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is ' },
+            { type: 'text', text: '2+2?' },
+          ],
+        },
+      ],
+    });
+    const plain = await chat({
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'what is 2+2?' },
+      ],
+    });
     assert.equal(asSent.status, 200);
     assert.deepEqual(asSent.body.prompt_token_ids, plain.body.prompt_token_ids);
   });
@@ -48,7 +71,13 @@ describe('the chat route reads the shapes OpenAI clients send', () => {
 
   it('reads an assistant turn with content null and tool_calls, and renders it as the template does', async () => {
     const call = { id: 'call_1', type: 'function', function: { name: 'add', arguments: '{"a":2,"b":2}' } };
-    const answer = await chat({ messages: [{ role: 'user', content: 'add 2 and 2' }, { role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: 'call_1', content: '4' }] });
+    const answer = await chat({
+      messages: [
+        { role: 'user', content: 'add 2 and 2' },
+        { role: 'assistant', content: null, tool_calls: [call] },
+        { role: 'tool', tool_call_id: 'call_1', content: '4' },
+      ],
+    });
     assert.equal(answer.status, 200);
     const prompt = tokenizer.decode(answer.body.prompt_token_ids!);
     assert.match(prompt, /<tool_call>\n\{"name": "add", "arguments": \{"a": 2, "b": 2\}\}\n<\/tool_call>/);
@@ -63,7 +92,10 @@ describe('the chat route reads the shapes OpenAI clients send', () => {
     assert.equal(choice!.finish_reason, 'tool_calls');
     assert.equal(choice!.message.content, 'Let me add.');
     assert.equal(choice!.message.tool_calls!.length, 1);
-    assert.deepEqual({ ...choice!.message.tool_calls![0]!, id: undefined }, { id: undefined, type: 'function', function: { name: 'add', arguments: '{"a":2,"b":2}' } });
+    assert.deepEqual(
+      { ...choice!.message.tool_calls![0]!, id: undefined },
+      { id: undefined, type: 'function', function: { name: 'add', arguments: '{"a":2,"b":2}' } },
+    );
     assert.match(choice!.message.tool_calls![0]!.id, /^call_[0-9a-f]{24}$/);
   });
 
@@ -89,7 +121,11 @@ describe('the chat route reads the shapes OpenAI clients send', () => {
     assert.match(top.body.error!.message, /only the sampled token's logprob/);
     const legacy = await chat({ messages, logprobs: 3 });
     assert.deepEqual([legacy.status, legacy.body.error!.param], [400, 'logprobs']);
-    const completion = await fetch(`${url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'hi', logprobs: 2 }) });
+    const completion = await fetch(`${url}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'hi', logprobs: 2 }),
+    });
     assert.equal(completion.status, 400);
     assert.equal(((await completion.json()) as Answer['body']).error!.param, 'logprobs');
   });

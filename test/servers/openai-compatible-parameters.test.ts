@@ -13,7 +13,12 @@ interface Choice {
 }
 interface Answer {
   status: number;
-  body: { choices?: Choice[]; prompt_token_ids?: number[]; usage?: { prompt_tokens: number; completion_tokens: number }; error?: { message: string; param: string | null; code: string | null } };
+  body: {
+    choices?: Choice[];
+    prompt_token_ids?: number[];
+    usage?: { prompt_tokens: number; completion_tokens: number };
+    error?: { message: string; param: string | null; code: string | null };
+  };
 }
 
 async function post(path: string, body: Record<string, unknown>): Promise<Answer> {
@@ -21,7 +26,8 @@ async function post(path: string, body: Record<string, unknown>): Promise<Answer
   return { status: response.status, body: (await response.json()) as Answer['body'] };
 }
 const completion = (extra: Record<string, unknown>) => post('/v1/completions', { prompt: 'What is 2+2?', max_tokens: 16, seed: 3, ...extra });
-const chat = (extra: Record<string, unknown>) => post('/v1/chat/completions', { messages: [{ role: 'user', content: 'hi' }], max_tokens: 16, seed: 3, ...extra });
+const chat = (extra: Record<string, unknown>) =>
+  post('/v1/chat/completions', { messages: [{ role: 'user', content: 'hi' }], max_tokens: 16, seed: 3, ...extra });
 
 describe('the OpenAI-compatible server honours what its generator can, and names what it refuses', () => {
   it('samples n choices, each with a seed derived from the request seed: the first is the n = 1 answer, the others differ, and usage counts them all', async () => {
@@ -29,10 +35,16 @@ describe('the OpenAI-compatible server honours what its generator can, and names
       const one = await route({ return_token_ids: true });
       const three = await route({ n: 3, return_token_ids: true });
       assert.equal(three.status, 200);
-      assert.deepEqual(three.body.choices!.map((choice) => choice.index), [0, 1, 2]);
+      assert.deepEqual(
+        three.body.choices!.map((choice) => choice.index),
+        [0, 1, 2],
+      );
       assert.deepEqual(three.body.choices![0]!.token_ids, one.body.choices![0]!.token_ids);
       assert.equal(new Set(three.body.choices!.map((choice) => choice.token_ids!.join())).size, 3);
-      assert.equal(three.body.usage!.completion_tokens, three.body.choices!.reduce((sum, choice) => sum + choice.token_ids!.length, 0));
+      assert.equal(
+        three.body.usage!.completion_tokens,
+        three.body.choices!.reduce((sum, choice) => sum + choice.token_ids!.length, 0),
+      );
       assert.deepEqual(await route({ n: 3, return_token_ids: true }).then((again) => again.body.choices), three.body.choices);
     }
   });
@@ -46,7 +58,21 @@ describe('the OpenAI-compatible server honours what its generator can, and names
   });
 
   it('takes max_completion_tokens and the defaults of everything it cannot do', async () => {
-    const answer = await chat({ max_completion_tokens: 2, stream: false, presence_penalty: 0, frequency_penalty: 0, repetition_penalty: 1, logit_bias: {}, response_format: { type: 'text' }, min_tokens: 0, ignore_eos: false, min_p: 0, prompt_logprobs: null, user: 'someone', return_token_ids: true });
+    const answer = await chat({
+      max_completion_tokens: 2,
+      stream: false,
+      presence_penalty: 0,
+      frequency_penalty: 0,
+      repetition_penalty: 1,
+      logit_bias: {},
+      response_format: { type: 'text' },
+      min_tokens: 0,
+      ignore_eos: false,
+      min_p: 0,
+      prompt_logprobs: null,
+      user: 'someone',
+      return_token_ids: true,
+    });
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
     assert.equal(answer.body.choices![0]!.token_ids!.length, 2);
   });
@@ -85,8 +111,12 @@ describe('the OpenAI-compatible server honours what its generator can, and names
   });
 
   it('renders without the generation prompt, or continues the final message, as vLLM does', async () => {
-    const messages = [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'The answer is' }];
-    const prompt = async (extra: Record<string, unknown>) => tokenizer.decode((await chat({ messages, return_token_ids: true, ...extra })).body.prompt_token_ids!);
+    const messages = [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'The answer is' },
+    ];
+    const prompt = async (extra: Record<string, unknown>) =>
+      tokenizer.decode((await chat({ messages, return_token_ids: true, ...extra })).body.prompt_token_ids!);
     const continued = await prompt({ continue_final_message: true });
     assert.ok(continued.endsWith('The answer is'), continued);
     const closed = await prompt({ add_generation_prompt: false });

@@ -10,13 +10,24 @@ const server = new InferenceServer({
   tokenizer,
   template: await qwen3Template(),
   toolCallParser: hermesToolCallParser,
-  respond: ({ text }) => (text.includes('"add"') ? 'Let me add.<tool_call>{"name": "add", "arguments": {"a": 2, "b": 2}}</tool_call>' : text.includes('slowly') ? 'It is four, of course.' : 'four'),
+  respond: ({ text }) =>
+    text.includes('"add"')
+      ? 'Let me add.<tool_call>{"name": "add", "arguments": {"a": 2, "b": 2}}</tool_call>'
+      : text.includes('slowly')
+        ? 'It is four, of course.'
+        : 'four',
 });
 const url = await server.start();
 after(() => server.close());
 // The real openai client, as NeMo Gym agents and the AI SDK's default OpenAI model call the Responses API.
 const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'unused', maxRetries: 0 });
-const add = { type: 'function' as const, name: 'add', description: 'Adds', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } }, strict: false };
+const add = {
+  type: 'function' as const,
+  name: 'add',
+  description: 'Adds',
+  parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
+  strict: false,
+};
 
 interface TrainingItem {
   type: string;
@@ -44,7 +55,10 @@ describe('the OpenAI-compatible server answers the Responses API on the chat gen
   it('reads input items (developer, function calls and their outputs) and offers tools: a reply that calls one is a message then a function_call item, which carries the tokens', async () => {
     const response = await client.responses.create({
       model: 'gymnast-test-model',
-      input: [{ role: 'developer', content: 'Use tools.' }, { role: 'user', content: [{ type: 'input_text', text: 'What is 2+2?' }] }],
+      input: [
+        { role: 'developer', content: 'Use tools.' },
+        { role: 'user', content: [{ type: 'input_text', text: 'What is 2+2?' }] },
+      ],
       tools: [add],
     });
     const [message, call] = response.output as unknown as (TrainingItem & { role?: string; name?: string; arguments?: string; call_id?: string })[];
@@ -56,7 +70,11 @@ describe('the OpenAI-compatible server answers the Responses API on the chat gen
 
     const next = await client.responses.create({
       model: 'gymnast-test-model',
-      input: [{ role: 'user', content: 'What is 2+2?' }, { type: 'function_call', call_id: call!.call_id!, name: 'add', arguments: call!.arguments! }, { type: 'function_call_output', call_id: call!.call_id!, output: '4' }],
+      input: [
+        { role: 'user', content: 'What is 2+2?' },
+        { type: 'function_call', call_id: call!.call_id!, name: 'add', arguments: call!.arguments! },
+        { type: 'function_call_output', call_id: call!.call_id!, output: '4' },
+      ],
     });
     assert.match(tokenizer.decode((next.output[0] as unknown as TrainingItem).prompt_token_ids), /<tool_response>\n4\n<\/tool_response>/);
   });
@@ -71,7 +89,10 @@ describe('the OpenAI-compatible server answers the Responses API on the chat gen
     const stream = await client.responses.create({ model: 'gymnast-test-model', input: 'What is 2+2? Say it slowly.', max_output_tokens: 16, stream: true });
     const events: OpenAI.Responses.ResponseStreamEvent[] = [];
     for await (const event of stream) events.push(event);
-    assert.deepEqual(events.map((event) => event.sequence_number), events.map((_, i) => i));
+    assert.deepEqual(
+      events.map((event) => event.sequence_number),
+      events.map((_, i) => i),
+    );
     assert.deepEqual([events[0]!.type, events.at(-1)!.type], ['response.created', 'response.completed']);
     const deltas = events.flatMap((event) => (event.type === 'response.output_text.delta' ? [event.delta] : []));
     assert.ok(deltas.length > 1, 'the text comes a token at a time');
@@ -90,7 +111,8 @@ describe('the OpenAI-compatible server answers the Responses API on the chat gen
 
   it('streams a function call as an item whose arguments arrive as deltas', async () => {
     const events: OpenAI.Responses.ResponseStreamEvent[] = [];
-    for await (const event of await client.responses.create({ model: 'gymnast-test-model', input: 'What is 2+2?', tools: [add], stream: true })) events.push(event);
+    for await (const event of await client.responses.create({ model: 'gymnast-test-model', input: 'What is 2+2?', tools: [add], stream: true }))
+      events.push(event);
     const added = events.filter((event) => event.type === 'response.output_item.added').map((event) => event.item.type);
     assert.deepEqual(added, ['message', 'function_call']);
     const args = events.flatMap((event) => (event.type === 'response.function_call_arguments.delta' ? [event.delta] : [])).join('');
@@ -99,17 +121,24 @@ describe('the OpenAI-compatible server answers the Responses API on the chat gen
 
   it('ends a stream cut at max_output_tokens with response.incomplete', async () => {
     const events: OpenAI.Responses.ResponseStreamEvent[] = [];
-    for await (const event of await client.responses.create({ model: 'gymnast-test-model', input: 'hi', max_output_tokens: 1, stream: true })) events.push(event);
+    for await (const event of await client.responses.create({ model: 'gymnast-test-model', input: 'hi', max_output_tokens: 1, stream: true }))
+      events.push(event);
     const last = events.at(-1)!;
     assert.equal(last.type, 'response.incomplete');
     assert.equal((last as { response: OpenAI.Responses.Response }).response.incomplete_details?.reason, 'max_output_tokens');
   });
 
   it('refuses store true (nothing is kept) and unknown fields with a 400 naming them', async () => {
-    const refused = await fetch(`${url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'hi', store: true }) });
+    const refused = await fetch(`${url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 'hi', store: true }),
+    });
     assert.equal(refused.status, 400);
     assert.equal(((await refused.json()) as { error: { param: string } }).error.param, 'store');
-    const error = await client.responses.create({ model: 'gymnast-test-model', input: 'hi', previous_response_id: 'resp_1' }).catch((caught: unknown) => caught);
+    const error = await client.responses
+      .create({ model: 'gymnast-test-model', input: 'hi', previous_response_id: 'resp_1' })
+      .catch((caught: unknown) => caught);
     assert.ok(error instanceof APIError && error.status === 400 && /previous_response_id/.test(error.message));
   });
 });

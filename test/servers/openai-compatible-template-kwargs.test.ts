@@ -24,7 +24,10 @@ describe('chat_template_kwargs reach the chat template as variables', () => {
     const notThinking = await chat({ chat_template_kwargs: { enable_thinking: false } });
     assert.equal(notThinking.status, 200, JSON.stringify(notThinking.body));
     assert.deepEqual(thinking.body.prompt_token_ids, tokenizer.encode('<|im_start|>user\nWhat is 2+2?<|im_end|>\n<|im_start|>assistant\n'));
-    assert.deepEqual(notThinking.body.prompt_token_ids, tokenizer.encode('<|im_start|>user\nWhat is 2+2?<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n'));
+    assert.deepEqual(
+      notThinking.body.prompt_token_ids,
+      tokenizer.encode('<|im_start|>user\nWhat is 2+2?<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n'),
+    );
     const tokenized = await post('/tokenize', { messages, chat_template_kwargs: { enable_thinking: false } });
     assert.deepEqual(tokenized.body.tokens, notThinking.body.prompt_token_ids);
     assert.deepEqual((await chat({ chat_template_kwargs: { enable_thinking: true } })).body.prompt_token_ids, thinking.body.prompt_token_ids);
@@ -54,7 +57,17 @@ describe('SGLang /generate reads its body strictly', () => {
   it("takes every field gymnast's sglang-generate backend sends", async () => {
     const answer = await post('/generate', {
       input_ids: tokenizer.encode('hi'),
-      sampling_params: { max_new_tokens: 2, temperature: 1, top_p: 1, top_k: 5, sampling_seed: 3, stop: [], stop_token_ids: [], no_stop_trim: true, skip_special_tokens: false },
+      sampling_params: {
+        max_new_tokens: 2,
+        temperature: 1,
+        top_p: 1,
+        top_k: 5,
+        sampling_seed: 3,
+        stop: [],
+        stop_token_ids: [],
+        no_stop_trim: true,
+        skip_special_tokens: false,
+      },
       return_logprob: true,
       logprob_start_len: -1,
       rid: 'session-1',

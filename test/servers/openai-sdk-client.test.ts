@@ -19,7 +19,14 @@ describe('the openai npm client talks to the OpenAI-compatible server', () => {
 
   it('streams a chat completion: `for await` over the chunks gets the same text, and the usage when asked', async () => {
     const whole = await client.chat.completions.create({ model: 'gymnast-test-model', messages, max_tokens: 12, seed: 3 });
-    const stream = await client.chat.completions.create({ model: 'gymnast-test-model', messages, max_tokens: 12, seed: 3, stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: 'gymnast-test-model',
+      messages,
+      max_tokens: 12,
+      seed: 3,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let text = '';
     let finish: string | null = null;
     let usage: OpenAI.CompletionUsage | null | undefined;
@@ -43,7 +50,8 @@ describe('the openai npm client talks to the OpenAI-compatible server', () => {
     const whole = await client.completions.create({ model: 'gymnast-test-model', prompt: 'What is 2+2?', max_tokens: 12, seed: 3 });
     assert.equal(whole.object, 'text_completion');
     let text = '';
-    for await (const chunk of await client.completions.create({ model: 'gymnast-test-model', prompt: 'What is 2+2?', max_tokens: 12, seed: 3, stream: true })) text += chunk.choices[0]?.text ?? '';
+    for await (const chunk of await client.completions.create({ model: 'gymnast-test-model', prompt: 'What is 2+2?', max_tokens: 12, seed: 3, stream: true }))
+      text += chunk.choices[0]?.text ?? '';
     assert.equal(text, whole.choices[0]!.text);
   });
 
@@ -56,7 +64,10 @@ describe('the openai npm client talks to the OpenAI-compatible server', () => {
 
   it('gets n choices', async () => {
     const answer = await client.chat.completions.create({ model: 'gymnast-test-model', messages, max_tokens: 6, seed: 3, n: 3 });
-    assert.deepEqual(answer.choices.map((choice) => choice.index), [0, 1, 2]);
+    assert.deepEqual(
+      answer.choices.map((choice) => choice.index),
+      [0, 1, 2],
+    );
   });
 
   it("shows a refusal's status, message and parameter as the client's APIError", async () => {

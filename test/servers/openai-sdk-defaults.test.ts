@@ -12,9 +12,18 @@ const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'unused', maxRetries: 
 const model = 'gymnast-test-model';
 
 type Body = Record<string, unknown>;
-const completion = (extra: Body) => client.completions.create({ model, prompt: 'What is 2+2?', max_tokens: 8, seed: 3, ...extra } as OpenAI.CompletionCreateParamsNonStreaming);
-const chat = (extra: Body) => client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 8, seed: 3, ...extra } as OpenAI.ChatCompletionCreateParamsNonStreaming);
-const response = (extra: Body) => client.responses.create({ model, input: 'hi', max_output_tokens: 8, ...extra } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+const completion = (extra: Body) =>
+  client.completions.create({ model, prompt: 'What is 2+2?', max_tokens: 8, seed: 3, ...extra } as OpenAI.CompletionCreateParamsNonStreaming);
+const chat = (extra: Body) =>
+  client.chat.completions.create({
+    model,
+    messages: [{ role: 'user', content: 'hi' }],
+    max_tokens: 8,
+    seed: 3,
+    ...extra,
+  } as OpenAI.ChatCompletionCreateParamsNonStreaming);
+const response = (extra: Body) =>
+  client.responses.create({ model, input: 'hi', max_output_tokens: 8, ...extra } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
 
 /** What the answer says, without its per-response id and clock. */
 const said = {
@@ -25,14 +34,85 @@ const said = {
 
 /** Every parameter the openai SDK (7.57) types as `T | null` on each route (`prompt` aside: it is required). */
 const nullable = {
-  completion: ['best_of', 'echo', 'frequency_penalty', 'logit_bias', 'logprobs', 'max_tokens', 'n', 'presence_penalty', 'seed', 'stop', 'stream', 'stream_options', 'suffix', 'temperature', 'top_p'],
-  chat: ['audio', 'frequency_penalty', 'logit_bias', 'logprobs', 'max_completion_tokens', 'max_tokens', 'metadata', 'modalities', 'moderation', 'n', 'prediction', 'presence_penalty', 'prompt_cache_key', 'prompt_cache_retention', 'reasoning_effort', 'safety_identifier', 'seed', 'service_tier', 'stop', 'store', 'stream', 'stream_options', 'temperature', 'top_logprobs', 'top_p', 'verbosity'],
-  response: ['background', 'context_management', 'conversation', 'include', 'instructions', 'max_output_tokens', 'max_tool_calls', 'metadata', 'moderation', 'parallel_tool_calls', 'previous_response_id', 'prompt', 'prompt_cache_key', 'prompt_cache_retention', 'reasoning', 'safety_identifier', 'service_tier', 'store', 'stream', 'stream_options', 'temperature', 'top_logprobs', 'top_p', 'truncation'],
+  completion: [
+    'best_of',
+    'echo',
+    'frequency_penalty',
+    'logit_bias',
+    'logprobs',
+    'max_tokens',
+    'n',
+    'presence_penalty',
+    'seed',
+    'stop',
+    'stream',
+    'stream_options',
+    'suffix',
+    'temperature',
+    'top_p',
+  ],
+  chat: [
+    'audio',
+    'frequency_penalty',
+    'logit_bias',
+    'logprobs',
+    'max_completion_tokens',
+    'max_tokens',
+    'metadata',
+    'modalities',
+    'moderation',
+    'n',
+    'prediction',
+    'presence_penalty',
+    'prompt_cache_key',
+    'prompt_cache_retention',
+    'reasoning_effort',
+    'safety_identifier',
+    'seed',
+    'service_tier',
+    'stop',
+    'store',
+    'stream',
+    'stream_options',
+    'temperature',
+    'top_logprobs',
+    'top_p',
+    'verbosity',
+  ],
+  response: [
+    'background',
+    'context_management',
+    'conversation',
+    'include',
+    'instructions',
+    'max_output_tokens',
+    'max_tool_calls',
+    'metadata',
+    'moderation',
+    'parallel_tool_calls',
+    'previous_response_id',
+    'prompt',
+    'prompt_cache_key',
+    'prompt_cache_retention',
+    'reasoning',
+    'safety_identifier',
+    'service_tier',
+    'store',
+    'stream',
+    'stream_options',
+    'temperature',
+    'top_logprobs',
+    'top_p',
+    'truncation',
+  ],
 };
 
 /** The refusal the client shows, or a failure if the request was served. */
 async function refusal(request: Promise<unknown>): Promise<APIError> {
-  const error = await request.then(() => assert.fail('expected a refusal'), (error: unknown) => error);
+  const error = await request.then(
+    () => assert.fail('expected a refusal'),
+    (error: unknown) => error,
+  );
   assert.ok(error instanceof APIError, String(error));
   return error;
 }
@@ -40,9 +120,16 @@ async function refusal(request: Promise<unknown>): Promise<APIError> {
 describe('the OpenAI-compatible server reads null as "not set" and takes harmless defaults, as OpenAI does', () => {
   it('answers a parameter sent as null exactly as if it were left out, on completions, chat and Responses', async () => {
     // Left out: `undefined` is dropped when the body is written.
-    for (const param of nullable.completion) assert.deepEqual(said.completion(await completion({ [param]: null })), said.completion(await completion({ [param]: undefined })), `completions ${param}: null`);
-    for (const param of nullable.chat) assert.deepEqual(said.chat(await chat({ [param]: null })), said.chat(await chat({ [param]: undefined })), `chat ${param}: null`);
-    for (const param of nullable.response) assert.deepEqual(said.response(await response({ [param]: null })), said.response(await response({ [param]: undefined })), `responses ${param}: null`);
+    for (const param of nullable.completion)
+      assert.deepEqual(
+        said.completion(await completion({ [param]: null })),
+        said.completion(await completion({ [param]: undefined })),
+        `completions ${param}: null`,
+      );
+    for (const param of nullable.chat)
+      assert.deepEqual(said.chat(await chat({ [param]: null })), said.chat(await chat({ [param]: undefined })), `chat ${param}: null`);
+    for (const param of nullable.response)
+      assert.deepEqual(said.response(await response({ [param]: null })), said.response(await response({ [param]: undefined })), `responses ${param}: null`);
   });
 
   it('reads a null limit as its default, not as zero: completions 16 tokens, chat and Responses the rest of the context', async () => {
@@ -54,11 +141,38 @@ describe('the OpenAI-compatible server reads null as "not set" and takes harmles
   });
 
   it('takes the values that ask for what the server does anyway', async () => {
-    const labels = { metadata: { team: 'rl', run: '7' }, prompt_cache_key: 'episode-1', prompt_cache_retention: 'in_memory', safety_identifier: 'user-hash', user: 'someone' };
-    const chatDefaults: Body = { ...labels, store: false, service_tier: 'auto', modalities: ['text'], parallel_tool_calls: true, verbosity: 'medium', stream_options: null, logprobs: false, top_logprobs: 0 };
+    const labels = {
+      metadata: { team: 'rl', run: '7' },
+      prompt_cache_key: 'episode-1',
+      prompt_cache_retention: 'in_memory',
+      safety_identifier: 'user-hash',
+      user: 'someone',
+    };
+    const chatDefaults: Body = {
+      ...labels,
+      store: false,
+      service_tier: 'auto',
+      modalities: ['text'],
+      parallel_tool_calls: true,
+      verbosity: 'medium',
+      stream_options: null,
+      logprobs: false,
+      top_logprobs: 0,
+    };
     assert.deepEqual(said.chat(await chat(chatDefaults)), said.chat(await chat({})));
     assert.deepEqual(said.chat(await chat({ service_tier: 'default' })), said.chat(await chat({})));
-    const responseDefaults: Body = { ...labels, store: false, service_tier: 'auto', truncation: 'disabled', parallel_tool_calls: true, background: false, include: [], top_logprobs: 0, text: { format: { type: 'text' } }, reasoning: {} };
+    const responseDefaults: Body = {
+      ...labels,
+      store: false,
+      service_tier: 'auto',
+      truncation: 'disabled',
+      parallel_tool_calls: true,
+      background: false,
+      include: [],
+      top_logprobs: 0,
+      text: { format: { type: 'text' } },
+      reasoning: {},
+    };
     assert.deepEqual(said.response(await response(responseDefaults)), said.response(await response({})));
     assert.deepEqual(said.completion(await completion({ best_of: 1, suffix: '', user: 'someone' })), said.completion(await completion({})));
     assert.deepEqual(said.completion(await completion({ n: 2, best_of: 2 })), said.completion(await completion({ n: 2 })));
@@ -85,7 +199,12 @@ describe('the OpenAI-compatible server reads null as "not set" and takes harmles
       ['best_of', completion, { best_of: 3 }, /^best_of 3 is not supported: this server returns every choice it samples/],
       ['suffix', completion, { suffix: ' and so on' }, /^suffix " and so on" is not supported: this server does not fill in the middle/],
       ['store', response, { store: true }, /^store true is not supported: this server keeps no responses/],
-      ['previous_response_id', response, { previous_response_id: 'resp_123' }, /^previous_response_id "resp_123" is not supported: this server keeps no responses/],
+      [
+        'previous_response_id',
+        response,
+        { previous_response_id: 'resp_123' },
+        /^previous_response_id "resp_123" is not supported: this server keeps no responses/,
+      ],
       ['conversation', response, { conversation: 'conv_1' }, /^conversation "conv_1" is not supported/],
       ['background', response, { background: true }, /^background true is not supported/],
       ['truncation', response, { truncation: 'auto' }, /^truncation "auto" is not supported: .*drop/],
@@ -94,7 +213,12 @@ describe('the OpenAI-compatible server reads null as "not set" and takes harmles
       ['reasoning', response, { reasoning: { effort: 'high' } }, /^reasoning \{"effort":"high"\} is not supported/],
       ['top_logprobs', response, { top_logprobs: 2 }, /^top_logprobs is 2: this server returns only the sampled token's logprob/],
       ['text', response, { text: { format: { type: 'json_object' } } }, /^text .* is not supported: this server writes plain text only/],
-      ['parallel_tool_calls', response, { parallel_tool_calls: false, tools: [{ type: 'function', name: 'add', parameters: { type: 'object', properties: {} }, strict: false }] }, /^parallel_tool_calls false is not supported/],
+      [
+        'parallel_tool_calls',
+        response,
+        { parallel_tool_calls: false, tools: [{ type: 'function', name: 'add', parameters: { type: 'object', properties: {} }, strict: false }] },
+        /^parallel_tool_calls false is not supported/,
+      ],
     ];
     for (const [param, route, extra, message] of cases) {
       const error = await refusal(route(extra));

@@ -9,9 +9,17 @@ import { withServer } from '../support/with-server.js';
 // biome-ignore lint/suspicious/noExplicitAny: rows of NeMo Gym's files, read field by field as each spec needs
 type Row = Record<string, any>;
 const fixtures = new URL('../fixtures/nemo-gym/', import.meta.url);
-const read = (server: string, file: string): Row[] => readFileSync(new URL(`${server}/${file}`, fixtures), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Row);
+const read = (server: string, file: string): Row[] =>
+  readFileSync(new URL(`${server}/${file}`, fixtures), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Row);
 const rowsOf = (server: string) => read(server, 'example.jsonl');
-const says = (text: string) => ({ id: 'resp_1', object: 'response', output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }] });
+const says = (text: string) => ({
+  id: 'resp_1',
+  object: 'response',
+  output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }],
+});
 const calls = (...items: { name: string; arguments: string }[]) => ({
   id: 'resp_1',
   object: 'response',
@@ -23,13 +31,16 @@ const toolsOf = (row: Row) => row.responses_create_params.tools ?? [];
 function agent(url: string) {
   let cookie: string | undefined;
   return async (path: string, body: unknown) => {
-    const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) }, body: JSON.stringify(body) });
+    const response = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+      body: JSON.stringify(body),
+    });
     cookie ??= response.headers.get('set-cookie')?.split(';')[0];
     assert.equal(response.status, 200, `${path} answers 200`);
     return (await response.json()) as Row;
   };
 }
-
 
 const serve = (name: string, run: (url: string) => Promise<void>) => withServer(exampleServers[name]!.create().createServer(), run);
 
@@ -48,7 +59,11 @@ describe('string_match, on its example.jsonl rows', () => {
 
   it('each extraction mode finds the answer where its row asks for it; a wrong answer scores 0', async () => {
     const written = (mode: string, answer: string) =>
-      ({ boxed: `Working it out.\nSo it is \\boxed{${answer}}.`, final_answer: `Working it out.\nFinal answer: ${answer}.`, last_line: `Working it out.\n\n${answer}\n` })[mode]!;
+      ({
+        boxed: `Working it out.\nSo it is \\boxed{${answer}}.`,
+        final_answer: `Working it out.\nFinal answer: ${answer}.`,
+        last_line: `Working it out.\n\n${answer}\n`,
+      })[mode]!;
     await serve('string_match', async (url) => {
       for (const row of rowsOf('string_match')) {
         const right = await verify(url, row, says(written(row.extraction_mode, row.expected_answer.toUpperCase())));
@@ -71,15 +86,26 @@ describe('string_match, on its example.jsonl rows', () => {
       assert.deepEqual([full.reward, full.extracted_answer], [1, '"Paris!"']);
       const defaulted = await verify(url, { responses_create_params: { input: 'q' }, expected_answer: 'Paris' }, says('The answer: \\boxed{Paris}'));
       assert.equal(defaulted.extracted_answer, '\\boxed{Paris}', 'the mode defaults to final_answer (after "answer:"), as in NeMo Gym');
-      assert.equal(defaulted.extraction_mode, undefined, 'a default is not reported back: NeMo Gym\'s reply does not carry it');
+      assert.equal(defaulted.extraction_mode, undefined, "a default is not reported back: NeMo Gym's reply does not carry it");
     });
   });
 
-  it('grades with NeMo Gym\'s normalisations', () => {
+  it("grades with NeMo Gym's normalisations", () => {
     const cases: [string, string, number][] = [
-      ['oven', 'oven', 1], ['oven', 'Oven', 1], ['oven', '  oven  ', 1], ['oven', 'stove', 0],
-      ['1000', '1,000', 1], ['80', '80.0', 1], ['80', '\\text{80}', 1], ['12%', '12\\%', 1], ['new york', 'NY', 1],
-      ['apples, pears', 'apples pears', 1], ['100', '99.5', 0.98], ['100', '90', 0], ['90°', '90', 0.98] /* units go only in the soft numeric grade, capped as NeMo Gym does */, ['Paris', "'Paris'", 1],
+      ['oven', 'oven', 1],
+      ['oven', 'Oven', 1],
+      ['oven', '  oven  ', 1],
+      ['oven', 'stove', 0],
+      ['1000', '1,000', 1],
+      ['80', '80.0', 1],
+      ['80', '\\text{80}', 1],
+      ['12%', '12\\%', 1],
+      ['new york', 'NY', 1],
+      ['apples, pears', 'apples pears', 1],
+      ['100', '99.5', 0.98],
+      ['100', '90', 0],
+      ['90°', '90', 0.98] /* units go only in the soft numeric grade, capped as NeMo Gym does */,
+      ['Paris', "'Paris'", 1],
     ];
     for (const [expected, predicted, grade] of cases) assert.equal(gradeStringMatch(expected, predicted), grade, `${expected} vs ${predicted}`);
   });
@@ -103,7 +129,7 @@ describe('mcqa, on its example.jsonl rows', () => {
     });
   });
 
-  it('lenient modes: an option\'s text in the box, or after Answer:', async () => {
+  it("lenient modes: an option's text in the box, or after Answer:", async () => {
     const row = rowsOf('mcqa')[0]!;
     const text = (letter: string) => Object.values(row.options.find((option: Row) => letter in option))[0] as string;
     await serve('mcqa', async (url) => {
@@ -121,7 +147,10 @@ describe('example_multi_turn_gymnasium, on its example.jsonl rows', () => {
   it('a scripted episode per row: the answer in the last reply scores 1, without it 0, and the session is closed after', async () => {
     await serve('example_multi_turn_gymnasium', async (url) => {
       for (const row of rowsOf('example_multi_turn_gymnasium')) {
-        for (const [last, reward] of [[`It is ${row.expected_answer.toUpperCase()}.`, 1], ['I do not know.', 0]] as const) {
+        for (const [last, reward] of [
+          [`It is ${row.expected_answer.toUpperCase()}.`, 1],
+          ['I do not know.', 0],
+        ] as const) {
           const call = agent(url);
           await call('/reset', row);
           for (const followUp of row.follow_ups) assert.equal((await call('/step', { ...row, response: says('an answer') })).observation, followUp);
@@ -154,9 +183,20 @@ describe('blackjack, on its example.jsonl rows', () => {
     await play(['10', '8', '10', '8'], '<action> STAND </action>');
     await play(['10', '7', '10', '9'], 'I will think about it.');
     await play(['A', '6', '10', '7'], '<action>stand</action>');
-    assert.deepEqual(played.map((result) => [result.reward, result.info.result]), [[0, 'draw'], [-1, 'loss'], [0, 'draw']]);
+    assert.deepEqual(
+      played.map((result) => [result.reward, result.info.result]),
+      [
+        [0, 'draw'],
+        [-1, 'loss'],
+        [0, 'draw'],
+      ],
+    );
     assert.deepEqual([handValue(['A', 'A']), handValue(['A', 'K']), handValue(['A', 'A', 'K'])], [12, 21, 12], 'aces drop to 1 one at a time');
-    assert.deepEqual(played[2]!.info, { result: 'draw', player: '[A, 6]', player_value: 17, dealer: '[10, 7]', dealer_value: 17 }, 'an ace counts 11 when it can');
+    assert.deepEqual(
+      played[2]!.info,
+      { result: 'draw', player: '[A, 6]', player_value: 17, dealer: '[10, 7]', dealer_value: 17 },
+      'an ace counts 11 when it can',
+    );
   });
 });
 

@@ -9,7 +9,12 @@ import { defineTool } from '../../src/servers/resources/resources-tool.js';
 import { actionText, assistantText } from '../../src/servers/resources/response-text.js';
 
 /** A Responses-API response whose output is one assistant message, as a model server returns it. */
-const says = (text: string) => ({ id: 'resp_1', object: 'response', output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }], usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 } });
+const says = (text: string) => ({
+  id: 'resp_1',
+  object: 'response',
+  output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }],
+  usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
+});
 
 /** A client that carries the session cookie as NeMo Gym's simple_agent does: taken from /seed_session, sent on every later call. */
 function agent(url: string, apiKey = 'k') {
@@ -35,10 +40,14 @@ const counter = defineResourcesServer<{ count: number }, { initial_count: number
     session.state.count = body.initial_count;
   },
   tools: {
-    increment_counter: defineTool({ description: 'add to the counter', parameters: z.object({ count: z.number().int() }), handler: ({ count }, session: { state: { count: number } }) => {
-      session.state.count += count;
-      return { success: true };
-    } }),
+    increment_counter: defineTool({
+      description: 'add to the counter',
+      parameters: z.object({ count: z.number().int() }),
+      handler: ({ count }, session: { state: { count: number } }) => {
+        session.state.count += count;
+        return { success: true };
+      },
+    }),
     get_counter_value: defineTool({ parameters: z.object({}), handler: (_args, session: { state: { count: number } }) => ({ count: session.state.count }) }),
   },
   verify: (body, session) => {
@@ -109,7 +118,12 @@ describe('defineResourcesServer: a NeMo Gym resources server from tools and a ve
   });
 
   it('aggregates verify responses into NeMo Gym AggregateMetrics', async () => {
-    const responses = [0, 1, 2].map((r) => ({ _ng_task_index: 0, _ng_rollout_index: r, reward: r === 2 ? 0 : 1, response: { usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 } } }));
+    const responses = [0, 1, 2].map((r) => ({
+      _ng_task_index: 0,
+      _ng_rollout_index: r,
+      reward: r === 2 ? 0 : 1,
+      response: { usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 } },
+    }));
     const aggregate = await agent(server.url)('/aggregate_metrics', { verify_responses: responses });
     assert.equal(aggregate.status, 200);
     assert.deepEqual(Object.keys(aggregate.body).sort(), ['agent_metrics', 'group_level_metrics', 'key_metrics']);
@@ -180,8 +194,20 @@ describe('defineGymnasiumServer: reset and step with per-session state', () => {
     const base = { responses_create_params: { input: [] } };
     assert.deepEqual((await a('/reset', { ...base, secret: 7 })).body, { observation: 'guess a number', info: {} });
     await b('/reset', { ...base, secret: 3 });
-    assert.deepEqual((await a('/step', { ...base, response: says('3') })).body, { observation: 'no', reward: 0, terminated: false, truncated: false, info: {} });
-    assert.deepEqual((await a('/step', { ...base, response: says('7') })).body, { observation: null, reward: 1, terminated: true, truncated: false, info: { tries: 2 } });
+    assert.deepEqual((await a('/step', { ...base, response: says('3') })).body, {
+      observation: 'no',
+      reward: 0,
+      terminated: false,
+      truncated: false,
+      info: {},
+    });
+    assert.deepEqual((await a('/step', { ...base, response: says('7') })).body, {
+      observation: null,
+      reward: 1,
+      terminated: true,
+      truncated: false,
+      info: { tries: 2 },
+    });
     assert.equal((await b('/step', { ...base, response: says('3') })).body.reward, 1);
     assert.deepEqual((await a('/close', {})).body, {});
   });

@@ -40,10 +40,16 @@ const decoding = new EventEmitter();
 const slow: Generator = async function* (request, signal) {
   if (request.promptIds.join() === '7') throw new Error('the decoder failed');
   decoding.emit('start');
-  return await new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => {
-          decoding.emit('abort', signal.reason);
-          reject(signal.reason);
-        }, { once: true }));
+  return await new Promise<never>((_resolve, reject) =>
+    signal.addEventListener(
+      'abort',
+      () => {
+        decoding.emit('abort', signal.reason);
+        reject(signal.reason);
+      },
+      { once: true },
+    ),
+  );
 };
 const slowServer = new OpenAiCompatibleServer({ tokenizer: qwen3, template: await qwen3Template(), generate: slow });
 const slowUrl = new URL(await slowServer.start());
@@ -58,7 +64,11 @@ interface Answer {
 }
 
 async function post(path: string, body: unknown, target = url): Promise<Answer> {
-  const response = await fetch(`${target}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const response = await fetch(`${target}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   return { status: response.status, body: (await response.json()) as Answer['body'] };
 }
 
@@ -81,7 +91,8 @@ function raw(bytes: string, then: 'end' | 'destroy', target: { hostname: string;
   });
 }
 
-const head = (path: string, length: number) => `POST ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+const head = (path: string, length: number) =>
+  `POST ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
 
 /**
  * Streams `total` bytes from one reused 64 KiB buffer (nothing large is held client-side), with a
@@ -91,13 +102,16 @@ const head = (path: string, length: number) => `POST ${path} HTTP/1.1\r\nHost: $
 function upload(total: number, declared: boolean): Promise<{ status: number; sent: number; body: Answer['body'] }> {
   const chunk = Buffer.alloc(64 * 1024, 'a');
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ hostname, port, method: 'POST', path: '/v1/completions', agent: false, headers: declared ? { 'content-length': total } : {} }, (response) => {
-      const sentWhenAnswered = sent;
-      let text = '';
-      response.on('data', (data) => (text += data));
-      response.on('end', () => resolve({ status: response.statusCode!, sent: sentWhenAnswered, body: JSON.parse(text) as Answer['body'] }));
-      answered = true;
-    });
+    const request = httpRequest(
+      { hostname, port, method: 'POST', path: '/v1/completions', agent: false, headers: declared ? { 'content-length': total } : {} },
+      (response) => {
+        const sentWhenAnswered = sent;
+        let text = '';
+        response.on('data', (data) => (text += data));
+        response.on('end', () => resolve({ status: response.statusCode!, sent: sentWhenAnswered, body: JSON.parse(text) as Answer['body'] }));
+        answered = true;
+      },
+    );
     let answered = false;
     let sent = 0;
     request.on('error', (error) => (answered ? undefined : reject(error)));
@@ -113,7 +127,7 @@ function upload(total: number, declared: boolean): Promise<{ status: number; sen
 }
 
 describe('the inference server under malformed and hostile requests', () => {
-  it('answers malformed JSON with a 400 in OpenAI\'s error shape that says so (it used to read as no body)', async () => {
+  it("answers malformed JSON with a 400 in OpenAI's error shape that says so (it used to read as no body)", async () => {
     const answer = await post('/v1/completions', '{"prompt": "hi", ');
     assert.equal(answer.status, 400);
     assert.equal(answer.body.error!.type, 'invalid_request_error');
@@ -149,7 +163,10 @@ describe('the inference server under malformed and hostile requests', () => {
     // The answer came while most of the body was still to send (a server that read it all would answer
     // only after the last byte): what is in flight is the limit and the socket buffers, megabytes.
     const total = 100 * 1024 * 1024;
-    assert.ok(declared.sent < total / 4 && chunked.sent < total / 4, `413 after ${declared.sent} bytes (declared) and ${chunked.sent} bytes (chunked) of ${total}`);
+    assert.ok(
+      declared.sent < total / 4 && chunked.sent < total / 4,
+      `413 after ${declared.sent} bytes (declared) and ${chunked.sent} bytes (chunked) of ${total}`,
+    );
     assert.ok(grown < 100 * 1024 * 1024, `RSS grew by ${(grown / 1024 / 1024).toFixed(0)} MiB`);
     await assertServes();
   });
@@ -167,7 +184,10 @@ describe('the inference server under malformed and hostile requests', () => {
       assert.equal(answer.status, 400);
       assert.match(answer.body.error!.message, new RegExp(`maximum context length is ${MAX_MODEL_LEN} tokens`));
     }
-    assert.ok(encoded.every((length) => length < huge.length), 'the huge text was encoded');
+    assert.ok(
+      encoded.every((length) => length < huge.length),
+      'the huge text was encoded',
+    );
     await assertServes();
   });
 
@@ -230,7 +250,10 @@ describe('the inference server under malformed and hostile requests', () => {
   });
 
   it('answers an unexpected failure with a 500 carrying the message, never the stack', async () => {
-    const answer = (await post('/v1/completions', { prompt: [7], max_tokens: 4 }, slowUrl.origin)) as unknown as { status: number; body: { error: { message: string } } };
+    const answer = (await post('/v1/completions', { prompt: [7], max_tokens: 4 }, slowUrl.origin)) as unknown as {
+      status: number;
+      body: { error: { message: string } };
+    };
     assert.equal(answer.status, 500);
     assert.equal(answer.body.error.message, 'the decoder failed');
     assert.doesNotMatch(JSON.stringify(answer.body), /\bat .*\.ts:\d+/);
@@ -239,7 +262,8 @@ describe('the inference server under malformed and hostile requests', () => {
   it('stays up and answers correctly through many concurrent mixed requests, memory bounded', async () => {
     const before = process.memoryUsage().rss;
     // The same answer every time, all but the per-response id and clock.
-    const good = () => post('/v1/completions', { prompt: 'What is 2+2?', max_tokens: 8, seed: 1 }).then(({ status, body }) => ({ status, choices: body.choices }));
+    const good = () =>
+      post('/v1/completions', { prompt: 'What is 2+2?', max_tokens: 8, seed: 1 }).then(({ status, body }) => ({ status, choices: body.choices }));
     const expected = await good();
     const mixed = Array.from({ length: 60 }, (_, i) => {
       switch (i % 6) {
@@ -252,9 +276,13 @@ describe('the inference server under malformed and hostile requests', () => {
         case 3:
           return upload(MAX_BODY * 2, i % 4 === 1).then((answer) => assert.equal(answer.status, 413));
         case 4:
-          return post('/generate', { input_ids: [qwen3.vocabSize!], sampling_params: { max_new_tokens: 4 } }).then((answer) => assert.equal(answer.status, 400));
+          return post('/generate', { input_ids: [qwen3.vocabSize!], sampling_params: { max_new_tokens: 4 } }).then((answer) =>
+            assert.equal(answer.status, 400),
+          );
         default:
-          return post('/v1/chat/completions', { messages: [{ role: 'user', content: 'hi' }], max_tokens: 4, top_k: 3 }).then((answer) => assert.equal(answer.status, 200));
+          return post('/v1/chat/completions', { messages: [{ role: 'user', content: 'hi' }], max_tokens: 4, top_k: 3 }).then((answer) =>
+            assert.equal(answer.status, 200),
+          );
       }
     });
     await Promise.all(mixed);

@@ -6,7 +6,19 @@ import { TokenPieces } from '../../src/servers/openai-compatible/token-pieces.js
 import { qwen3Tokenizer } from '../support/qwen3.js';
 
 const tokenizer = await qwen3Tokenizer();
-const request = (extra: Partial<GenerationRequest> = {}): GenerationRequest => ({ promptIds: [1], maxTokens: 100, seed: 1, temperature: 1, topP: 1, topK: undefined, stop: [], stopTokenIds: [], includeStopString: false, skipSpecialTokens: true, ...extra });
+const request = (extra: Partial<GenerationRequest> = {}): GenerationRequest => ({
+  promptIds: [1],
+  maxTokens: 100,
+  seed: 1,
+  temperature: 1,
+  topP: 1,
+  topK: undefined,
+  stop: [],
+  stopTokenIds: [],
+  includeStopString: false,
+  skipSpecialTokens: true,
+  ...extra,
+});
 
 /**
  * The pieces of `text`'s tokens as a stream sends them, token by token, up to the token that completes
@@ -30,11 +42,20 @@ function streamed(text: string, asked: GenerationRequest) {
 describe('a generation is cut into one piece per token as its tokens come, for streaming', () => {
   it('gives each token its id, logprob and text, the texts joining to the whole', () => {
     const { ids, sent, answer } = streamed('Hello there, world', request());
-    assert.deepEqual(sent.map((piece) => piece.tokenId), ids);
-    assert.deepEqual(sent.map((piece) => piece.logprob), ids.map((_, i) => -i));
+    assert.deepEqual(
+      sent.map((piece) => piece.tokenId),
+      ids,
+    );
+    assert.deepEqual(
+      sent.map((piece) => piece.logprob),
+      ids.map((_, i) => -i),
+    );
     assert.equal(sent.map((piece) => piece.text).join(''), 'Hello there, world');
     assert.equal(answer, 'Hello there, world');
-    assert.ok(sent.every((piece) => piece.text !== ''), 'every token of plain text is sent as it comes');
+    assert.ok(
+      sent.every((piece) => piece.text !== ''),
+      'every token of plain text is sent as it comes',
+    );
   });
 
   it('never splits a character: a token holding half of one adds nothing, the next brings it whole', () => {
@@ -42,7 +63,10 @@ describe('a generation is cut into one piece per token as its tokens come, for s
     const { sent } = streamed(text, request());
     assert.equal(sent.map((piece) => piece.text).join(''), text);
     assert.ok(sent.every((piece) => !piece.text.includes('\uFFFD')));
-    assert.ok(sent.some((piece) => piece.text === ''), 'some token held half a character');
+    assert.ok(
+      sent.some((piece) => piece.text === ''),
+      'some token held half a character',
+    );
   });
 
   it('sends no text the answer does not have: a stop string that will be trimmed is never sent, not even its start', () => {
@@ -61,7 +85,12 @@ describe('a generation is cut into one piece per token as its tokens come, for s
   });
 
   it('keeps a stop string asked to be kept, and hides special tokens unless asked to show them', () => {
-    assert.equal(streamed('four. STOP', request({ stop: ['STOP'], includeStopString: true })).sent.map((piece) => piece.text).join(''), 'four. STOP');
+    assert.equal(
+      streamed('four. STOP', request({ stop: ['STOP'], includeStopString: true }))
+        .sent.map((piece) => piece.text)
+        .join(''),
+      'four. STOP',
+    );
     const end = tokenizer.stopTokenIds[0]!;
     const hidden = new TokenPieces(tokenizer, request());
     assert.equal([...tokenizer.encode('four'), end].map((id) => hidden.next(id, 0).text).join(''), 'four');

@@ -15,7 +15,8 @@ import { rawGet as get } from '../support/raw-get.js';
 const gymnast = new URL('../../bin/gymnast.js', import.meta.url).pathname;
 
 /** Four rollouts of two tasks, the assistant saying `answer`. */
-const rows = (answer: string, count = 4) => toLines(Array.from({ length: count }, (_, i) => syntheticRow({ task: Math.floor(i / 2), rollout: i % 2, reward: i % 2, answer })));
+const rows = (answer: string, count = 4) =>
+  toLines(Array.from({ length: count }, (_, i) => syntheticRow({ task: Math.floor(i / 2), rollout: i % 2, reward: i % 2, answer })));
 
 describe('gymnast view answers only to its own address (no DNS rebinding)', () => {
   let directory: string;
@@ -34,7 +35,8 @@ describe('gymnast view answers only to its own address (no DNS rebinding)', () =
   });
 
   it('answers 127.0.0.1, localhost and [::1], at its port or the one a tunnel forwards from', async () => {
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `LOCALHOST:${port}`, `localhost:${Number(port) + 1}`, 'localhost']) assert.equal((await get(server.url, '/api/runs', { host })).status, 200, host);
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `LOCALHOST:${port}`, `localhost:${Number(port) + 1}`, 'localhost'])
+      assert.equal((await get(server.url, '/api/runs', { host })).status, 200, host);
   });
 
   it('refuses any other name with 421, saying why and what to do', async () => {
@@ -104,7 +106,9 @@ describe('gymnast view --api-key', () => {
   });
 
   it('is a flag of the CLI, which prints the address with the key', async () => {
-    const viewer = spawn(process.execPath, [gymnast, 'view', join(directory, 'out.jsonl'), '--no-open', '--api-key', 'sesame'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const viewer = spawn(process.execPath, [gymnast, 'view', join(directory, 'out.jsonl'), '--no-open', '--api-key', 'sesame'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let printed = '';

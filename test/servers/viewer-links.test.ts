@@ -13,7 +13,8 @@ import { rawGet as get } from '../support/raw-get.js';
 const SECRET = 'top secret words';
 
 /** Four rollouts of two tasks, the assistant saying `answer`. */
-const rows = (answer: string, count = 4) => toLines(Array.from({ length: count }, (_, i) => syntheticRow({ task: Math.floor(i / 2), rollout: i % 2, reward: i % 2, answer })));
+const rows = (answer: string, count = 4) =>
+  toLines(Array.from({ length: count }, (_, i) => syntheticRow({ task: Math.floor(i / 2), rollout: i % 2, reward: i % 2, answer })));
 
 describe('gymnast view reads only regular files inside the run folder', () => {
   let directory: string;
@@ -35,7 +36,10 @@ describe('gymnast view reads only regular files inside the run folder', () => {
     symlinkSync(join(folder, 'out.jsonl'), join(folder, 'again.jsonl'));
     const notices: string[] = [];
     const runs = await findRuns(folder, { onNotice: (message) => notices.push(message) });
-    assert.deepEqual(runs.map((run) => run.id), ['out']);
+    assert.deepEqual(
+      runs.map((run) => run.id),
+      ['out'],
+    );
     assert.equal(notices.length, 1);
     assert.match(notices[0]!, /skipped 2 runs? in .*listed.*again\.jsonl: it is a symbolic link.*leak\.jsonl: it is a symbolic link/);
   });
@@ -48,10 +52,16 @@ describe('gymnast view reads only regular files inside the run folder', () => {
     symlinkSync(join(outside, 'secret_failures.jsonl'), join(folder, 'b_failures.jsonl'));
     symlinkSync(join(outside, 'secret.jsonl'), join(folder, 'a_health.jsonl'));
     const notices: string[] = [];
-    await assert.rejects(findRuns(folder, { onNotice: (message) => notices.push(message) }), /holds no run: .*a_health\.jsonl: it is a symbolic link.*b_failures\.jsonl: it is a symbolic link/);
+    await assert.rejects(
+      findRuns(folder, { onNotice: (message) => notices.push(message) }),
+      /holds no run: .*a_health\.jsonl: it is a symbolic link.*b_failures\.jsonl: it is a symbolic link/,
+    );
     await assert.rejects(findRuns(join(folder, 'b.jsonl')), (error: Error) => {
       assert.equal(error.name, 'ConfigError');
-      assert.match(error.message, /cannot view .*b\.jsonl: .*b_failures\.jsonl: it is a symbolic link; gymnast view reads only regular files inside the run's folder/);
+      assert.match(
+        error.message,
+        /cannot view .*b\.jsonl: .*b_failures\.jsonl: it is a symbolic link; gymnast view reads only regular files inside the run's folder/,
+      );
       return true;
     });
   });
@@ -83,7 +93,13 @@ describe('gymnast view reads only regular files inside the run folder', () => {
       rmSync(join(folder, 'out_failures.jsonl'));
       symlinkSync(join(outside, 'secret.jsonl'), join(folder, 'link.tmp'));
       renameSync(join(folder, 'link.tmp'), join(folder, 'out.jsonl'));
-      for (const path of ['/api/runs/out/rollouts?limit=100', '/api/runs/out/rollouts/o1', '/api/runs/out/groups/0', '/api/runs/out/overview', `/api/runs/out/rollouts?q=${encodeURIComponent(SECRET)}`]) {
+      for (const path of [
+        '/api/runs/out/rollouts?limit=100',
+        '/api/runs/out/rollouts/o1',
+        '/api/runs/out/groups/0',
+        '/api/runs/out/overview',
+        `/api/runs/out/rollouts?q=${encodeURIComponent(SECRET)}`,
+      ]) {
         const answer = await get(server.url, path);
         assert.equal(answer.status, 403, `${path}: ${answer.body}`);
         assert.match(answer.body, /out\.jsonl: it is a symbolic link/, path);

@@ -43,7 +43,16 @@ describe('gymnast view: the viewer API over a real run of the embedded model', (
 
   before(async () => {
     directory = mkdtempSync(join(tmpdir(), 'gymnast-view-'));
-    await promisify(execFile)(process.execPath, [gymnast, 'collect', '--input', examples, '--num-repeats', '2', '--output', join(directory, 'run', 'out.jsonl')]);
+    await promisify(execFile)(process.execPath, [
+      gymnast,
+      'collect',
+      '--input',
+      examples,
+      '--num-repeats',
+      '2',
+      '--output',
+      join(directory, 'run', 'out.jsonl'),
+    ]);
     assets = join(directory, 'assets');
     mkdirSync(join(assets, 'pages'), { recursive: true });
     writeFileSync(join(assets, 'index.html'), '<!doctype html><title>view</title>');
@@ -62,7 +71,10 @@ describe('gymnast view: the viewer API over a real run of the embedded model', (
     assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
     await server.indexed();
     const { body } = await get<{ runs: RunSummary[] }>('/api/runs');
-    assert.deepEqual(body.runs.map(({ version: _, indexing: __, ...run }) => run), [{ id: 'out', file: join(directory, 'run', 'out.jsonl'), agents: ['arithmetic'], rollouts: 32, failures: 0, mean_reward: body.runs[0]!.mean_reward }]);
+    assert.deepEqual(
+      body.runs.map(({ version: _, indexing: __, ...run }) => run),
+      [{ id: 'out', file: join(directory, 'run', 'out.jsonl'), agents: ['arithmetic'], rollouts: 32, failures: 0, mean_reward: body.runs[0]!.mean_reward }],
+    );
     assert.equal(body.runs[0]!.indexing.done, true);
   });
 
@@ -71,10 +83,19 @@ describe('gymnast view: the viewer API over a real run of the embedded model', (
     assert.equal(status, 200);
     assert.deepEqual(body.counts, { rollouts: 32, failures: 0, tasks: 16, prompt_too_long: 0 });
     assert.equal(body.model, 'gymnast-tiny-arith');
-    assert.deepEqual(body.pass_at_k.map((entry) => entry.k), [1, 2]);
+    assert.deepEqual(
+      body.pass_at_k.map((entry) => entry.k),
+      [1, 2],
+    );
     assert.ok(body.pass_at_k[1]!.value >= body.pass_at_k[0]!.value);
-    assert.equal(body.reward_histogram.reduce((sum, bin) => sum + bin.count, 0), 32);
-    assert.equal(Object.values(body.terminations).reduce((a, b) => a + b, 0), 32);
+    assert.equal(
+      body.reward_histogram.reduce((sum, bin) => sum + bin.count, 0),
+      32,
+    );
+    assert.equal(
+      Object.values(body.terminations).reduce((a, b) => a + b, 0),
+      32,
+    );
     assert.deepEqual(body.drift, { rollouts: 0, total: 0 });
     assert.equal(typeof body.version, 'number');
   });
@@ -84,8 +105,25 @@ describe('gymnast view: the viewer API over a real run of the embedded model', (
     assert.equal(body.total, 32);
     assert.equal(body.items.length, 5);
     const tokens = body.items.map((item) => item.tokens);
-    assert.deepEqual(tokens, [...tokens].sort((a, b) => b - a));
-    assert.deepEqual(Object.keys(body.items[0]!).sort(), ['agent', 'drift', 'drift_unchecked', 'duration_ms', 'failure_class', 'health', 'id', 'reward', 'rollout', 'task', 'termination', 'tokens', 'turns']);
+    assert.deepEqual(
+      tokens,
+      [...tokens].sort((a, b) => b - a),
+    );
+    assert.deepEqual(Object.keys(body.items[0]!).sort(), [
+      'agent',
+      'drift',
+      'drift_unchecked',
+      'duration_ms',
+      'failure_class',
+      'health',
+      'id',
+      'reward',
+      'rollout',
+      'task',
+      'termination',
+      'tokens',
+      'turns',
+    ]);
     assert.equal((await get<RolloutPage>('/api/runs/out/rollouts?task=3')).body.total, 2);
     assert.equal((await get<RolloutPage>('/api/runs/out/rollouts?q=what%20is%2050%2B37')).body.total, 2);
   });
@@ -96,15 +134,21 @@ describe('gymnast view: the viewer API over a real run of the embedded model', (
     assert.equal(body.summary.id, 'o0');
     assert.equal(body.row._ng_task_index, 0);
     const messages = body.row.messages ?? [];
-    assert.deepEqual(body.tokens.map((token) => token.id), messages.flatMap((message) => message.token_ids ?? []));
+    assert.deepEqual(
+      body.tokens.map((token) => token.id),
+      messages.flatMap((message) => message.token_ids ?? []),
+    );
     const sampled = body.tokens.filter((token) => token.trained);
     assert.ok(sampled.length > 0 && sampled.every((token) => token.role === 'assistant' && typeof token.logprob === 'number'));
-    assert.equal(body.tokens.filter((token) => !token.trained).every((token) => token.logprob === null), true);
+    assert.equal(
+      body.tokens.filter((token) => !token.trained).every((token) => token.logprob === null),
+      true,
+    );
     assert.ok(body.tokens.every((token) => typeof token.text === 'string'));
     assert.deepEqual(body.drift_points, []);
   });
 
-  it("decodes no tokens of rows an agent server sampled with its own model (the embedded tokenizer did not make them)", async () => {
+  it('decodes no tokens of rows an agent server sampled with its own model (the embedded tokenizer did not make them)', async () => {
     const copy = join(directory, 'remote');
     mkdirSync(copy);
     for (const name of ['out.jsonl', 'out_materialized_inputs.jsonl', 'out_failures.jsonl']) copyFileSync(join(directory, 'run', name), join(copy, name));
@@ -117,7 +161,10 @@ describe('gymnast view: the viewer API over a real run of the embedded model', (
       await viewer.indexed();
       const body = (await (await fetch(`${viewer.url}/api/runs/out/rollouts/o0`)).json()) as RolloutDetail;
       assert.ok(body.tokens.length > 0);
-      assert.ok(body.tokens.every((token) => token.text === null), 'ids only, never another tokenizer\'s pieces');
+      assert.ok(
+        body.tokens.every((token) => token.text === null),
+        "ids only, never another tokenizer's pieces",
+      );
     } finally {
       await viewer.close();
     }
@@ -126,7 +173,10 @@ describe('gymnast view: the viewer API over a real run of the embedded model', (
   it('groups a task for the side-by-side view, messages without token fields', async () => {
     const { body } = await get<Group>('/api/runs/out/groups/5');
     assert.equal(body.task, 5);
-    assert.deepEqual(body.items.map((item) => item.rollout), [0, 1]);
+    assert.deepEqual(
+      body.items.map((item) => item.rollout),
+      [0, 1],
+    );
     assert.ok(body.items[0]!.messages.every((message) => !('token_ids' in message) && !('generation_logprobs' in message)));
   });
 
@@ -202,16 +252,25 @@ describe('gymnast view: the verdicts of gymnast health beside a run', () => {
 
   it('marks the corrupted rollout unhealthy in the list, and filters by verdict', async () => {
     const all = await get<RolloutPage>('/api/runs/out/rollouts?limit=100');
-    assert.deepEqual(all.items.filter((item) => item.health !== 'healthy').map((item) => [item.id, item.health]), [['o3', 'unhealthy']]);
+    assert.deepEqual(
+      all.items.filter((item) => item.health !== 'healthy').map((item) => [item.id, item.health]),
+      [['o3', 'unhealthy']],
+    );
     const unhealthy = await get<RolloutPage>('/api/runs/out/rollouts?health=unhealthy');
-    assert.deepEqual(unhealthy.items.map((item) => item.id), ['o3']);
+    assert.deepEqual(
+      unhealthy.items.map((item) => item.id),
+      ['o3'],
+    );
     assert.equal((await get<RolloutPage>('/api/runs/out/rollouts?health=healthy')).total, 31);
   });
 
   it("gives the rollout's findings with its detail, and the report's counts with the overview", async () => {
     const detail = await get<RolloutDetail>('/api/runs/out/rollouts/o3');
     assert.equal(detail.health?.verdict, 'unhealthy');
-    assert.deepEqual(detail.health?.findings.map((finding) => finding.check), ['logprobs-positive']);
+    assert.deepEqual(
+      detail.health?.findings.map((finding) => finding.check),
+      ['logprobs-positive'],
+    );
     const overview = await get<RunOverview>('/api/runs/out/overview');
     assert.deepEqual(overview.health, { healthy: 31, warning: 0, unhealthy: 1, evaluation_only: 0, checks: { 'logprobs-positive': 1 } });
     assert.deepEqual((await get<Group>('/api/runs/out/groups/0')).task_findings, []);

@@ -35,7 +35,8 @@ arithmetic_agent:
   return loadServerConfig(file);
 }
 
-const servedModel = (modelYaml: string, extra?: string) => planServers(configWith(modelYaml, 'http://127.0.0.1:9', extra)).find((plan): plan is ServedModelPlan => plan.kind === 'served-model')!;
+const servedModel = (modelYaml: string, extra?: string) =>
+  planServers(configWith(modelYaml, 'http://127.0.0.1:9', extra)).find((plan): plan is ServedModelPlan => plan.kind === 'served-model')!;
 
 describe("a vllm_model's use_completions_api (NeMo Gym's vllm_model_completions.yaml) samples with vllm-completions", () => {
   it("picks gymnast's policy by NeMo Gym's key: use_completions_api: true is vllm-completions, else vllm-chat", () => {
@@ -45,14 +46,25 @@ describe("a vllm_model's use_completions_api (NeMo Gym's vllm_model_completions.
   });
 
   it("calls the server's /v1/completions with the prompt as token ids, never its chat endpoint, and says how the prompt differs from NeMo Gym's raw one", async () => {
-    const server = new InferenceServer({ tokenizer: await qwen3Tokenizer(), template: await qwen3Template(), model: 'qwen3-served', root: qwen3Directory, respond: () => '87' });
+    const server = new InferenceServer({
+      tokenizer: await qwen3Tokenizer(),
+      template: await qwen3Template(),
+      model: 'qwen3-served',
+      root: qwen3Directory,
+      respond: () => '87',
+    });
     const url = await server.start();
     const notices: string[] = [];
     const run = await startConfigRun(configWith('vllm_model_completions.yaml', url), { onNotice: (message) => notices.push(message) });
     try {
       const agent = run.servers.find((instance) => instance.name === 'arithmetic_agent')!;
       const [line] = readFileSync(examples, 'utf8').split('\n');
-      const row = { ...(JSON.parse(line!) as object), agent_ref: { type: 'responses_api_agents', name: 'arithmetic_agent' }, _ng_task_index: 0, _ng_rollout_index: 0 };
+      const row = {
+        ...(JSON.parse(line!) as object),
+        agent_ref: { type: 'responses_api_agents', name: 'arithmetic_agent' },
+        _ng_task_index: 0,
+        _ng_rollout_index: 0,
+      };
       const response = await fetch(`${agent.url}/run`, { method: 'POST', body: JSON.stringify(row), headers: { 'content-type': 'application/json' } });
       const result = (await response.json()) as { has_training_tokens?: boolean; _ng_failure_class?: string; reward?: number };
       assert.equal(result._ng_failure_class, undefined, JSON.stringify(result).slice(0, 400));
@@ -66,7 +78,9 @@ describe("a vllm_model's use_completions_api (NeMo Gym's vllm_model_completions.
       await server.close();
     }
     assert.ok(
-      notices.includes("policy_model: use_completions_api without render_chat_template: NeMo Gym's vllm_model would send the system and user text as the prompt, without the chat template; gymnast's vllm-completions renders the model's chat template, as for every prompt (render_chat_template: true has NeMo Gym render it too)"),
+      notices.includes(
+        "policy_model: use_completions_api without render_chat_template: NeMo Gym's vllm_model would send the system and user text as the prompt, without the chat template; gymnast's vllm-completions renders the model's chat template, as for every prompt (render_chat_template: true has NeMo Gym render it too)",
+      ),
       notices.join('\n'),
     );
   });
@@ -79,7 +93,11 @@ describe("a vllm_model's use_completions_api (NeMo Gym's vllm_model_completions.
   it('refuses a gymnast_policy that contradicts it, naming both keys', () => {
     assert.throws(
       () => servedModel('vllm_model_completions.yaml', 'policy_model: {responses_api_models: {vllm_model: {gymnast_policy: vllm-chat}}}\n'),
-      (error: unknown) => error instanceof ConfigFileError && /env\.yaml: policy_model\.responses_api_models\.vllm_model\.gymnast_policy: vllm-completions or left out: use_completions_api: true calls \/v1\/completions, got vllm-chat$/.test(error.message),
+      (error: unknown) =>
+        error instanceof ConfigFileError &&
+        /env\.yaml: policy_model\.responses_api_models\.vllm_model\.gymnast_policy: vllm-completions or left out: use_completions_api: true calls \/v1\/completions, got vllm-chat$/.test(
+          error.message,
+        ),
     );
   });
 });

@@ -30,7 +30,14 @@ export async function runArithmetic(problems: readonly string[], sampling: Parti
   const tasks = problems.map((problem, index) =>
     EpisodeTask.parse({ id: problem, index, messages: arithmeticPrompt({ problem }), data: { problem, answer: evaluateArithmetic(problem) } }),
   );
-  const options = { policy, environment: arithmeticEnvironment(), renderer, maxTurns: 4, maxSeqLen: policy.maxModelLen, sampling: SamplingParams.parse({ max_tokens: 96, ...sampling }) };
+  const options = {
+    policy,
+    environment: arithmeticEnvironment(),
+    renderer,
+    maxTurns: 4,
+    maxSeqLen: policy.maxModelLen,
+    sampling: SamplingParams.parse({ max_tokens: 96, ...sampling }),
+  };
   const records: EpisodeRecord[] = [];
   for await (const group of runGroups(tasks, options, { groupSize, schedule: { kind: 'async', concurrency: 64 } })) records.push(...group.records);
   return records;

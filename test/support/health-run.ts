@@ -75,4 +75,8 @@ export const assistant = (row: EditableRow) => row.messages.find((message) => me
 
 /** The model call's training fields on `response.output` (NeMo Gym's shape, the copy NeMo RL reads) of a single-call row. */
 export const trainingItem = (row: EditableRow) =>
-  row.response.output.find((item) => 'generation_token_ids' in item) as { prompt_token_ids: number[]; generation_token_ids: number[]; generation_log_probs: number[] };
+  row.response.output.find((item) => 'generation_token_ids' in item) as {
+    prompt_token_ids: number[];
+    generation_token_ids: number[];
+    generation_log_probs: number[];
+  };

@@ -9,7 +9,9 @@ import { qwen3Template, qwen3Tokenizer } from './qwen3.js';
 
 /** A tool-using model: calls `add` first, answers once it has seen a tool response. */
 export const toolUser: Responder = ({ text }) =>
-  text.lastIndexOf('<tool_response>') > text.lastIndexOf('<|im_start|>user\nWhat') ? 'The answer is 4.' : '<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 2}}\n</tool_call>';
+  text.lastIndexOf('<tool_response>') > text.lastIndexOf('<|im_start|>user\nWhat')
+    ? 'The answer is 4.'
+    : '<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 2}}\n</tool_call>';
 
 /** Starts `count` test servers with the real Qwen3 tokenizer and template. */
 export async function startServers(count: number, options: Partial<InferenceServerOptions> = {}): Promise<InferenceServer[]> {
@@ -60,5 +62,10 @@ export const addTask = (index: number) =>
     id: `add-${index}`,
     index,
     messages: [{ role: 'user', content: 'What is 2+2? Use the add tool.' }],
-    tools: [{ type: 'function', function: { name: 'add', description: 'Add two numbers', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } } }],
+    tools: [
+      {
+        type: 'function',
+        function: { name: 'add', description: 'Add two numbers', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } },
+      },
+    ],
   });

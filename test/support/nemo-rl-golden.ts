@@ -22,7 +22,7 @@ export interface GoldenPrompt {
  */
 export function nemoRlGoldenPrompts(): GoldenPrompt[] {
   const golden = Golden.parse(JSON.parse(readFileSync(new URL('../fixtures/nemo-rl/test_nemo_gym_sanity.json', import.meta.url), 'utf8')));
-  if (golden.input.length !== 2 || golden.expected_output.length !== 2) throw new Error('test_nemo_gym_sanity.json: expected NeMo RL\'s two golden rows');
+  if (golden.input.length !== 2 || golden.expected_output.length !== 2) throw new Error("test_nemo_gym_sanity.json: expected NeMo RL's two golden rows");
   return golden.input.map(({ responses_create_params: params }, row) => ({
     messages: responsesInputToMessages(params.input),
     tools: responsesToolsToChatTools(params.tools),

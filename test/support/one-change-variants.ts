@@ -14,11 +14,17 @@ export interface VariantOptions {
  * Every variant of `value` with one change: a value replaced or removed, or an unknown key (`zz`) added
  * to an object. What a hand check must read exactly as its schema does (the differential specs).
  */
-export function* oneChangeVariants(value: unknown, options: VariantOptions, replace: (next: unknown) => unknown = (next) => next, depth = 0): Generator<unknown> {
+export function* oneChangeVariants(
+  value: unknown,
+  options: VariantOptions,
+  replace: (next: unknown) => unknown = (next) => next,
+  depth = 0,
+): Generator<unknown> {
   for (const next of options.replacements) yield replace(next);
   if (depth > options.maxDepth || typeof value !== 'object' || value === null) return;
   if (Array.isArray(value)) {
-    for (const [i, item] of value.slice(0, 3).entries()) yield* oneChangeVariants(item, options, (next) => replace(value.map((old, j) => (j === i ? next : old))), depth + 1);
+    for (const [i, item] of value.slice(0, 3).entries())
+      yield* oneChangeVariants(item, options, (next) => replace(value.map((old, j) => (j === i ? next : old))), depth + 1);
     if (options.reshape) yield* [replace([...value, value[0]]), replace(value.slice(1))];
     return;
   }

@@ -20,7 +20,9 @@ export async function qwen3Template(options: JinjaChatTemplateOptions = {}): Pro
 }
 
 /** The test inference server on Qwen3's tokenizer and template, started for this test file and closed after it. */
-export async function startQwen3Server(options: Omit<InferenceServerOptions, 'tokenizer' | 'template'> = {}): Promise<{ server: InferenceServer; url: string }> {
+export async function startQwen3Server(
+  options: Omit<InferenceServerOptions, 'tokenizer' | 'template'> = {},
+): Promise<{ server: InferenceServer; url: string }> {
   const server = new InferenceServer({ tokenizer: await qwen3Tokenizer(), template: await qwen3Template(), ...options });
   const url = await server.start();
   after(() => server.close());

@@ -20,7 +20,11 @@ export function gymnast(...args: string[]): Promise<CliRun> {
 /** `gymnast` run from another working directory, or with variables added to the environment. */
 export async function gymnastIn(options: { cwd?: string; env?: Record<string, string> }, ...args: string[]): Promise<CliRun> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { timeout: 60_000, ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.env ? { env: { ...process.env, ...options.env } } : {}) });
+    const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
+      timeout: 60_000,
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+      ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as CliRun;

@@ -25,7 +25,18 @@ const changing = new Set(['writeFileSync', 'renameSync', 'unlinkSync']);
 let changes = 0;
 let crashAt = Infinity;
 
-for (const name of ['openSync', 'closeSync', 'fstatSync', 'statSync', 'readFileSync', 'writeFileSync', 'renameSync', 'unlinkSync', 'readdirSync', 'readlinkSync'] as const) {
+for (const name of [
+  'openSync',
+  'closeSync',
+  'fstatSync',
+  'statSync',
+  'readFileSync',
+  'writeFileSync',
+  'renameSync',
+  'unlinkSync',
+  'readdirSync',
+  'readlinkSync',
+] as const) {
   const call = fs[name] as (...args: unknown[]) => unknown;
   (fs as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
     if (changing.has(name) || (name === 'openSync' && String(args[1]).includes('w'))) countChange();

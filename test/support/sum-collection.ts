@@ -11,7 +11,13 @@ import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/to
 const tokenizer = new CharTokenizer();
 
 /** An arithmetic row asking for a+b. */
-export const sumRow = (a: number, b: number) => JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: `what is ${a}+${b}?` }] }, agent_ref: { name: 'arithmetic' }, problem: `${a}+${b}`, answer: a + b });
+export const sumRow = (a: number, b: number) =>
+  JSON.stringify({
+    responses_create_params: { input: [{ role: 'user', content: `what is ${a}+${b}?` }] },
+    agent_ref: { name: 'arithmetic' },
+    problem: `${a}+${b}`,
+    answer: a + b,
+  });
 
 export interface AdderOptions {
   /** Fails every prompt that mentions this text (its rollouts end as failures). */

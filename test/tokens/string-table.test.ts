@@ -14,7 +14,8 @@ describe('StringTable', () => {
       assert.equal(table.at(index), string);
       assert.equal(table.lengthAt(index), string.length);
     });
-    for (const missing of ['b', 'aba', 'Ġth', 'Ġthe ', '\ud800', '\udc00\udc00', 'x'.repeat(299), 'constructor', '__proto__']) assert.equal(table.indexOf(missing), -1, JSON.stringify(missing));
+    for (const missing of ['b', 'aba', 'Ġth', 'Ġthe ', '\ud800', '\udc00\udc00', 'x'.repeat(299), 'constructor', '__proto__'])
+      assert.equal(table.indexOf(missing), -1, JSON.stringify(missing));
     assert.deepEqual(table.strings(), strings);
     assert.equal(table.size, strings.length);
   });
@@ -40,8 +41,16 @@ describe('StringTableMap', () => {
     const table = StringTable.of(['a', 'b', 'c']);
     for (const remember of [false, true]) {
       const lookup = new StringTableMap(table, { values: Int32Array.of(10, 20, 30), remember });
-      const map = new Map([['a', 10], ['b', 20], ['c', 30]]);
-      for (const [key, value] of [['b', 7], ['z', 8]] as const) [lookup.set(key, value), map.set(key, value)];
+      const map = new Map([
+        ['a', 10],
+        ['b', 20],
+        ['c', 30],
+      ]);
+      for (const [key, value] of [
+        ['b', 7],
+        ['z', 8],
+      ] as const)
+        [lookup.set(key, value), map.set(key, value)];
       for (const key of ['a', 'b', 'c', 'z', 'y', '', undefined as unknown as string, 'a', 'b']) {
         assert.equal(lookup.get(key), map.get(key), String(key));
         assert.equal(lookup.has(key), map.has(key), String(key));

@@ -20,11 +20,20 @@ describe('the token ledger (text read lazily)', () => {
     const ledger = new TokenLedger(qwen3);
     ledger.appendMessage(messages[0]!);
     ledger.appendMessage(messages[1]!);
-    assert.equal(ledger.text, messages.slice(0, 2).map((message) => qwen3.decode(message.token_ids!)).join(''));
+    assert.equal(
+      ledger.text,
+      messages
+        .slice(0, 2)
+        .map((message) => qwen3.decode(message.token_ids!))
+        .join(''),
+    );
     for (const message of messages.slice(2)) ledger.appendMessage(message);
     assert.equal(ledger.text, messages.map((message) => qwen3.decode(message.token_ids!)).join(''));
     assert.equal(ledger.text, ledger.text);
-    assert.deepEqual(ledger.tokenIds(), messages.flatMap((message) => message.token_ids!));
+    assert.deepEqual(
+      ledger.tokenIds(),
+      messages.flatMap((message) => message.token_ids!),
+    );
     assert.equal(ledger.length, ledger.tokenIds().length);
   });
 

@@ -25,7 +25,9 @@ function aboutOf(bytes: Buffer): unknown {
 function forgedTables(genuine: Buffer, special = '<|im_end|>'): Buffer {
   const about = aboutOf(genuine);
   const tables = decodeBpeTables(genuine, about)!;
-  const addedTokens = (tables.shell.added_tokens as { content: string }[]).map((token) => (token.content === special ? { ...token, content: special.toUpperCase() } : token));
+  const addedTokens = (tables.shell.added_tokens as { content: string }[]).map((token) =>
+    token.content === special ? { ...token, content: special.toUpperCase() } : token,
+  );
   const forged: BpeTables = { ...tables, shell: { ...tables.shell, added_tokens: addedTokens } };
   return encodeBpeTables(forged, about);
 }
@@ -81,7 +83,18 @@ describe('the tokenizer cache reads only what this user wrote, whole', () => {
     const small = join(directory, 'small');
     await mkdir(small);
     const special = { id: 3, content: '<|end|>', single_word: false, lstrip: false, rstrip: false, normalized: false, special: true };
-    await writeFile(join(small, 'tokenizer.json'), JSON.stringify({ version: '1.0', added_tokens: [special], normalizer: null, pre_tokenizer: null, post_processor: null, decoder: null, model: { type: 'BPE', vocab: { a: 0, b: 1, ab: 2, '<|end|>': 3 }, merges: ['a b'] } }));
+    await writeFile(
+      join(small, 'tokenizer.json'),
+      JSON.stringify({
+        version: '1.0',
+        added_tokens: [special],
+        normalizer: null,
+        pre_tokenizer: null,
+        post_processor: null,
+        decoder: null,
+        model: { type: 'BPE', vocab: { a: 0, b: 1, ab: 2, '<|end|>': 3 }, merges: ['a b'] },
+      }),
+    );
     await writeFile(join(small, 'tokenizer_config.json'), '{}');
     const folder = join(directory, 'race');
     const expected = JSON.stringify((await loadHfTokenizer(small, { cacheDirectory: folder })).encode('ab<|end|>'));
@@ -147,7 +160,9 @@ describe('the tokenizer cache reads only what this user wrote, whole', () => {
     assert.deepEqual(notices, []);
   });
 
-  it('refuses a cache folder of another user, and a cache file of another user', { skip: isRoot ? false : 'needs root to give a file to another uid' }, async () => {
+  it('refuses a cache folder of another user, and a cache file of another user', {
+    skip: isRoot ? false : 'needs root to give a file to another uid',
+  }, async () => {
     const owned = await freshCache('owned-folder');
     await writeFile(owned.file, forgedTables(owned.intact), { mode: 0o600 });
     await chown(owned.folder, OTHER_UID, OTHER_UID);

@@ -35,6 +35,13 @@ describe('TaskCounter', () => {
     counter.increment(2 ** 30);
     assert.equal(counter.get(3), 2);
     assert.equal(counter.get(4), 0);
-    assert.deepEqual([...counter.entries()], [[3, 2], [5000, 1], [2 ** 30, 1]]);
+    assert.deepEqual(
+      [...counter.entries()],
+      [
+        [3, 2],
+        [5000, 1],
+        [2 ** 30, 1],
+      ],
+    );
   });
 });

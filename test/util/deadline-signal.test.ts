@@ -36,7 +36,10 @@ describe('deadline signals on a shared run signal (deadlineSignal, subscribeAbor
     disposed.dispose();
     const reason = new Error('stop the run');
     run.abort(reason);
-    assert.deepEqual(live.map((deadline) => deadline.signal.reason), [reason, reason]);
+    assert.deepEqual(
+      live.map((deadline) => deadline.signal.reason),
+      [reason, reason],
+    );
     assert.equal(disposed.signal.aborted, false);
     for (const deadline of live) deadline.dispose();
     assert.equal(abortListeners(run.signal), 0);

@@ -36,7 +36,14 @@ describe('reading a JSONL file line by line (readJsonLineEntries)', () => {
     const line = `{"t":"${'é'.repeat(20)}"}`;
     for (let shift = 0; shift < 4; shift += 1) {
       const read = await entries(`${filler.slice(shift)}\n${line}\n${line}\n`);
-      assert.deepEqual(read.slice(1), [{ line: 2, text: line }, { line: 3, text: line }], `shifted by ${shift}`);
+      assert.deepEqual(
+        read.slice(1),
+        [
+          { line: 2, text: line },
+          { line: 3, text: line },
+        ],
+        `shifted by ${shift}`,
+      );
     }
   });
 
@@ -47,7 +54,10 @@ describe('reading a JSONL file line by line (readJsonLineEntries)', () => {
       { line: 2, overlong: true, bytes: Buffer.byteLength(long) },
       { line: 3, text: '{"b":2}' },
     ]);
-    assert.deepEqual(await entries(`{"a":1}\n${'x'.repeat(11)}`, { maxLineBytes: 10 }), [{ line: 1, text: '{"a":1}' }, { line: 2, overlong: true, bytes: 11 }]);
+    assert.deepEqual(await entries(`{"a":1}\n${'x'.repeat(11)}`, { maxLineBytes: 10 }), [
+      { line: 1, text: '{"a":1}' },
+      { line: 2, overlong: true, bytes: 11 },
+    ]);
   });
 
   it('reports the first byte that is not UTF-8 by its offset in the line and in the file, wherever the line falls', async () => {

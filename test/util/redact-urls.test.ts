@@ -16,7 +16,11 @@ describe('credentials in URLs are masked wherever URLs are printed (redactUrls)'
       assert.equal(redactUrls(`http://h/x?a=1&${name}=SECRET`), `http://h/x?a=1&${name}=***`, name);
     }
     assert.equal(redactUrls('http://h/x?max_tokens=5&model=m'), 'http://h/x?max_tokens=5&model=m');
-    assert.equal(redactUrls('http://h/models?key=SECRET: connect ECONNREFUSED'), 'http://h/models?key=***: connect ECONNREFUSED', 'the message after the URL is kept');
+    assert.equal(
+      redactUrls('http://h/models?key=SECRET: connect ECONNREFUSED'),
+      'http://h/models?key=***: connect ECONNREFUSED',
+      'the message after the URL is kept',
+    );
     assert.equal(redactUrls('http://h/x?sig=a:b,c'), 'http://h/x?sig=***', 'a : or , inside the value is part of it');
   });
 
@@ -31,7 +35,22 @@ describe('credentials in URLs are masked wherever URLs are printed (redactUrls)'
 
 describe('which names hold a credential (isSecretName)', () => {
   it('matches keys and tokens in any spelling, not tokenizer settings', () => {
-    for (const name of ['api_key', 'OPENAI_API_KEY', 'apiKey', 'policy_api_key', 'hf_token', 'token', 'accessToken', 'password', 'db_password', 'secret', 'client_secret', 'credentials', 'Authorization', 'aws_secret_access_key']) {
+    for (const name of [
+      'api_key',
+      'OPENAI_API_KEY',
+      'apiKey',
+      'policy_api_key',
+      'hf_token',
+      'token',
+      'accessToken',
+      'password',
+      'db_password',
+      'secret',
+      'client_secret',
+      'credentials',
+      'Authorization',
+      'aws_secret_access_key',
+    ]) {
       assert.ok(isSecretName(name), name);
     }
     for (const name of ['max_tokens', 'max_output_tokens', 'eos_token', 'pad_token', 'tokenizer', 'base_url', 'model', 'keys', 'monkey_count']) {

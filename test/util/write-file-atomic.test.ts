@@ -53,7 +53,9 @@ describe('writeFileAtomic', () => {
     const path = join(dir, 'report.json');
     writeFileSync(path, 'previous\n');
     // 8 KiB allowed, 32 KiB written: the kernel refuses the write part way, like a full disk.
-    const child = await run('bash', ['-c', `ulimit -f 8; exec '${process.execPath}' --import tsx --input-type=module -e "$0"`, writerScript(path, 32, false)], { cwd: root });
+    const child = await run('bash', ['-c', `ulimit -f 8; exec '${process.execPath}' --import tsx --input-type=module -e "$0"`, writerScript(path, 32, false)], {
+      cwd: root,
+    });
     assert.equal(child.stdout.trim(), 'EFBIG');
     assert.equal(readFileSync(path, 'utf8'), 'previous\n');
     assert.deepEqual(readdirSync(dir), ['report.json'], 'no temporary file is left');
@@ -63,7 +65,10 @@ describe('writeFileAtomic', () => {
     const dir = folder();
     const path = join(dir, 'report.json');
     writeFileSync(path, 'previous\n');
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', writerScript(path, 64, true)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', writerScript(path, 64, true)], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const [said] = (await once(child.stdout, 'data')) as [Buffer];
     assert.equal(said.toString().trim(), 'half');
     child.kill('SIGKILL');

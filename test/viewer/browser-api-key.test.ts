@@ -25,7 +25,10 @@ describe('gymnast view --api-key in a headless browser', { skip, timeout: 60_000
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gymnast-view-key-'));
-    await writeFile(join(dir, 'out.jsonl'), toLines(Array.from({ length: 8 }, (_, i) => syntheticRow({ task: Math.floor(i / 2), rollout: i % 2, reward: i % 2 }))));
+    await writeFile(
+      join(dir, 'out.jsonl'),
+      toLines(Array.from({ length: 8 }, (_, i) => syntheticRow({ task: Math.floor(i / 2), rollout: i % 2, reward: i % 2 }))),
+    );
     server = await ViewerServer.open({ runs: await findRuns(join(dir, 'out.jsonl')), apiKey: KEY });
     await server.start();
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -51,7 +54,10 @@ describe('gymnast view --api-key in a headless browser', { skip, timeout: 60_000
       assert.equal(await page.locator('.tiles dd').first().textContent(), '8');
       assert.equal(page.url(), `${server.url}/#/run/out`, 'the key is out of the address, the view kept');
       const cookies = await context.cookies();
-      assert.deepEqual(cookies.map(({ name, httpOnly, sameSite }) => ({ name, httpOnly, sameSite })), [{ name: `gymnast_view_${new URL(server.url).port}`, httpOnly: true, sameSite: 'Strict' }]);
+      assert.deepEqual(
+        cookies.map(({ name, httpOnly, sameSite }) => ({ name, httpOnly, sameSite })),
+        [{ name: `gymnast_view_${new URL(server.url).port}`, httpOnly: true, sameSite: 'Strict' }],
+      );
       assert.ok(!cookies[0]!.value.includes('sesame'));
       assert.equal(await page.evaluate('document.cookie'), '', 'HttpOnly: no script of the page reads it');
       // The app's own API requests carry the cookie.

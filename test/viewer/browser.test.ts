@@ -26,7 +26,8 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-const collect = (...args: string[]) => promisify(execFile)(process.execPath, ['bin/gymnast.js', 'collect', '--input', 'examples/arithmetic.jsonl', '--num-repeats', '2', ...args], { cwd: ROOT });
+const collect = (...args: string[]) =>
+  promisify(execFile)(process.execPath, ['bin/gymnast.js', 'collect', '--input', 'examples/arithmetic.jsonl', '--num-repeats', '2', ...args], { cwd: ROOT });
 
 interface Overview {
   counts: { rollouts: number };
@@ -49,7 +50,10 @@ describe('gymnast view in a headless browser', { skip, timeout: 60_000 }, () => 
     dir = await mkdtemp(join(tmpdir(), 'gymnast-view-'));
     const runs = join(dir, 'runs');
     // r: the quick start's run (every answer right); hot: sampled hot and cut short, so rewards and terminations vary.
-    await Promise.all([collect('--output', join(runs, 'r.jsonl')), collect('--output', join(runs, 'hot.jsonl'), '--temperature', '3', '--seed', '7', '--max-tokens', '3')]);
+    await Promise.all([
+      collect('--output', join(runs, 'r.jsonl')),
+      collect('--output', join(runs, 'hot.jsonl'), '--temperature', '3', '--seed', '7', '--max-tokens', '3'),
+    ]);
     // The embedded model never drifts; give hot's first row the drift a server-rendered prompt would record.
     const [first, ...rest] = (await readFile(join(runs, 'hot.jsonl'), 'utf8')).split('\n');
     const row = JSON.parse(first!);
@@ -141,11 +145,18 @@ describe('gymnast view in a headless browser', { skip, timeout: 60_000 }, () => 
     await page.click('button:has-text("Clear")');
     await rows(32);
     await page.click('button.sort[data-sort="reward"]');
-    await page.waitForFunction(`document.querySelector('th[aria-sort="ascending"]') !== null && document.querySelector('table.rollouts tbody td.reward')?.textContent === '0'`);
+    await page.waitForFunction(
+      `document.querySelector('th[aria-sort="ascending"]') !== null && document.querySelector('table.rollouts tbody td.reward')?.textContent === '0'`,
+    );
     await page.click('button.sort[data-sort="reward"]');
-    await page.waitForFunction(`document.querySelector('th[aria-sort="descending"]') !== null && document.querySelector('table.rollouts tbody td.reward')?.textContent === '1'`);
+    await page.waitForFunction(
+      `document.querySelector('th[aria-sort="descending"]') !== null && document.querySelector('table.rollouts tbody td.reward')?.textContent === '1'`,
+    );
     const rewards = (await column('reward')).map(Number);
-    assert.deepEqual(rewards, [...rewards].sort((a, b) => b - a));
+    assert.deepEqual(
+      rewards,
+      [...rewards].sort((a, b) => b - a),
+    );
     assert.ok(requests.some((path) => path.includes('sort=-reward')));
 
     await page.check('#f-drift');
@@ -153,13 +164,24 @@ describe('gymnast view in a headless browser', { skip, timeout: 60_000 }, () => 
     noProblems();
   });
 
-  it('shows each rollout\'s health verdict from the report collect wrote, filters by it, and lists a rollout\'s findings', async () => {
-    const counts = await Promise.all(['healthy', 'warning', 'unhealthy'].map(async (verdict) => [verdict, (await api<{ total: number }>(`/api/runs/hot/rollouts?health=${verdict}`)).total] as const));
-    assert.equal(counts.reduce((sum, [, n]) => sum + n, 0), 32, 'every rollout has a verdict');
+  it("shows each rollout's health verdict from the report collect wrote, filters by it, and lists a rollout's findings", async () => {
+    const counts = await Promise.all(
+      ['healthy', 'warning', 'unhealthy'].map(
+        async (verdict) => [verdict, (await api<{ total: number }>(`/api/runs/hot/rollouts?health=${verdict}`)).total] as const,
+      ),
+    );
+    assert.equal(
+      counts.reduce((sum, [, n]) => sum + n, 0),
+      32,
+      'every rollout has a verdict',
+    );
     const [verdict, count] = counts.filter(([, n]) => n > 0).sort((a, b) => a[1] - b[1])[0]!;
     await open('#/run/hot/rollouts');
     await rows(32);
-    assert.deepEqual(new Set(await page.$$eval('table.rollouts tbody td.health-cell .health', (badges) => badges.map((badge) => badge.className))), new Set(counts.filter(([, n]) => n > 0).map(([v]) => `health ${v}`)));
+    assert.deepEqual(
+      new Set(await page.$$eval('table.rollouts tbody td.health-cell .health', (badges) => badges.map((badge) => badge.className))),
+      new Set(counts.filter(([, n]) => n > 0).map(([v]) => `health ${v}`)),
+    );
     await page.selectOption('#f-health', verdict);
     await rows(count);
     assert.deepEqual(new Set(await column('health-cell')), new Set([verdict]));
@@ -204,13 +226,30 @@ describe('gymnast view in a headless browser', { skip, timeout: 60_000 }, () => 
     assert.ok((await page.locator('.msg').count()) >= 2);
     assert.ok((await page.locator('.msg.role-assistant').count()) >= 1);
 
-    const spans = (kind: string) => page.$$eval(`.tokens .tok.${kind}`, (all) => all.map((span) => ({ style: span.getAttribute('style') ?? '', title: span.getAttribute('title') ?? '', text: span.textContent ?? '' })));
+    const spans = (kind: string) =>
+      page.$$eval(`.tokens .tok.${kind}`, (all) =>
+        all.map((span) => ({ style: span.getAttribute('style') ?? '', title: span.getAttribute('title') ?? '', text: span.textContent ?? '' })),
+      );
     const trained = await spans('trained');
     const context = await spans('context');
     assert.ok(trained.length > 0 && context.length > 0);
-    assert.ok(trained.every((one) => /background-color/.test(one.style) && /logprob -?\d/.test(one.title) && / trained/.test(one.title)), 'trained tokens are coloured by logprob');
-    assert.ok(context.every((one) => one.style === '' && /not trained/.test(one.title)), 'prompt and observation tokens are not');
-    assert.equal(context.map((one) => one.text).join('').slice(0, 40).includes('what is'), true, 'tokens are decoded to text');
+    assert.ok(
+      trained.every((one) => /background-color/.test(one.style) && /logprob -?\d/.test(one.title) && / trained/.test(one.title)),
+      'trained tokens are coloured by logprob',
+    );
+    assert.ok(
+      context.every((one) => one.style === '' && /not trained/.test(one.title)),
+      'prompt and observation tokens are not',
+    );
+    assert.equal(
+      context
+        .map((one) => one.text)
+        .join('')
+        .slice(0, 40)
+        .includes('what is'),
+      true,
+      'tokens are decoded to text',
+    );
     const drift = await spans('drift');
     assert.equal(drift.length, 1);
     assert.match(drift[0]!.title, /^#4 .*token drift in turn 0: the sequence has "<a>", the server "<b>"/);
@@ -225,21 +264,33 @@ describe('gymnast view in a headless browser', { skip, timeout: 60_000 }, () => 
   });
 
   it("shows a text-only policy's rollouts with their own verdict, evaluation-only, and their turns not checked for drift", async () => {
-    const { total, items } = (await (await fetch(`${evalServer.url}/api/runs/eval/rollouts`)).json()) as { total: number; items: { id: string; drift_unchecked: number; turns: number }[] };
+    const { total, items } = (await (await fetch(`${evalServer.url}/api/runs/eval/rollouts`)).json()) as {
+      total: number;
+      items: { id: string; drift_unchecked: number; turns: number }[];
+    };
     assert.ok(total >= 3);
     // A hosted model renders its own prompts and never returns them: no turn of the run could be checked.
     assert.ok(items.every((item) => item.turns > 0 && item.drift_unchecked === item.turns));
     await page.goto(`${evalServer.url}/#/run/eval/rollouts`);
     await page.waitForLoadState('networkidle');
     await rows(total);
-    assert.deepEqual(new Set(await page.$$eval('table.rollouts tbody td.health-cell .health', (badges) => badges.map((badge) => badge.className))), new Set(['health evaluation-only']));
-    assert.deepEqual(await column('unchecked'), items.map((item) => String(item.drift_unchecked)));
+    assert.deepEqual(
+      new Set(await page.$$eval('table.rollouts tbody td.health-cell .health', (badges) => badges.map((badge) => badge.className))),
+      new Set(['health evaluation-only']),
+    );
+    assert.deepEqual(
+      await column('unchecked'),
+      items.map((item) => String(item.drift_unchecked)),
+    );
     await page.selectOption('#f-health', 'evaluation-only');
     await rows(total);
 
     await page.goto(`${evalServer.url}/#/run/eval`);
     await page.locator('.tiles').waitFor();
-    assert.match((await page.locator('.tile', { hasText: 'health' }).textContent()) ?? '', new RegExp(`0 healthy · 0 warning · 0 unhealthy · ${total} evaluation-only`));
+    assert.match(
+      (await page.locator('.tile', { hasText: 'health' }).textContent()) ?? '',
+      new RegExp(`0 healthy · 0 warning · 0 unhealthy · ${total} evaluation-only`),
+    );
     assert.match((await page.locator('.tile', { hasText: 'drift unchecked' }).textContent()) ?? '', new RegExp(`${total} rollouts`));
 
     await page.goto(`${evalServer.url}/#/run/eval/rollout/${items[0]!.id}`);
@@ -278,6 +329,9 @@ describe('gymnast view in a headless browser', { skip, timeout: 60_000 }, () => 
     await open('#/run/nope');
     assert.match((await page.locator('[role="alert"]').textContent()) ?? '', /no run nope/);
     const failed = problems.splice(0);
-    assert.ok(failed.every((problem) => /404/.test(problem)), failed.join('\n'));
+    assert.ok(
+      failed.every((problem) => /404/.test(problem)),
+      failed.join('\n'),
+    );
   });
 });

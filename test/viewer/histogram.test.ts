@@ -5,7 +5,7 @@ import { histogram } from '../../src/viewer/histogram.js';
 const over = (values: number[], maxBins?: number) => histogram(values, [...values.keys()], maxBins);
 const bars = (values: number[], maxBins?: number) => over(values, maxBins).map(({ lo, hi, count }) => [lo, hi, count]);
 
-describe('histogram (the viewer\'s reward, turn and token bars)', () => {
+describe("histogram (the viewer's reward, turn and token bars)", () => {
   it('gives 0/1 rewards one bar per value, each holding exactly that value', () => {
     assert.deepEqual(bars([0, 1, 1, 0, 1], 10), [
       [0, 0, 2],
@@ -31,10 +31,13 @@ describe('histogram (the viewer\'s reward, turn and token bars)', () => {
     const tokens = Array.from({ length: 100 }, (_, i) => 10 + i);
     const result = over(tokens, 20);
     assert.equal(result.length, 20);
-    assert.deepEqual([result[0]!, result[19]!].map(({ lo, hi, count }) => [lo, hi, count]), [
-      [10, 14, 5],
-      [105, 109, 5],
-    ]);
+    assert.deepEqual(
+      [result[0]!, result[19]!].map(({ lo, hi, count }) => [lo, hi, count]),
+      [
+        [10, 14, 5],
+        [105, 109, 5],
+      ],
+    );
     for (let i = 1; i < result.length; i++) assert.equal(result[i]!.lo, result[i - 1]!.hi + 1, 'no integer falls between two bars');
   });
 

@@ -41,15 +41,33 @@ describe('RunIndex: a run indexed once by streaming, then followed', () => {
   it('counts successes, failures, tasks and agents, and the mean reward of successes only', () => {
     const bytes = statSync(files.output).size + statSync(files.failures).size;
     const { version, ...summary } = runSummary(index);
-    assert.deepEqual(summary, { id: 'out', file: files.output, agents: ['arithmetic', 'other'], rollouts: 5, failures: 1, mean_reward: 3 / 5, indexing: { done: true, bytes_read: bytes, bytes_total: bytes } });
+    assert.deepEqual(summary, {
+      id: 'out',
+      file: files.output,
+      agents: ['arithmetic', 'other'],
+      rollouts: 5,
+      failures: 1,
+      mean_reward: 3 / 5,
+      indexing: { done: true, bytes_read: bytes, bytes_total: bytes },
+    });
     assert.ok(version >= 1, 'the version goes up as chunks are indexed');
     const overview = runOverview(index);
     assert.deepEqual(overview.counts, { rollouts: 5, failures: 1, tasks: 3, prompt_too_long: 0 });
     assert.deepEqual(overview.terminations, { 'env-done': 5, 'policy-error': 1 });
     assert.deepEqual(overview.failure_classes, { transport: 1 });
     assert.deepEqual(overview.drift, { rollouts: 1, total: 1 });
-    assert.equal(overview.reward_histogram.reduce((sum, bin) => sum + bin.count, 0), 5);
-    assert.deepEqual(overview.turns_histogram.map((bin) => [bin.lo, bin.count]), [[1, 3], [2, 2], [3, 1]]);
+    assert.equal(
+      overview.reward_histogram.reduce((sum, bin) => sum + bin.count, 0),
+      5,
+    );
+    assert.deepEqual(
+      overview.turns_histogram.map((bin) => [bin.lo, bin.count]),
+      [
+        [1, 3],
+        [2, 2],
+        [3, 1],
+      ],
+    );
   });
 
   it('has no health while gymnast health has not checked the run', async () => {
@@ -61,7 +79,10 @@ describe('RunIndex: a run indexed once by streaming, then followed', () => {
 
   it('gives pass@k by the metrics rule over successes: the unbiased estimator on 0/1 rewards', () => {
     // pass@1: task 0 → 1, task 1 → 1/2, task 2 (one success, reward 0) → 0; pass@2 only over tasks with 2: (1 + 1) / 2.
-    assert.deepEqual(runOverview(index).pass_at_k, [{ k: 1, value: 0.5 }, { k: 2, value: 1 }]);
+    assert.deepEqual(runOverview(index).pass_at_k, [
+      { k: 1, value: 0.5 },
+      { k: 2, value: 1 },
+    ]);
   });
 
   it('filters by termination, agent, task, failure, drift and reward', async () => {
@@ -82,23 +103,55 @@ describe('RunIndex: a run indexed once by streaming, then followed', () => {
     const lister = new RolloutLister(index);
     const page = await lister.page(query('sort=-reward&limit=2&offset=1'));
     assert.equal(page.total, 6);
-    assert.deepEqual(page.items.map((item) => item.id), ['o1', 'o3']);
-    assert.deepEqual((await lister.page(query('sort=reward'))).items.map((item) => item.id), ['o2', 'o4', 'o0', 'o1', 'o3', 'f0']);
-    assert.deepEqual((await lister.page(query('sort=-turns&limit=1'))).items.map((item) => item.id), ['o2']);
-    assert.deepEqual((await lister.page(query('sort=-duration&limit=1'))).items.map((item) => item.id), ['o4']);
-    assert.deepEqual((await lister.page(query('sort=-task&limit=2'))).items.map((item) => item.id), ['o4', 'f0']);
+    assert.deepEqual(
+      page.items.map((item) => item.id),
+      ['o1', 'o3'],
+    );
+    assert.deepEqual(
+      (await lister.page(query('sort=reward'))).items.map((item) => item.id),
+      ['o2', 'o4', 'o0', 'o1', 'o3', 'f0'],
+    );
+    assert.deepEqual(
+      (await lister.page(query('sort=-turns&limit=1'))).items.map((item) => item.id),
+      ['o2'],
+    );
+    assert.deepEqual(
+      (await lister.page(query('sort=-duration&limit=1'))).items.map((item) => item.id),
+      ['o4'],
+    );
+    assert.deepEqual(
+      (await lister.page(query('sort=-task&limit=2'))).items.map((item) => item.id),
+      ['o4', 'f0'],
+    );
   });
 
   it('lists a rollout with its facts, a failure with a null reward', async () => {
     const page = await new RolloutLister(index).page(query('task=2'));
-    assert.deepEqual(page.items[1], { id: 'f0', task: 2, rollout: 1, agent: 'arithmetic', reward: null, termination: 'policy-error', failure_class: 'transport', turns: 1, tokens: 24, drift: 0, drift_unchecked: 0, duration_ms: 11, health: null });
+    assert.deepEqual(page.items[1], {
+      id: 'f0',
+      task: 2,
+      rollout: 1,
+      agent: 'arithmetic',
+      reward: null,
+      termination: 'policy-error',
+      failure_class: 'transport',
+      turns: 1,
+      tokens: 24,
+      drift: 0,
+      drift_unchecked: 0,
+      duration_ms: 11,
+      health: null,
+    });
   });
 
   it('finds text in messages, case-insensitive, quotes as written', async () => {
     const lister = new RolloutLister(index);
     const found = await lister.page(query('q=SEVENTEEN'));
     assert.deepEqual([found.total, found.partial, found.items.map((item) => item.id)], [1, false, ['o2']]);
-    assert.deepEqual((await lister.page(query('q=is "seventeen"'))).items.map((item) => item.id), ['o2']);
+    assert.deepEqual(
+      (await lister.page(query('q=is "seventeen"'))).items.map((item) => item.id),
+      ['o2'],
+    );
     assert.equal((await lister.page(query('q=nowhere to be found'))).total, 0);
   });
 
@@ -121,7 +174,10 @@ describe('RunIndex: a run indexed once by streaming, then followed', () => {
 
   it('groups a task: its rollouts in order, messages without token fields', async () => {
     const group = await taskGroup(index, 2);
-    assert.deepEqual(group.map((item) => item.id), ['o4', 'f0']);
+    assert.deepEqual(
+      group.map((item) => item.id),
+      ['o4', 'f0'],
+    );
     assert.deepEqual(Object.keys(group[0]!.messages[1]!).sort(), ['content', 'role']);
   });
 
@@ -179,12 +235,25 @@ describe('RunIndex: the verdicts of gymnast health joined to the rollouts', () =
 
   it('lists each rollout with its verdict: the corrupted one unhealthy, the unlisted ones healthy', async () => {
     const items = (await new RolloutLister(index).page(query(''))).items;
-    assert.deepEqual(items.map((item) => [item.id, item.health]), [['o0', 'healthy'], ['o1', 'unhealthy'], ['o2', 'healthy'], ['o3', 'healthy'], ['o4', 'healthy'], ['o5', 'healthy']]);
+    assert.deepEqual(
+      items.map((item) => [item.id, item.health]),
+      [
+        ['o0', 'healthy'],
+        ['o1', 'unhealthy'],
+        ['o2', 'healthy'],
+        ['o3', 'healthy'],
+        ['o4', 'healthy'],
+        ['o5', 'healthy'],
+      ],
+    );
   });
 
   it('filters by verdict', async () => {
     const lister = new RolloutLister(index);
-    assert.deepEqual((await lister.page(query('health=unhealthy'))).items.map((item) => item.id), ['o1']);
+    assert.deepEqual(
+      (await lister.page(query('health=unhealthy'))).items.map((item) => item.id),
+      ['o1'],
+    );
     assert.equal((await lister.page(query('health=healthy'))).total, 5);
     assert.equal((await lister.page(query('health=warning'))).total, 0, 'a task-level finding marks no rollout');
     assert.throws(() => query('health=sick'), /bad query parameter health/);
@@ -193,16 +262,25 @@ describe('RunIndex: the verdicts of gymnast health joined to the rollouts', () =
   it("gives a rollout's findings with its detail", async () => {
     const detail = await rolloutDetail(index, index.columns.find('o1')!);
     assert.equal(detail.health?.verdict, 'unhealthy');
-    assert.deepEqual(detail.health?.findings.map((finding) => [finding.check, finding.severity]), [['logprobs-positive', 'error']]);
+    assert.deepEqual(
+      detail.health?.findings.map((finding) => [finding.check, finding.severity]),
+      [['logprobs-positive', 'error']],
+    );
     assert.match(detail.health!.findings[0]!.message, /0\.5, above 0/);
     assert.deepEqual((await rolloutDetail(index, 0)).health, { verdict: 'healthy', findings: [] });
   });
 
   it('keeps task-level findings for the task, and the summary for the overview', () => {
-    assert.deepEqual(index.health?.taskFindings(2).map((finding) => finding.check), ['task-all-zero-reward']);
+    assert.deepEqual(
+      index.health?.taskFindings(2).map((finding) => finding.check),
+      ['task-all-zero-reward'],
+    );
     assert.deepEqual(index.health?.taskFindings(0), []);
     const summary = JSON.parse(readFileSync(join(directory, 'out_health.json'), 'utf8'));
-    assert.deepEqual(runOverview(index).health, { ...pick(summary.rollouts, 'healthy', 'warning', 'unhealthy', 'evaluation_only'), checks: { 'logprobs-positive': 1, 'task-all-zero-reward': 1 } });
+    assert.deepEqual(runOverview(index).health, {
+      ...pick(summary.rollouts, 'healthy', 'warning', 'unhealthy', 'evaluation_only'),
+      checks: { 'logprobs-positive': 1, 'task-all-zero-reward': 1 },
+    });
   });
 
   it('reads the report again when gymnast health writes it again, with a new version', async () => {
@@ -241,16 +319,38 @@ describe('RunIndex: evaluation-only rollouts and turns not checked for drift, as
 
   it('gives each rollout the verdict health counted, evaluation-only included, and its unchecked turns', async () => {
     const items = (await new RolloutLister(index).page(query(''))).items;
-    assert.deepEqual(items.map((item) => [item.id, item.health, item.drift_unchecked]), [['o0', 'evaluation-only', 2], ['o1', 'evaluation-only', 1], ['o2', 'warning', 1], ['o3', 'healthy', 0]]);
-    assert.deepEqual((await new RolloutLister(index).page(query('health=evaluation-only'))).items.map((item) => item.id), ['o0', 'o1']);
+    assert.deepEqual(
+      items.map((item) => [item.id, item.health, item.drift_unchecked]),
+      [
+        ['o0', 'evaluation-only', 2],
+        ['o1', 'evaluation-only', 1],
+        ['o2', 'warning', 1],
+        ['o3', 'healthy', 0],
+      ],
+    );
+    assert.deepEqual(
+      (await new RolloutLister(index).page(query('health=evaluation-only'))).items.map((item) => item.id),
+      ['o0', 'o1'],
+    );
     const detail = await rolloutDetail(index, index.columns.find('o2')!);
-    assert.deepEqual(detail.health?.findings.map((finding) => finding.check), ['drift-unchecked']);
-    assert.deepEqual(detail.row.turns?.map((turn) => turn.drift_unchecked), [undefined, true]);
+    assert.deepEqual(
+      detail.health?.findings.map((finding) => finding.check),
+      ['drift-unchecked'],
+    );
+    assert.deepEqual(
+      detail.row.turns?.map((turn) => turn.drift_unchecked),
+      [undefined, true],
+    );
   });
 
-  it("counts them in the overview as the report does", () => {
+  it('counts them in the overview as the report does', () => {
     const overview = runOverview(index);
-    assert.deepEqual(pick(overview.health as unknown as Record<string, number>, 'healthy', 'warning', 'unhealthy', 'evaluation_only'), { healthy: 1, warning: 1, unhealthy: 0, evaluation_only: 2 });
+    assert.deepEqual(pick(overview.health as unknown as Record<string, number>, 'healthy', 'warning', 'unhealthy', 'evaluation_only'), {
+      healthy: 1,
+      warning: 1,
+      unhealthy: 0,
+      evaluation_only: 2,
+    });
     assert.deepEqual(overview.drift_unchecked, { rollouts: 3, total: 4 });
     assert.deepEqual(overview.drift, { rollouts: 0, total: 0 });
   });

@@ -101,7 +101,9 @@ export class RunHealthReader implements RunRowReader {
     const origin = this.#origin(file, line);
     const row = readHealthRow(await this.#identity.identify(error ? parseLenient(text) : value, where), where);
     if (!row.ok) {
-      const position = row.keys ? this.#keys.add(row.keys._ng_failure_class ? 'failure' : 'result', row.keys._ng_task_index, row.keys._ng_rollout_index, origin) : undefined;
+      const position = row.keys
+        ? this.#keys.add(row.keys._ng_failure_class ? 'failure' : 'result', row.keys._ng_task_index, row.keys._ng_rollout_index, origin)
+        : undefined;
       if (position !== undefined) this.#keys.flag(position, 'error');
       await this.#writer.write({ task: row.keys?._ng_task_index ?? null, rollout: row.keys?._ng_rollout_index ?? null, where }, [row.finding]);
       return;
@@ -139,7 +141,13 @@ export class RunHealthReader implements RunRowReader {
     const out = healthPaths(this.#output);
     const summary: HealthSummary = {
       schema_version: HEALTH_SCHEMA_VERSION,
-      files: { rollouts: this.#output, failures: this.files.failures?.[0] ?? null, materialized: this.files.materialized?.[0] ?? null, summary: out.summary, verdicts: out.verdicts },
+      files: {
+        rollouts: this.#output,
+        failures: this.files.failures?.[0] ?? null,
+        materialized: this.files.materialized?.[0] ?? null,
+        summary: out.summary,
+        verdicts: out.verdicts,
+      },
       ...this.#keys.counts(),
       checks: this.#writer.checks(),
       skipped: this.#skipped(),
@@ -164,7 +172,9 @@ export class RunHealthReader implements RunRowReader {
     if (this.#unchecked.size === 0) return [];
     const rollouts = [...this.#unchecked.values()].reduce((sum, count) => sum + count, 0);
     const agents = [...this.#unchecked.keys()].sort().join(', ');
-    return skipped(`${rollouts} rollout(s) of ${agents}, sampled by an agent server's own model, whose tokenizer the run does not know; pass --tokenizer DIR to check them`);
+    return skipped(
+      `${rollouts} rollout(s) of ${agents}, sampled by an agent server's own model, whose tokenizer the run does not know; pass --tokenizer DIR to check them`,
+    );
   }
 
   /** Ends the verdict file (once, however often called). */

@@ -38,7 +38,8 @@ export interface HealthDecoderSource {
  */
 export async function healthDecoder(output: string, source: HealthDecoderSource = {}): Promise<HealthDecoder> {
   // A run file that cannot be read only costs the decode check, which says so.
-  const recorded: RecordedSampler = source.decoder !== undefined && source.remoteAgents !== undefined ? { remoteAgents: [] } : recordedSampler(collectPaths(output).run);
+  const recorded: RecordedSampler =
+    source.decoder !== undefined && source.remoteAgents !== undefined ? { remoteAgents: [] } : recordedSampler(collectPaths(output).run);
   const given = source.tokenizer === undefined ? undefined : await loadHfTokenizer(source.tokenizer);
   const remoteDecoder = source.remoteDecoder ?? given;
   const remote = { remoteAgents: source.remoteAgents ?? recorded.remoteAgents, ...(remoteDecoder === undefined ? {} : { remoteDecoder }) };

@@ -65,7 +65,10 @@ export function assertHealthy(summaries: readonly HealthSummary[], max: MaxUnhea
   }
   const checks = [...errors].map(([id, count]) => `${id} ${count}`).join(', ');
   const runs = summaries.filter((summary) => summary.rollouts.unhealthy > 0).map((summary) => summary.files.summary);
-  throw new UnhealthyRunError(`${gate.unhealthy} of ${gate.rollouts} rollouts are unhealthy, more than --max-unhealthy ${limitText(gate, max)} allows (${checks}); see ${runs.join(', ')}`, { unhealthy: gate.unhealthy, rollouts: gate.rollouts });
+  throw new UnhealthyRunError(
+    `${gate.unhealthy} of ${gate.rollouts} rollouts are unhealthy, more than --max-unhealthy ${limitText(gate, max)} allows (${checks}); see ${runs.join(', ')}`,
+    { unhealthy: gate.unhealthy, rollouts: gate.rollouts },
+  );
 }
 
 function limitText(gate: HealthGate, max: MaxUnhealthy): string {

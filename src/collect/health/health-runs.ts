@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { ConfigError } from '../../core/errors/config-error.js';
 import { isRolloutsFile } from '../collect-paths.js';
 
-
 /**
  * The rollout files RUN names: the file itself, or every rollout file in the folder (each checked as
  * its own run, since task indices restart in every run). A folder without one is an error.

@@ -6,7 +6,10 @@ import { healthSummaryLine, type HealthSummary } from './health-summary.js';
  * example naming file:line), skipped checks, failures by class, and the summary line.
  */
 export function healthTable(summary: HealthSummary): string {
-  const rows = [['check', 'severity', 'findings', 'first'], ...Object.entries(summary.checks).map(([id, count]) => [id, count.severity, String(count.findings), count.examples[0] ?? ''])];
+  const rows = [
+    ['check', 'severity', 'findings', 'first'],
+    ...Object.entries(summary.checks).map(([id, count]) => [id, count.severity, String(count.findings), count.examples[0] ?? '']),
+  ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   const lines = [`${summary.files.rollouts}`];
   if (rows.length === 1) lines.push('  no findings');

@@ -8,10 +8,7 @@ export class RewardComponentsError extends EnvironmentError {
 
   constructor(environment: string, reward: number, components: Record<string, number>) {
     const sum = Object.values(components).reduce((total, value) => total + value, 0);
-    super(
-      environment,
-      `reward components ${JSON.stringify(components)} sum to ${sum}, but the step's reward is ${reward}`,
-    );
+    super(environment, `reward components ${JSON.stringify(components)} sum to ${sum}, but the step's reward is ${reward}`);
     this.reward = reward;
     this.components = components;
   }

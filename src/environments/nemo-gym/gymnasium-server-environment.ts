@@ -81,7 +81,12 @@ export function nemoGymGymnasiumEnvironment(options: NemoGymResourcesOptions): N
       const { row, read } = readRow(options.name, data);
       const { value, cookies } = await server.call('/reset', row, ResetAnswer, { key: sessionKey(read), cookies: {} }, signal);
       const observation: Message[] = value.observation ? [{ role: 'user', content: value.observation }] : [];
-      const metadata = { cookies, prompt_messages: promptLength(read) + observation.length, explicit_close: value.info?.supports_explicit_close === true, usage: NO_USAGE };
+      const metadata = {
+        cookies,
+        prompt_messages: promptLength(read) + observation.length,
+        explicit_close: value.info?.supports_explicit_close === true,
+        usage: NO_USAGE,
+      };
       return { metadata, observation };
     },
     async step(turn, signal): Promise<StepResultInput> {
@@ -92,7 +97,11 @@ export function nemoGymGymnasiumEnvironment(options: NemoGymResourcesOptions): N
         id: responseId(read, `_${turn.messages.filter((message) => message.role === 'assistant').length - 1}`),
         model: responseModel(read),
         output: responseOutput(turn.messages, turn.messages.length - 1, parser),
-        usage: { input_tokens: usage.input_tokens - turn.metadata.usage.input_tokens, output_tokens: usage.output_tokens - turn.metadata.usage.output_tokens, total_tokens: usage.total_tokens - turn.metadata.usage.total_tokens },
+        usage: {
+          input_tokens: usage.input_tokens - turn.metadata.usage.input_tokens,
+          output_tokens: usage.output_tokens - turn.metadata.usage.output_tokens,
+          total_tokens: usage.total_tokens - turn.metadata.usage.total_tokens,
+        },
         tools: responseTools(read),
       });
       const sent = { ...row, response };
@@ -130,7 +139,11 @@ export function nemoGymGymnasiumEnvironment(options: NemoGymResourcesOptions): N
  */
 function observationOf(environment: string, observation: string | null | undefined, info: Record<string, unknown>, ends: boolean): Message[] {
   const outputs = ToolOutputs.safeParse(info.tool_outputs ?? []);
-  if (!outputs.success) throw new EnvironmentError(environment, `/step answered info.tool_outputs that is not a list of {call_id, output}: ${JSON.stringify(info.tool_outputs).slice(0, 120)}`);
+  if (!outputs.success)
+    throw new EnvironmentError(
+      environment,
+      `/step answered info.tool_outputs that is not a list of {call_id, output}: ${JSON.stringify(info.tool_outputs).slice(0, 120)}`,
+    );
   const tools: Message[] = outputs.data.map((tool) => ({
     role: 'tool',
     content: typeof tool.output === 'string' ? tool.output : JSON.stringify(tool.output),

@@ -90,7 +90,9 @@ export class NemoGymServer {
       (replica) =>
         this.#exchange(replica.url, path, args, session.cookies, signal).catch((error: unknown) => {
           if (!hasKind(error, 'timeout')) throw error;
-          throw new EnvironmentError(this.name, `tool ${name} did not answer within ${this.#timeoutMs} ms (not retried: it may have been applied)`, { cause: error });
+          throw new EnvironmentError(this.name, `tool ${name} did not answer within ${this.#timeoutMs} ms (not retried: it may have been applied)`, {
+            cause: error,
+          });
         }),
       signal,
     );

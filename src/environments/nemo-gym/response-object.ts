@@ -68,7 +68,8 @@ function readAssistantTurn(message: Message, turn: number, parser: ToolCallParse
 /** Ids, statuses and annotations: pydantic models of the Responses API refuse items without them. */
 function withRequiredFields(item: ResponsesItem, index: number): unknown {
   if (item.type === 'function_call') return { ...item, id: `fc_${item.call_id}`, status: 'completed' };
-  if (item.type === 'reasoning') return { id: `rs_${index}`, type: 'reasoning', summary: item.summary.map((part) => ({ type: 'summary_text', text: part.text })) };
+  if (item.type === 'reasoning')
+    return { id: `rs_${index}`, type: 'reasoning', summary: item.summary.map((part) => ({ type: 'summary_text', text: part.text })) };
   if (item.type === 'message' && item.role === 'assistant' && Array.isArray(item.content)) {
     const content = item.content.map((part) => ({ type: 'output_text', text: part.text ?? '', annotations: [] }));
     return { id: `msg_${index}`, type: 'message', role: 'assistant', status: 'completed', content };

@@ -102,7 +102,13 @@ export class Router {
         .filter((replica) => !replica.healthy)
         .map(async (replica) => {
           try {
-            await this.#client.request({ method: 'GET', baseUrl: replica.url, path: this.#health.path, schema: z.unknown(), timeoutMs: this.#health.timeoutMs });
+            await this.#client.request({
+              method: 'GET',
+              baseUrl: replica.url,
+              path: this.#health.path,
+              schema: z.unknown(),
+              timeoutMs: this.#health.timeoutMs,
+            });
             replica.healthy = true;
             this.#onEvent({ type: 'replica-readmitted', url: redactUrls(replica.url) });
           } catch (error) {

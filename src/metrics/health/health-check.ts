@@ -16,21 +16,32 @@ export const HEALTH_CHECKS = {
   'prompt-too-long': { severity: 'error', description: 'a prompt that alone filled max_seq_len: the model was never called, nothing was scored' },
   'empty-generation': { severity: 'error', description: 'an assistant turn with no generated tokens' },
   'token-count-mismatch': { severity: 'error', description: "the messages' token ids disagree with the turns' prompt and generated counts" },
-  'usage-mismatch': { severity: 'error', description: "response.usage input/output tokens disagree with the turns" },
+  'usage-mismatch': { severity: 'error', description: 'response.usage input/output tokens disagree with the turns' },
   'token-text-mismatch': { severity: 'error', description: "an assistant turn's token ids do not decode to its recorded text" },
-  'token-id-out-of-vocabulary': { severity: 'error', description: "a token id outside the tokenizer's vocabulary: no model of that tokenizer sampled or read it" },
+  'token-id-out-of-vocabulary': {
+    severity: 'error',
+    description: "a token id outside the tokenizer's vocabulary: no model of that tokenizer sampled or read it",
+  },
   'logprobs-missing': { severity: 'error', description: 'sampled tokens without generation_logprobs' },
   'logprobs-non-finite': { severity: 'error', description: 'a logprob that is NaN, infinite or not a number' },
   'logprobs-positive': { severity: 'error', description: 'a logprob above 0 (a probability above 1)' },
   'logprobs-length': { severity: 'error', description: 'generation_logprobs and token_ids of different lengths' },
   'training-tokens-mismatch': {
     severity: 'error',
-    description: "response.output's training fields (prompt_token_ids, generation_token_ids, generation_log_probs: what NeMo RL trains on) disagree with the messages' token ids and logprobs",
+    description:
+      "response.output's training fields (prompt_token_ids, generation_token_ids, generation_log_probs: what NeMo RL trains on) disagree with the messages' token ids and logprobs",
   },
-  'training-tokens-malformed': { severity: 'error', description: "response.output's training fields are not token ids, or a call's prompt_token_ids do not continue the tokens before it (NeMo RL refuses the row)" },
+  'training-tokens-malformed': {
+    severity: 'error',
+    description:
+      "response.output's training fields are not token ids, or a call's prompt_token_ids do not continue the tokens before it (NeMo RL refuses the row)",
+  },
   'runaway-generation': { severity: 'warning', description: 'a generation that filled max_tokens (finish length, termination max-tokens)' },
   'token-drift': { severity: 'warning', description: 'the chat template would have rendered the history differently (token_drift_count > 0)' },
-  'drift-unchecked': { severity: 'warning', description: 'turns whose prompt the server rendered without returning its ids (drift_unchecked > 0): not known to be drift-free' },
+  'drift-unchecked': {
+    severity: 'warning',
+    description: 'turns whose prompt the server rendered without returning its ids (drift_unchecked > 0): not known to be drift-free',
+  },
   'no-token-record': { severity: 'warning', description: 'a rollout without token ids (an agent server row): the token checks cannot run' },
   'task-all-failed': { severity: 'error', description: 'a task none of whose rollouts succeeded: every repeat is a failure' },
   'task-all-zero-reward': { severity: 'warning', description: 'a task whose repeats (two or more) all scored 0: no learning signal' },

@@ -7,7 +7,6 @@ import { healthFinding, type HealthFinding } from './health-check.js';
 import { logprobFindings } from './logprob-findings.js';
 import { hasTrainingFields, trainingTokenFindings } from './training-token-findings.js';
 
-
 /** `answers`: the row's sampled assistant messages (`sampled`), found once for every check. */
 type RolloutCheck = (row: ResultRow, decoder: TokenDecoder | undefined, answers: readonly SampledMessage[]) => HealthFinding[];
 
@@ -38,18 +37,22 @@ function sampled(row: ResultRow): SampledMessage[] {
 }
 
 /** True when the row has gymnast's token record; rows from agent servers have only `response`. */
-const hasTokens = (row: ResultRow) => row.messages !== undefined && row.has_training_tokens !== false && row.messages.some((message) => message.token_ids !== undefined);
+const hasTokens = (row: ResultRow) =>
+  row.messages !== undefined && row.has_training_tokens !== false && row.messages.some((message) => message.token_ids !== undefined);
 
 /**
  * An evaluation-only row has no token ids by design: its verdict says so, this warning would repeat it.
  * A row whose only tokens are NeMo Gym's training fields on `response.output` has those checked.
  */
 const noTokenRecord: RolloutCheck = (row) =>
-  hasTokens(row) || row.evaluation_only || hasTrainingFields(row) ? [] : [healthFinding('no-token-record', 'no token ids recorded: the token and logprob checks cannot run on this rollout')];
+  hasTokens(row) || row.evaluation_only || hasTrainingFields(row)
+    ? []
+    : [healthFinding('no-token-record', 'no token ids recorded: the token and logprob checks cannot run on this rollout')];
 
 /** A prompt that left no room to generate is its own finding: the model was never asked, so it did not fail to answer. */
 const noAssistantTurn: RolloutCheck = (row, _decoder, answers) => {
-  if (isZeroTurnRow(row)) return [healthFinding('prompt-too-long', `the prompt alone filled max_seq_len (${row.termination?.detail ?? 'no turn was run'}): not scored`)];
+  if (isZeroTurnRow(row))
+    return [healthFinding('prompt-too-long', `the prompt alone filled max_seq_len (${row.termination?.detail ?? 'no turn was run'}): not scored`)];
   const answered = row.messages !== undefined ? answers.length > 0 : (row.response.output ?? []).some(isModelOutput);
   return answered ? [] : [healthFinding('no-assistant-turn', 'no assistant turn: the model never answered')];
 };
@@ -82,11 +85,15 @@ const tokenCounts: RolloutCheck = (row, _decoder, answers) => {
   const onSequence = messages.reduce((sum, message) => sum + (message.token_ids?.length ?? 0), 0);
   const last = turns.at(-1)!;
   const counted = last.prompt_tokens + last.generated_tokens + last.env_tokens;
-  if (onSequence !== counted) problems.push(`the messages hold ${onSequence} token ids, the last turn counts ${counted} (prompt ${last.prompt_tokens} + generated ${last.generated_tokens} + observation ${last.env_tokens})`);
+  if (onSequence !== counted)
+    problems.push(
+      `the messages hold ${onSequence} token ids, the last turn counts ${counted} (prompt ${last.prompt_tokens} + generated ${last.generated_tokens} + observation ${last.env_tokens})`,
+    );
   for (const { message, turn } of answers) {
     const generated = turns[turn]?.generated_tokens;
     const ids = message.token_ids?.length;
-    if (generated !== undefined && ids !== undefined && ids !== generated) problems.push(`turn ${turn}: the assistant message holds ${ids} token ids, the turn generated ${generated}`);
+    if (generated !== undefined && ids !== undefined && ids !== generated)
+      problems.push(`turn ${turn}: the assistant message holds ${ids} token ids, the turn generated ${generated}`);
   }
   if (answers.length < turns.length) problems.push(`${answers.length} assistant messages for ${turns.length} turns`);
   return problems.map((problem) => healthFinding('token-count-mismatch', problem));
@@ -100,9 +107,16 @@ const usageCounts: RolloutCheck = (row) => {
   const input = turns.reduce((sum, turn) => sum + turn.prompt_tokens, 0);
   const output = turns.reduce((sum, turn) => sum + turn.generated_tokens, 0);
   const problems: string[] = [];
-  if (usage.input_tokens !== undefined && usage.input_tokens !== input) problems.push(`usage.input_tokens is ${usage.input_tokens}, the turns' prompts add up to ${input}`);
-  if (usage.output_tokens !== undefined && usage.output_tokens !== output) problems.push(`usage.output_tokens is ${usage.output_tokens}, the turns generated ${output}`);
-  if (usage.total_tokens !== undefined && usage.input_tokens !== undefined && usage.output_tokens !== undefined && usage.total_tokens !== usage.input_tokens + usage.output_tokens) {
+  if (usage.input_tokens !== undefined && usage.input_tokens !== input)
+    problems.push(`usage.input_tokens is ${usage.input_tokens}, the turns' prompts add up to ${input}`);
+  if (usage.output_tokens !== undefined && usage.output_tokens !== output)
+    problems.push(`usage.output_tokens is ${usage.output_tokens}, the turns generated ${output}`);
+  if (
+    usage.total_tokens !== undefined &&
+    usage.input_tokens !== undefined &&
+    usage.output_tokens !== undefined &&
+    usage.total_tokens !== usage.input_tokens + usage.output_tokens
+  ) {
     problems.push(`usage.total_tokens is ${usage.total_tokens}, not input + output (${usage.input_tokens + usage.output_tokens})`);
   }
   return problems.map((problem) => healthFinding('usage-mismatch', problem));
@@ -120,7 +134,12 @@ const decodesToText: RolloutCheck = (_row, decoder, answers) => {
     const decoded = decoder.decode(message.token_ids);
     for (const text of [message.content, message.reasoning_content ?? '']) {
       if (text.trim() === '' || decoded.includes(text.trim())) continue;
-      findings.push(healthFinding('token-text-mismatch', `turn ${turn}: the token ids decode to ${JSON.stringify(clip(decoded))}, the message says ${JSON.stringify(clip(text))}`));
+      findings.push(
+        healthFinding(
+          'token-text-mismatch',
+          `turn ${turn}: the token ids decode to ${JSON.stringify(clip(decoded))}, the message says ${JSON.stringify(clip(text))}`,
+        ),
+      );
       break;
     }
   }
@@ -144,14 +163,17 @@ const vocabulary: RolloutCheck = (row, decoder) => {
   for (const [where, ids] of fields) {
     if (!Array.isArray(ids)) continue;
     const outside = ids.findIndex((id) => typeof id === 'number' && id >= size);
-    if (outside !== -1) findings.push(healthFinding('token-id-out-of-vocabulary', `${where}[${outside}] = ${ids[outside]} is outside the vocabulary [0, ${size})`));
+    if (outside !== -1)
+      findings.push(healthFinding('token-id-out-of-vocabulary', `${where}[${outside}] = ${ids[outside]} is outside the vocabulary [0, ${size})`));
   }
   return findings;
 };
 
 const logprobs: RolloutCheck = (row, _decoder, answers) => {
   if (!hasTokens(row)) return [];
-  return answers.flatMap(({ message, turn }) => logprobFindings(`turn ${turn}`, 'generation_logprobs', message.token_ids?.length ?? 0, message.generation_logprobs));
+  return answers.flatMap(({ message, turn }) =>
+    logprobFindings(`turn ${turn}`, 'generation_logprobs', message.token_ids?.length ?? 0, message.generation_logprobs),
+  );
 };
 
 const runaway: RolloutCheck = (row) => {
@@ -165,13 +187,30 @@ const runaway: RolloutCheck = (row) => {
 const trainingTokens: RolloutCheck = (row) => trainingTokenFindings(row);
 
 const drift: RolloutCheck = (row) =>
-  (row.token_drift_count ?? 0) > 0 ? [healthFinding('token-drift', `${row.token_drift_count} turn(s) where the template would have rendered the history differently`)] : [];
+  (row.token_drift_count ?? 0) > 0
+    ? [healthFinding('token-drift', `${row.token_drift_count} turn(s) where the template would have rendered the history differently`)]
+    : [];
 
 /** Only a checked turn is drift-free. An evaluation-only row is never trained on: its verdict already says more than this would. */
 const driftUnchecked: RolloutCheck = (row) =>
-  row.drift_unchecked && !row.evaluation_only ? [healthFinding('drift-unchecked', `${row.drift_unchecked} turn(s) whose prompt the server rendered and did not return: not known to be drift-free`)] : [];
+  row.drift_unchecked && !row.evaluation_only
+    ? [healthFinding('drift-unchecked', `${row.drift_unchecked} turn(s) whose prompt the server rendered and did not return: not known to be drift-free`)]
+    : [];
 
-const ROLLOUT_CHECKS: readonly RolloutCheck[] = [noTokenRecord, noAssistantTurn, emptyGeneration, tokenCounts, usageCounts, vocabulary, decodesToText, logprobs, trainingTokens, runaway, drift, driftUnchecked];
+const ROLLOUT_CHECKS: readonly RolloutCheck[] = [
+  noTokenRecord,
+  noAssistantTurn,
+  emptyGeneration,
+  tokenCounts,
+  usageCounts,
+  vocabulary,
+  decodesToText,
+  logprobs,
+  trainingTokens,
+  runaway,
+  drift,
+  driftUnchecked,
+];
 
 function clip(text: string): string {
   return text.length > 60 ? `${text.slice(0, 60)}…` : text;

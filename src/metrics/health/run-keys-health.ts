@@ -128,13 +128,19 @@ export class RunKeysHealth {
     const [plans, results, failures] = [of('plan'), of('result'), of('failure')];
     const key = `${this.#keys.task(group[0]!)}:${this.#keys.rollout(group[0]!)}`;
     const at = (position: number) => where(this.#origins.get(position));
-    if (plans.length > 1) yield this.#flagged(plans[1]!, group, healthFinding('duplicate-plan', `rollout ${key} is planned twice: ${at(plans[0]!)} and ${at(plans[1]!)}`));
+    if (plans.length > 1)
+      yield this.#flagged(plans[1]!, group, healthFinding('duplicate-plan', `rollout ${key} is planned twice: ${at(plans[0]!)} and ${at(plans[1]!)}`));
     for (const second of results.slice(1)) {
       yield this.#flagged(second, group, healthFinding('duplicate-rollout', `rollout ${key} has two successful rows: ${at(results[0]!)} and ${at(second)}`));
     }
-    if (this.#planned && plans.length === 0) yield this.#flagged(group[0]!, group, healthFinding('unplanned-rollout', `rollout ${key} is not in the materialized inputs`));
+    if (this.#planned && plans.length === 0)
+      yield this.#flagged(group[0]!, group, healthFinding('unplanned-rollout', `rollout ${key} is not in the materialized inputs`));
     if (plans.length > 0 && results.length === 0 && failures.length === 0) {
-      yield this.#flagged(plans[0]!, group, healthFinding('missing-rollout', `rollout ${key} is planned (${at(plans[0]!)}) but has neither a result nor a failure`));
+      yield this.#flagged(
+        plans[0]!,
+        group,
+        healthFinding('missing-rollout', `rollout ${key} is planned (${at(plans[0]!)}) but has neither a result nor a failure`),
+      );
     }
   }
 
@@ -144,7 +150,10 @@ export class RunKeysHealth {
     const failedKeys = groups.filter((group) => group.some((position) => this.#source(position) === 'failure'));
     if (results.length === 0 && failedKeys.length > 0) {
       const first = failedKeys[0]!.find((position) => this.#source(position) === 'failure')!;
-      const finding = healthFinding('task-all-failed', `task ${task}: none of its ${groups.length} rollouts succeeded; ${failedKeys.length} failed (first: ${where(this.#origins.get(first))})`);
+      const finding = healthFinding(
+        'task-all-failed',
+        `task ${task}: none of its ${groups.length} rollouts succeeded; ${failedKeys.length} failed (first: ${where(this.#origins.get(first))})`,
+      );
       for (const group of groups) for (const position of group) this.flag(position, 'error');
       yield { task, rollout: null, origin: this.#origins.get(first), finding };
     }

@@ -28,8 +28,17 @@ export function trainingTokenFindings(row: ResultRow): HealthFinding[] {
   const messages = row.messages?.some((message) => message.token_ids !== undefined) ? row.messages : undefined;
   if (messages === undefined) return items.flatMap(({ at, item }) => itemFindings(item, at)).concat(contiguity(items));
   const calls = modelCallTokens(messages, firstSampled(messages, row.turns?.length));
-  if (calls === undefined) return [healthFinding('training-tokens-mismatch', `response.output carries training tokens for ${items.length} model call(s), the messages none (a message without token_ids, or a sampled one without generation_logprobs)`)];
-  if (calls.length !== items.length) return [healthFinding('training-tokens-mismatch', `response.output carries training tokens for ${items.length} model call(s), the messages ${calls.length}`)];
+  if (calls === undefined)
+    return [
+      healthFinding(
+        'training-tokens-mismatch',
+        `response.output carries training tokens for ${items.length} model call(s), the messages none (a message without token_ids, or a sampled one without generation_logprobs)`,
+      ),
+    ];
+  if (calls.length !== items.length)
+    return [
+      healthFinding('training-tokens-mismatch', `response.output carries training tokens for ${items.length} model call(s), the messages ${calls.length}`),
+    ];
   const findings: HealthFinding[] = [];
   for (const [turn, { at, item }] of items.entries()) {
     const difference = firstDifference(item, calls[turn]!);
@@ -88,7 +97,13 @@ function contiguity(items: readonly TrainingItem[]): HealthFinding[] {
     const { prompt_token_ids: prompt, generation_token_ids: generation } = item;
     if (!isTokenIds(prompt) || !isTokenIds(generation) || generation.length === 0) continue;
     const broken = seen.findIndex((id, i) => prompt[i] !== id);
-    if (broken !== -1) return [healthFinding('training-tokens-malformed', `response.output[${at}].prompt_token_ids do not continue the tokens before it (from token ${broken}): NeMo RL refuses the row (Non-contiguous messages found!)`)];
+    if (broken !== -1)
+      return [
+        healthFinding(
+          'training-tokens-malformed',
+          `response.output[${at}].prompt_token_ids do not continue the tokens before it (from token ${broken}): NeMo RL refuses the row (Non-contiguous messages found!)`,
+        ),
+      ];
     seen = [...prompt, ...generation];
   }
   return [];

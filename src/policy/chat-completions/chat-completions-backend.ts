@@ -33,8 +33,16 @@ export function chatCompletionsBackend(flavor: ChatFlavor, options: ChatBackendO
       const path = 'choices[0].logprobs.content';
       return {
         tokenIds: replyList(choice.token_ids, 'choices[0].token_ids'),
-        logprobs: replyList(entries.map((entry) => entry.logprob), path, (index) => `${path}[${index}].logprob`),
-        tokenIdsAgain: replyList(entries.map((entry) => labelledId(entry.token)), path, (index) => `${path}[${index}].token`),
+        logprobs: replyList(
+          entries.map((entry) => entry.logprob),
+          path,
+          (index) => `${path}[${index}].logprob`,
+        ),
+        tokenIdsAgain: replyList(
+          entries.map((entry) => labelledId(entry.token)),
+          path,
+          (index) => `${path}[${index}].token`,
+        ),
         text: choice.message.content ?? '',
         textPath: 'choices[0].message.content',
         textIs: 'within-decoded',

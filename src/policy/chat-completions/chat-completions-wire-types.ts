@@ -8,7 +8,10 @@ export const ChatCompletionsResponse = z.object({
         message: z.object({ content: z.string().nullable() }),
         token_ids: z.array(z.number().int()).nullable().optional(),
         prompt_token_ids: z.array(z.number().int()).nullable().optional(),
-        logprobs: z.object({ content: z.array(z.object({ token: z.string(), logprob: z.number() })).nullable() }).nullable().optional(),
+        logprobs: z
+          .object({ content: z.array(z.object({ token: z.string(), logprob: z.number() })).nullable() })
+          .nullable()
+          .optional(),
         finish_reason: z.string().nullable(),
       }),
     )

@@ -148,7 +148,11 @@ export class EmbeddedPolicy<T extends Tokenizer = Tokenizer> implements Streamin
   #step(): void {
     const batch = [...this.#active];
     const rows = batch.map((sequence) => (sequence.pending.length > 0 ? sequence.pending.splice(0) : [sequence.ids.at(-1)!]));
-    const logits = decodeStep(this.model, rows.flat(), rows.flatMap((tokens, b) => tokens.map(() => batch[b]!.cache)));
+    const logits = decodeStep(
+      this.model,
+      rows.flat(),
+      rows.flatMap((tokens, b) => tokens.map(() => batch[b]!.cache)),
+    );
     const V = this.model.config.vocab_size;
     batch.forEach((sequence, b) => {
       const { token, logprob } = sampleToken(logits, b * V, V, sequence.request.sampling, sequence.random);

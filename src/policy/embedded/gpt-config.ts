@@ -12,8 +12,18 @@ export const GptConfig = z.object({
 export type GptConfig = z.infer<typeof GptConfig>;
 
 export interface LayerOffsets {
-  ln1w: number; ln1b: number; qkvw: number; qkvb: number; projw: number; projb: number;
-  ln2w: number; ln2b: number; fcw: number; fcb: number; fcprojw: number; fcprojb: number;
+  ln1w: number;
+  ln1b: number;
+  qkvw: number;
+  qkvb: number;
+  projw: number;
+  projb: number;
+  ln2w: number;
+  ln2b: number;
+  fcw: number;
+  fcb: number;
+  fcprojw: number;
+  fcprojb: number;
 }
 
 export interface ParameterLayout {
@@ -38,8 +48,18 @@ export function parameterLayout(config: GptConfig): ParameterLayout {
   const wte = take(V * C);
   const wpe = take(T * C);
   const layers = Array.from({ length: L }, () => ({
-    ln1w: take(C), ln1b: take(C), qkvw: take(3 * C * C), qkvb: take(3 * C), projw: take(C * C), projb: take(C),
-    ln2w: take(C), ln2b: take(C), fcw: take(4 * C * C), fcb: take(4 * C), fcprojw: take(4 * C * C), fcprojb: take(C),
+    ln1w: take(C),
+    ln1b: take(C),
+    qkvw: take(3 * C * C),
+    qkvb: take(3 * C),
+    projw: take(C * C),
+    projb: take(C),
+    ln2w: take(C),
+    ln2b: take(C),
+    fcw: take(4 * C * C),
+    fcb: take(4 * C),
+    fcprojw: take(4 * C * C),
+    fcprojb: take(C),
   }));
   const lnfw = take(C);
   const lnfb = take(C);

@@ -7,7 +7,19 @@
  * out[t, o] = b[o] + Σ_i inp[t, i] · w[o, i] for T rows. Rows are taken four at a time so each weight
  * is loaded once for four rows: this is what makes decoding a batch of sequences cheaper per token.
  */
-export function matmulForward(out: Float32Array, outOffset: number, inp: Float32Array, inpOffset: number, w: Float32Array, wOffset: number, b: Float32Array, bOffset: number, T: number, C: number, OC: number): void {
+export function matmulForward(
+  out: Float32Array,
+  outOffset: number,
+  inp: Float32Array,
+  inpOffset: number,
+  w: Float32Array,
+  wOffset: number,
+  b: Float32Array,
+  bOffset: number,
+  T: number,
+  C: number,
+  OC: number,
+): void {
   for (let o = 0; o < OC; o++) {
     const row = wOffset + o * C;
     const bias = b[bOffset + o]!;
@@ -17,7 +29,10 @@ export function matmulForward(out: Float32Array, outOffset: number, inp: Float32
       const x1 = x0 + C;
       const x2 = x1 + C;
       const x3 = x2 + C;
-      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      let s0 = 0,
+        s1 = 0,
+        s2 = 0,
+        s3 = 0;
       for (let i = 0; i < C; i++) {
         const weight = w[row + i]!;
         s0 += inp[x0 + i]! * weight;
@@ -41,7 +56,23 @@ export function matmulForward(out: Float32Array, outOffset: number, inp: Float32
   }
 }
 
-export function matmulBackward(dinp: Float32Array, dinpOffset: number, dw: Float32Array, dwOffset: number, db: Float32Array, dbOffset: number, dout: Float32Array, doutOffset: number, inp: Float32Array, inpOffset: number, w: Float32Array, wOffset: number, T: number, C: number, OC: number): void {
+export function matmulBackward(
+  dinp: Float32Array,
+  dinpOffset: number,
+  dw: Float32Array,
+  dwOffset: number,
+  db: Float32Array,
+  dbOffset: number,
+  dout: Float32Array,
+  doutOffset: number,
+  inp: Float32Array,
+  inpOffset: number,
+  w: Float32Array,
+  wOffset: number,
+  T: number,
+  C: number,
+  OC: number,
+): void {
   for (let t = 0; t < T; t++) {
     const dx = dinpOffset + t * C;
     const x = inpOffset + t * C;
@@ -59,7 +90,21 @@ export function matmulBackward(dinp: Float32Array, dinpOffset: number, dw: Float
   }
 }
 
-export function layernormForward(out: Float32Array, outOffset: number, mean: Float32Array, rstd: Float32Array, statOffset: number, inp: Float32Array, inpOffset: number, w: Float32Array, wOffset: number, b: Float32Array, bOffset: number, T: number, C: number): void {
+export function layernormForward(
+  out: Float32Array,
+  outOffset: number,
+  mean: Float32Array,
+  rstd: Float32Array,
+  statOffset: number,
+  inp: Float32Array,
+  inpOffset: number,
+  w: Float32Array,
+  wOffset: number,
+  b: Float32Array,
+  bOffset: number,
+  T: number,
+  C: number,
+): void {
   for (let t = 0; t < T; t++) {
     const x = inpOffset + t * C;
     let m = 0;
@@ -75,7 +120,25 @@ export function layernormForward(out: Float32Array, outOffset: number, mean: Flo
   }
 }
 
-export function layernormBackward(dinp: Float32Array, dinpOffset: number, dw: Float32Array, dwOffset: number, db: Float32Array, dbOffset: number, dout: Float32Array, doutOffset: number, inp: Float32Array, inpOffset: number, w: Float32Array, wOffset: number, mean: Float32Array, rstd: Float32Array, statOffset: number, T: number, C: number): void {
+export function layernormBackward(
+  dinp: Float32Array,
+  dinpOffset: number,
+  dw: Float32Array,
+  dwOffset: number,
+  db: Float32Array,
+  dbOffset: number,
+  dout: Float32Array,
+  doutOffset: number,
+  inp: Float32Array,
+  inpOffset: number,
+  w: Float32Array,
+  wOffset: number,
+  mean: Float32Array,
+  rstd: Float32Array,
+  statOffset: number,
+  T: number,
+  C: number,
+): void {
   for (let t = 0; t < T; t++) {
     const x = inpOffset + t * C;
     const d = doutOffset + t * C;

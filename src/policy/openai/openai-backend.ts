@@ -8,7 +8,11 @@ import { OpenAiChatResponse } from './openai-wire-types.js';
 function convertToOpenAiRequest(request: PolicyRequest, model: string): Record<string, unknown> {
   return {
     model,
-    messages: request.messages.map((message: Message) => ({ role: message.role === 'environment' ? 'user' : message.role, content: message.content, ...(message.tool_call_id ? { tool_call_id: message.tool_call_id } : {}) })),
+    messages: request.messages.map((message: Message) => ({
+      role: message.role === 'environment' ? 'user' : message.role,
+      content: message.content,
+      ...(message.tool_call_id ? { tool_call_id: message.tool_call_id } : {}),
+    })),
     ...(request.tools && request.tools.length > 0 ? { tools: request.tools } : {}),
     ...convertSampling(request),
     ...(request.stop_strings.length > 0 ? { stop: request.stop_strings.slice(0, 4) } : {}),

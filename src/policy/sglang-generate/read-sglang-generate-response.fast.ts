@@ -14,7 +14,8 @@ export function readSglangGenerateResponse(value: unknown): SglangGenerateRespon
   if (!isRecord(value) || !isRecord(value.meta_info)) return undefined;
   const { text, output_ids, prompt_token_ids } = value;
   const meta = readMetaInfo(value.meta_info);
-  if (!meta || typeof text !== 'string' || (output_ids !== undefined && !isIntList(output_ids)) || (prompt_token_ids != null && !isIntList(prompt_token_ids))) return undefined;
+  if (!meta || typeof text !== 'string' || (output_ids !== undefined && !isIntList(output_ids)) || (prompt_token_ids != null && !isIntList(prompt_token_ids)))
+    return undefined;
   // The schema's keys in its order; an optional one only when the answer has it.
   const answer: Record<string, unknown> = { text };
   if ('output_ids' in value) answer.output_ids = output_ids;
@@ -43,7 +44,8 @@ function readMetaInfo(value: Record<string, unknown>): MetaInfo | undefined {
 function isTokenLogprobs(value: unknown): boolean {
   if (!Array.isArray(value)) return false;
   for (const entry of value) {
-    if (!Array.isArray(entry) || entry.length !== 3 || !isNumber(entry[0]) || !isInt(entry[1]) || (typeof entry[2] !== 'string' && entry[2] !== null)) return false;
+    if (!Array.isArray(entry) || entry.length !== 3 || !isNumber(entry[0]) || !isInt(entry[1]) || (typeof entry[2] !== 'string' && entry[2] !== null))
+      return false;
   }
   return true;
 }

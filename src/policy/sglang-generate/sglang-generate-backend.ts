@@ -42,8 +42,16 @@ export const sglangGenerateBackend: BackendRecipe<SglangGenerateResponse> = {
     if (!entries) return undefined;
     const path = 'meta_info.output_token_logprobs';
     return {
-      tokenIds: replyList(entries.map(([, id]) => id), path, (index) => `${path}[${index}][1]`),
-      logprobs: replyList(entries.map(([logprob]) => logprob), path, (index) => `${path}[${index}][0]`),
+      tokenIds: replyList(
+        entries.map(([, id]) => id),
+        path,
+        (index) => `${path}[${index}][1]`,
+      ),
+      logprobs: replyList(
+        entries.map(([logprob]) => logprob),
+        path,
+        (index) => `${path}[${index}][0]`,
+      ),
       ...(wire.output_ids ? { tokenIdsAgain: replyList(wire.output_ids, 'output_ids') } : {}),
       text: wire.text,
       textPath: 'text',

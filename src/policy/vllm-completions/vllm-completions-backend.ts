@@ -27,7 +27,8 @@ export const vllmCompletionsBackend: BackendRecipe<VllmCompletionsResponse> = {
   },
   fromWire(wire) {
     const choice = wire.choices[0]!;
-    if (!choice.token_ids) throw new PolicyError('vllm-completions: the server returned no token_ids (it needs vLLM 0.10.2 or later, which honours return_token_ids)');
+    if (!choice.token_ids)
+      throw new PolicyError('vllm-completions: the server returned no token_ids (it needs vLLM 0.10.2 or later, which honours return_token_ids)');
     return {
       token_ids: choice.token_ids,
       // Checked (`sampledReply`): one finite logprob per id.

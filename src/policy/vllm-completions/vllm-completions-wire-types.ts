@@ -9,7 +9,10 @@ export const VllmCompletionsResponse = z.object({
         token_ids: z.array(z.number().int()).nullable().optional(),
         /** The ids vLLM sampled from (with `return_token_ids`): the ids sent, unless something between changed them. */
         prompt_token_ids: z.array(z.number().int()).nullable().optional(),
-        logprobs: z.object({ token_logprobs: z.array(z.number().nullable()) }).nullable().optional(),
+        logprobs: z
+          .object({ token_logprobs: z.array(z.number().nullable()) })
+          .nullable()
+          .optional(),
         finish_reason: z.string().nullable(),
         stop_reason: z.union([z.string(), z.number(), z.null()]).optional(),
       }),

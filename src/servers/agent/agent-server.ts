@@ -105,7 +105,12 @@ export class AgentServer {
     try {
       const slot = await this.#slots.acquire(deadline.signal);
       // Queueing rather than refusing: NeMo Gym's collector sends every row at once when its own bound is unset, and raises on a 503.
-      if ('kind' in slot && slot.kind === 'queue-full') return { status: 503, body: { error: { message: `over ${this.#settings.maxQueued} rollouts are waiting; retry later`, code: 503 } }, headers: { 'retry-after': '1' } };
+      if ('kind' in slot && slot.kind === 'queue-full')
+        return {
+          status: 503,
+          body: { error: { message: `over ${this.#settings.maxQueued} rollouts are waiting; retry later`, code: 503 } },
+          headers: { 'retry-after': '1' },
+        };
       if ('kind' in slot) return { status: 200, body: this.#failure(row, slot.reason, started) };
       try {
         this.#rememberTaskFields(row);
@@ -155,7 +160,12 @@ export class AgentServer {
   /** A row that waited past its deadline or lost its client before it ran. */
   #failure(row: MaterializedRow, reason: unknown, started: number) {
     const timedOut = reason instanceof DOMException && reason.name === 'TimeoutError';
-    return { ...row, schema_version: ROW_SCHEMA_VERSION, duration_ms: performance.now() - started, ...failureFields(timedOut ? 'timeout' : 'aborted', recordError(reason)) };
+    return {
+      ...row,
+      schema_version: ROW_SCHEMA_VERSION,
+      duration_ms: performance.now() - started,
+      ...failureFields(timedOut ? 'timeout' : 'aborted', recordError(reason)),
+    };
   }
 
   #rememberTaskFields(row: MaterializedRow): void {
@@ -169,7 +179,10 @@ export class AgentServer {
 /** 400 naming every bad field; `field` is the first, for clients that read one. */
 function badRequest(issues: readonly { field: string; message: string }[]): JsonReply {
   const message = issues.map((issue) => (issue.field ? `${issue.field}: ${issue.message}` : issue.message)).join('; ');
-  return { status: 400, body: { error: { message, code: 400, field: issues[0]?.field ?? '', issues: issues.map(({ field, message }) => ({ field, message })) } } };
+  return {
+    status: 400,
+    body: { error: { message, code: 400, field: issues[0]?.field ?? '', issues: issues.map(({ field, message }) => ({ field, message })) } },
+  };
 }
 
 /** The settings checked, or a ConfigError naming every one out of range (`runTimeoutMs: expected at most a day …`). */

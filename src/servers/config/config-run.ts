@@ -86,12 +86,21 @@ export async function startConfigRun(config: GymConfig, options: ConfigRunOption
   const policies = new Map<string, Promise<CreatedPolicy>>();
   const stopAll = async () => {
     for (const server of started.splice(0).reverse()) await server.close().catch(() => undefined);
-    for (const policy of policies.values()) await policy.then((created) => created.policy.close(), () => undefined);
+    for (const policy of policies.values())
+      await policy.then(
+        (created) => created.policy.close(),
+        () => undefined,
+      );
     policies.clear();
   };
 
   let resolved: Record<string, unknown> = {};
-  const head = headServer({ ...config.headServer, ...(options.headApiKey === undefined ? {} : { apiKey: options.headApiKey }), instances: () => started.map((server) => server.info), config: () => resolved });
+  const head = headServer({
+    ...config.headServer,
+    ...(options.headApiKey === undefined ? {} : { apiKey: options.headApiKey }),
+    instances: () => started.map((server) => server.info),
+    config: () => resolved,
+  });
   const headUrl = await head.start().catch((error: unknown) => {
     throw new ServerStartError('head_server', reason(withPortHint(error, 'head_server.port', config.file, true)), { cause: error });
   });
@@ -102,7 +111,11 @@ export async function startConfigRun(config: GymConfig, options: ConfigRunOption
       const context = { file: config.file, config: resolved, options, policies, address, urls };
       const server = await startOne(plan, context).catch((error: unknown) => {
         if (error instanceof ServerStartError || error instanceof ConfigFileError) throw error;
-        throw new ServerStartError(plan.instance.name, reason(withPortHint(error, `${plan.instance.path}.port`, config.file, Boolean(plan.instance.config.port))), { cause: error });
+        throw new ServerStartError(
+          plan.instance.name,
+          reason(withPortHint(error, `${plan.instance.path}.port`, config.file, Boolean(plan.instance.config.port))),
+          { cause: error },
+        );
       });
       started.push(server);
       urls.set(plan.instance.name, server.info.url);
@@ -135,7 +148,13 @@ interface StartContext {
 
 async function startOne(plan: ServerPlan, context: StartContext): Promise<Started> {
   const { instance } = plan;
-  const info = (url: string, pid?: number): ServerInstanceInfo => ({ name: instance.name, type: instance.type, impl: instance.impl, url, ...(pid === undefined ? {} : { pid }) });
+  const info = (url: string, pid?: number): ServerInstanceInfo => ({
+    name: instance.name,
+    type: instance.type,
+    impl: instance.impl,
+    url,
+    ...(pid === undefined ? {} : { pid }),
+  });
   const listen = context.address!;
   switch (plan.kind) {
     case 'external': {
@@ -195,7 +214,16 @@ async function startAgent(plan: AgentPlan, context: StartContext, info: (url: st
     ...context.address!,
   });
   const stop = () => server.close().then(close);
-  return { info: info(await server.start().catch(async (error: unknown) => { await close(); throw error; })), close: stop, episode };
+  return {
+    info: info(
+      await server.start().catch(async (error: unknown) => {
+        await close();
+        throw error;
+      }),
+    ),
+    close: stop,
+    episode,
+  };
 }
 
 /** Who runs the agent's rows: its built-in environment in-process, or gymnast's loop against its resources server over HTTP. */
@@ -246,8 +274,10 @@ async function servedPolicy(served: ServedModelPlan, agent: string, context: Sta
 function standInNotice(plan: ServerPlan): string | undefined {
   const { instance } = plan;
   const real = `NeMo Gym's ${instance.type}/${instance.impl}`;
-  if (plan.kind === 'resources' && plan.nemoGymPort) return `${instance.name}: gymnast's TypeScript port of ${real} runs in-process, not NeMo Gym's own ${instance.config.entrypoint ?? 'server'}; --nemo-gym DIR runs NeMo Gym's own from a Gym checkout`;
-  if (plan.kind === 'agent') return `${instance.name}: gymnast's agent server (its exact-token loop) stands in for ${real}; a command: for it runs NeMo Gym's own`;
+  if (plan.kind === 'resources' && plan.nemoGymPort)
+    return `${instance.name}: gymnast's TypeScript port of ${real} runs in-process, not NeMo Gym's own ${instance.config.entrypoint ?? 'server'}; --nemo-gym DIR runs NeMo Gym's own from a Gym checkout`;
+  if (plan.kind === 'agent')
+    return `${instance.name}: gymnast's agent server (its exact-token loop) stands in for ${real}; a command: for it runs NeMo Gym's own`;
   if (plan.kind === 'served-model' && plan.rawPrompt) {
     return `${instance.name}: use_completions_api without render_chat_template: NeMo Gym's vllm_model would send the system and user text as the prompt, without the chat template; gymnast's ${plan.policy} renders the model's chat template, as for every prompt (render_chat_template: true has NeMo Gym render it too)`;
   }
@@ -285,7 +315,11 @@ function freePort(host: string, name: string): Promise<number> {
  * The interpolated config as NeMo Gym's parser completes it for its servers: each started server's host
  * and port written into its impl config, and the run-wide keys they read at startup (`withNemoGymGlobals`).
  */
-function resolvedConfig(config: GymConfig, addresses: ReadonlyMap<string, { host: string; port: number }>, head: { host: string; port: number }): Record<string, unknown> {
+function resolvedConfig(
+  config: GymConfig,
+  addresses: ReadonlyMap<string, { host: string; port: number }>,
+  head: { host: string; port: number },
+): Record<string, unknown> {
   const resolved = structuredClone(config.resolved);
   const forAgents = agentDefaults(resolved);
   for (const instance of config.instances) {
@@ -302,7 +336,10 @@ function resolvedConfig(config: GymConfig, addresses: ReadonlyMap<string, { host
  * taken by another process in the moment before its server started, and the next start picks anew.
  */
 function withPortHint(error: unknown, key: string, file: string, configured: boolean): unknown {
-  return portInUseHint(error, configured ? `set ${key} in ${file} to another port, or to 0 for a free one` : 'another process took it after gymnast picked it free: start again');
+  return portInUseHint(
+    error,
+    configured ? `set ${key} in ${file} to another port, or to 0 for a free one` : 'another process took it after gymnast picked it free: start again',
+  );
 }
 
 function reason(error: unknown): string {

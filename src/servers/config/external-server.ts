@@ -70,7 +70,10 @@ export class ExternalServer {
     this.#pipe(child.stdout!);
     this.#pipe(child.stderr!);
     // once() rejects with the 'error' event: a command that cannot be run.
-    const spawned = await once(child, 'spawn').then(() => undefined, (error: unknown) => error as Error);
+    const spawned = await once(child, 'spawn').then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
     if (spawned) {
       process.off('exit', this.#killOnExit);
       throw new ServerStartError(this.name, `could not run ${argv[0]}: ${spawned.message}`, { cause: spawned });

@@ -13,7 +13,10 @@ type Json = unknown;
  * is nothing else; `${oc.env:NAME}` / `${oc.env:NAME,default}` reads the environment; inside longer
  * text each is written as text. A `???` left anywhere, a missing path, or a cycle is an issue.
  */
-export function interpolateConfig(root: Record<string, Json>, env: Readonly<Record<string, string | undefined>>): { value: Record<string, Json>; issues: ConfigFileIssue[] } {
+export function interpolateConfig(
+  root: Record<string, Json>,
+  env: Readonly<Record<string, string | undefined>>,
+): { value: Record<string, Json>; issues: ConfigFileIssue[] } {
   const issues: ConfigFileIssue[] = [];
   const resolving: string[] = [];
 

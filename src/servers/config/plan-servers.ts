@@ -143,7 +143,12 @@ function commandPlan(instance: ServerInstance): ExternalPlan {
   return { kind: 'external', instance, command: command!, ...(cwd === undefined ? {} : { cwd }), ...(env === undefined ? {} : { env }) };
 }
 
-function checkoutPlan(instance: ServerInstance, checkout: string, env: Readonly<Record<string, string | undefined>>, issues: ConfigFileIssue[]): ExternalPlan | undefined {
+function checkoutPlan(
+  instance: ServerInstance,
+  checkout: string,
+  env: Readonly<Record<string, string | undefined>>,
+  issues: ConfigFileIssue[],
+): ExternalPlan | undefined {
   const run = checkoutCommand(instance, checkout, env);
   if ('path' in run) return void issues.push(run);
   return { kind: 'external', instance, ...run };
@@ -160,7 +165,10 @@ function ownPlan(instance: ServerInstance, issues: ConfigFileIssue[]): ServerPla
       const parsed = parse(ServedModelSettings, instance, issues);
       if (!parsed) return undefined;
       if (parsed.use_completions_api && parsed.gymnast_policy !== undefined && parsed.gymnast_policy !== COMPLETIONS_POLICY) {
-        return void issues.push({ path: `${instance.path}.gymnast_policy`, expected: `${COMPLETIONS_POLICY} or left out: use_completions_api: true calls /v1/completions, got ${parsed.gymnast_policy}` });
+        return void issues.push({
+          path: `${instance.path}.gymnast_policy`,
+          expected: `${COMPLETIONS_POLICY} or left out: use_completions_api: true calls /v1/completions, got ${parsed.gymnast_policy}`,
+        });
       }
       return {
         kind: 'served-model',
@@ -176,18 +184,26 @@ function ownPlan(instance: ServerInstance, issues: ConfigFileIssue[]): ServerPla
     }
     case 'resources_servers': {
       const known = servableResourcesNames();
-      if (!known.includes(instance.impl)) return void unknownImpl(known, 'a resources server gymnast serves (a ported NeMo Gym example or a built-in environment)');
+      if (!known.includes(instance.impl))
+        return void unknownImpl(known, 'a resources server gymnast serves (a ported NeMo Gym example or a built-in environment)');
       return { kind: 'resources', instance, nemoGymPort: isNemoGymPort(instance.impl) };
     }
     case 'responses_api_agents': {
       if (!(AGENT_IMPLS as readonly string[]).includes(instance.impl)) return void unknownImpl(AGENT_IMPLS, 'an agent impl gymnast serves');
       for (const key of ['resources_server', 'model_server'] as const) {
-        if (!instance.config[key]) issues.push({ path: `${instance.path}.${key}`, expected: `missing (expected {type: ${key === 'model_server' ? 'responses_api_models' : 'resources_servers'}, name: …})` });
+        if (!instance.config[key])
+          issues.push({
+            path: `${instance.path}.${key}`,
+            expected: `missing (expected {type: ${key === 'model_server' ? 'responses_api_models' : 'resources_servers'}, name: …})`,
+          });
       }
       const settings = parse(AgentSettings, instance, issues);
       if (settings?.tool_call_parser !== undefined && !findToolCallParser(settings.tool_call_parser)) {
         const known = toolCallParsers.map((parser) => parser.name);
-        issues.push({ path: `${instance.path}.tool_call_parser`, expected: `a tool-call format: one of ${known.join(', ')}${didYouMean(settings.tool_call_parser, known)}` });
+        issues.push({
+          path: `${instance.path}.tool_call_parser`,
+          expected: `a tool-call format: one of ${known.join(', ')}${didYouMean(settings.tool_call_parser, known)}`,
+        });
       }
       return settings ? ({ kind: 'agent', instance, environment: undefined as never, model: undefined as never, settings } satisfies AgentPlan) : undefined;
     }
@@ -208,7 +224,10 @@ function wireAgent(plan: AgentPlan, plans: ReadonlyMap<string, ServerPlan>, issu
   // Either one without a plan was refused as it was planned (or as a ref to nothing): said once, there.
   if (!resources || !model) return undefined;
   if (model.kind !== 'embedded-model' && model.kind !== 'served-model') {
-    issues.push({ path: `${plan.instance.path}.model_server.name`, expected: `a model gymnast can sample (${EMBEDDED_MODEL_IMPL} or ${SERVED_MODEL_IMPL}), not a command: server` });
+    issues.push({
+      path: `${plan.instance.path}.model_server.name`,
+      expected: `a model gymnast can sample (${EMBEDDED_MODEL_IMPL} or ${SERVED_MODEL_IMPL}), not a command: server`,
+    });
     return undefined;
   }
   const environment: AgentPlan['environment'] =

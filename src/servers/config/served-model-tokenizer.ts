@@ -42,7 +42,8 @@ export async function servedModelTokenizer(plan: ServedModelPlan, options: Serve
   const listed = await listedModel(plan, options.signal);
   const fromServer = 'names' in listed ? listed.names.map(found).find((directory) => directory !== undefined) : undefined;
   if (fromServer !== undefined) return fromServer;
-  const server = 'names' in listed ? `/v1/models lists ${listed.names.map((name) => `"${name}"`).join(' and ')}` : `/v1/models could not be read (${listed.problem})`;
+  const server =
+    'names' in listed ? `/v1/models lists ${listed.names.map((name) => `"${name}"`).join(' and ')}` : `/v1/models could not be read (${listed.problem})`;
   throw new ConfigFileError(options.file, [
     {
       path: `${plan.instance.path}.tokenizer`,
@@ -58,7 +59,15 @@ async function listedModel(plan: ServedModelPlan, signal: AbortSignal | undefine
   try {
     for (const baseUrl of plan.baseUrls) {
       try {
-        const list = await client.request({ method: 'GET', baseUrl: serverUrl(baseUrl), path: '/v1/models', headers: plan.apiKey === undefined ? {} : { authorization: `Bearer ${plan.apiKey}` }, schema: ModelList, timeoutMs: LOOKUP_TIMEOUT_MS, ...(signal ? { signal } : {}) });
+        const list = await client.request({
+          method: 'GET',
+          baseUrl: serverUrl(baseUrl),
+          path: '/v1/models',
+          headers: plan.apiKey === undefined ? {} : { authorization: `Bearer ${plan.apiKey}` },
+          schema: ModelList,
+          timeoutMs: LOOKUP_TIMEOUT_MS,
+          ...(signal ? { signal } : {}),
+        });
         const entry = list.data.find((model) => model.id === plan.model) ?? list.data[0]!;
         return { names: [...new Set([entry.root, entry.id].filter((name): name is string => typeof name === 'string' && name !== ''))] };
       } catch (error) {

@@ -21,10 +21,30 @@ export { DATASET_TYPES };
  * `default_host` and `config_paths`; the others are accepted and passed on in the resolved config.
  */
 export const RESERVED_TOP_LEVEL_KEYS: ReadonlySet<string> = new Set([
-  'config_paths', 'entrypoint', 'default_host', 'head_server', 'disallowed_ports', 'head_server_deps', 'python_version',
-  'use_absolute_ip', 'hf_token', 'ray_head_node_address', 'port_range_low', 'port_range_high', 'dry_run', 'results_dir',
-  'cache_dir', 'observability_enabled', 'model_call_capture_dir', 'token_id_capture', 'skip_verification',
-  'skip_verification_reward', 'model_endpoint_readiness_timeout_seconds', 'policy_base_url', 'policy_api_key', 'policy_model_name',
+  'config_paths',
+  'entrypoint',
+  'default_host',
+  'head_server',
+  'disallowed_ports',
+  'head_server_deps',
+  'python_version',
+  'use_absolute_ip',
+  'hf_token',
+  'ray_head_node_address',
+  'port_range_low',
+  'port_range_high',
+  'dry_run',
+  'results_dir',
+  'cache_dir',
+  'observability_enabled',
+  'model_call_capture_dir',
+  'token_id_capture',
+  'skip_verification',
+  'skip_verification_reward',
+  'model_endpoint_readiness_timeout_seconds',
+  'policy_base_url',
+  'policy_api_key',
+  'policy_model_name',
 ]);
 
 const Port = z.number().int().min(0).max(65_535);
@@ -42,7 +62,10 @@ export const DatasetConfig = z
     num_repeats: z.number().int().min(1).optional(),
     license: z.string().min(1).optional(),
   })
-  .refine((dataset) => dataset.license !== undefined || (dataset.type !== 'train' && dataset.type !== 'validation'), { error: 'expected a license (NeMo Gym requires one for train and validation datasets)', path: ['license'] });
+  .refine((dataset) => dataset.license !== undefined || (dataset.type !== 'train' && dataset.type !== 'validation'), {
+    error: 'expected a license (NeMo Gym requires one for train and validation datasets)',
+    path: ['license'],
+  });
 export type DatasetConfig = z.infer<typeof DatasetConfig>;
 
 /**
@@ -105,7 +128,8 @@ function checkConfig(file: string, merged: Record<string, unknown>, env: Readonl
   const head = parseWithIssues(HeadServer, resolved.head_server ?? {});
   if ('issues' in head) issues.push(...head.issues.map((issue) => ({ path: joinPath('head_server', issue.field), expected: issue.message })));
   const defaultHost = resolved.default_host ?? '127.0.0.1';
-  if (typeof defaultHost !== 'string' || defaultHost === '') issues.push({ path: 'default_host', expected: `expected a host name, got ${JSON.stringify(defaultHost)}` });
+  if (typeof defaultHost !== 'string' || defaultHost === '')
+    issues.push({ path: 'default_host', expected: `expected a host name, got ${JSON.stringify(defaultHost)}` });
   const instances = readInstances(resolved, issues);
   issues.push(...refIssues(instances));
   if (issues.length > 0) throw new ConfigFileError(file, issues);
@@ -119,7 +143,10 @@ function readInstances(config: Record<string, unknown>, issues: ConfigFileIssue[
     if (RESERVED_TOP_LEVEL_KEYS.has(name) || !isMapping(value)) continue;
     const types = Object.keys(value);
     if (types.length !== 1) {
-      issues.push({ path: name, expected: `a server instance with exactly one type key (${SERVER_TYPES.join(', ')}), got ${types.length === 0 ? 'none' : types.join(', ')}` });
+      issues.push({
+        path: name,
+        expected: `a server instance with exactly one type key (${SERVER_TYPES.join(', ')}), got ${types.length === 0 ? 'none' : types.join(', ')}`,
+      });
       continue;
     }
     const type = types[0]!;
@@ -179,7 +206,8 @@ function readMerged(path: string, seen: readonly string[], shownAs: string): Rec
   }
   const own = parseYamlObject(text, shownAs);
   const includes = own.config_paths ?? [];
-  if (!Array.isArray(includes) || includes.some((item) => typeof item !== 'string')) throw new ConfigFileError(shownAs, [{ path: 'config_paths', expected: 'a list of config file paths' }]);
+  if (!Array.isArray(includes) || includes.some((item) => typeof item !== 'string'))
+    throw new ConfigFileError(shownAs, [{ path: 'config_paths', expected: 'a list of config file paths' }]);
   let merged: Record<string, unknown> = {};
   for (const include of includes as string[]) {
     const target = resolve(dirname(path), include);

@@ -46,10 +46,16 @@ export function splitDatasets(config: GymConfig, split: DatasetSplit, options: S
     });
   }
   if (found.length === 0) {
-    throw new ConfigFileError(config.file, [{ path: '', expected: `an agent with a ${split} dataset; the config's datasets are ${splits.size === 0 ? 'none' : [...splits].join(', ')}` }]);
+    throw new ConfigFileError(config.file, [
+      { path: '', expected: `an agent with a ${split} dataset; the config's datasets are ${splits.size === 0 ? 'none' : [...splits].join(', ')}` },
+    ]);
   }
   const missing = found.filter((entry) => !isFile(entry.path));
-  if (missing.length > 0) throw new ConfigFileError(config.file, missing.map((entry) => ({ path: `${entry.yamlPath}.jsonl_fpath`, expected: missingFile(entry, roots, config.file) })));
+  if (missing.length > 0)
+    throw new ConfigFileError(
+      config.file,
+      missing.map((entry) => ({ path: `${entry.yamlPath}.jsonl_fpath`, expected: missingFile(entry, roots, config.file) })),
+    );
   return found;
 }
 
@@ -71,7 +77,9 @@ function missingFile(entry: SplitDataset, roots: readonly string[], configFile: 
   if (isAbsolute(jsonlPath)) return `an existing JSONL file, got ${jsonlPath}`;
   const where = roots.length === 1 ? `the working directory (${roots[0]})` : `NEMO_GYM_EXTRA_ROOTS or the working directory (${roots.join(', ')})`;
   const configDir = dirname(resolve(configFile));
-  const hint = isFile(resolve(configDir, jsonlPath)) ? `; it is there from the config's folder: run from ${configDir}, or name the file from the working directory` : '';
+  const hint = isFile(resolve(configDir, jsonlPath))
+    ? `; it is there from the config's folder: run from ${configDir}, or name the file from the working directory`
+    : '';
   return `an existing JSONL file: a relative path is found under ${where}, as NeMo Gym finds it, and ${entry.path} is not there${hint}`;
 }
 

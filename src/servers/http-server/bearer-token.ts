@@ -18,4 +18,8 @@ export function isSecret(given: string | undefined, secret: string): boolean {
 }
 
 /** The 401 every gymnast server answers a request without its token. */
-export const UNAUTHORIZED = { status: 401, body: openAiErrorBody('missing or wrong bearer token', { type: 'authentication_error', code: 'invalid_api_key' }), headers: { 'www-authenticate': 'Bearer' } } as const;
+export const UNAUTHORIZED = {
+  status: 401,
+  body: openAiErrorBody('missing or wrong bearer token', { type: 'authentication_error', code: 'invalid_api_key' }),
+  headers: { 'www-authenticate': 'Bearer' },
+} as const;

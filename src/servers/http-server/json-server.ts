@@ -65,7 +65,8 @@ export class JsonServer {
   async #serve(request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> {
     const method = request.method ?? 'GET';
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-    if (!hasBearerToken(request.headers.authorization, this.#options.apiKey)) return sendJson(response, UNAUTHORIZED.status, UNAUTHORIZED.body, UNAUTHORIZED.headers);
+    if (!hasBearerToken(request.headers.authorization, this.#options.apiKey))
+      return sendJson(response, UNAUTHORIZED.status, UNAUTHORIZED.body, UNAUTHORIZED.headers);
     const route = this.#options.routes[`${method} ${path}`] ?? this.#options.fallback?.(method, path);
     if (!route) return sendJson(response, 404, openAiErrorBody(`no route ${method} ${path}`, { type: 'not_found_error' }));
     const body = method === 'POST' ? await readJsonBody(request, this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES) : undefined;

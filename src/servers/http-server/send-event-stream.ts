@@ -33,7 +33,8 @@ export async function sendEventStream(response: ServerResponse, events: AsyncIte
     if (response.destroyed) return;
     const { error: detail } = errorBody(error);
     // Numbered after the events sent, as every Responses event is.
-    const failure = framing === 'typed' ? { type: 'error', sequence_number: sent, code: detail.code, message: detail.message, param: detail.param } : { error: detail };
+    const failure =
+      framing === 'typed' ? { type: 'error', sequence_number: sent, code: detail.code, message: detail.message, param: detail.param } : { error: detail };
     if (!(await write(response, frame(failure, framing)))) return;
   } finally {
     await iterator.return?.();
@@ -52,7 +53,16 @@ async function write(response: ServerResponse, text: string): Promise<boolean> {
   if (response.write(text)) return true;
   // Whichever comes first; the other listener is then removed (its promise settles quietly), so a long stream does not pile them up.
   const settled = new AbortController();
-  const drained = await Promise.race([once(response, 'drain', { signal: settled.signal }).then(() => true, () => false), once(response, 'close', { signal: settled.signal }).then(() => false, () => false)]);
+  const drained = await Promise.race([
+    once(response, 'drain', { signal: settled.signal }).then(
+      () => true,
+      () => false,
+    ),
+    once(response, 'close', { signal: settled.signal }).then(
+      () => false,
+      () => false,
+    ),
+  ]);
   settled.abort();
   return drained && !response.destroyed;
 }

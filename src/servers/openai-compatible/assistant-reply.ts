@@ -20,7 +20,11 @@ export function assistantReply(generation: Generation, parser: ToolCallParser | 
   const turn = parser.parse(generation.text, 0);
   if (turn.blocks.length === 0) return raw;
   return {
-    message: { role: 'assistant', content: turn.text === '' ? null : turn.text, tool_calls: turn.blocks.map((block) => ({ ...toToolCall(block), id: callId() })) },
+    message: {
+      role: 'assistant',
+      content: turn.text === '' ? null : turn.text,
+      tool_calls: turn.blocks.map((block) => ({ ...toToolCall(block), id: callId() })),
+    },
     finish_reason: generation.finish === 'length' ? 'length' : 'tool_calls',
   };
 }

@@ -15,7 +15,11 @@ import { completionDefaults, refuseNonDefault, samplingDefaults } from './unsupp
 /** `best_of` samples that many and returns the `n` likeliest; this server returns every choice it samples, so it serves only best_of equal to n. */
 function checkBestOf(bestOf: number | undefined, n: number): void {
   if (bestOf === undefined || bestOf === n) return;
-  throw new RequestRejectedError(400, `best_of ${bestOf} is not supported: this server returns every choice it samples, so best_of must equal n (${n}) or be left out`, { param: 'best_of', code: 'unsupported_parameter' });
+  throw new RequestRejectedError(
+    400,
+    `best_of ${bestOf} is not supported: this server returns every choice it samples, so best_of must equal n (${n}) or be left out`,
+    { param: 'best_of', code: 'unsupported_parameter' },
+  );
 }
 
 /** `POST /v1/completions`: text or token prompts, one or a batch, with vLLM's `return_token_ids`. */
@@ -29,7 +33,10 @@ export const completions: Route = async (context, body, signal) => {
   checkStreamOptions(request);
   checkNoTopLogprobs('logprobs', request.logprobs ?? 0);
   if (request.echo && request.logprobs !== undefined) {
-    throw new RequestRejectedError(400, "echo with logprobs would need the prompt's logprobs, which this server does not score", { param: 'echo', code: 'unsupported_parameter' });
+    throw new RequestRejectedError(400, "echo with logprobs would need the prompt's logprobs, which this server does not score", {
+      param: 'echo',
+      code: 'unsupported_parameter',
+    });
   }
   const prompts = batchOf(request.prompt);
   const batched = prompts === (request.prompt as unknown);
@@ -41,9 +48,19 @@ export const completions: Route = async (context, body, signal) => {
   });
   const steps = sampleChoices(context, promptIds, runOptions(request, request.max_tokens, request.include_stop_str_in_output), request.n, signal);
   const promptOf = (index: number) => Math.floor(index / request.n);
-  const echo = (index: number) => (!request.echo ? '' : typeof prompts[promptOf(index)] === 'string' ? (prompts[promptOf(index)] as string) : context.tokenizer.decode(promptIds[promptOf(index)]!));
+  const echo = (index: number) =>
+    !request.echo
+      ? ''
+      : typeof prompts[promptOf(index)] === 'string'
+        ? (prompts[promptOf(index)] as string)
+        : context.tokenizer.decode(promptIds[promptOf(index)]!);
   const finish = (generation: Generation) => ({ finish_reason: generation.finish, stop_reason: generation.stopReason });
-  const logprobs = (ids: readonly number[], values: readonly number[]) => ({ tokens: ids.map((id) => tokenLabel(context, id, request.return_tokens_as_token_ids)), token_logprobs: values, top_logprobs: null, text_offset: [] });
+  const logprobs = (ids: readonly number[], values: readonly number[]) => ({
+    tokens: ids.map((id) => tokenLabel(context, id, request.return_tokens_as_token_ids)),
+    token_logprobs: values,
+    top_logprobs: null,
+    text_offset: [],
+  });
   const promptTokens = promptIds.reduce((sum, ids) => sum + ids.length, 0);
   const head = { id: responseId('cmpl'), created: unixSeconds(), model: context.model };
   if (request.stream) {
@@ -51,7 +68,14 @@ export const completions: Route = async (context, body, signal) => {
       echo,
       promptTokenIds: (index: number) => (request.return_token_ids ? promptIds[promptOf(index)] : undefined),
       finish,
-      logprobs: request.logprobs === undefined ? undefined : (pieces: TokenPiece[]) => logprobs(pieces.map((piece) => piece.tokenId), pieces.map((piece) => piece.logprob)),
+      logprobs:
+        request.logprobs === undefined
+          ? undefined
+          : (pieces: TokenPiece[]) =>
+              logprobs(
+                pieces.map((piece) => piece.tokenId),
+                pieces.map((piece) => piece.logprob),
+              ),
       tokenIds: request.return_token_ids ?? false,
       usage: request.stream_options?.include_usage ? (finished: Generation[]) => usage(promptTokens, completionTokens(finished)) : undefined,
     };

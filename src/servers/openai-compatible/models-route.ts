@@ -8,7 +8,11 @@ export const models: Route = (context) => ({ status: 200, body: { object: 'list'
 /** `GET /v1/models/{id}`: the served model's card, or a 404 `model_not_found` (never answered for another name, even by the test double). */
 export function model(id: string): Route {
   return (context) => {
-    if (id !== context.model) throw new RequestRejectedError(404, `The model \`${id}\` does not exist. This server serves \`${context.model}\`.`, { param: 'model', code: 'model_not_found' });
+    if (id !== context.model)
+      throw new RequestRejectedError(404, `The model \`${id}\` does not exist. This server serves \`${context.model}\`.`, {
+        param: 'model',
+        code: 'model_not_found',
+      });
     return { status: 200, body: modelCard(context, context.startedAt) };
   };
 }

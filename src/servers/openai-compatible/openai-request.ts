@@ -9,12 +9,15 @@ import { isRecord } from '../../util/is-record.js';
  */
 export function openAiRequest<Shape extends z.ZodRawShape>(shape: Shape) {
   const known = new Set(Object.keys(shape));
-  const unset = (body: unknown) => (isRecord(body) ? Object.fromEntries(Object.entries(body).filter(([name, value]) => value !== null || !known.has(name))) : body);
+  const unset = (body: unknown) =>
+    isRecord(body) ? Object.fromEntries(Object.entries(body).filter(([name, value]) => value !== null || !known.has(name))) : body;
   return z.preprocess(unset, z.strictObject(shape));
 }
 
 /** OpenAI's metadata: at most 16 pairs, keys up to 64 characters, values up to 512. */
-const Metadata = z.record(z.string().max(64), z.string().max(512)).refine((pairs) => Object.keys(pairs).length <= 16, 'metadata holds at most 16 key-value pairs');
+const Metadata = z
+  .record(z.string().max(64), z.string().max(512))
+  .refine((pairs) => Object.keys(pairs).length <= 16, 'metadata holds at most 16 key-value pairs');
 
 /**
  * Fields that label a request or hint at caching (chat and Responses): they ask nothing of the reply,

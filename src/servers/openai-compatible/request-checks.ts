@@ -12,9 +12,15 @@ export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   const [first] = parsed.error.issues;
   // Unknown fields are refused rather than ignored: a field the server does not read is a request it would not honour.
   if (first?.code === 'unrecognized_keys') {
-    throw new RequestRejectedError(400, `unknown field${first.keys.length > 1 ? 's' : ''} ${first.keys.join(', ')}: this server does not read ${first.keys.length > 1 ? 'them' : 'it'}, so it cannot honour ${first.keys.length > 1 ? 'them' : 'it'}`, { param: [...first.path, first.keys[0]].join('.'), code: 'unknown_parameter' });
+    throw new RequestRejectedError(
+      400,
+      `unknown field${first.keys.length > 1 ? 's' : ''} ${first.keys.join(', ')}: this server does not read ${first.keys.length > 1 ? 'them' : 'it'}, so it cannot honour ${first.keys.length > 1 ? 'them' : 'it'}`,
+      { param: [...first.path, first.keys[0]].join('.'), code: 'unknown_parameter' },
+    );
   }
-  throw new RequestRejectedError(400, parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`).join('; '), { param: first?.path.join('.') || undefined });
+  throw new RequestRejectedError(400, parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`).join('; '), {
+    param: first?.path.join('.') || undefined,
+  });
 }
 
 /** Ids outside the vocabulary would read past the model's embedding table: garbage, or NaN. */
@@ -72,7 +78,11 @@ export function renderMessages(context: RouteContext, messages: readonly Message
  */
 export function checkNoSpecialTokensAdded(value: boolean | undefined): void {
   if (value !== true) return;
-  throw new RequestRejectedError(400, 'add_special_tokens true is not supported: this server encodes text without adding special tokens and uses token prompts as sent; send false or leave it out', { param: 'add_special_tokens', code: 'unsupported_parameter' });
+  throw new RequestRejectedError(
+    400,
+    'add_special_tokens true is not supported: this server encodes text without adding special tokens and uses token prompts as sent; send false or leave it out',
+    { param: 'add_special_tokens', code: 'unsupported_parameter' },
+  );
 }
 
 /**
@@ -80,16 +90,24 @@ export function checkNoSpecialTokensAdded(value: boolean | undefined): void {
  * ignore. Obfuscation pads stream events against size side channels; this server sends them unpadded.
  */
 export function checkStreamOptions(request: { stream?: boolean | undefined; stream_options?: StreamOptions | undefined }): void {
-  if (request.stream_options && !request.stream) throw new RequestRejectedError(400, 'stream_options can only be sent with stream true', { param: 'stream_options' });
+  if (request.stream_options && !request.stream)
+    throw new RequestRejectedError(400, 'stream_options can only be sent with stream true', { param: 'stream_options' });
   if (request.stream_options?.include_obfuscation) {
-    throw new RequestRejectedError(400, 'stream_options.include_obfuscation true is not supported: this server does not pad stream events; send false or leave it out', { param: 'stream_options.include_obfuscation', code: 'unsupported_parameter' });
+    throw new RequestRejectedError(
+      400,
+      'stream_options.include_obfuscation true is not supported: this server does not pad stream events; send false or leave it out',
+      { param: 'stream_options.include_obfuscation', code: 'unsupported_parameter' },
+    );
   }
 }
 
 /** The generator knows only the sampled token's logprob: alternatives asked for would be an empty list passed off as an answer. */
 export function checkNoTopLogprobs(param: string, count: number): void {
   if (count === 0) return;
-  throw new RequestRejectedError(400, `${param} is ${count}: this server returns only the sampled token's logprob, so ask for 0 alternatives`, { param, code: 'unsupported_parameter' });
+  throw new RequestRejectedError(400, `${param} is ${count}: this server returns only the sampled token's logprob, so ask for 0 alternatives`, {
+    param,
+    code: 'unsupported_parameter',
+  });
 }
 
 /**
@@ -99,5 +117,9 @@ export function checkNoTopLogprobs(param: string, count: number): void {
  */
 export function checkParallelToolCalls(value: boolean | undefined, readsToolCalls: boolean): void {
   if (value !== false || !readsToolCalls) return;
-  throw new RequestRejectedError(400, 'parallel_tool_calls false is not supported: the model may write several calls in one reply, and this server returns every call it wrote; send true or leave it out', { param: 'parallel_tool_calls', code: 'unsupported_parameter' });
+  throw new RequestRejectedError(
+    400,
+    'parallel_tool_calls false is not supported: the model may write several calls in one reply, and this server returns every call it wrote; send true or leave it out',
+    { param: 'parallel_tool_calls', code: 'unsupported_parameter' },
+  );
 }

@@ -26,7 +26,10 @@ export interface ResponsesStreamPlan {
  * one delta), `output_item.done` with the item whole (NeMo Gym's training fields included), and
  * `response.completed`, or `response.incomplete` when cut at `max_output_tokens`.
  */
-export async function* responsesEvents(steps: AsyncIterable<GenerationStep>, plan: ResponsesStreamPlan): AsyncGenerator<Record<string, unknown>, void, undefined> {
+export async function* responsesEvents(
+  steps: AsyncIterable<GenerationStep>,
+  plan: ResponsesStreamPlan,
+): AsyncGenerator<Record<string, unknown>, void, undefined> {
   let sequence = 0;
   const event = (type: string, fields: Record<string, unknown>) => ({ type, sequence_number: sequence++, ...fields });
   const held: string[] = [];
@@ -64,7 +67,8 @@ function* messageOpening(event: Event, item: Item, output_index: number): Genera
   yield event('response.content_part.added', { ...contentAt(item, output_index), part: { type: 'output_text', text: '', annotations: [] } });
 }
 
-const textDelta = (event: Event, item: Item, output_index: number, delta: string) => event('response.output_text.delta', { ...contentAt(item, output_index), delta, logprobs: [] });
+const textDelta = (event: Event, item: Item, output_index: number, delta: string) =>
+  event('response.output_text.delta', { ...contentAt(item, output_index), delta, logprobs: [] });
 
 function* messageClosing(event: Event, item: Item, output_index: number): Generator<Record<string, unknown>> {
   const part = (item.content as { text: string }[])[0]!;

@@ -29,7 +29,10 @@ export const responses: Route = async (context, body, signal) => {
   checkNoTopLogprobs('top_logprobs', request.top_logprobs ?? 0);
   checkStreamOptions(request);
   if (request.tool_choice === 'required') throw refuse('tool_choice', "'required' cannot be enforced by this server: send 'auto' or 'none'");
-  const messages: Message[] = [...(request.instructions ? [{ role: 'system' as const, content: request.instructions }] : []), ...responsesInputToMessages(request.input)];
+  const messages: Message[] = [
+    ...(request.instructions ? [{ role: 'system' as const, content: request.instructions }] : []),
+    ...responsesInputToMessages(request.input),
+  ];
   const tools = request.tools?.length ? responsesToolsToChatTools(request.tools) : undefined;
   const readsToolCalls = tools !== undefined && request.tool_choice !== 'none' && context.toolCallParser !== undefined;
   checkParallelToolCalls(request.parallel_tool_calls, readsToolCalls);
@@ -57,7 +60,8 @@ export const responses: Route = async (context, body, signal) => {
   };
   // A reply not read for tool calls is one message: its id is known before its first token streams.
   const messageId = itemId('msg');
-  const finished = (generation: Generation) => responseOf(head, messageId, promptIds, generation, assistantReply(generation, context.toolCallParser, readsToolCalls));
+  const finished = (generation: Generation) =>
+    responseOf(head, messageId, promptIds, generation, assistantReply(generation, context.toolCallParser, readsToolCalls));
   if (!request.stream) return { status: 200, body: finished(await generateWhole(context, promptIds, options, signal)) };
   checkRun(context, promptIds, options);
   const plan = {
@@ -75,8 +79,17 @@ export const responses: Route = async (context, body, signal) => {
 function responseOf(head: Record<string, unknown>, messageId: string, promptIds: number[], generation: Generation, reply: AssistantReply): ResponsesResponse {
   const { content, tool_calls: calls = [] } = reply.message;
   const output: ResponsesOutputItem[] = [
-    ...(content !== null && (content !== '' || calls.length === 0) ? [{ type: 'message', id: messageId, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: content, annotations: [] }] }] : []),
-    ...calls.map((call) => ({ type: 'function_call', id: itemId('fc'), call_id: call.id, name: call.function.name, arguments: call.function.arguments, status: 'completed' })),
+    ...(content !== null && (content !== '' || calls.length === 0)
+      ? [{ type: 'message', id: messageId, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: content, annotations: [] }] }]
+      : []),
+    ...calls.map((call) => ({
+      type: 'function_call',
+      id: itemId('fc'),
+      call_id: call.id,
+      name: call.function.name,
+      arguments: call.function.arguments,
+      status: 'completed',
+    })),
   ];
   Object.assign(output.at(-1)!, { prompt_token_ids: promptIds, generation_token_ids: generation.tokenIds, generation_log_probs: generation.logprobs });
   const cut = generation.finish === 'length';
@@ -85,6 +98,12 @@ function responseOf(head: Record<string, unknown>, messageId: string, promptIds:
     status: cut ? 'incomplete' : 'completed',
     incomplete_details: cut ? { reason: 'max_output_tokens' } : null,
     output,
-    usage: { input_tokens: promptIds.length, input_tokens_details: { cached_tokens: 0 }, output_tokens: generation.tokenIds.length, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: promptIds.length + generation.tokenIds.length },
+    usage: {
+      input_tokens: promptIds.length,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: generation.tokenIds.length,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: promptIds.length + generation.tokenIds.length,
+    },
   };
 }

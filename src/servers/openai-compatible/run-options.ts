@@ -6,5 +6,15 @@ export const stopList = (stop: string | string[] | undefined) => (stop === undef
 
 /** The sampling options a completions or chat request asks for. */
 export function runOptions(request: CompletionRequest | ChatRequest, maxTokens: number, includeStop: boolean | undefined): RunOptions {
-  return { maxTokens, seed: request.seed, temperature: request.temperature, topP: request.top_p, topK: request.top_k, stop: stopList(request.stop), stopTokenIds: request.stop_token_ids ?? [], includeStop: includeStop ?? false, skipSpecial: request.skip_special_tokens ?? true };
+  return {
+    maxTokens,
+    seed: request.seed,
+    temperature: request.temperature,
+    topP: request.top_p,
+    topK: request.top_k,
+    stop: stopList(request.stop),
+    stopTokenIds: request.stop_token_ids ?? [],
+    includeStop: includeStop ?? false,
+    skipSpecial: request.skip_special_tokens ?? true,
+  };
 }

@@ -16,7 +16,13 @@ const choiceSeed = (seed: number | undefined, index: number) => (seed === undefi
  * for. As vLLM orders them: the n choices of the first prompt, then those of the next. Every prompt is
  * checked before any is sampled.
  */
-export function sampleChoices(context: RouteContext, prompts: number[][], options: RunOptions, n: number, signal: AbortSignal): AsyncGenerator<ChoiceStep, void, undefined> {
+export function sampleChoices(
+  context: RouteContext,
+  prompts: number[][],
+  options: RunOptions,
+  n: number,
+  signal: AbortSignal,
+): AsyncGenerator<ChoiceStep, void, undefined> {
   for (const promptIds of prompts) checkRun(context, promptIds, options);
   return (async function* () {
     for (const [p, promptIds] of prompts.entries()) {

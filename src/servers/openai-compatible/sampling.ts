@@ -42,7 +42,12 @@ export function checkRun(context: RouteContext, promptIds: number[], options: Ru
  * Samples a checked prompt, yielding each token's piece as soon as the generator hands the token out,
  * then the end; returns the generation whole. Stopping the iteration stops the generator.
  */
-export async function* sample(context: RouteContext, promptIds: number[], options: RunOptions, signal: AbortSignal): AsyncGenerator<GenerationStep, Generation, undefined> {
+export async function* sample(
+  context: RouteContext,
+  promptIds: number[],
+  options: RunOptions,
+  signal: AbortSignal,
+): AsyncGenerator<GenerationStep, Generation, undefined> {
   const request = generationRequest(promptIds, options);
   const pieces = new TokenPieces(context.tokenizer, request);
   const tokens: AsyncIterator<StreamedToken, GenerationEnd> = context.generate(request, signal);

@@ -17,7 +17,10 @@ export interface ServedModel {
  */
 export function checkModel(served: ServedModel, model: string | undefined): void {
   if (model === undefined || model === served.model || served.answersAnyModel) return;
-  throw new RequestRejectedError(404, `The model \`${model}\` does not exist. This server serves \`${served.model}\`.`, { param: 'model', code: 'model_not_found' });
+  throw new RequestRejectedError(404, `The model \`${model}\` does not exist. This server serves \`${served.model}\`.`, {
+    param: 'model',
+    code: 'model_not_found',
+  });
 }
 
 /** The model as `/v1/models` lists it, with vLLM's `root` and `max_model_len`. */

@@ -8,7 +8,22 @@ import { generateWhole } from './sampling.js';
 export const sglangGenerate: Route = async (context, body, signal) => {
   const { input_ids, sampling_params: params, return_logprob, return_prompt_token_ids } = parseBody(GenerateRequest, body);
   checkTokenIds(context, 'input_ids', input_ids);
-  const generation = await generateWhole(context, input_ids, { maxTokens: params.max_new_tokens, seed: params.sampling_seed, temperature: params.temperature, topP: params.top_p, topK: params.top_k, stop: stopList(params.stop), stopTokenIds: params.stop_token_ids ?? [], includeStop: params.no_stop_trim ?? false, skipSpecial: params.skip_special_tokens ?? true }, signal);
+  const generation = await generateWhole(
+    context,
+    input_ids,
+    {
+      maxTokens: params.max_new_tokens,
+      seed: params.sampling_seed,
+      temperature: params.temperature,
+      topP: params.top_p,
+      topK: params.top_k,
+      stop: stopList(params.stop),
+      stopTokenIds: params.stop_token_ids ?? [],
+      includeStop: params.no_stop_trim ?? false,
+      skipSpecial: params.skip_special_tokens ?? true,
+    },
+    signal,
+  );
   const finishType = generation.finish === 'length' ? 'length' : 'stop';
   return {
     status: 200,

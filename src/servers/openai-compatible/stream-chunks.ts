@@ -51,7 +51,13 @@ export interface ChatStreamPlan extends StreamPlan {
 export async function* chatCompletionChunks(head: ChunkHead, steps: AsyncIterable<ChoiceStep>, plan: ChatStreamPlan): AsyncGenerator<unknown, void, undefined> {
   const chunk = (choice: Record<string, unknown>) => ({ ...head, object: 'chat.completion.chunk', choices: [choice], ...(plan.usage ? { usage: null } : {}) });
   const tokensChunk = (index: number, pieces: TokenPiece[], delta: Record<string, unknown>, finish: Record<string, unknown>) =>
-    chunk({ index, delta, logprobs: plan.logprobs ? plan.logprobs(pieces) : null, ...finish, ...(plan.tokenIds ? { token_ids: pieces.map((piece) => piece.tokenId) } : {}) });
+    chunk({
+      index,
+      delta,
+      logprobs: plan.logprobs ? plan.logprobs(pieces) : null,
+      ...finish,
+      ...(plan.tokenIds ? { token_ids: pieces.map((piece) => piece.tokenId) } : {}),
+    });
   const textChunk = (index: number, piece: TokenPiece) => tokensChunk(index, [piece], { content: piece.text }, { finish_reason: null });
   const finished: Generation[] = [];
   let held: TokenPiece[] = [];
@@ -73,7 +79,13 @@ export async function* chatCompletionChunks(head: ChunkHead, steps: AsyncIterabl
     const answer = plan.reply?.(generation);
     const finish = plan.finish(generation, answer);
     const message = answer?.message;
-    if (message?.tool_calls) yield tokensChunk(index, held, { content: message.content, tool_calls: message.tool_calls.map((call, position) => ({ index: position, ...call })) }, finish);
+    if (message?.tool_calls)
+      yield tokensChunk(
+        index,
+        held,
+        { content: message.content, tool_calls: message.tool_calls.map((call, position) => ({ index: position, ...call })) },
+        finish,
+      );
     else {
       // No call after all: the held tokens go out a chunk each, as they would have unread.
       for (const piece of held) yield textChunk(index, piece);
@@ -96,7 +108,11 @@ export interface CompletionStreamPlan extends StreamPlan {
  * token is sampled: one chunk per token with its `text` (an echoed prompt comes first, in a chunk of its
  * own), a last one with the finish reason, then the usage chunk when asked for.
  */
-export async function* completionChunks(head: ChunkHead, steps: AsyncIterable<ChoiceStep>, plan: CompletionStreamPlan): AsyncGenerator<unknown, void, undefined> {
+export async function* completionChunks(
+  head: ChunkHead,
+  steps: AsyncIterable<ChoiceStep>,
+  plan: CompletionStreamPlan,
+): AsyncGenerator<unknown, void, undefined> {
   const chunk = (choice: Record<string, unknown>) => ({ ...head, object: 'text_completion', choices: [choice], ...(plan.usage ? { usage: null } : {}) });
   const finished: Generation[] = [];
   let current = -1;

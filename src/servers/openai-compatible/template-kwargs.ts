@@ -19,7 +19,11 @@ const reserved: Record<string, string> = {
 export function templateKwargs(kwargs: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   for (const name of Object.keys(kwargs ?? {})) {
     const why = reserved[name];
-    if (why) throw new RequestRejectedError(400, `chat_template_kwargs.${name} is set by the server: ${why}`, { param: `chat_template_kwargs.${name}`, code: 'unsupported_parameter' });
+    if (why)
+      throw new RequestRejectedError(400, `chat_template_kwargs.${name} is set by the server: ${why}`, {
+        param: `chat_template_kwargs.${name}`,
+        code: 'unsupported_parameter',
+      });
   }
   return kwargs;
 }

@@ -23,7 +23,10 @@ const textOnly = 'this server answers in text only';
  */
 export const samplingDefaults = {
   prompt_logprobs: { isDefault: () => false, why: "this server does not score the prompt's tokens" },
-  response_format: { isDefault: (value) => isRecord(value) && value.type === 'text', why: 'this server cannot constrain the output: only {"type": "text"} is served' },
+  response_format: {
+    isDefault: (value) => isRecord(value) && value.type === 'text',
+    why: 'this server cannot constrain the output: only {"type": "text"} is served',
+  },
   presence_penalty: { isDefault: (value) => value === 0, why: noPenalty },
   frequency_penalty: { isDefault: (value) => value === 0, why: noPenalty },
   repetition_penalty: { isDefault: (value) => value === 1, why: 'this server applies no penalties: send 1 or leave it out' },
@@ -35,7 +38,10 @@ export const samplingDefaults = {
 
 /** What the chat and Responses APIs share: a request is answered now, in text, by the one model, and nothing is kept. */
 const answeredNow = {
-  service_tier: { isDefault: (value) => value === 'auto' || value === 'default', why: "this server has one processing tier: send 'auto' or 'default', or leave it out" },
+  service_tier: {
+    isDefault: (value) => value === 'auto' || value === 'default',
+    why: "this server has one processing tier: send 'auto' or 'default', or leave it out",
+  },
   moderation: { isDefault: () => false, why: 'this server runs no moderation' },
 } satisfies DefaultOnlyTable;
 
@@ -46,8 +52,14 @@ export const chatDefaults = {
   modalities: { isDefault: (value) => Array.isArray(value) && value.length === 1 && value[0] === 'text', why: `${textOnly}: send ["text"] or leave it out` },
   audio: { isDefault: () => false, why: textOnly },
   prediction: { isDefault: () => false, why: 'this server does not decode against a predicted output' },
-  reasoning_effort: { isDefault: () => false, why: "this server has no reasoning effort to set: a chat template's thinking switch is set with chat_template_kwargs (e.g. enable_thinking)" },
-  verbosity: { isDefault: (value) => value === 'medium', why: "this server cannot make the model terser or wordier: send 'medium' (OpenAI's default) or leave it out" },
+  reasoning_effort: {
+    isDefault: () => false,
+    why: "this server has no reasoning effort to set: a chat template's thinking switch is set with chat_template_kwargs (e.g. enable_thinking)",
+  },
+  verbosity: {
+    isDefault: (value) => value === 'medium',
+    why: "this server cannot make the model terser or wordier: send 'medium' (OpenAI's default) or leave it out",
+  },
   web_search_options: { isDefault: () => false, why: 'this server searches nothing' },
   functions: { isDefault: isEmptyList, why: 'send the functions as tools (functions is the deprecated form)' },
   function_call: { isDefault: () => false, why: 'send tool_choice (function_call is the deprecated form)' },
@@ -66,12 +78,18 @@ export const responsesDefaults = {
   conversation: { isDefault: () => false, why: 'this server keeps no conversations: send the whole conversation as input' },
   prompt: { isDefault: () => false, why: 'this server keeps no prompt templates: send the input itself' },
   background: { isDefault: (value) => value === false, why: 'this server answers within the request and keeps nothing to poll: send false or leave it out' },
-  truncation: { isDefault: (value) => value === 'disabled', why: "this server does not drop input items to fit the context (an input too long is a 400): send 'disabled' or leave it out" },
+  truncation: {
+    isDefault: (value) => value === 'disabled',
+    why: "this server does not drop input items to fit the context (an input too long is a 400): send 'disabled' or leave it out",
+  },
   include: { isDefault: isEmptyList, why: 'this server adds no optional output data: send [] or leave it out' },
   context_management: { isDefault: isEmptyList, why: 'this server does not compact the context' },
   reasoning: { isDefault: setsNothing, why: 'this server has no reasoning effort or summary to set' },
   text: {
-    isDefault: (value) => isRecord(value) && (value.format === undefined || (isRecord(value.format) && value.format.type === 'text')) && (value.verbosity === undefined || value.verbosity === null || value.verbosity === 'medium'),
+    isDefault: (value) =>
+      isRecord(value) &&
+      (value.format === undefined || (isRecord(value.format) && value.format.type === 'text')) &&
+      (value.verbosity === undefined || value.verbosity === null || value.verbosity === 'medium'),
     why: 'this server writes plain text only: send {"format": {"type": "text"}} or leave it out',
   },
 } satisfies DefaultOnlyTable;

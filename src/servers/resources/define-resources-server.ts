@@ -54,7 +54,9 @@ export interface ResourcesServerSpec<State, Row extends Record<string, unknown>>
  * per tool, `POST /verify` with the judge failsafe, `POST /aggregate_metrics` and
  * `GET /reverify_mode`, with per-session state behind NeMo Gym's session cookie.
  */
-export function defineResourcesServer<State = undefined, Row extends Record<string, unknown> = Record<string, unknown>>(spec: ResourcesServerSpec<State, Row>): ResourcesServerDefinition {
+export function defineResourcesServer<State = undefined, Row extends Record<string, unknown> = Record<string, unknown>>(
+  spec: ResourcesServerSpec<State, Row>,
+): ResourcesServerDefinition {
   const tools = spec.tools ?? {};
   const cookieName = sessionCookieName(spec.className ?? 'SimpleResourcesServer', spec.name);
   const reverifyMode = spec.reverifyMode ?? (Object.keys(tools).length === 0 && !spec.seedSession ? 'stateless' : 'unsupported');
@@ -63,10 +65,15 @@ export function defineResourcesServer<State = undefined, Row extends Record<stri
   const routesFor = () => {
     const store = new SessionStore<State>(spec.initialState ?? (() => undefined as State), spec.maxSessions);
     const session = (handler: Parameters<typeof withSession<State>>[2]): JsonRoute => withSession(store, cookieName, handler);
-    const toolRoutes = new Map(Object.entries(tools).map(([name, tool]) => [`/${name}`, session(async ({ body }, current) => {
-      const outcome = await tool.call(body, current);
-      return outcome.ok ? ok(outcome.output) : ok({ detail: outcome.detail }, 422);
-    })]));
+    const toolRoutes = new Map(
+      Object.entries(tools).map(([name, tool]) => [
+        `/${name}`,
+        session(async ({ body }, current) => {
+          const outcome = await tool.call(body, current);
+          return outcome.ok ? ok(outcome.output) : ok({ detail: outcome.detail }, 422);
+        }),
+      ]),
+    );
     return {
       routes: {
         'POST /seed_session': session(async ({ body }, current) => {
@@ -91,7 +98,9 @@ export function defineResourcesServer<State = undefined, Row extends Record<stri
 }
 
 /** `POST /aggregate_metrics {verify_responses}` → NeMo Gym's `AggregateMetrics`. */
-export function aggregateMetricsRoute(compute: ResourcesServerSpec<unknown, Record<string, unknown>>['aggregateMetrics'] = aggregateVerifyResponses): JsonRoute {
+export function aggregateMetricsRoute(
+  compute: ResourcesServerSpec<unknown, Record<string, unknown>>['aggregateMetrics'] = aggregateVerifyResponses,
+): JsonRoute {
   return async ({ body }) => {
     const request = parseBody(AggregateMetricsRequest, body);
     if (!request.ok) return request.reply;
@@ -117,7 +126,12 @@ function invalidRowDetail(error: InvalidRowError): { type: string; loc: (string 
  * schema's defaults are not echoed: NeMo Gym's verify replies declare no request field but `response`
  * and `responses_create_params`, so a default would read as a field the verifier reported.
  */
-async function verifyWithFailsafe<State, Row extends Record<string, unknown>>(spec: ResourcesServerSpec<State, Row>, body: Row & VerifyRequest, sent: Record<string, unknown>, session: ResourcesSession<State>): Promise<Record<string, unknown>> {
+async function verifyWithFailsafe<State, Row extends Record<string, unknown>>(
+  spec: ResourcesServerSpec<State, Row>,
+  body: Row & VerifyRequest,
+  sent: Record<string, unknown>,
+  session: ResourcesSession<State>,
+): Promise<Record<string, unknown>> {
   let result: z.infer<typeof VerifyResult>;
   try {
     result = VerifyResult.parse(await spec.verify(body, session));

@@ -46,14 +46,19 @@ export function environmentResourcesServer(environment: Environment, options: Re
     return { result, observation: observation.length === 0 ? null : observation.map((message) => message.content).join('\n') };
   };
   const toolBox = environmentToolBox(environment);
-  const toolRoutes = new Map((toolBox?.names ?? []).map((name) => [`/${name}`, session(async (body, current, signal) => {
-    const args = z.record(z.string(), z.unknown()).safeParse(body ?? {});
-    if (!args.success) return ok({ detail: [{ type: 'object', loc: ['body'], msg: 'tool arguments must be a JSON object' }] }, 422);
-    const episode = current.state ?? (await reset({ responses_create_params: {} }, current, signal)).episode;
-    const called = await toolBox!.call(name, args.data, episode.metadata);
-    current.state = { ...episode, metadata: called.metadata };
-    return ok(called.output);
-  })]));
+  const toolRoutes = new Map(
+    (toolBox?.names ?? []).map((name) => [
+      `/${name}`,
+      session(async (body, current, signal) => {
+        const args = z.record(z.string(), z.unknown()).safeParse(body ?? {});
+        if (!args.success) return ok({ detail: [{ type: 'object', loc: ['body'], msg: 'tool arguments must be a JSON object' }] }, 422);
+        const episode = current.state ?? (await reset({ responses_create_params: {} }, current, signal)).episode;
+        const called = await toolBox!.call(name, args.data, episode.metadata);
+        current.state = { ...episode, metadata: called.metadata };
+        return ok(called.output);
+      }),
+    ]),
+  );
   return new JsonServer({
     ...options,
     routes: {
@@ -67,7 +72,10 @@ export function environmentResourcesServer(environment: Environment, options: Re
         const request = parseBody(VerifyRequest, body);
         if (!request.ok) return request.reply;
         const { result } = await step(request.value, current, assistantText(request.value.response), signal);
-        const fields = { ...(result.reward_components ? { reward_components: result.reward_components } : {}), ...(result.answer !== undefined ? { extracted_answer: result.answer } : {}) };
+        const fields = {
+          ...(result.reward_components ? { reward_components: result.reward_components } : {}),
+          ...(result.answer !== undefined ? { extracted_answer: result.answer } : {}),
+        };
         return ok({ ...request.value, reward: result.reward, ...fields });
       }),
       'POST /reset': session(async (body, current, signal) => {

@@ -32,7 +32,10 @@ export interface ResourcesServerDefinition {
   createServer(options?: ResourcesServeOptions): JsonServer;
 }
 
-export function makeDefinition(fields: Omit<ResourcesServerDefinition, 'createServer' | 'endpoints'>, routesFor: () => ResourcesRoutes): ResourcesServerDefinition {
+export function makeDefinition(
+  fields: Omit<ResourcesServerDefinition, 'createServer' | 'endpoints'>,
+  routesFor: () => ResourcesRoutes,
+): ResourcesServerDefinition {
   const sample = routesFor();
   return {
     ...fields,

@@ -47,7 +47,11 @@ export function defineTool<State, Parameters extends z.ZodObject>(definition: To
 
 /** zod issues in FastAPI's words, so a model trained against NeMo Gym reads the same kind of error. */
 export function validationDetail(error: z.ZodError): ValidationDetail[] {
-  return error.issues.map((issue) => ({ type: issue.code, loc: ['body', ...issue.path.map((key) => (typeof key === 'number' ? key : String(key)))], msg: issue.message }));
+  return error.issues.map((issue) => ({
+    type: issue.code,
+    loc: ['body', ...issue.path.map((key) => (typeof key === 'number' ? key : String(key)))],
+    msg: issue.message,
+  }));
 }
 
 /** The tool as a Responses-API tool definition, for `responses_create_params.tools`. */

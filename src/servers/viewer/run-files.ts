@@ -41,7 +41,10 @@ export async function findRuns(path: string, options: FindRunsOptions = {}): Pro
     if (unsafe !== undefined) skipped.push(unsafe);
     else if (!(await notARun(output))) runs.push(await viewedRun(output));
   }
-  const skips = skipped.length === 0 ? '' : `skipped ${skipped.length} ${skipped.length === 1 ? 'run' : 'runs'} in ${chosen}: ${skipped.join('; ')} (${RUN_FILES_RULE}; view a link's file by its own path)`;
+  const skips =
+    skipped.length === 0
+      ? ''
+      : `skipped ${skipped.length} ${skipped.length === 1 ? 'run' : 'runs'} in ${chosen}: ${skipped.join('; ')} (${RUN_FILES_RULE}; view a link's file by its own path)`;
   if (runs.length === 0) throw new ConfigError(`${path} holds no run: ${skips || 'no output file of gymnast collect (rows with _ng_task_index) in it'}`);
   if (skips) options.onNotice?.(skips);
   return runs;

@@ -31,11 +31,11 @@ export async function staticFile(root: string, rawPath: string): Promise<StaticA
   } catch {
     return { status: 400, message: `bad path ${rawPath}` };
   }
-  if (path.split(/[/\\]/).includes('..') || path.includes('\0')) return { status: 400, message: `refused path ${rawPath}: it climbs out of the viewer's folder` };
+  if (path.split(/[/\\]/).includes('..') || path.includes('\0'))
+    return { status: 400, message: `refused path ${rawPath}: it climbs out of the viewer's folder` };
   const relative = path === '/' ? 'index.html' : path.replace(/^\/(static\/)?/, '');
   const base = resolve(root);
   const file = resolve(base, relative);
   if (!file.startsWith(base + sep) || !existsSync(file) || !statSync(file).isFile()) return { status: 404, message: `no file ${rawPath}` };
   return { status: 200, body: await readFile(file), contentType: CONTENT_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream' };
 }
-

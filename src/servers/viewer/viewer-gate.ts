@@ -37,7 +37,8 @@ export class ViewerGate {
   stop(request: IncomingMessage, url: URL): GateAnswer | undefined {
     if (this.#apiKey === undefined) return undefined;
     if (url.searchParams.has('key')) return this.#trade(url, this.#apiKey);
-    if (hasBearerToken(request.headers.authorization, this.#apiKey) || isSecret(cookieValue(request.headers.cookie, this.#cookie), this.#session)) return undefined;
+    if (hasBearerToken(request.headers.authorization, this.#apiKey) || isSecret(cookieValue(request.headers.cookie, this.#cookie), this.#session))
+      return undefined;
     return unauthorized('this viewer needs its key: open the address gymnast view printed (it ends in ?key=…), or send Authorization: Bearer <key>');
   }
 

@@ -66,8 +66,14 @@ export class ViewerServer {
       index.follow(options.followIntervalMs);
       const remote = new Set(run.remoteAgents);
       // An agent server's rows were sampled by its own model: only a tokenizer the user names decodes them.
-      const decoder = async (agent: string) => (options.tokenizer ? options.tokenizer : run.policy === 'embedded' && !remote.has(agent) ? embedded() : undefined);
-      runs.set(run.id, { run, index, lister: new RolloutLister(index, { ...(options.searchBudgetMs === undefined ? {} : { searchBudgetMs: options.searchBudgetMs }) }), decoder });
+      const decoder = async (agent: string) =>
+        options.tokenizer ? options.tokenizer : run.policy === 'embedded' && !remote.has(agent) ? embedded() : undefined;
+      runs.set(run.id, {
+        run,
+        index,
+        lister: new RolloutLister(index, { ...(options.searchBudgetMs === undefined ? {} : { searchBudgetMs: options.searchBudgetMs }) }),
+        decoder,
+      });
     }
     return new ViewerServer(runs, options);
   }
@@ -96,7 +102,8 @@ export class ViewerServer {
     this.#gate ??= new ViewerGate({ port: Number(new URL(this.#core.url).port), apiKey: this.#options.apiKey });
     const stopped = this.#gate.stop(request, url);
     if (stopped) return sendGateAnswer(response, stopped);
-    if (request.method !== 'GET' && request.method !== 'HEAD') return sendJson(response, 405, { error: { message: `the viewer only answers GET, not ${request.method}` } }, { allow: 'GET, HEAD' });
+    if (request.method !== 'GET' && request.method !== 'HEAD')
+      return sendJson(response, 405, { error: { message: `the viewer only answers GET, not ${request.method}` } }, { allow: 'GET, HEAD' });
     if (url.pathname.startsWith('/api/')) return this.#api(response, url);
     // The raw path, not the URL's: `new URL` folds `/a/../b` into `/b`, and a climbing path is refused, not reinterpreted.
     const answer = await staticFile(this.#assets, raw.split('?')[0]!);
@@ -108,7 +115,11 @@ export class ViewerServer {
   async #api(response: ServerResponse, url: URL): Promise<void> {
     let segments: string[];
     try {
-      segments = url.pathname.slice('/api/'.length).split('/').filter((segment) => segment !== '').map(decodeURIComponent);
+      segments = url.pathname
+        .slice('/api/'.length)
+        .split('/')
+        .filter((segment) => segment !== '')
+        .map(decodeURIComponent);
     } catch {
       return sendJson(response, 400, { error: { message: `bad path ${url.pathname}` } });
     }

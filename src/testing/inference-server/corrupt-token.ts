@@ -10,7 +10,8 @@ type CorruptToken = Extract<Fault, { kind: 'corrupt-token' }>;
  */
 export function withCorruptToken(body: unknown, fault: CorruptToken): unknown {
   if (!isRecord(body)) return body;
-  if (Array.isArray(body.choices)) return { ...body, choices: body.choices.map((choice: unknown) => (isRecord(choice) ? corruptChoice(choice, fault) : choice)) };
+  if (Array.isArray(body.choices))
+    return { ...body, choices: body.choices.map((choice: unknown) => (isRecord(choice) ? corruptChoice(choice, fault) : choice)) };
   if (Array.isArray(body.output_ids) && isRecord(body.meta_info)) return corruptGenerate(body, body.output_ids, body.meta_info, fault);
   return body;
 }
@@ -21,11 +22,20 @@ function corruptChoice(choice: Record<string, unknown>, fault: CorruptToken): Re
   const logprobs = choice.logprobs;
   const corrupted: Record<string, unknown> = { ...choice, token_ids: replaced(choice.token_ids, at, fault.id) };
   if (isRecord(logprobs) && Array.isArray(logprobs.token_logprobs)) {
-    corrupted.logprobs = { ...logprobs, token_logprobs: replaced(logprobs.token_logprobs, at, fault.logprob), ...(Array.isArray(logprobs.tokens) ? { tokens: replaced(logprobs.tokens, at, label(logprobs.tokens[at], fault.id)) } : {}) };
+    corrupted.logprobs = {
+      ...logprobs,
+      token_logprobs: replaced(logprobs.token_logprobs, at, fault.logprob),
+      ...(Array.isArray(logprobs.tokens) ? { tokens: replaced(logprobs.tokens, at, label(logprobs.tokens[at], fault.id)) } : {}),
+    };
   }
   if (isRecord(logprobs) && Array.isArray(logprobs.content)) {
     const entries = logprobs.content as Record<string, unknown>[];
-    corrupted.logprobs = { ...logprobs, content: entries.map((entry, index) => (index === at ? { ...entry, token: label(entry.token, fault.id), logprob: fault.logprob ?? entry.logprob } : entry)) };
+    corrupted.logprobs = {
+      ...logprobs,
+      content: entries.map((entry, index) =>
+        index === at ? { ...entry, token: label(entry.token, fault.id), logprob: fault.logprob ?? entry.logprob } : entry,
+      ),
+    };
   }
   return corrupted;
 }
@@ -34,7 +44,11 @@ function corruptGenerate(body: Record<string, unknown>, outputIds: unknown[], me
   const at = position(outputIds, fault);
   const entries = Array.isArray(meta.output_token_logprobs) ? (meta.output_token_logprobs as unknown[][]) : undefined;
   const corruptedEntries = entries?.map((entry, index) => (index === at ? [fault.logprob ?? entry[0], fault.id ?? entry[1], entry[2]] : entry));
-  return { ...body, output_ids: replaced(outputIds, at, fault.id), meta_info: { ...meta, ...(corruptedEntries ? { output_token_logprobs: corruptedEntries } : {}) } };
+  return {
+    ...body,
+    output_ids: replaced(outputIds, at, fault.id),
+    meta_info: { ...meta, ...(corruptedEntries ? { output_token_logprobs: corruptedEntries } : {}) },
+  };
 }
 
 const position = (ids: readonly unknown[], fault: CorruptToken) => Math.min(fault.at ?? 0, ids.length - 1);

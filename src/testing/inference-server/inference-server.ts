@@ -58,7 +58,10 @@ export class InferenceServer {
   readonly #onRequest: InferenceServerOptions['onRequest'];
 
   constructor(options: InferenceServerOptions) {
-    this.#api = new OpenAiCompatibleApi({ ...options, generate: seededGenerator(options.tokenizer, options.respond ?? seededWords, { tokenization: options.tokenization ?? 'canonical' }) });
+    this.#api = new OpenAiCompatibleApi({
+      ...options,
+      generate: seededGenerator(options.tokenizer, options.respond ?? seededWords, { tokenization: options.tokenization ?? 'canonical' }),
+    });
     this.#access = { apiKey: options.apiKey, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES };
     this.#core = new HttpServerCore((request, response, signal) => this.#serve(request, response, signal), {
       host: '127.0.0.1',
@@ -111,7 +114,12 @@ export class InferenceServer {
         request.socket.destroy();
         return true;
       case 'status':
-        sendJson(response, fault.status, openAiErrorBody(fault.message ?? `injected ${fault.status}`, { type: fault.status >= 500 ? 'server_error' : 'invalid_request_error' }), fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) });
+        sendJson(
+          response,
+          fault.status,
+          openAiErrorBody(fault.message ?? `injected ${fault.status}`, { type: fault.status >= 500 ? 'server_error' : 'invalid_request_error' }),
+          fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) },
+        );
         return true;
       case 'truncate':
         this.#truncated.add(request);
@@ -149,7 +157,12 @@ export class InferenceServer {
 
   /** A streamed answer's finish reason is on the chunk that ends its choice; the others keep null. */
   #rewriteEvent(request: IncomingMessage, event: unknown): unknown {
-    const ends = typeof event === 'object' && event !== null && 'choices' in event && Array.isArray(event.choices) && event.choices.some((choice: { finish_reason?: unknown }) => choice.finish_reason != null);
+    const ends =
+      typeof event === 'object' &&
+      event !== null &&
+      'choices' in event &&
+      Array.isArray(event.choices) &&
+      event.choices.some((choice: { finish_reason?: unknown }) => choice.finish_reason != null);
     return ends ? this.#rewrite(request, event) : event;
   }
 
@@ -163,7 +176,8 @@ export class InferenceServer {
 /** The answer with `reason` as its finish reason, where each API puts it (choices, or SGLang's `meta_info`). */
 function withFinishReason(body: unknown, reason: string): unknown {
   if (typeof body !== 'object' || body === null) return body;
-  if ('choices' in body && Array.isArray(body.choices)) return { ...body, choices: body.choices.map((choice: object) => ({ ...choice, finish_reason: reason })) };
+  if ('choices' in body && Array.isArray(body.choices))
+    return { ...body, choices: body.choices.map((choice: object) => ({ ...choice, finish_reason: reason })) };
   if ('meta_info' in body && typeof body.meta_info === 'object') return { ...body, meta_info: { ...body.meta_info, finish_reason: { type: reason } } };
   return body;
 }

@@ -8,7 +8,9 @@ import { isRecord } from '../../util/is-record.js';
 export function withPromptIds(body: unknown, ids: number[] | null): unknown {
   if (!isRecord(body)) return body;
   const answer = replaced(body, ids);
-  return Array.isArray(answer.choices) ? { ...answer, choices: answer.choices.map((choice: unknown) => (isRecord(choice) ? replaced(choice, ids) : choice)) } : answer;
+  return Array.isArray(answer.choices)
+    ? { ...answer, choices: answer.choices.map((choice: unknown) => (isRecord(choice) ? replaced(choice, ids) : choice)) }
+    : answer;
 }
 
 function replaced(value: Record<string, unknown>, ids: number[] | null): Record<string, unknown> {

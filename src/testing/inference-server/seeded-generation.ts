@@ -30,7 +30,10 @@ export function seededGenerator(tokenizer: Tokenizer, responder: Responder, opti
     signal.throwIfAborted();
     const seed = request.seed ?? 0;
     const canonical = tokenizer.encode(responder({ text: tokenizer.decode(request.promptIds), ids: request.promptIds, seed }));
-    const spelled = tokenization === 'canonical' ? canonical : nonCanonicalIds(tokenizer, canonical, mixSeed(seed, request.promptIds.length), [...tokenizer.stopTokenIds, ...request.stopTokenIds]);
+    const spelled =
+      tokenization === 'canonical'
+        ? canonical
+        : nonCanonicalIds(tokenizer, canonical, mixSeed(seed, request.promptIds.length), [...tokenizer.stopTokenIds, ...request.stopTokenIds]);
     const reply = [...spelled, ...tokenizer.stopTokenIds.slice(0, 1)];
     const tokenIds: number[] = [];
     const logprobs = new Set<number>();
@@ -40,7 +43,8 @@ export function seededGenerator(tokenizer: Tokenizer, responder: Responder, opti
       if (tokenIds.length >= request.maxTokens) return { finish: 'length', stopReason: null };
       yield { token_id: id, logprob: distinctLogprob(logprobs, -((mixSeed(seed, tokenIds.length, id) % 10_000) / 4_000) - 0.001) };
       tokenIds.push(id);
-      if (request.stopTokenIds.includes(id) || tokenizer.stopTokenIds.includes(id)) return { finish: 'stop', stopReason: tokenizer.stopTokenIds.includes(id) ? null : id };
+      if (request.stopTokenIds.includes(id) || tokenizer.stopTokenIds.includes(id))
+        return { finish: 'stop', stopReason: tokenizer.stopTokenIds.includes(id) ? null : id };
       const text = tokenizer.decode(tokenIds);
       const matched = request.stop.find((stop) => text.includes(stop));
       if (matched !== undefined) return { finish: 'stop', stopReason: matched };

@@ -17,7 +17,10 @@ const isKeyword = (node: AstNode): boolean => node.type === 'KeywordArgumentExpr
 export function compileArguments(nodes: AstNode[], expression: CompileExpression): Arguments {
   const keyword = nodes.filter(isKeyword);
   return {
-    positional: positionalArguments(nodes.filter((node) => !isKeyword(node)), expression),
+    positional: positionalArguments(
+      nodes.filter((node) => !isKeyword(node)),
+      expression,
+    ),
     keyword: keyword.length === 0 ? undefined : keywordArguments(keyword, expression),
   };
 }

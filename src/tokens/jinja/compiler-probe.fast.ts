@@ -50,7 +50,13 @@ export const compilerMatchesInterpreter = once((): boolean => {
   if (installedVersion('@huggingface/jinja') === WRITTEN_FOR) return true;
   const reason = compilerProbeMismatch();
   if (reason === undefined) return true;
-  sayFastPathOff({ fastPath: 'chat template compiler', library: '@huggingface/jinja', writtenFor: WRITTEN_FOR, reason, slowPath: "the library's interpreter for every template" });
+  sayFastPathOff({
+    fastPath: 'chat template compiler',
+    library: '@huggingface/jinja',
+    writtenFor: WRITTEN_FOR,
+    reason,
+    slowPath: "the library's interpreter for every template",
+  });
   return false;
 });
 

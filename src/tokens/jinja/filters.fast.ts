@@ -251,7 +251,8 @@ function sortBy(items: unknown[], args: unknown[], kwargs: Map<string, unknown>)
   const caseSensitive = argument(args, 1, kwargs, 'case_sensitive', false);
   if (typeof caseSensitive !== 'boolean') throw new Error('case_sensitive must be a boolean');
   const attribute = argument(args, 2, kwargs, 'attribute', null);
-  if (!(attribute === null || typeof attribute === 'string' || kindOf(attribute) === 'integer')) throw new Error('attribute must be a string, integer, or null');
+  if (!(attribute === null || typeof attribute === 'string' || kindOf(attribute) === 'integer'))
+    throw new Error('attribute must be a string, integer, or null');
   const sortValue = (item: unknown): unknown => (attribute === null ? item : attributeValue(item, String(attribute)));
   return items.slice().sort((a, b) => {
     const result = compareValues(sortValue(a), sortValue(b), caseSensitive);

@@ -1,14 +1,5 @@
 // Fast path: mirrors @huggingface/jinja 0.5.11's parse and interpreter; 25× faster (docs/fast-paths.md#jinja); guard: test/tokens/jinja-fast-path.test.ts.
-import {
-  compareValues,
-  hasOwn,
-  isArrayKind,
-  isAttributeContainer,
-  kindOf,
-  ownEntry,
-  TemplateFunction,
-  type Kwargs,
-} from './template-values.fast.js';
+import { compareValues, hasOwn, isArrayKind, isAttributeContainer, kindOf, ownEntry, TemplateFunction, type Kwargs } from './template-values.fast.js';
 import type { Scope } from './scope.fast.js';
 import { unsupported } from './unsupported-construct-error.fast.js';
 

@@ -113,4 +113,3 @@ function globalScope(globals: Record<string, unknown>): Scope {
   for (const [name, value] of Object.entries(globals)) scope.assign(name, value);
   return scope;
 }
-

@@ -98,7 +98,7 @@ export function isAttributeContainer(kind: Kind): boolean {
 }
 
 export function hasOwn(object: object, key: string): boolean {
-  return  Object.hasOwn(object, key);
+  return Object.hasOwn(object, key);
 }
 
 /** An attribute of a mapping or namespace, and whether it exists (as `Map.has` would say). */
@@ -244,7 +244,9 @@ export function toJson(input: unknown, options: JsonOptions, depth: number, conv
       const childrenPadding = basePadding + indentValue;
       if (kind === 'array') {
         const core = (input as unknown[]).map((item) => toJson(item, options, depth + 1, convertUndefinedToNull));
-        return indent && core.length > 0 ? `[${childrenPadding}${core.join(`${itemSeparator}${childrenPadding}`)}${basePadding}]` : `[${core.join(itemSeparator)}]`;
+        return indent && core.length > 0
+          ? `[${childrenPadding}${core.join(`${itemSeparator}${childrenPadding}`)}${basePadding}]`
+          : `[${core.join(itemSeparator)}]`;
       }
       let entries = entriesOf(input as object);
       if (sortKeys) entries = entries.sort(([a], [b]) => a.localeCompare(b));

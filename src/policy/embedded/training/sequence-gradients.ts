@@ -23,11 +23,18 @@ export function accumulateSequenceGradients(model: GptModel, grads: Float32Array
 
   const residual = Array.from({ length: L + 1 }, () => new Float32Array(T * C));
   const acts = layout.layers.map(() => ({
-    ln1: new Float32Array(T * C), ln1Mean: new Float32Array(T), ln1Rstd: new Float32Array(T),
-    qkv: new Float32Array(T * 3 * C), att: new Float32Array(H * T * T), atty: new Float32Array(T * C),
+    ln1: new Float32Array(T * C),
+    ln1Mean: new Float32Array(T),
+    ln1Rstd: new Float32Array(T),
+    qkv: new Float32Array(T * 3 * C),
+    att: new Float32Array(H * T * T),
+    atty: new Float32Array(T * C),
     residual2: new Float32Array(T * C),
-    ln2: new Float32Array(T * C), ln2Mean: new Float32Array(T), ln2Rstd: new Float32Array(T),
-    fch: new Float32Array(T * 4 * C), fchGelu: new Float32Array(T * 4 * C),
+    ln2: new Float32Array(T * C),
+    ln2Mean: new Float32Array(T),
+    ln2Rstd: new Float32Array(T),
+    fch: new Float32Array(T * 4 * C),
+    fchGelu: new Float32Array(T * 4 * C),
   }));
   const lnf = new Float32Array(T * C);
   const lnfMean = new Float32Array(T);
@@ -148,7 +155,17 @@ function attentionForward(out: Float32Array, att: Float32Array, qkv: Float32Arra
   }
 }
 
-function attentionBackward(dqkv: Float32Array, dout: Float32Array, qkv: Float32Array, att: Float32Array, T: number, C: number, H: number, hs: number, scale: number): void {
+function attentionBackward(
+  dqkv: Float32Array,
+  dout: Float32Array,
+  qkv: Float32Array,
+  att: Float32Array,
+  T: number,
+  C: number,
+  H: number,
+  hs: number,
+  scale: number,
+): void {
   const datt = new Float32Array(T);
   for (let h = 0; h < H; h++) {
     for (let t = 0; t < T; t++) {

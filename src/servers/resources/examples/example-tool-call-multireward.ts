@@ -46,8 +46,10 @@ function requiredParameters(tools: unknown, toolName: string): string[] {
 
 /** Python's `==` on JSON values: deep, key order aside (and 1 == 1.0, which JSON numbers already are). */
 function jsonEqual(a: unknown, b: unknown): boolean {
-  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, index) => jsonEqual(item, b[index]));
-  if (isObject(a) && isObject(b)) return Object.keys(a).length === Object.keys(b).length && Object.keys(a).every((key) => key in b && jsonEqual(a[key], b[key]));
+  if (Array.isArray(a) || Array.isArray(b))
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, index) => jsonEqual(item, b[index]));
+  if (isObject(a) && isObject(b))
+    return Object.keys(a).length === Object.keys(b).length && Object.keys(a).every((key) => key in b && jsonEqual(a[key], b[key]));
   return a === b;
 }
 

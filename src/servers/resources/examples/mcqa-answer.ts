@@ -29,9 +29,18 @@ const LEADING_CHOICE_LETTER = /^([a-zA-Z])(?![a-zA-Z0-9])/;
 const LAST_STANDALONE_CHOICE_LETTER = new RegExp(`(?<!${WORD})[A-Z](?!${WORD})(?![\\s\\S]*(?<!${WORD})[A-Z](?!${WORD}))`, 'u');
 const CHOICE_LIST_SEPARATOR = /^(?:\s*[/|&,;]\s*|\s+(?:or|and)\s+|\s+)$/i;
 const LOCALISED_LETTERS: readonly [string, string][] = [
-  ['أ', ' A'], ['ب', ' B'], ['ج', ' C'], ['د', ' D'],
-  ['অ', ' A'], ['ব', ' B'], ['ড', ' C'], ['ঢ', ' D'],
-  ['Ａ', ' A'], ['Ｂ', ' B'], ['Ｃ', ' C'], ['Ｄ', ' D'],
+  ['أ', ' A'],
+  ['ب', ' B'],
+  ['ج', ' C'],
+  ['د', ' D'],
+  ['অ', ' A'],
+  ['ব', ' B'],
+  ['ড', ' C'],
+  ['ঢ', ' D'],
+  ['Ａ', ' A'],
+  ['Ｂ', ' B'],
+  ['Ｃ', ' C'],
+  ['Ｄ', ' D'],
 ];
 
 /** The letters options may be answered with: every single-letter key whose text is not null. */
@@ -79,7 +88,9 @@ function strictBoxedLetter(text: string, allowed: Set<string>): string | undefin
 /** Every (letter, text) of the options whose key is an allowed letter and whose text is not null. */
 function optionTexts(options: McqaOptions | null, allowed: Set<string>): [string, string][] {
   return (options ?? []).flatMap((entry) =>
-    Object.entries(entry).flatMap(([key, value]): [string, string][] => (value !== null && [...key].length === 1 && allowed.has(key.toUpperCase()) ? [[key.toUpperCase(), value]] : [])),
+    Object.entries(entry).flatMap(([key, value]): [string, string][] =>
+      value !== null && [...key].length === 1 && allowed.has(key.toUpperCase()) ? [[key.toUpperCase(), value]] : [],
+    ),
   );
 }
 
@@ -89,7 +100,11 @@ function boxedOptionText(text: string, options: McqaOptions | null, allowed: Set
   if (inner === undefined) return undefined;
   const stripped = pythonStrip(inner);
   const candidates = [stripped, stripLatexTextWrappers(stripped)].map(normalize);
-  const matched = new Set(optionTexts(options, allowed).filter(([, option]) => normalize(option) !== '' && candidates.some((candidate) => candidate.includes(normalize(option)))).map(([letter]) => letter));
+  const matched = new Set(
+    optionTexts(options, allowed)
+      .filter(([, option]) => normalize(option) !== '' && candidates.some((candidate) => candidate.includes(normalize(option))))
+      .map(([letter]) => letter),
+  );
   return matched.size === 1 ? [...matched][0] : undefined;
 }
 

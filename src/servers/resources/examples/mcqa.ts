@@ -12,7 +12,10 @@ const Row = z.object({
   expected_answer: z.string().nullable().default(null),
   metadata: z.record(z.string(), z.unknown()).nullable().default(null),
   grading_mode: McqaGradingMode.default('strict_single_letter_boxed'),
-  template_metadata: z.looseObject({ output_regex: z.union([z.string(), z.array(z.string())]).optional() }).nullable().default(null),
+  template_metadata: z
+    .looseObject({ output_regex: z.union([z.string(), z.array(z.string())]).optional() })
+    .nullable()
+    .default(null),
 });
 
 export interface McqaOptions {
@@ -35,7 +38,14 @@ export function mcqa(options: McqaOptions = {}): ResourcesServerDefinition {
     verify: (body) => {
       const gold = pythonStrip(body.expected_answer ?? '').toUpperCase();
       const text = pythonStrip(outputText(body.response));
-      const extracted = text === '' ? undefined : mcqaAnswer(text, { options: body.options, outputRegex: body.template_metadata?.output_regex, gradingMode: options.gradingMode ?? body.grading_mode });
+      const extracted =
+        text === ''
+          ? undefined
+          : mcqaAnswer(text, {
+              options: body.options,
+              outputRegex: body.template_metadata?.output_regex,
+              gradingMode: options.gradingMode ?? body.grading_mode,
+            });
       return { reward: extracted !== undefined && gold !== '' && extracted === gold ? 1 : 0, expected_answer: gold, extracted_answer: extracted ?? null };
     },
   });

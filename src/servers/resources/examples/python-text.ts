@@ -10,7 +10,10 @@ const SPACE_RUNS = new RegExp(`[${PYTHON_SPACE}]+`);
 
 /** `" ".join(text.split())`: whitespace runs become one space, ends trimmed. */
 export function collapseWhitespace(text: string): string {
-  return text.split(SPACE_RUNS).filter((part) => part !== '').join(' ');
+  return text
+    .split(SPACE_RUNS)
+    .filter((part) => part !== '')
+    .join(' ');
 }
 
 /** `text.strip(chars)`: with no `chars`, Python's whitespace. */

@@ -43,7 +43,21 @@ function normalizeNumbers(text: string): string {
   return text.replace(/(\d+),(\d+)/g, '$1$2').replaceAll('\\%', '%');
 }
 
-const LATEX_COMMANDS = ['\\boxed', '\\text', '\\textbf', '\\textit', '\\texttt', '\\mathrm', '\\mathbf', '\\mathit', '\\mathsf', '\\mathbb', '\\mathcal', '\\emph', '\\url'];
+const LATEX_COMMANDS = [
+  '\\boxed',
+  '\\text',
+  '\\textbf',
+  '\\textit',
+  '\\texttt',
+  '\\mathrm',
+  '\\mathbf',
+  '\\mathit',
+  '\\mathsf',
+  '\\mathbb',
+  '\\mathcal',
+  '\\emph',
+  '\\url',
+];
 
 function normalizeLatex(text: string): string {
   for (const command of LATEX_COMMANDS) text = removeLatexCommand(command, text);
@@ -80,14 +94,57 @@ function normalizeLists(text: string): string {
 
 // In NeMo Gym's order: two-word names first, and "arkansas" before "kansas", "west virginia" before "virginia".
 const STATES: readonly [string, string][] = Object.entries({
-  'district of columbia': 'DC', 'new hampshire': 'NH', 'new jersey': 'NJ', 'new mexico': 'NM', 'new york': 'NY',
-  'north carolina': 'NC', 'north dakota': 'ND', 'rhode island': 'RI', 'south carolina': 'SC', 'south dakota': 'SD',
-  'west virginia': 'WV', alabama: 'AL', alaska: 'AK', arizona: 'AZ', arkansas: 'AR', california: 'CA', colorado: 'CO',
-  connecticut: 'CT', delaware: 'DE', florida: 'FL', georgia: 'GA', hawaii: 'HI', idaho: 'ID', illinois: 'IL',
-  indiana: 'IN', iowa: 'IA', kansas: 'KS', kentucky: 'KY', louisiana: 'LA', maine: 'ME', maryland: 'MD',
-  massachusetts: 'MA', michigan: 'MI', minnesota: 'MN', mississippi: 'MS', missouri: 'MO', montana: 'MT',
-  nebraska: 'NE', nevada: 'NV', ohio: 'OH', oklahoma: 'OK', oregon: 'OR', pennsylvania: 'PA', tennessee: 'TN',
-  texas: 'TX', utah: 'UT', vermont: 'VT', virginia: 'VA', washington: 'WA', wisconsin: 'WI', wyoming: 'WY',
+  'district of columbia': 'DC',
+  'new hampshire': 'NH',
+  'new jersey': 'NJ',
+  'new mexico': 'NM',
+  'new york': 'NY',
+  'north carolina': 'NC',
+  'north dakota': 'ND',
+  'rhode island': 'RI',
+  'south carolina': 'SC',
+  'south dakota': 'SD',
+  'west virginia': 'WV',
+  alabama: 'AL',
+  alaska: 'AK',
+  arizona: 'AZ',
+  arkansas: 'AR',
+  california: 'CA',
+  colorado: 'CO',
+  connecticut: 'CT',
+  delaware: 'DE',
+  florida: 'FL',
+  georgia: 'GA',
+  hawaii: 'HI',
+  idaho: 'ID',
+  illinois: 'IL',
+  indiana: 'IN',
+  iowa: 'IA',
+  kansas: 'KS',
+  kentucky: 'KY',
+  louisiana: 'LA',
+  maine: 'ME',
+  maryland: 'MD',
+  massachusetts: 'MA',
+  michigan: 'MI',
+  minnesota: 'MN',
+  mississippi: 'MS',
+  missouri: 'MO',
+  montana: 'MT',
+  nebraska: 'NE',
+  nevada: 'NV',
+  ohio: 'OH',
+  oklahoma: 'OK',
+  oregon: 'OR',
+  pennsylvania: 'PA',
+  tennessee: 'TN',
+  texas: 'TX',
+  utah: 'UT',
+  vermont: 'VT',
+  virginia: 'VA',
+  washington: 'WA',
+  wisconsin: 'WI',
+  wyoming: 'WY',
 });
 
 function normalizeStates(text: string): string {
@@ -96,8 +153,23 @@ function normalizeStates(text: string): string {
 }
 
 const UNICODE_MATH: readonly [string, string][] = [
-  ['°', '^\\circ'], ['²', '^2'], ['³', '^3'], ['⁴', '^4'], ['⁵', '^5'], ['⁶', '^6'], ['⁷', '^7'], ['⁸', '^8'], ['⁹', '^9'],
-  ['√', '\\sqrt'], ['﹣', '-'], ['﹢', '+'], ['﹦', '='], ['﹤', '<'], ['﹥', '>'], ['：', ':'], ['π', '\\pi'],
+  ['°', '^\\circ'],
+  ['²', '^2'],
+  ['³', '^3'],
+  ['⁴', '^4'],
+  ['⁵', '^5'],
+  ['⁶', '^6'],
+  ['⁷', '^7'],
+  ['⁸', '^8'],
+  ['⁹', '^9'],
+  ['√', '\\sqrt'],
+  ['﹣', '-'],
+  ['﹢', '+'],
+  ['﹦', '='],
+  ['﹤', '<'],
+  ['﹥', '>'],
+  ['：', ':'],
+  ['π', '\\pi'],
 ];
 
 function normalizeUnicodeMath(text: string): string {

@@ -37,11 +37,17 @@ const FINAL_ANSWER = /(?:final\s+answer|answer)\s*[:：]\s*([^\n]+)/gi;
 function extractFinalAnswer(text: string): string | undefined {
   const last = [...text.matchAll(FINAL_ANSWER)].at(-1);
   if (!last) return undefined;
-  return last[1]!.trim().split(/\.\s*$/)[0]!.trim().replace(/\.+$/, '');
+  return last[1]!
+    .trim()
+    .split(/\.\s*$/)[0]!
+    .trim()
+    .replace(/\.+$/, '');
 }
 
 function extractLastLine(text: string): string | undefined {
-  return splitLines(text).map((line) => line.trim()).findLast((line) => line !== '');
+  return splitLines(text)
+    .map((line) => line.trim())
+    .findLast((line) => line !== '');
 }
 
 /** NeMo Gym's `_extract_answer`: `final_answer` falls back to the last box. */
