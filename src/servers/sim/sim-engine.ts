@@ -96,6 +96,10 @@ export class SimEngine {
     return [...this.#scheduler.waiting];
   }
 
+  get waitingCount(): number {
+    return this.#scheduler.waiting.length;
+  }
+
   /** Queues a request; its `changed` resolves as its tokens come out. A replica that is down refuses it. */
   submit(promptIds: readonly number[], reply: ReplyPlan): SimRequest {
     if (this.#state === 'down') throw new ReplicaDownError(this.replica);
