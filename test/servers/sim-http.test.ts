@@ -169,6 +169,20 @@ describe('gymnast serve sim over HTTP', () => {
     assert.equal((await post(`${url}/pause?mode=abort`)).status, 400);
   });
 
+  it('a client that hangs up mid-stream aborts its request: its KV blocks are freed and it counts as aborted', async () => {
+    const { urls, reports } = await fleet();
+    const url = urls[0]!;
+    const streaming = await post(`${url}/v1/completions`, { prompt: prompt('a story'), max_tokens: 20_000, seed: 5, stream: true });
+    const reader = streaming.body!.getReader();
+    await reader.read();
+    await reader.cancel();
+    await until(url, (metrics) => sampleValue(metrics, 'vllm:request_success_total', { finished_reason: 'abort' }) === 1);
+    const metrics = await metricsOf(url);
+    assert.equal(sampleValue(metrics, 'vllm:num_requests_running'), 0);
+    assert.equal(sampleValue(metrics, 'vllm:kv_cache_usage_perc'), 0);
+    assert.equal(reports()[0]!.requestsEnded.abort, 1);
+  });
+
   it('a replica that fails cuts its connections and answers 503 until it recovers, with its cache lost', async () => {
     const { urls, fleet: simFleet, reports } = await fleet({ replicas: 2 });
     const url = urls[1]!;

@@ -116,6 +116,7 @@ export class SimEngine {
     if (request.status === 'finished' || request.status === 'aborted') return;
     this.#scheduler.end(request, 'aborted');
     this.accounting.requestsEnded.abort++;
+    request.notify();
     this.#wakeUp();
   }
 
@@ -125,6 +126,7 @@ export class SimEngine {
     this.#scheduler.end(request, 'finished');
     this.accounting.requestsEnded.stop++;
     this.accounting.requestLatency.observe((request.lastTokenAt ?? this.#clock.now()) - request.arrival);
+    request.notify();
     this.#wakeUp();
   }
 

@@ -33,8 +33,14 @@ export class SimRequest {
   previousTokenAt: number | undefined;
   /** Why it ended, when `status` is `aborted`. */
   error: Error | undefined;
+  /** Tokens the step being computed computes for it. */
+  scheduled = 0;
   readonly #hashes: number[] = [];
-  #wake: (() => void) | undefined;
+  #waiter: { resolve: () => void; reject: (reason: unknown) => void } | undefined;
+  #signal: AbortSignal | undefined;
+  #unsubscribe: (() => void) | undefined;
+  /** Set once the followed signal aborts (boxed: a reason may be undefined). */
+  #abortReason: { reason: unknown } | undefined;
 
   constructor(
     readonly id: number,
@@ -80,26 +86,41 @@ export class SimRequest {
 
   /** Wakes whoever waits on this request: tokens came out, or it ended. */
   notify(): void {
-    const wake = this.#wake;
-    this.#wake = undefined;
-    wake?.();
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    if (this.status === 'finished' || this.status === 'aborted') this.#unsubscribe?.();
+    if (!waiter) return;
+    if (this.status === 'aborted') waiter.reject(this.error);
+    else waiter.resolve();
   }
 
   /**
    * Resolves once more than `seen` output tokens are out or the request has ended; rejects with its
-   * error when it was aborted (a replica that failed), or with the signal's reason.
+   * error when it was aborted (a replica that failed), or with the signal's reason. The signal is
+   * subscribed to once per request, not once per wait: a reply waits once per token.
    */
   changed(seen: number, signal: AbortSignal): Promise<void> {
     if (this.status === 'aborted') return Promise.reject(this.error);
     if (this.outputLength > seen || this.status === 'finished') return Promise.resolve();
-    signal.throwIfAborted();
-    return new Promise<void>((resolve, reject) => {
-      const unsubscribe = subscribeAbort(signal, reject);
-      this.#wake = () => {
-        unsubscribe();
-        if (this.status === 'aborted') reject(this.error);
-        else resolve();
-      };
+    if (this.#signal !== signal) this.#follow(signal);
+    if (this.#abortReason !== undefined) return Promise.reject(this.#abortReason.reason);
+    return new Promise<void>((resolve, reject) => (this.#waiter = { resolve, reject }));
+  }
+
+  #follow(signal: AbortSignal): void {
+    this.#unsubscribe?.();
+    this.#signal = signal;
+    this.#abortReason = signal.aborted ? { reason: signal.reason } : undefined;
+    const unsubscribe = subscribeAbort(signal, (reason) => {
+      this.#abortReason = { reason };
+      const waiter = this.#waiter;
+      this.#waiter = undefined;
+      waiter?.reject(reason);
     });
+    this.#unsubscribe = () => {
+      unsubscribe();
+      this.#unsubscribe = undefined;
+      this.#signal = undefined;
+    };
   }
 }

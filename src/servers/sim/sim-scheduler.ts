@@ -3,15 +3,10 @@ import { RequestQueue } from './request-queue.js';
 import type { SimProfile } from './sim-profile.js';
 import type { SimRequest } from './sim-request.js';
 
-/** One request's share of a step: how many of its tokens the step computes. */
-export interface ScheduledRequest {
-  request: SimRequest;
-  tokens: number;
-}
-
 /** What one step computes, and what scheduling it did to the queues. */
 export interface SimBatch {
-  scheduled: ScheduledRequest[];
+  /** The requests the step computes tokens for, each with how many in its `scheduled`. */
+  scheduled: SimRequest[];
   /** Tokens computed for prompts (and recomputed after preemption): those the prefix cache did not have. */
   prefillTokens: number;
   /** Requests decoding their next token. */
@@ -84,10 +79,10 @@ export class SimScheduler {
   /** Applies a finished step: computed tokens count, requests whose tokens are all computed release their next one. */
   complete(batch: SimBatch, end: number): StepOutcome {
     const outcome: StepOutcome = { released: [], finished: [] };
-    for (const { request, tokens } of batch.scheduled) {
+    for (const request of batch.scheduled) {
       // A request aborted during the step (its client left, or the replica failed) is already gone.
       if (request.status !== 'running') continue;
-      request.computed += tokens;
+      request.computed += request.scheduled;
       if (request.computed < request.tokens.length) continue;
       request.release(end);
       outcome.released.push(request);
@@ -174,7 +169,8 @@ export class SimScheduler {
   }
 
   #add(batch: SimBatch, request: SimRequest, tokens: number): void {
-    batch.scheduled.push({ request, tokens });
+    request.scheduled = tokens;
+    batch.scheduled.push(request);
     // Decoding: every known token but the last computed, and the last one computed now.
     const decoding = request.outputLength > 0 && tokens === 1 && request.computed === request.tokens.length - 1;
     if (decoding) batch.decodeTokens++;
