@@ -57,8 +57,8 @@ export class SimEngine {
   readonly #onStep: SimEngineOptions['onStep'];
   readonly #closing = new AbortController();
   #state: SimEngineState = 'serving';
-  /** Requests that arrive after this wait out a `wait`-mode pause. */
-  #admitUntil = Infinity;
+  /** Requests numbered from this one on (submitted after a `wait`-mode pause began) wait for the resume. */
+  #admitBelow = Infinity;
   /** When the last step ended: the engine's own time. */
   #lastEnd = 0;
   #nextId = 0;
@@ -138,13 +138,15 @@ export class SimEngine {
   async pause(mode: PauseMode = 'keep', clearCache = true): Promise<void> {
     if (this.#state === 'serving' || this.#state === 'draining') {
       if (mode === 'wait') {
-        this.#admitUntil = Math.min(this.#admitUntil, this.#clock.now());
+        this.#admitBelow = Math.min(this.#admitBelow, this.#nextId);
         this.#state = 'draining';
         const drained = new Promise<void>((resolve) => (this.#drained = resolve));
         this.#wakeUp();
         await drained;
       } else {
         this.#state = 'paused';
+        // A pause that was waiting for requests to finish is over too: nothing runs now.
+        this.#finishDrain();
         await this.#stepDone;
       }
     }
@@ -182,8 +184,10 @@ export class SimEngine {
   }
 
   #restart(): void {
+    // A pause still waiting for its requests to finish ends here, unpaused.
+    this.#finishDrain();
     this.#state = 'serving';
-    this.#admitUntil = Infinity;
+    this.#admitBelow = Infinity;
     // The time held is idle time: the next step starts now, not when the last one ended.
     this.#lastEnd = Math.max(this.#lastEnd, this.#clock.now());
     this.#wakeUp();
@@ -212,7 +216,7 @@ export class SimEngine {
   async #step(): Promise<boolean> {
     const start = this.#startTime();
     if (start === undefined) return false;
-    const batch = this.#scheduler.schedule(start, this.#admitUntil);
+    const batch = this.#scheduler.schedule(start, this.#admitBelow);
     this.accounting.preemptions += batch.preemptions;
     if (batch.scheduled.length === 0) return batch.preemptions > 0;
     const end = start + stepSeconds(this.#profile.stepTime, batch.prefillTokens, batch.decodeTokens);

@@ -74,14 +74,12 @@ export class SimRequest {
     return this.#hashes.length === count ? this.#hashes : this.#hashes.slice(0, count);
   }
 
-  /** The next planned token becomes output. */
-  release(at: number): number {
-    const id = this.reply.ids[this.outputLength]!;
-    this.tokens.push(id);
+  /** The next planned token becomes output, at simulated time `at`. */
+  release(at: number): void {
+    this.tokens.push(this.reply.ids[this.outputLength]!);
     this.firstTokenAt ??= at;
     this.previousTokenAt = this.lastTokenAt;
     this.lastTokenAt = at;
-    return id;
   }
 
   /** Wakes whoever waits on this request: tokens came out, or it ended. */

@@ -47,9 +47,9 @@ export class SimScheduler {
 
   /**
    * The next step's batch, starting at `start`: only requests that had arrived by then are admitted,
-   * and none that arrived after `admitUntil` (a pause that waits for the requests already in).
+   * and only those numbered below `admitBelow` (a pause that waits for the requests already in).
    */
-  schedule(start: number, admitUntil = Infinity): SimBatch {
+  schedule(start: number, admitBelow = Infinity): SimBatch {
     const batch: SimBatch = { scheduled: [], prefillTokens: 0, decodeTokens: 0, preemptions: 0, prefixQueries: 0, prefixHits: 0 };
     let budget = this.#engine.maxNumBatchedTokens;
     for (let i = 0; i < this.running.length && budget > 0; i++) {
@@ -61,10 +61,9 @@ export class SimScheduler {
       budget -= tokens;
     }
     if (batch.preemptions > 0) return batch;
-    const until = Math.min(start, admitUntil);
     while (budget > 0 && this.running.length < this.#engine.maxNumSeqs) {
       const request = this.waiting.peek();
-      if (!request || request.arrival > until) break;
+      if (!request || request.arrival > start || request.id >= admitBelow) break;
       const tokens = this.#admit(request, budget, batch);
       if (tokens === 0) break;
       this.waiting.shift();
