@@ -23,6 +23,8 @@ export interface ReplicaReport {
   requestsEnded: Record<FinishedReason, number>;
   /** Simulated seconds the slowest step's tokens waited for the wall clock (see `SimAccounting.maxReleaseLag`). */
   maxReleaseLagSeconds: number;
+  /** The mean of it over every step: near 0 while the process keeps up with the time scale. */
+  meanReleaseLagSeconds: number;
   /** Busy fraction per bucket of `timelineBucketSeconds`, from time 0. */
   busyTimeline: number[];
   timelineBucketSeconds: number;
@@ -48,6 +50,7 @@ export function replicaReport(engine: SimEngine, now: number): ReplicaReport {
     requestsSubmitted: accounting.requestsSubmitted,
     requestsEnded: { ...accounting.requestsEnded },
     maxReleaseLagSeconds: accounting.maxReleaseLag,
+    meanReleaseLagSeconds: accounting.steps === 0 ? 0 : accounting.totalReleaseLag / accounting.steps,
     busyTimeline: accounting.timeline.fractions(),
     timelineBucketSeconds: accounting.timeline.bucketSeconds,
   };

@@ -38,6 +38,8 @@ export class SimAccounting {
    * (the wall clock's timer granularity times the time scale, or a process too busy to keep up).
    */
   maxReleaseLag = 0;
+  /** The sum of every step's release lag: over `steps`, the mean. */
+  totalReleaseLag = 0;
   readonly timeToFirstToken = new LatencyHistogram(TTFT_BUCKETS);
   readonly interTokenLatency = new LatencyHistogram(ITL_BUCKETS);
   readonly requestLatency = new LatencyHistogram(REQUEST_LATENCY_BUCKETS);

@@ -257,7 +257,9 @@ export class SimEngine {
     accounting.prefillTokens += batch.prefillTokens;
     accounting.prefixQueries += batch.prefixQueries;
     accounting.prefixHits += batch.prefixHits;
-    accounting.maxReleaseLag = Math.max(accounting.maxReleaseLag, this.#clock.now() - end);
+    const lag = Math.max(0, this.#clock.now() - end);
+    accounting.maxReleaseLag = Math.max(accounting.maxReleaseLag, lag);
+    accounting.totalReleaseLag += lag;
     for (const request of outcome.released) {
       accounting.generationTokens++;
       if (request.outputLength === 1) {
