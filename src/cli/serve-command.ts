@@ -19,6 +19,7 @@ interface ServeResourcesOptions {
   apiKey?: string;
 }
 import { serveAgentCommand } from './serve-agent-command.js';
+import { serveSimCommand } from './serve-sim-command.js';
 import { MEGABYTE } from '../collect/collect-settings.js';
 
 interface ServeModelOptions {
@@ -76,6 +77,7 @@ export function serveCommand(): Command {
       await untilSignalled(server);
     });
   serve.addCommand(serveAgentCommand());
+  serve.addCommand(serveSimCommand());
   serve
     .command('resources')
     .argument(

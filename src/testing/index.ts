@@ -6,3 +6,13 @@ export { InferenceServer, type InferenceServerOptions, type RecordedRequest } fr
 export { FaultQueue, type Fault } from './inference-server/faults.js';
 export { seededWords, seededGenerator, type Responder, type SeededGeneratorOptions } from './inference-server/seeded-generation.js';
 export type { Tokenization } from './inference-server/non-canonical-ids.js';
+export { startSimFleet, type StartSimFleetOptions, type StartedSimFleet } from './start-sim-fleet.js';
+export { SimFleet, type SimFleetOptions, type Outage, type SimReplica } from '../servers/sim/sim-fleet.js';
+export { SimEngine, type SimStep, type SimEngineState, type PauseMode } from '../servers/sim/sim-engine.js';
+export { ScaledClock, type SimClock } from '../servers/sim/sim-clock.js';
+export { VirtualClock } from '../servers/sim/virtual-clock.js';
+export { SimProfile, readSimProfile } from '../servers/sim/sim-profile.js';
+export { builtinProfiles, resolveSimProfile } from '../servers/sim/builtin-profiles.js';
+export { correctWithProbability, type AnswerScript, type AnswerPrompt } from '../servers/sim/answer-script.js';
+export { loadSimTokenizer, type SimTokenizer } from '../servers/sim/sim-tokenizer.js';
+export type { ReplicaReport } from '../servers/sim/replica-report.js';
