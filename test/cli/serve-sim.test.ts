@@ -43,10 +43,17 @@ describe('gymnast serve sim', () => {
   it('prints one line per replica with its loopback base URL, each serving completions; SIGTERM stops it', async () => {
     const { child, lines } = await serveSim('--replicas', '3', '--port', '0', '--time-scale', '1000');
     const urls = lines.map((line) => /^replica (\d+): (http:\/\/127\.0\.0\.1:\d+)$/.exec(line)).filter((match) => match !== null);
-    assert.deepEqual(urls.map((match) => Number(match[1])), [0, 1, 2]);
+    assert.deepEqual(
+      urls.map((match) => Number(match[1])),
+      [0, 1, 2],
+    );
     assert.equal(new Set(urls.map((match) => match[2])).size, 3);
     for (const [, , url] of urls) {
-      const response = await fetch(`${url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'Hello', max_tokens: 8, seed: 1 }) });
+      const response = await fetch(`${url}/v1/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt: 'Hello', max_tokens: 8, seed: 1 }),
+      });
       const body = (await response.json()) as { model: string; choices: { text: string }[] };
       assert.equal(body.model, 'sim-llama-3.1-8b-h100');
       assert.ok(body.choices[0]!.text.length > 0);
@@ -61,7 +68,10 @@ describe('gymnast serve sim', () => {
     const { lines } = await serveSim('--replicas', '2', '--port', String(port), '--profile', 'gpt-oss-20b-h100', '--served-model-name', 'my-model');
     assert.deepEqual(lines.slice(0, 2), [`replica 0: http://127.0.0.1:${port}`, `replica 1: http://127.0.0.1:${port + 1}`]);
     const models = (await (await fetch(`http://127.0.0.1:${port + 1}/v1/models`)).json()) as { data: { id: string }[] };
-    assert.deepEqual(models.data.map((model) => model.id), ['my-model']);
+    assert.deepEqual(
+      models.data.map((model) => model.id),
+      ['my-model'],
+    );
     assert.match(lines[2]!, /gpt-oss-20b-h100/);
   });
 

@@ -29,7 +29,9 @@ describe('simulated engine: speed as the profile models it', () => {
     for (const concurrency of [1, 4, 16, 64, 128, 256]) {
       const steps: SimStep[] = [];
       const { engine } = virtualEngine(profile, { onStep: (step) => steps.push(step) });
-      const requests = Array.from({ length: concurrency }, (_, i) => engine.submit(ids(128, 10_000 + i * 1000), { ids: ids(300, 100_000), finish: 'length', seed: 0 }));
+      const requests = Array.from({ length: concurrency }, (_, i) =>
+        engine.submit(ids(128, 10_000 + i * 1000), { ids: ids(300, 100_000), finish: 'length', seed: 0 }),
+      );
       await Promise.all(requests.map(finished));
       // The steady state: from the step in which the last admitted batch is all decoding, until the first request finishes.
       const batch = Math.min(concurrency, maxNumSeqs);
@@ -52,7 +54,9 @@ describe('simulated engine: speed as the profile models it', () => {
     const concurrency = 32;
     const prompt = 256;
     const output = 500;
-    const requests = Array.from({ length: concurrency }, (_, i) => engine.submit(ids(prompt, 10_000 + i * 1000), { ids: ids(output, 100_000), finish: 'length', seed: 0 }));
+    const requests = Array.from({ length: concurrency }, (_, i) =>
+      engine.submit(ids(prompt, 10_000 + i * 1000), { ids: ids(output, 100_000), finish: 'length', seed: 0 }),
+    );
     await Promise.all(requests.map(finished));
     const makespan = clock.now();
     const expected = beta0 + beta1 * concurrency * prompt + (output - 1) * (beta0 + beta2 * concurrency);

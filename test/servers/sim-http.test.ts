@@ -18,7 +18,8 @@ async function fleet(options: Parameters<typeof startSimFleet>[0] = {}): Promise
   return started;
 }
 
-const post = (url: string, body?: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+const post = (url: string, body?: unknown) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
 const metricsOf = async (url: string) => parsePrometheusText(await (await fetch(`${url}/metrics`)).text());
 const prompt = (text: string) => tokenizer.tokenizer.encode(text);
 
@@ -36,7 +37,10 @@ describe('gymnast serve sim over HTTP', () => {
     for (const url of urls) {
       assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
       const models = (await (await fetch(`${url}/v1/models`)).json()) as { data: { id: string; max_model_len: number }[] };
-      assert.deepEqual(models.data.map(({ id, max_model_len }) => ({ id, max_model_len })), [{ id: 'sim-llama-3.1-8b-h100', max_model_len: 32_768 }]);
+      assert.deepEqual(
+        models.data.map(({ id, max_model_len }) => ({ id, max_model_len })),
+        [{ id: 'sim-llama-3.1-8b-h100', max_model_len: 32_768 }],
+      );
     }
   });
 
@@ -44,13 +48,24 @@ describe('gymnast serve sim over HTTP', () => {
     const { urls } = await fleet();
     const client = new OpenAI({ baseURL: `${urls[0]}/v1`, apiKey: 'unused', maxRetries: 0 });
     const ids = prompt('Tell me about the sea.');
-    const completion = (await client.completions.create({ model: 'sim-llama-3.1-8b-h100', prompt: ids, max_tokens: 64, seed: 3, return_token_ids: true } as never)) as unknown as { choices: { text: string; token_ids: number[]; prompt_token_ids: number[]; finish_reason: string }[] };
+    const completion = (await client.completions.create({
+      model: 'sim-llama-3.1-8b-h100',
+      prompt: ids,
+      max_tokens: 64,
+      seed: 3,
+      return_token_ids: true,
+    } as never)) as unknown as { choices: { text: string; token_ids: number[]; prompt_token_ids: number[]; finish_reason: string }[] };
     const [choice] = completion.choices;
     assert.deepEqual(choice!.prompt_token_ids, ids);
     assert.ok(choice!.token_ids.length > 0 && choice!.token_ids.length <= 64);
     assert.equal(choice!.text, tokenizer.tokenizer.decode(choice!.token_ids.filter((id) => !tokenizer.tokenizer.stopTokenIds.includes(id))));
     assert.ok(choice!.finish_reason === 'length' ? choice!.token_ids.length === 64 : choice!.token_ids.at(-1) === tokenizer.tokenizer.stopTokenIds[0]);
-    const chat = (await client.chat.completions.create({ model: 'sim-llama-3.1-8b-h100', messages: [{ role: 'user', content: 'hello' }], max_tokens: 32, return_token_ids: true } as never)) as unknown as { choices: { message: { content: string }; token_ids: number[] }[]; prompt_token_ids: number[] };
+    const chat = (await client.chat.completions.create({
+      model: 'sim-llama-3.1-8b-h100',
+      messages: [{ role: 'user', content: 'hello' }],
+      max_tokens: 32,
+      return_token_ids: true,
+    } as never)) as unknown as { choices: { message: { content: string }; token_ids: number[] }[]; prompt_token_ids: number[] };
     assert.ok(chat.prompt_token_ids.length > 3);
     assert.ok(chat.choices[0]!.token_ids.length > 0);
     const refused = await post(`${urls[0]}/v1/completions`, { model: 'another-model', prompt: ids, max_tokens: 4 });
@@ -63,15 +78,30 @@ describe('gymnast serve sim over HTTP', () => {
     try {
       const results = await Promise.all(
         Array.from({ length: 8 }, (_, i) =>
-          policy.generate({ session_id: `s${i}`, prompt_token_ids: prompt(`question ${i}`), messages: [], sampling: SamplingParams.parse({ max_tokens: 128, seed: i }), stop_strings: [], stop_token_ids: [] }, new AbortController().signal),
+          policy.generate(
+            {
+              session_id: `s${i}`,
+              prompt_token_ids: prompt(`question ${i}`),
+              messages: [],
+              sampling: SamplingParams.parse({ max_tokens: 128, seed: i }),
+              stop_strings: [],
+              stop_token_ids: [],
+            },
+            new AbortController().signal,
+          ),
         ),
       );
       for (const result of results) assert.ok((result.token_ids ?? []).length > 0 && result.logprobs!.length === result.token_ids!.length);
-      assert.ok(reports().every((report) => report.requestsSubmitted > 0), 'both replicas served');
+      assert.ok(
+        reports().every((report) => report.requestsSubmitted > 0),
+        'both replicas served',
+      );
     } finally {
       await policy.close?.();
     }
-    const generated = (await (await post(`${urls[0]}/generate`, { input_ids: prompt('hi'), sampling_params: { max_new_tokens: 16 } })).json()) as { output_ids: number[] };
+    const generated = (await (await post(`${urls[0]}/generate`, { input_ids: prompt('hi'), sampling_params: { max_new_tokens: 16 } })).json()) as {
+      output_ids: number[];
+    };
     assert.ok(generated.output_ids.length > 0);
     const tokenized = (await (await post(`${urls[0]}/tokenize`, { prompt: 'hello world' })).json()) as { tokens: number[] };
     assert.deepEqual(tokenized.tokens, prompt('hello world'));
@@ -81,7 +111,12 @@ describe('gymnast serve sim over HTTP', () => {
     const first = await fleet({ replicas: 2 });
     const again = await fleet({ replicas: 1 });
     const body = { prompt: prompt('Count the stars.'), max_tokens: 400, seed: 11, return_token_ids: true };
-    const reply = async (url: string, extra = {}) => ((await (await post(`${url}/v1/completions`, { ...body, ...extra })).json()) as { choices: { text: string; token_ids: number[]; finish_reason: string; stop_reason: unknown }[] }).choices[0]!;
+    const reply = async (url: string, extra = {}) =>
+      (
+        (await (await post(`${url}/v1/completions`, { ...body, ...extra })).json()) as {
+          choices: { text: string; token_ids: number[]; finish_reason: string; stop_reason: unknown }[];
+        }
+      ).choices[0]!;
     const whole = await reply(first.urls[0]!);
     assert.deepEqual((await reply(first.urls[1]!)).token_ids, whole.token_ids);
     assert.deepEqual((await reply(again.urls[0]!)).token_ids, whole.token_ids);
@@ -96,10 +131,19 @@ describe('gymnast serve sim over HTTP', () => {
   });
 
   it('an answer script puts the right answer at the end of a reply with probability p', async () => {
-    const solve = (text: string) => /What is (\d+)\+(\d+)\?/.exec(text)?.slice(1).reduce((sum, term) => String(Number(sum) + Number(term)));
+    const solve = (text: string) =>
+      /What is (\d+)\+(\d+)\?/
+        .exec(text)
+        ?.slice(1)
+        .reduce((sum, term) => String(Number(sum) + Number(term)));
     const always = await fleet({ answer: correctWithProbability(1, solve, (answer) => ` \\boxed{${answer}}`) });
     const never = await fleet({ answer: correctWithProbability(0, solve, (answer) => ` \\boxed{${answer}}`) });
-    const ask = async (url: string) => ((await (await post(`${url}/v1/completions`, { prompt: prompt('What is 17+25?'), max_tokens: 20_000, seed: 2 })).json()) as { choices: { text: string }[] }).choices[0]!.text;
+    const ask = async (url: string) =>
+      (
+        (await (await post(`${url}/v1/completions`, { prompt: prompt('What is 17+25?'), max_tokens: 20_000, seed: 2 })).json()) as {
+          choices: { text: string }[];
+        }
+      ).choices[0]!.text;
     assert.match(await ask(always.urls[0]!), / \\boxed\{42\}$/);
     const wrong = await ask(never.urls[0]!);
     assert.match(wrong, / \\boxed\{\d+\}$/);
@@ -109,7 +153,15 @@ describe('gymnast serve sim over HTTP', () => {
   it("/metrics parses as Prometheus text with vLLM's names, and its counters agree with the simulator's accounting", async () => {
     const { urls, reports } = await fleet();
     const url = urls[0]!;
-    await Promise.all(Array.from({ length: 6 }, (_, i) => post(`${url}/v1/completions`, { prompt: prompt(`${'You are a careful assistant who answers briefly. '.repeat(6)}Then ${i}`), max_tokens: 200, seed: i }).then((response) => response.json())));
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        post(`${url}/v1/completions`, {
+          prompt: prompt(`${'You are a careful assistant who answers briefly. '.repeat(6)}Then ${i}`),
+          max_tokens: 200,
+          seed: i,
+        }).then((response) => response.json()),
+      ),
+    );
     const metrics = await metricsOf(url);
     const [report] = reports();
     const labels = { model_name: 'sim-llama-3.1-8b-h100', engine: '0' };
@@ -141,7 +193,11 @@ describe('gymnast serve sim over HTTP', () => {
     assert.equal(sampleValue(metrics, 'vllm:time_to_first_token_seconds', labels, 'vllm:time_to_first_token_seconds_count'), 6);
     assert.equal(sampleValue(metrics, 'vllm:inter_token_latency_seconds', labels, 'vllm:inter_token_latency_seconds_count'), report!.generationTokens - 6);
     const buckets = metrics.get('vllm:inter_token_latency_seconds')!.samples.filter((sample) => sample.name.endsWith('_bucket'));
-    assert.deepEqual(buckets.map((bucket) => bucket.value), [...buckets.map((bucket) => bucket.value)].sort((a, b) => a - b), 'buckets are cumulative');
+    assert.deepEqual(
+      buckets.map((bucket) => bucket.value),
+      [...buckets.map((bucket) => bucket.value)].sort((a, b) => a - b),
+      'buckets are cumulative',
+    );
     assert.equal(buckets.at(-1)!.labels.le, '+Inf');
   });
 

@@ -53,7 +53,10 @@ describe('simulated engine: conservation and determinism', () => {
       assert.equal(audit.freeListed, engine.pool.freeBlocks);
       const held = engine.running.reduce((sum, request) => sum + request.blocks.length, 0);
       assert.equal(audit.references, held, 'references = the blocks running requests hold');
-      assert.ok(engine.waiting.every((request) => request.blocks.length === 0), 'a waiting request holds no blocks');
+      assert.ok(
+        engine.waiting.every((request) => request.blocks.length === 0),
+        'a waiting request holds no blocks',
+      );
       const waiting = new Set(engine.waiting);
       const running = new Set(engine.running);
       for (const request of requests) {
@@ -98,7 +101,10 @@ describe('simulated engine: conservation and determinism', () => {
     };
     const replies = plan(7);
     assert.deepEqual(plan(7), replies);
-    assert.notDeepEqual(plan(8).map((reply) => reply.ids.length), replies.map((reply) => reply.ids.length));
+    assert.notDeepEqual(
+      plan(8).map((reply) => reply.ids.length),
+      replies.map((reply) => reply.ids.length),
+    );
     const lengths = replies.map((reply) => reply.ids.length).sort((a, b) => a - b);
     const median = lengths[200]!;
     assert.ok(median > 400 && median < 650, `median ${median}, profile ${profile.outputLength.median}`);
@@ -108,7 +114,12 @@ describe('simulated engine: conservation and determinism', () => {
       else assert.equal(reply.ids.length, 4096);
       assert.ok(reply.ids.slice(0, -1).every((id) => !tokenizer.stopTokenIds.includes(id)));
     }
-    const capped = new ReplyPlanner({ tokenizer, outputLength: profile.outputLength, seed: 7 }).plan({ promptIds: ids(20), maxTokens: 3, seed: 1, temperature: 1 });
+    const capped = new ReplyPlanner({ tokenizer, outputLength: profile.outputLength, seed: 7 }).plan({
+      promptIds: ids(20),
+      maxTokens: 3,
+      seed: 1,
+      temperature: 1,
+    });
     assert.deepEqual([capped.ids.length, capped.finish], [3, 'length']);
   });
 });

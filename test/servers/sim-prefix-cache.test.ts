@@ -14,7 +14,11 @@ describe('simulated engine: prefix caching, counted exactly', () => {
       const request = await runRequest(engine, prompt, reply);
       expected.queries += prompt.length;
       expected.hits += hits;
-      assert.deepEqual({ queries: engine.accounting.prefixQueries, hits: engine.accounting.prefixHits }, expected, `after a prompt of ${prompt.length} with ${hits} cached`);
+      assert.deepEqual(
+        { queries: engine.accounting.prefixQueries, hits: engine.accounting.prefixHits },
+        expected,
+        `after a prompt of ${prompt.length} with ${hits} cached`,
+      );
       return request;
     };
     const first = await admit(system, ids(20, 5000), 0);

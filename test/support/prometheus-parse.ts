@@ -57,7 +57,9 @@ export function parsePrometheusText(text: string): Map<string, PromFamily> {
 
 /** The value of the one sample of `family` named `name` with these labels (a subset), or throws. */
 export function sampleValue(families: Map<string, PromFamily>, family: string, labels: Record<string, string> = {}, name = family): number {
-  const found = families.get(family)?.samples.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value)) ?? [];
+  const found =
+    families.get(family)?.samples.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value)) ??
+    [];
   if (found.length !== 1) throw new Error(`${found.length} samples of ${name} ${JSON.stringify(labels)}`);
   return found[0]!.value;
 }

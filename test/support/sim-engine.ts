@@ -7,7 +7,13 @@ import { VirtualClock } from '../../src/servers/sim/virtual-clock.js';
 /** The default built-in profile with some engine limits changed. */
 export function profileWith(engine: Partial<SimProfile['engine']> = {}, rest: Partial<Omit<SimProfile, 'engine'>> = {}): SimProfile {
   const base = builtinProfiles['llama-3.1-8b-h100']!;
-  return SimProfile.parse({ ...base, ...rest, engine: { ...base.engine, ...engine }, maxModelLen: rest.maxModelLen ?? Math.min(base.maxModelLen, (engine.numGpuBlocks ?? base.engine.numGpuBlocks) * (engine.blockSize ?? base.engine.blockSize)) });
+  return SimProfile.parse({
+    ...base,
+    ...rest,
+    engine: { ...base.engine, ...engine },
+    maxModelLen:
+      rest.maxModelLen ?? Math.min(base.maxModelLen, (engine.numGpuBlocks ?? base.engine.numGpuBlocks) * (engine.blockSize ?? base.engine.blockSize)),
+  });
 }
 
 /** An engine on its own virtual clock: a run takes as long as the simulator's work. */
@@ -17,7 +23,12 @@ export function virtualEngine(profile: SimProfile, options: Omit<SimEngineOption
 }
 
 /** Submits a request with its reply planned as given, and waits until its last token is out. */
-export async function runRequest(engine: SimEngine, promptIds: readonly number[], replyIds: readonly number[], finish: 'stop' | 'length' = 'stop'): Promise<SimRequest> {
+export async function runRequest(
+  engine: SimEngine,
+  promptIds: readonly number[],
+  replyIds: readonly number[],
+  finish: 'stop' | 'length' = 'stop',
+): Promise<SimRequest> {
   const request = engine.submit(promptIds, { ids: replyIds, finish, seed: 0 });
   return finished(request);
 }

@@ -18,7 +18,11 @@ export type AnswerScript = (prompt: AnswerPrompt, random: SeededRandom) => strin
  * when it cannot, and the reply has no answer), and a wrong one is the right one off by 1 to 9 when it
  * is a number, else `not <answer>`. `format` writes it as the environment parses it (`\boxed{…}`, …).
  */
-export function correctWithProbability(p: number, solve: (promptText: string) => string | undefined, format: (answer: string) => string = (answer) => answer): AnswerScript {
+export function correctWithProbability(
+  p: number,
+  solve: (promptText: string) => string | undefined,
+  format: (answer: string) => string = (answer) => answer,
+): AnswerScript {
   if (!(p >= 0 && p <= 1)) throw new RangeError(`p must be a probability from 0 to 1, got ${p}`);
   return (prompt, random) => {
     const right = solve(prompt.text);

@@ -7,10 +7,12 @@ const MICROSECOND = 1e-6;
 const BLIS_DEFAULTS = 'BLIS (github.com/inference-sim/inference-sim) defaults.yaml at commit 1a6eb353412e981dba604fccd5096da4e8aee6da';
 
 /** vLLM's own defaults for the OpenAI server on a GPU of 70 GiB or more other than an A100 (an H100). */
-const VLLM_H100_DEFAULTS = 'vLLM vllm/engine/arg_utils.py (get_batch_defaults): on GPUs of ≥ 70 GiB other than A100, the API server defaults to max_num_batched_tokens 8192 and max_num_seqs 1024';
+const VLLM_H100_DEFAULTS =
+  'vLLM vllm/engine/arg_utils.py (get_batch_defaults): on GPUs of ≥ 70 GiB other than A100, the API server defaults to max_num_batched_tokens 8192 and max_num_seqs 1024';
 
 /** What is chosen rather than measured: the output lengths of an RL workload depend on the task, not the hardware. */
-const LENGTHS_CHOSEN = 'Output lengths are chosen, not fitted: log-normal, so a few replies run ten times the median (the long tail that leaves a synchronous batch waiting on its slowest rollout).';
+const LENGTHS_CHOSEN =
+  'Output lengths are chosen, not fitted: log-normal, so a few replies run ten times the median (the long tail that leaves a synchronous batch waiting on its slowest rollout).';
 
 /**
  * The built-in profiles: one dense model and one mixture of experts, each on one H100, their step-time
@@ -53,6 +55,7 @@ export const DEFAULT_PROFILE = 'llama-3.1-8b-h100';
 export async function resolveSimProfile(nameOrFile: string): Promise<SimProfile> {
   const builtin = Object.hasOwn(builtinProfiles, nameOrFile) ? builtinProfiles[nameOrFile] : undefined;
   if (builtin) return builtin;
-  if (!/[./\\]/.test(nameOrFile)) throw new ConfigError(`no sim profile "${nameOrFile}": name one of ${Object.keys(builtinProfiles).join(', ')}, or give a profile file (.yaml or .json)`);
+  if (!/[./\\]/.test(nameOrFile))
+    throw new ConfigError(`no sim profile "${nameOrFile}": name one of ${Object.keys(builtinProfiles).join(', ')}, or give a profile file (.yaml or .json)`);
   return readSimProfile(nameOrFile);
 }

@@ -24,9 +24,10 @@ export interface ReplyPlannerOptions {
 
 // Words most tokenizers spell as one token (with the space before them, as mid-sentence), so a reply
 // reads as words and its ids are the vocabulary's own.
-const WORDS = ' the of and to a in is it that for on was with as he be at by this had not are but from or have an they which one you were her all she there would their we him been has when who will more no if out so said what up its about into than them can only other new some could time these two may then do first any my now such like our over man me even most made after also did many before must through back years where much your way well down should because each just those people how too little state good very make world still own see men work long get here between both life being under never day same another know while last might us great old year off come since against go came right used take three'.split(
-  ' ',
-);
+const WORDS =
+  ' the of and to a in is it that for on was with as he be at by this had not are but from or have an they which one you were her all she there would their we him been has when who will more no if out so said what up its about into than them can only other new some could time these two may then do first any my now such like our over man me even most made after also did many before must through back years where much your way well down should because each just those people how too little state good very make world still own see men work long get here between both life being under never day same another know while last might us great old year off come since against go came right used take three'.split(
+    ' ',
+  );
 
 /**
  * Decides each reply before it is generated: its length from the profile's distribution (capped by

@@ -68,10 +68,30 @@ export class SimFleet {
     const { tokenizer, template } = options.tokenizer;
     const planner = new ReplyPlanner({ tokenizer, outputLength: options.profile.outputLength, seed: options.seed ?? 0, answer: options.answer });
     this.replicas = Array.from({ length: options.replicas }, (_, replica) => {
-      const engine = new SimEngine({ profile: options.profile, clock: this.clock, replica, ...(options.timelineBucketSeconds === undefined ? {} : { timelineBucketSeconds: options.timelineBucketSeconds }), ...(options.onStep ? { onStep: options.onStep } : {}) });
-      const api = new OpenAiCompatibleApi({ tokenizer, template, generate: simGenerator(engine, planner, tokenizer), model: this.modelName, maxModelLen: options.profile.maxModelLen, toolCallParser: hermesToolCallParser });
+      const engine = new SimEngine({
+        profile: options.profile,
+        clock: this.clock,
+        replica,
+        ...(options.timelineBucketSeconds === undefined ? {} : { timelineBucketSeconds: options.timelineBucketSeconds }),
+        ...(options.onStep ? { onStep: options.onStep } : {}),
+      });
+      const api = new OpenAiCompatibleApi({
+        tokenizer,
+        template,
+        generate: simGenerator(engine, planner, tokenizer),
+        model: this.modelName,
+        maxModelLen: options.profile.maxModelLen,
+        toolCallParser: hermesToolCallParser,
+      });
       const port = options.port === undefined || options.port === 0 ? 0 : options.port + replica;
-      const server = new SimReplicaServer({ engine, clock: this.clock, api, modelName: this.modelName, port, ...(options.host === undefined ? {} : { host: options.host }) });
+      const server = new SimReplicaServer({
+        engine,
+        clock: this.clock,
+        api,
+        modelName: this.modelName,
+        port,
+        ...(options.host === undefined ? {} : { host: options.host }),
+      });
       return { engine, server };
     });
   }

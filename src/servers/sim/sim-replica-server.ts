@@ -37,10 +37,19 @@ export class SimReplicaServer {
   constructor(options: SimReplicaServerOptions) {
     this.#options = options;
     this.#engine = options.engine;
-    this.#core = new HttpServerCore((request, response, signal) => this.#serve(request, response, signal), { ...(options.host === undefined ? {} : { host: options.host }), ...(options.port === undefined ? {} : { port: options.port }) });
+    this.#core = new HttpServerCore((request, response, signal) => this.#serve(request, response, signal), {
+      ...(options.host === undefined ? {} : { host: options.host }),
+      ...(options.port === undefined ? {} : { port: options.port }),
+    });
     this.#controls = {
-      'POST /sim/fail': () => (this.fail(), { status: 200, body: { status: 'down' } }),
-      'POST /sim/recover': () => (this.#engine.recover(), { status: 200, body: { status: 'serving' } }),
+      'POST /sim/fail': () => {
+        this.fail();
+        return { status: 200, body: { status: 'down' } };
+      },
+      'POST /sim/recover': () => {
+        this.#engine.recover();
+        return { status: 200, body: { status: 'serving' } };
+      },
       'GET /sim/stats': () => ({ status: 200, body: replicaReport(this.#engine, this.#options.clock.now()) }),
     };
   }
@@ -69,11 +78,16 @@ export class SimReplicaServer {
     const key = `${request.method} ${url.pathname}`;
     const control = this.#controls[key];
     if (control) return this.#answer(response, await control(url));
-    if (this.#engine.state === 'down') return sendJson(response, 503, openAiErrorBody(`simulated replica ${this.#engine.replica} is down`, { type: 'server_error' }));
+    if (this.#engine.state === 'down')
+      return sendJson(response, 503, openAiErrorBody(`simulated replica ${this.#engine.replica} is down`, { type: 'server_error' }));
     if (key === 'GET /metrics') return sendText(response, vllmMetrics(this.#engine, this.#options.modelName));
     if (key === 'POST /pause') return this.#answer(response, await this.#pause(url));
-    if (key === 'POST /resume') return this.#answer(response, (this.#engine.resume(), { status: 200, body: { status: 'resumed' } }));
-    if (key === 'GET /is_paused') return this.#answer(response, { status: 200, body: { is_paused: this.#engine.state === 'paused' || this.#engine.state === 'draining' } });
+    if (key === 'POST /resume') {
+      this.#engine.resume();
+      return this.#answer(response, { status: 200, body: { status: 'resumed' } });
+    }
+    if (key === 'GET /is_paused')
+      return this.#answer(response, { status: 200, body: { is_paused: this.#engine.state === 'paused' || this.#engine.state === 'draining' } });
     this.#open.add(response);
     response.once('close', () => this.#open.delete(response));
     const call = await readIncomingCall(request, response, { apiKey: undefined, maxBodyBytes: DEFAULT_MAX_BODY_BYTES });
@@ -87,8 +101,19 @@ export class SimReplicaServer {
   async #pause(url: URL): Promise<{ status: number; body: unknown }> {
     const mode = url.searchParams.get('mode') ?? 'keep';
     const clearCache = url.searchParams.get('clear_cache') ?? 'true';
-    if (mode !== 'keep' && mode !== 'wait') return { status: 400, body: openAiErrorBody(`mode=${mode} is not simulated: use keep (freeze requests in place) or wait (let them finish first)`, { type: 'invalid_request_error', param: 'mode' }) };
-    if (clearCache !== 'true' && clearCache !== 'false') return { status: 400, body: openAiErrorBody(`clear_cache must be true or false, got ${clearCache}`, { type: 'invalid_request_error', param: 'clear_cache' }) };
+    if (mode !== 'keep' && mode !== 'wait')
+      return {
+        status: 400,
+        body: openAiErrorBody(`mode=${mode} is not simulated: use keep (freeze requests in place) or wait (let them finish first)`, {
+          type: 'invalid_request_error',
+          param: 'mode',
+        }),
+      };
+    if (clearCache !== 'true' && clearCache !== 'false')
+      return {
+        status: 400,
+        body: openAiErrorBody(`clear_cache must be true or false, got ${clearCache}`, { type: 'invalid_request_error', param: 'clear_cache' }),
+      };
     await this.#engine.pause(mode as PauseMode, clearCache === 'true');
     return { status: 200, body: { status: 'paused' } };
   }

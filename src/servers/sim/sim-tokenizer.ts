@@ -26,7 +26,10 @@ const QWEN3_HUB_NAME = 'Qwen/Qwen3-8B';
 export async function loadSimTokenizer(name?: string): Promise<SimTokenizer> {
   if (name !== undefined) {
     const found = findTokenizerDirectory(name);
-    if (found.directory === undefined) throw new ConfigError(`no tokenizer at ${found.looked.join(' or ')}: give a folder with tokenizer.json and tokenizer_config.json, or a model in the Hugging Face cache`);
+    if (found.directory === undefined)
+      throw new ConfigError(
+        `no tokenizer at ${found.looked.join(' or ')}: give a folder with tokenizer.json and tokenizer_config.json, or a model in the Hugging Face cache`,
+      );
     return loaded(found.directory, found.directory);
   }
   const packaged = qwen3PackageDirectory();
