@@ -62,7 +62,8 @@ export const modules = {
   },
   health: {
     mutate: ['src/metrics/health/*.ts'],
-    tests: ['test/collect/health.test.ts', 'test/cli/health.test.ts'],
+    // In-process specs only: a mutant is active in the spec's own process, never in a CLI it spawns.
+    tests: ['test/collect/health.test.ts', 'test/collect/stored-rollout-tasks.test.ts'],
   },
 };
 
