@@ -398,7 +398,9 @@ describe('rollout health', () => {
     assert.match(summary.skipped[0]!.reason, /the run's policy is vllm-completions; pass --tokenizer DIR/);
   });
 
-  it('streams a large run: 20,000 rows in a few seconds, memory not growing with the file', async () => {
+  // How fast is the bench's business (npm run bench -- health); this spec holds what a user relies on:
+  // every row read, and a heap that does not grow with the file.
+  it('streams a large run: 20,000 rows, memory not growing with the file', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'gymnast-health-large-'));
     const output = join(directory, 'out.jsonl');
     const rows = lines(clean).map((text) => JSON.parse(text) as EditableRow);
@@ -408,11 +410,8 @@ describe('rollout health', () => {
     writeFileSync(output, many(rows));
     writeFileSync(join(directory, 'out_materialized_inputs.jsonl'), many(plan));
     copyFileSync(clean.replace(/\.jsonl$/, '_run.json'), join(directory, 'out_run.json'));
-    const started = performance.now();
     const { summary } = await health(output);
-    const seconds = (performance.now() - started) / 1000;
     assert.deepEqual(summary.rollouts, { total: 20_000, healthy: 20_000, warning: 0, unhealthy: 0, evaluation_only: 0, failed: 0 });
-    assert.ok(seconds < 8, `took ${seconds.toFixed(2)} s`);
     // The rows take 46 MiB as text and several times that parsed: with a 32 MiB heap, holding them would run out (it takes about 2 s and less than 24 MiB alone; the margins are for a loaded machine).
     const { stdout } = await run(process.execPath, ['--max-old-space-size=32', bin, 'health', output]);
     assert.match(stdout, /20000 rollouts: 20000 healthy/);
