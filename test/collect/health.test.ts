@@ -12,7 +12,6 @@ import type { HealthSummary, HealthVerdictLine } from '../../src/collect/health/
 import { healthSummaryLine } from '../../src/collect/health/health-summary.js';
 import { assistant, collectArithmetic, corruptedCopy, editRow, lines, singleTurnLine, trainingItem, type EditableRow } from '../support/health-run.js';
 
-
 /** Checks a run as `gymnast health` does (the embedded tokenizer when the run used it). */
 async function health(output: string): Promise<{ summary: HealthSummary; verdicts: HealthVerdictLine[] }> {
   const summary = await checkRunHealth(output, await healthDecoder(output));
