@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { NumRepeats } from '../collect/row-planner.js';
+import type { Routing } from '../http-client/router/routing.js';
 import type { MaxUnhealthy } from '../collect/health/health-gate.js';
 import type { SeedField } from '../collect/row-planner.js';
 import { collectDefaults, MAX_CONCURRENCY, MEGABYTE } from '../collect/collect-settings.js';
@@ -56,6 +57,7 @@ export interface CollectFlags {
   requestTimeout?: number;
   requestAttempts?: number;
   retryBudget?: number;
+  routing?: Routing;
   resume?: boolean;
   overwrite?: boolean;
   maxAttempts: number;

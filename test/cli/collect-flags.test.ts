@@ -48,6 +48,7 @@ describe('gymnast collect refuses bad numbers before any work', { concurrency: 4
     [['--num-repeats', '1e12'], /--num-repeats.*expected at most 100000, got 1e12/],
     [['--num-repeats', '{"_default": 100001}'], /--num-repeats.*"_default": expected at most 100000, got 100001/],
     [['--schedule', 'sometimes'], /--schedule.*expected async or lockstep, got "sometimes"/],
+    [['--routing', 'random'], /--routing.*expected sticky, least-loaded, round-robin, got "random"/],
     [['--on-max-tokens', 'stop'], /--on-max-tokens.*expected continue or end, got "stop"/],
     [['--fail-on-error', '1.5'], /--fail-on-error.*expected a whole count of failures/],
     [['--request-timeout', '-5'], /--request-timeout.*expected a duration in seconds > 0, got -5/],
