@@ -52,7 +52,7 @@ describe('routing', () => {
 
   it('sticky: a new session with the same first prompt as an earlier one joins its replica (a GRPO group prefilled once)', async () => {
     const { send } = router();
-    const placed = [];
+    const placed: number[] = [];
     for (let sample = 0; sample < 4; sample++) placed.push(await send(`g1-${sample}`, 111));
     for (let sample = 0; sample < 4; sample++) placed.push(await send(`g2-${sample}`, 222));
     assert.deepEqual(placed, [0, 0, 0, 0, 1, 1, 1, 1]);
@@ -60,7 +60,7 @@ describe('routing', () => {
 
   it('sticky: a group whose replica is far busier than the least loaded goes on elsewhere', async () => {
     const { send } = router();
-    const placed = [];
+    const placed: number[] = [];
     for (let sample = 0; sample < 40; sample++) placed.push(await send(`g-${sample}`, 7));
     const perReplica = [0, 1, 2].map((replica) => placed.filter((at) => at === replica).length);
     assert.equal(perReplica[0], 33, 'the group keeps its replica until it has 32 more in flight than the least loaded');
@@ -70,7 +70,7 @@ describe('routing', () => {
 
   it('sticky without group placement: samples of one prompt spread by load', async () => {
     const { send } = router({ groupPlacement: false });
-    const placed = [];
+    const placed: number[] = [];
     for (let sample = 0; sample < 6; sample++) placed.push(await send(`s-${sample}`, 7));
     assert.deepEqual(placed, [0, 1, 2, 0, 1, 2]);
   });
@@ -83,7 +83,7 @@ describe('routing', () => {
 
   it('round-robin: every request to the next replica in turn, whatever its load', async () => {
     const { send, finishAll } = router({ routing: 'round-robin' });
-    const placed = [];
+    const placed: number[] = [];
     for (let request = 0; request < 4; request++) {
       placed.push(await send('a'));
       await finishAll();
