@@ -6,7 +6,7 @@
  */
 export class ConcurrencyLimit {
   #current: number;
-  #raised = new Pulse();
+  readonly #onRaise = new Set<() => void>();
 
   constructor(initial: number) {
     this.#current = checked(initial);
@@ -20,33 +20,13 @@ export class ConcurrencyLimit {
   set(value: number): void {
     const previous = this.#current;
     this.#current = checked(value);
-    if (this.#current <= previous) return;
-    this.#raised.fire();
+    if (this.#current > previous) for (const listener of this.#onRaise) listener();
   }
 
-  /** Resolves the next time the limit is raised. */
-  raised(): Promise<void> {
-    return this.#raised.next();
-  }
-}
-
-/** A promise for the next time something happens, shared by everyone waiting for it. */
-export class Pulse {
-  #wake!: () => void;
-  #next = this.#arm();
-
-  next(): Promise<void> {
-    return this.#next;
-  }
-
-  fire(): void {
-    const wake = this.#wake;
-    this.#next = this.#arm();
-    wake();
-  }
-
-  #arm(): Promise<void> {
-    return new Promise<void>((resolve) => (this.#wake = resolve));
+  /** Calls `listener` each time the limit rises; returns what stops it. */
+  onRaise(listener: () => void): () => void {
+    this.#onRaise.add(listener);
+    return () => this.#onRaise.delete(listener);
   }
 }
 

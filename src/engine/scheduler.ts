@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
 import { raceAbort } from '../util/race-abort.js';
-import { type ConcurrencyLimit, Pulse } from './concurrency-limit.js';
+import type { ConcurrencyLimit } from './concurrency-limit.js';
+import { LimitGate } from './limit-gate.js';
 import { TurnBarrier } from './turn-barrier.js';
 
 /**
@@ -57,9 +58,14 @@ export async function runJobs<Job>(
   if (limit && schedule.kind !== 'async')
     throw new ConfigError('a concurrency that moves (concurrency auto) needs the async schedule: lockstep runs batches of one size');
   if (schedule.kind === 'async') {
-    await settleAll(
-      Array.from({ length: schedule.concurrency }, limit ? () => limitedWorker(admission, limit, run, signal) : () => worker(admission, run, signal)),
-    );
+    const gate = limit && new LimitGate(limit);
+    try {
+      await settleAll(
+        Array.from({ length: schedule.concurrency }, gate ? () => limitedWorker(admission, gate, run, signal) : () => worker(admission, run, signal)),
+      );
+    } finally {
+      gate?.close();
+    }
     return;
   }
   for (let batch = await admission.take(schedule.concurrency); batch.length > 0; batch = await admission.take(schedule.concurrency)) {
@@ -77,25 +83,15 @@ async function worker<Job>(admission: Admission<Job>, run: Run<Job>, signal: Abo
   }
 }
 
-/**
- * A worker under a limit that moves: it takes a job only while fewer than `limit.current` are taken
- * (counted before the wait for the job, so workers woken together cannot overshoot), and otherwise
- * waits for a job to end or the limit to rise, or for admission to end.
- */
-async function limitedWorker<Job>(admission: Admission<Job>, limit: ConcurrencyLimit, run: Run<Job>, signal: AbortSignal): Promise<void> {
-  const taken = admission.taken;
-  for (;;) {
-    while (taken.count >= limit.current) {
-      if (await admission.endsBefore(Promise.race([limit.raised(), taken.freed.next()]))) return;
-    }
-    taken.count += 1;
+/** A worker under a limit that moves: it takes a job only with a place at the gate, and gives the place back when the job ends. */
+async function limitedWorker<Job>(admission: Admission<Job>, gate: LimitGate, run: Run<Job>, signal: AbortSignal): Promise<void> {
+  while (await gate.enter(admission.ended)) {
     try {
       const job = await admission.next();
       if (job === undefined) return;
       await admission.guard(run(job.value, { signal }));
     } finally {
-      taken.count -= 1;
-      taken.freed.fire();
+      gate.leave();
     }
   }
 }
@@ -115,8 +111,6 @@ class Admission<Job> {
   /** Resolved once admission has ended: the source ran out, a stop fired, or a job failed. */
   readonly #ended: Promise<true>;
   #end!: () => void;
-  /** Jobs taken (being fetched or running) under a limit that moves, and a pulse each time one ends. */
-  readonly taken = { count: 0, freed: new Pulse() };
 
   constructor(jobs: AsyncIterable<Job> | Iterable<Job>, stops: readonly (AbortSignal | undefined)[]) {
     this.#jobs = Symbol.asyncIterator in jobs ? jobs[Symbol.asyncIterator]() : jobs[Symbol.iterator]();
@@ -144,9 +138,9 @@ class Admission<Job> {
     return { value: next.value };
   }
 
-  /** Waits for `event` or for admission to end, whichever comes first: true when admission ended. */
-  endsBefore(event: Promise<void>): Promise<boolean> {
-    return Promise.race([this.#ended, event.then(() => false)]);
+  /** Resolves once admission has ended: the source ran out, a stop fired, or a job failed. */
+  get ended(): Promise<true> {
+    return this.#ended;
   }
 
   async take(count: number): Promise<Job[]> {

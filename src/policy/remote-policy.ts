@@ -139,6 +139,10 @@ export class RemotePolicy<Wire> implements Policy {
     if (problem) throw new SamplerReplyError(`${this.name} ${redactUrls(url)}: reply ${problem}`, { isRetryable: true });
   }
 
+  get serverUrls(): readonly string[] {
+    return this.router.replicas.map((replica) => replica.url);
+  }
+
   endSession(sessionId: string): void {
     this.router.release(sessionId);
   }

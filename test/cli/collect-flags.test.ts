@@ -32,6 +32,7 @@ describe('gymnast collect refuses bad numbers before any work', { concurrency: 4
     [['--concurrency', '-1'], /--concurrency.*expected a whole number ≥ 1, got -1/],
     [['--concurrency', '2.5'], /--concurrency.*expected a whole number, got 2\.5/],
     [['--concurrency', '1e9'], /--concurrency.*expected at most 100000, got 1e9/],
+    [['--concurrency', 'many'], /--concurrency.*expected a number or auto, got "many"/],
     [['--max-attempts', '0'], /--max-attempts.*expected a whole number ≥ 1, got 0/],
     [['--rollout-timeout', 'abc'], /--rollout-timeout.*expected a number, got "abc"/],
     [['--rollout-timeout', '0'], /--rollout-timeout.*expected a duration in seconds > 0/],
