@@ -99,9 +99,13 @@ export interface AutoConcurrencyRun {
  * Starts `concurrency: 'auto'` over the policy's servers, with `collectDefaults.autoConcurrency`:
  * the limit starts at `initialPerReplica` a replica and is moved by a `ConcurrencyController` after
  * every poll. A policy with no servers (the embedded model) is a ConfigError. `client` reads the
- * metrics (default one of its own, closed by `stop`); `sleep` waits between polls (default the wall clock).
+ * metrics (default one of its own, closed by `stop`); `sleep` waits between polls (default the wall clock);
+ * `onPoll` is told of each poll.
  */
-export function startAutoConcurrency(policy: Policy, options: { client?: JsonClient; sleep?: AutoConcurrencyOptions['sleep'] } = {}): AutoConcurrencyRun {
+export function startAutoConcurrency(
+  policy: Policy,
+  options: { client?: JsonClient; sleep?: AutoConcurrencyOptions['sleep']; onPoll?: AutoConcurrencyOptions['onPoll'] } = {},
+): AutoConcurrencyRun {
   const urls = autoConcurrencyUrls(policy);
   // Its own client unless given one: a few connections, one small request a replica a poll.
   const client = options.client ?? new JsonClient({ connections: 2 });
@@ -119,11 +123,12 @@ export function startAutoConcurrency(policy: Policy, options: { client?: JsonCli
     intervalMs,
     signal: stopping.signal,
     ...(options.sleep ? { sleep: options.sleep } : {}),
-    onPoll: (current) => {
+    onPoll: (current, readings) => {
       summary.lowest = Math.min(summary.lowest, current);
       summary.highest = Math.max(summary.highest, current);
       summary.last = current;
       summary.polls += 1;
+      options.onPoll?.(current, readings);
     },
   });
   return {
