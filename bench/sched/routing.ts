@@ -112,7 +112,7 @@ export async function routing(svgPath: string): Promise<BenchLine[]> {
   writeFileSync(
     svgPath,
     barChart({
-      title: `Routing on ${REPLICAS} simulated H100s: ${TASKS} agent rollouts sharing a 2k-token system prompt`,
+      title: `Routing, ${REPLICAS} simulated H100s: ${TASKS} agent rollouts sharing a 2k-token prompt`,
       measures: [
         { label: 'prefix-cache hits, % of cacheable prompt tokens', color: '#2ca02c' },
         { label: 'makespan, % of round-robin', color: '#9467bd' },

@@ -118,7 +118,7 @@ export async function runCollect(
   const auto = summary.autoConcurrency;
   if (auto)
     process.stdout.write(
-      `--concurrency auto: ${auto.lowest} to ${auto.highest} rollouts in flight, ${auto.last} at the end (${auto.polls} polls of the servers' /metrics)\n`,
+      `--concurrency auto: ${auto.lowest} to ${auto.highest} rollouts in flight, ${auto.last} at the end (${auto.polls} ${auto.polls === 1 ? 'poll' : 'polls'} of the servers' /metrics)\n`,
     );
   // An interrupted run must not look finished to a script that trains on its output next.
   if (stopAdmitting.aborted)
