@@ -64,8 +64,9 @@ export async function checkReplicaMetrics(policy: Policy, client?: JsonClient): 
 export async function adjustConcurrency(options: AutoConcurrencyOptions): Promise<void> {
   const { signal } = options;
   const sleep = options.sleep ?? abortableDelay;
-  // A poll that takes longer than the interval is given up: the next one reads afresh.
-  const timeoutMs = Math.max(options.intervalMs, 1);
+  // A replica that does not answer counts as down, so a busy one is given time: a server under load
+  // answers its /metrics late before it stops answering (5 s, or five intervals if longer).
+  const timeoutMs = Math.max(5 * options.intervalMs, 5_000);
   while (!signal.aborted) {
     try {
       await sleep(options.intervalMs, signal);
