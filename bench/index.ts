@@ -13,6 +13,7 @@ import { httpClientThroughput } from './http-bench.js';
 import { ledgerThroughput } from './ledger-bench.js';
 import { resourcesOverhead } from './resources-bench.js';
 import { runSlotsScaling } from './run-slots-bench.js';
+import { schedulingOnFleet } from './sched-bench.js';
 import { streamFirstText } from './stream-bench.js';
 import { viewerScaling } from './viewer-bench.js';
 
@@ -41,6 +42,7 @@ const suites: Record<string, () => Promise<BenchLine | BenchLine[]>> = {
   'cookie-jar': cookieJarCost,
   'fast-paths': fastPaths,
   health: healthThroughput,
+  sched: schedulingOnFleet,
 };
 
 const wanted = [...process.argv.slice(2), ...(process.env.BENCH ?? '').split(',')].map((name) => name.trim()).filter(Boolean);
@@ -58,8 +60,11 @@ function targetLine(measured: Side, target: FixedFigure, lowerIsBetter: boolean)
   return `${target.label} ${lowerIsBetter ? '≤' : '≥'} ${target.value} ${target.unit} (${target.source}; a fixed figure, not measured in this run): ${met ? 'met' : 'not met'}, ${(measured.value / target.value).toFixed(2)}× of it`;
 }
 
+/** Suites that take minutes (the simulated fleet's), run only when named: `npm run bench -- sched`. */
+const onlyWhenNamed = new Set(['sched']);
+
 for (const [name, suite] of Object.entries(suites)) {
-  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  if (wanted.length > 0 ? !wanted.includes(name) : onlyWhenNamed.has(name)) continue;
   for (const result of [await suite()].flat()) {
     if (!('baseline' in result)) {
       process.stdout.write(`${result.name}\n  ${format(result.measured)} against the ${targetLine(result.measured, result.target, result.lowerIsBetter)}\n`);

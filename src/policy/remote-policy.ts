@@ -13,6 +13,7 @@ import { requestUrl } from '../http-client/request-url.js';
 import type { Policy, PolicyRequest } from './policy.js';
 import type { PolicyResultInput } from '../core/policy-result.js';
 import { Router, type RouterOptions } from '../http-client/router/router.js';
+import { promptKey } from '../http-client/router/prompt-key.js';
 import { extensibleCopy } from '../util/extensible-copy.js';
 import { sampledReplyProblem } from './sampled-reply-problem.js';
 import { redactUrls } from '../util/redact-urls.js';
@@ -111,6 +112,7 @@ export class RemotePolicy<Wire> implements Policy {
         return reply;
       },
       signal,
+      () => promptKey(request.prompt_token_ids),
     );
     return this.#backend.fromWire(wire, fitted);
   }
@@ -135,6 +137,10 @@ export class RemotePolicy<Wire> implements Policy {
     const sampled = this.#backend.sampledReply(reply);
     const problem = sampled && sampledReplyProblem(sampled, this.#tokenizer);
     if (problem) throw new SamplerReplyError(`${this.name} ${redactUrls(url)}: reply ${problem}`, { isRetryable: true });
+  }
+
+  get serverUrls(): readonly string[] {
+    return this.router.replicas.map((replica) => replica.url);
   }
 
   endSession(sessionId: string): void {
