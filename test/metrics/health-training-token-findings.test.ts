@@ -138,15 +138,27 @@ describe('training tokens on response.output, against the messages', () => {
   });
 
   describe('assistant messages of a few-shot prompt', () => {
-    const fewShot: Message[] = [{ role: 'user', content: 'example', token_ids: [1] }, { role: 'assistant', content: 'shown', token_ids: [2] }, ...MESSAGES];
-    const shifted = (item: ReturnType<typeof call0>) => ({ ...item, prompt_token_ids: [1, 2, ...item.prompt_token_ids] });
+    // An example exchange, then two calls with a tool result and a user message between them.
+    const fewShot: Message[] = [
+      { role: 'user', content: 'example', token_ids: [1] },
+      { role: 'assistant', content: 'shown', token_ids: [2] },
+      { role: 'user', content: 'q', token_ids: [3] },
+      { role: 'assistant', content: 'a', token_ids: [4, 5], generation_logprobs: [-0.1, -0.2] },
+      { role: 'tool', content: 'o', token_ids: [6] },
+      { role: 'user', content: 'go on', token_ids: [7] },
+      { role: 'assistant', content: 'b', token_ids: [8], generation_logprobs: [-0.3] },
+    ];
+    const calls = [
+      { prompt_token_ids: [1, 2, 3], generation_token_ids: [4, 5], generation_log_probs: [-0.1, -0.2] },
+      { prompt_token_ids: [1, 2, 3, 4, 5, 6, 7], generation_token_ids: [8], generation_log_probs: [-0.3] },
+    ];
 
     it('are part of the prompt when the row records fewer turns than assistant messages', () => {
-      assert.deepEqual(found(row([shifted(call0()), shifted(call1())], fewShot, 2)), []);
+      assert.deepEqual(found(row(calls, fewShot, 2)), []);
     });
 
     it('count as sampled when the row records no turns (and, without logprobs, derive no call)', () => {
-      assert.match(found(row([shifted(call0()), shifted(call1())], fewShot, null))[0]!, /for 2 model call\(s\), the messages none/);
+      assert.match(found(row(calls, fewShot, null))[0]!, /for 2 model call\(s\), the messages none/);
     });
 
     it('are all sampled when the row records more turns than assistant messages', () => {
