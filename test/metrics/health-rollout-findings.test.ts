@@ -87,6 +87,14 @@ describe('rollout findings', () => {
     assert.deepEqual(found(twoTurns(), letters), []);
     assert.deepEqual(found(twoTurns()), []);
     assert.deepEqual(found(changed((row) => delete row.turns)), [], 'a row without turns is held to none of their counts');
+    assert.deepEqual(found(changed((row) => delete row.termination)), [], 'a row without termination');
+    const oneTurn = changed((row) => {
+      row.messages.splice(2);
+      row.turns = [turn(3, 2, 0)];
+      row.num_turns = 1;
+      row.response = { output: row.response.output!.slice(0, 1), usage: { input_tokens: 3, output_tokens: 2, total_tokens: 5 } };
+    });
+    assert.deepEqual(found(oneTurn, letters), []);
   });
 
   it('lists findings in the order of the checks, whatever the order of their causes', () => {
@@ -152,6 +160,9 @@ describe('rollout findings', () => {
         'prompt-too-long (error): the prompt alone filled max_seq_len (3 prompt tokens, max_seq_len 3): not scored',
       ]);
       assert.deepEqual(found(zeroTurn()), ['prompt-too-long (error): the prompt alone filled max_seq_len (no turn was run): not scored']);
+      const unexplained = zeroTurn();
+      delete unexplained.termination;
+      assert.deepEqual(found(unexplained), ['prompt-too-long (error): the prompt alone filled max_seq_len (no turn was run): not scored']);
     });
 
     it('finds no answer in messages without an assistant message, whatever response.output holds', () => {
@@ -244,7 +255,13 @@ describe('rollout findings', () => {
     });
 
     it('checks only the numbers usage gives, and nothing without turns', () => {
-      for (const fields of [{}, { input_tokens: 9 }, { output_tokens: 3, total_tokens: 99 }, { input_tokens: 9, total_tokens: 99 }]) {
+      for (const fields of [
+        {},
+        { input_tokens: 9 },
+        { input_tokens: 9, output_tokens: 3 },
+        { output_tokens: 3, total_tokens: 99 },
+        { input_tokens: 9, total_tokens: 99 },
+      ]) {
         assert.deepEqual(found(usage(fields)), [], JSON.stringify(fields));
       }
       assert.deepEqual(found(changed((row) => (row.response.usage = null))), []);
@@ -262,11 +279,12 @@ describe('rollout findings', () => {
         row.messages[0]!.token_ids = [25, 26, 40];
         const output = row.response.output as Record<string, unknown>[];
         output[1]!.prompt_token_ids = [1, 2, 3, 4, 5, 6, 99];
-        output[1]!.generation_token_ids = [25];
+        output[0]!.generation_token_ids = [25, 26];
         output.unshift({ type: 'reasoning' });
       });
       assert.deepEqual(of('token-id-out-of-vocabulary', row), [
         'messages[0].token_ids[1] = 26 is outside the vocabulary [0, 26)',
+        'response.output[1].generation_token_ids[1] = 26 is outside the vocabulary [0, 26)',
         'response.output[2].prompt_token_ids[6] = 99 is outside the vocabulary [0, 26)',
       ]);
     });
