@@ -86,7 +86,7 @@ describe('rollout findings', () => {
   it('finds nothing wrong with a clean rollout, with or without a tokenizer', () => {
     assert.deepEqual(found(twoTurns(), letters), []);
     assert.deepEqual(found(twoTurns()), []);
-    assert.deepEqual(found(changed((row) => delete row.turns)), [], 'a row without turns is held to none of their counts');
+    assert.deepEqual(found(changed((row) => delete (row as ResultRow).turns)), [], 'a row without turns is held to none of their counts');
     assert.deepEqual(found(changed((row) => delete row.termination)), [], 'a row without termination');
     const oneTurn = changed((row) => {
       row.messages.splice(2);
@@ -168,7 +168,7 @@ describe('rollout findings', () => {
     it('finds no answer in messages without an assistant message, whatever response.output holds', () => {
       const row = changed((row) => {
         row.messages = [row.messages[0]!];
-        delete row.turns;
+        delete (row as ResultRow).turns;
       });
       assert.deepEqual(of('no-assistant-turn', row), ['no assistant turn: the model never answered']);
     });
@@ -266,7 +266,7 @@ describe('rollout findings', () => {
       }
       assert.deepEqual(found(changed((row) => (row.response.usage = null))), []);
       const noTurns = changed((row) => {
-        delete row.turns;
+        delete (row as ResultRow).turns;
         row.response.usage = { input_tokens: 1, output_tokens: 1, total_tokens: 5 };
       });
       assert.deepEqual(found(noTurns), []);
