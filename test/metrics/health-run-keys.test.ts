@@ -218,11 +218,13 @@ describe('run keys health', () => {
     });
 
     it('count an evaluation-only rollout apart unless it has an error; its warnings still make its task a warning', () => {
+      // Planned, as collect plans them: the key's plan is no evaluation-only row, its result is.
       const { keys, positions } = keysOf([
         ['result', 0, 0, 101, 1],
         ['result', 1, 0, 102, 1],
         ['result', 2, 0, 103, 1],
         ['result', 3, 0, 104, 1],
+        ...plan(4, 1),
       ]);
       keys.markEvaluationOnly(positions[0]!);
       keys.flag(positions[1]!, 'warning');
