@@ -178,7 +178,7 @@ describe('rollout findings', () => {
         assert.deepEqual(of('no-assistant-turn', agentRow([{ type: 'message', role: 'user' }, item])), [], JSON.stringify(item));
       }
       const unanswered = 'no-assistant-turn (error): no assistant turn: the model never answered';
-      for (const output of [undefined, [], [{ type: 'message', role: 'user' }, null, 'assistant', { type: 'function_call_output' }]]) {
+      for (const output of [undefined, [], [{ type: 'message', role: 'user' }, null, undefined, 'assistant', 7, { type: 'function_call_output' }]]) {
         assert.deepEqual(found(agentRow(output)), [
           'no-token-record (warning): no token ids recorded: the token and logprob checks cannot run on this rollout',
           unanswered,
