@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ResultRow } from '../../src/core/result-row.js';
+import { ROW_SCHEMA_VERSION, type ResultRow } from '../../src/core/result-row.js';
 import type { TokenDecoder } from '../../src/core/token-decoder.js';
 import type { TurnRecord } from '../../src/core/turn-record.js';
 import type { HealthCheckId } from '../../src/metrics/health/health-check.js';
@@ -27,7 +27,7 @@ const turn = (prompt: number, generated: number, env: number, index = 0): TurnRe
  */
 function twoTurns(): ResultRow {
   return {
-    schema_version: 2,
+    schema_version: ROW_SCHEMA_VERSION,
     responses_create_params: {},
     agent_ref: { name: 'agent' },
     _ng_task_index: 0,

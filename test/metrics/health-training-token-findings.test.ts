@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Message } from '../../src/core/message.js';
-import type { ResultRow } from '../../src/core/result-row.js';
+import { ROW_SCHEMA_VERSION, type ResultRow } from '../../src/core/result-row.js';
 import { hasTrainingFields, trainingTokenFindings } from '../../src/metrics/health/training-token-findings.js';
 
 /** A two-call episode: prompt [1, 2, 3], answer [4, 5], observation [6], answer [7]. */
@@ -20,7 +20,7 @@ const toolOutput = { type: 'function_call_output', output: '6' };
 /** `messages` and `turns` null: the row has none. */
 function row(output: unknown[] | undefined, messages: Message[] | null = MESSAGES, turns: number | null = 2): ResultRow {
   return {
-    schema_version: 2,
+    schema_version: ROW_SCHEMA_VERSION,
     responses_create_params: {},
     agent_ref: { name: 'agent' },
     _ng_task_index: 0,
