@@ -8,6 +8,7 @@ import { embeddedDecodeSpeed, embeddedEpisodeThroughput } from './embedded-bench
 import { engineOverhead, scheduleCost } from './engine-bench.js';
 import { extensibleCopyCost } from './extensible-copy-bench.js';
 import { fastPaths } from './fast-paths-bench.js';
+import { fleetMemory } from './fleet-memory-bench.js';
 import { httpClientThroughput } from './http-bench.js';
 import { ledgerThroughput } from './ledger-bench.js';
 import { resourcesOverhead } from './resources-bench.js';
@@ -39,6 +40,7 @@ const suites: Record<string, () => Promise<BenchLine | BenchLine[]>> = {
   'run-slots': runSlotsScaling,
   'cookie-jar': cookieJarCost,
   'fast-paths': fastPaths,
+  'fleet-memory': fleetMemory,
 };
 
 const wanted = [...process.argv.slice(2), ...(process.env.BENCH ?? '').split(',')].map((name) => name.trim()).filter(Boolean);

@@ -48,10 +48,18 @@ export async function runJobs<Job>(
   const signal = options.signal ?? new AbortController().signal;
   const admission = new Admission(jobs, [options.stopAdmitting, options.signal]);
   if (schedule.kind === 'async') {
+    const control: JobControl = { signal };
     await settleAll(
       Array.from({ length: schedule.concurrency }, async () => {
         for (let job = await admission.next(); job !== undefined; job = await admission.next()) {
-          await admission.guard(run(job.value, { signal }));
+          // Caught here, not by `guard`: a job waits in this frame anyway, and a promise more per job
+          // in flight is memory held per episode (issue 26).
+          try {
+            await run(job.value, control);
+          } catch (error) {
+            admission.fail();
+            throw error;
+          }
         }
       }),
     );
@@ -108,9 +116,14 @@ class Admission<Job> {
   /** A failed job closes admission; the failure still reaches the caller. */
   guard(running: Promise<void>): Promise<void> {
     return running.catch((error: unknown) => {
-      this.#failed = true;
+      this.fail();
       throw error;
     });
+  }
+
+  /** A job failed: no more are admitted. */
+  fail(): void {
+    this.#failed = true;
   }
 }
 
