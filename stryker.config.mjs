@@ -90,6 +90,8 @@ export function configFor(name) {
     reporters: ['clear-text', 'progress', 'json'],
     jsonReporter: { fileName: `reports/mutation/${name}.json` },
     tempDirName: `.stryker-tmp/${name}`,
+    // Other modules' sandboxes and reports are never part of this one's.
+    ignorePatterns: ['.stryker-tmp', 'reports'],
     cleanTempDir: true,
   };
 }

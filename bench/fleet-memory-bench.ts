@@ -74,7 +74,8 @@ export async function heldEpisodeHeap(inFlight: number, workload: Workload = {},
     });
     const timer = setTimeout(() => server.kill('SIGTERM'), HELD_TIMEOUT_MS);
     const held = await lines.next().finally(() => clearTimeout(timer));
-    if (!String(held.value).startsWith('held ')) throw new Error(`fleet memory bench: the hold server said ${JSON.stringify(held.value)} (or nothing within ${HELD_TIMEOUT_MS} ms)`);
+    if (!String(held.value).startsWith('held '))
+      throw new Error(`fleet memory bench: the hold server said ${JSON.stringify(held.value)} (or nothing within ${HELD_TIMEOUT_MS} ms)`);
     await new Promise((resolve) => setTimeout(resolve, QUEUE_SETTLE_MS));
     collect.kill('SIGUSR2');
     return (await readWhenWritten(heapFile)).heapUsed;

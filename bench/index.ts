@@ -9,10 +9,12 @@ import { engineOverhead, scheduleCost } from './engine-bench.js';
 import { extensibleCopyCost } from './extensible-copy-bench.js';
 import { fastPaths } from './fast-paths-bench.js';
 import { fleetMemory } from './fleet-memory-bench.js';
+import { healthThroughput } from './health-bench.js';
 import { httpClientThroughput } from './http-bench.js';
 import { ledgerThroughput } from './ledger-bench.js';
 import { resourcesOverhead } from './resources-bench.js';
 import { runSlotsScaling } from './run-slots-bench.js';
+import { schedulingOnFleet } from './sched-bench.js';
 import { streamFirstText } from './stream-bench.js';
 import { viewerScaling } from './viewer-bench.js';
 
@@ -41,6 +43,8 @@ const suites: Record<string, () => Promise<BenchLine | BenchLine[]>> = {
   'cookie-jar': cookieJarCost,
   'fast-paths': fastPaths,
   'fleet-memory': fleetMemory,
+  health: healthThroughput,
+  sched: schedulingOnFleet,
 };
 
 const wanted = [...process.argv.slice(2), ...(process.env.BENCH ?? '').split(',')].map((name) => name.trim()).filter(Boolean);
@@ -58,8 +62,11 @@ function targetLine(measured: Side, target: FixedFigure, lowerIsBetter: boolean)
   return `${target.label} ${lowerIsBetter ? '≤' : '≥'} ${target.value} ${target.unit} (${target.source}; a fixed figure, not measured in this run): ${met ? 'met' : 'not met'}, ${(measured.value / target.value).toFixed(2)}× of it`;
 }
 
+/** Suites that take minutes (the simulated fleet's), run only when named: `npm run bench -- sched`. */
+const onlyWhenNamed = new Set(['sched']);
+
 for (const [name, suite] of Object.entries(suites)) {
-  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  if (wanted.length > 0 ? !wanted.includes(name) : onlyWhenNamed.has(name)) continue;
   for (const result of [await suite()].flat()) {
     if (!('baseline' in result)) {
       process.stdout.write(`${result.name}\n  ${format(result.measured)} against the ${targetLine(result.measured, result.target, result.lowerIsBetter)}\n`);

@@ -94,6 +94,8 @@ export {
   type CreatedPolicy,
   RemotePolicy,
   Router,
+  routingPolicies,
+  type Routing,
   JsonClient,
   EmbeddedPolicy,
   vllmCompletionsBackend,
@@ -143,6 +145,7 @@ export {
   runEpisode,
   runGroups,
   runJobs,
+  ConcurrencyLimit,
   Schedule,
   defaultSchedule,
   type JobControl,
@@ -172,6 +175,9 @@ export {
 } from './metrics/index.js';
 export { collect, type CollectOptions, type CollectSummary, type CollectProgress } from './collect/collect-run.js';
 export { CollectSettings, collectDefaults } from './collect/collect-settings.js';
+export { ConcurrencyController, type ConcurrencyControllerOptions, type ReplicaReading } from './collect/concurrency-controller.js';
+export { adjustConcurrency, readReplicas, type AutoConcurrencyOptions, type AutoConcurrencySummary } from './collect/auto-concurrency.js';
+export { readVllmLoad, VLLM_LOAD_METRICS, type VllmLoad } from './http-client/vllm-load.js';
 export { JsonlRolloutSink } from './collect/jsonl-rollout-sink.js';
 export { aggregateFiles, type AggregateSources } from './collect/aggregate-files.js';
 export { writeAggregateFile } from './collect/write-aggregate-file.js';

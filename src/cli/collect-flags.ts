@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { NumRepeats } from '../collect/row-planner.js';
+import type { Routing } from '../http-client/router/routing.js';
 import type { MaxUnhealthy } from '../collect/health/health-gate.js';
 import type { SeedField } from '../collect/row-planner.js';
 import { collectDefaults, MAX_CONCURRENCY, MEGABYTE } from '../collect/collect-settings.js';
@@ -11,7 +12,7 @@ import { nemoGymOption } from './nemo-gym-option.js';
 import { withPolicyOptions } from './policy-flags.js';
 import {
   parseAgentServer,
-  parseConcurrency,
+  parseCollectConcurrency,
   parseFailureLimit,
   parseKeyValue,
   parseLimit,
@@ -41,7 +42,7 @@ export interface CollectFlags {
   addSeed?: boolean;
   seedField?: SeedField;
   keepTaskIndices?: boolean;
-  concurrency: number;
+  concurrency: number | 'auto';
   schedule: 'async' | 'lockstep';
   set: Record<string, unknown>;
   promptConfig?: string;
@@ -56,6 +57,7 @@ export interface CollectFlags {
   requestTimeout?: number;
   requestAttempts?: number;
   retryBudget?: number;
+  routing?: Routing;
   resume?: boolean;
   overwrite?: boolean;
   maxAttempts: number;
@@ -93,9 +95,9 @@ export function withCollectOptions(command: Command): Command {
       "keep the _ng_task_index a row already has (NeMo Gym since PR #1314: shards of one dataset numbered apart); by default every row's task is its raw line, as NeMo Gym's collector numbers it",
     )
     .option(
-      '-c, --concurrency <n>',
-      `rollouts in flight (the batch size with --schedule lockstep; NeMo Gym: unbounded; at most ${MAX_CONCURRENCY})`,
-      parseConcurrency,
+      '-c, --concurrency <n|auto>',
+      `rollouts in flight (the batch size with --schedule lockstep; NeMo Gym: unbounded; at most ${MAX_CONCURRENCY}); auto: as many as the --base-url vLLM servers take without preempting, read from their /metrics as the run goes`,
+      parseCollectConcurrency,
       collectDefaults.concurrency,
     )
     .option(

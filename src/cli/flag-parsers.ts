@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
-import { CollectSettings, MEGABYTE } from '../collect/collect-settings.js';
+import { CollectSettings, FixedConcurrency, MEGABYTE } from '../collect/collect-settings.js';
 import { MAX_UNHEALTHY_EXPECTED, readMaxUnhealthy, type MaxUnhealthy } from '../collect/health/health-gate.js';
 import { MAX_REPEATS, SEED_FIELDS, type SeedField } from '../collect/row-planner.js';
 import { DurationSeconds } from '../core/duration.js';
@@ -38,7 +38,14 @@ function numberFlag(schema: z.ZodType<number | undefined>): (value: string) => n
 const settings = CollectSettings.shape;
 const sampling = SamplingParams.shape;
 
-export const parseConcurrency = numberFlag(settings.concurrency.unwrap());
+export const parseConcurrency = numberFlag(FixedConcurrency);
+
+/** `collect --concurrency`: a number of rollouts, or `auto` (read from the servers' metrics as the run goes). */
+export function parseCollectConcurrency(value: string): number | 'auto' {
+  if (value === 'auto') return value;
+  if (!NUMBER.test(value.trim())) throw new InvalidArgumentError(`expected a number or auto, got "${value}"`);
+  return parseConcurrency(value);
+}
 export const parseMaxTurns = numberFlag(settings.maxTurns.unwrap());
 export const parseMaxSeqLen = numberFlag(settings.maxSeqLen);
 export const parseMaxAttempts = numberFlag(settings.maxAttempts.unwrap());

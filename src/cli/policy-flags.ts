@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
+import { routingPolicies, type Routing } from '../http-client/router/routing.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { headerValueProblem } from '../core/header-value.js';
 import { hasCredentials } from '../policy/create-policy.js';
@@ -20,6 +21,7 @@ export interface PolicyFlags {
   retryBudget?: number;
   /** A token budget the user chose: it stands in for a context length the server does not report. */
   maxSeqLen?: number;
+  routing?: Routing;
 }
 
 /** The policy the flags name; what a server policy lacks is named by its flag. */
@@ -44,6 +46,7 @@ export function policySpec(flags: PolicyFlags, apiKeyFlag = '--api-key'): Policy
     ...(flags.requestAttempts === undefined ? {} : { requestAttempts: flags.requestAttempts }),
     ...(flags.retryBudget === undefined ? {} : { retryBudget: flags.retryBudget }),
     ...(flags.maxSeqLen === undefined ? {} : { maxModelLen: flags.maxSeqLen }),
+    ...(flags.routing === undefined ? {} : { routing: flags.routing }),
   });
 }
 
@@ -64,5 +67,15 @@ export function withPolicyOptions(command: Command): Command {
       [],
     )
     .option('--model <name>', 'served model name (default: what /v1/models lists)')
-    .option('--tokenizer <dir>', "the model's tokenizer.json + tokenizer_config.json (with a server policy)");
+    .option('--tokenizer <dir>', "the model's tokenizer.json + tokenizer_config.json (with a server policy)")
+    .option(
+      '--routing <policy>',
+      "how requests are placed on the --base-url replicas: sticky (the default: an episode stays on one replica, new ones go to the least loaded or to their GRPO group's), least-loaded (each request, no affinity) or round-robin",
+      parseRouting,
+    );
+}
+
+function parseRouting(value: string): Routing {
+  if (!(routingPolicies as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected ${routingPolicies.join(', ')}, got "${value}"`);
+  return value as Routing;
 }

@@ -19,7 +19,9 @@ export interface ProgressDisplay {
 export async function progressDisplay(retries: () => number, stream: NodeJS.WriteStream = process.stderr): Promise<ProgressDisplay> {
   const status = progressStatus(retries);
   if (!stream.isTTY) return plainLines(status, stream);
-  const { MultiBar } = await import('cli-progress');
+  // cli-progress is CommonJS: its exports are the module's default export, the one place both Node and the
+  // esbuild bundle put them (the bundle has no named exports for it).
+  const { MultiBar } = (await import('cli-progress')).default;
   return liveBar(new MultiBar({ stream, format: '[{bar}] {status}', barsize: 24, barCompleteChar: '#', barIncompleteChar: '.', fps: 10 }), status, stream);
 }
 

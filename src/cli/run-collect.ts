@@ -115,6 +115,11 @@ export async function runCollect(
   const metrics = summary.rollouts === 0 ? 'no aggregate metrics (no rollout succeeded)' : `metrics in ${summary.paths.aggregate}`;
   process.stdout.write(`${summary.rollouts} rollouts in ${summary.paths.output}, ${summary.failures} failures in ${summary.paths.failures}, ${metrics}\n`);
   process.stdout.write(`${limitsLine(flags.concurrency, { maxTurns, maxSeqLen, onMaxTokens })}\n`);
+  const auto = summary.autoConcurrency;
+  if (auto)
+    process.stdout.write(
+      `--concurrency auto: ${auto.lowest} to ${auto.highest} rollouts in flight, ${auto.last} at the end (${auto.polls} ${auto.polls === 1 ? 'poll' : 'polls'} of the servers' /metrics)\n`,
+    );
   // An interrupted run must not look finished to a script that trains on its output next.
   if (stopAdmitting.aborted)
     throw new AbortedError(`interrupted before every rollout ran: the files hold what finished; the same command with --resume continues`);

@@ -3,6 +3,7 @@ import { builtinAgent } from '../collect/agent.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { runSampling } from '../core/sampling-params.js';
 import { createPolicy } from '../policy/index.js';
+import type { Routing } from '../http-client/router/routing.js';
 import { withEpisodeOptions } from './episode-options.js';
 import { checkHeaderFlag, policySpec, withPolicyOptions } from './policy-flags.js';
 import { AgentServer } from '../servers/agent/agent-server.js';
@@ -17,6 +18,7 @@ interface ServeAgentFlags {
   baseUrl: string[];
   model?: string;
   tokenizer?: string;
+  routing?: Routing;
   policyApiKey?: string;
   host: string;
   port: number;

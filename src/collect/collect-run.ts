@@ -18,6 +18,7 @@ import { readRunFiles } from './result-files.js';
 import { checkInput, checkMaterialized, plannedRows, type PlanSource } from './collect-plan.js';
 import { collectPaths } from './collect-paths.js';
 import { checkSettings, type CollectSettings, type CollectSettingsInput } from './collect-settings.js';
+import { type AutoConcurrencyRun, type AutoConcurrencySummary, checkReplicaMetrics, startAutoConcurrency } from './auto-concurrency.js';
 import { JsonlRolloutSink } from './jsonl-rollout-sink.js';
 import { checkOutputPaths, checkReadFilesApart, makeOutputFolder } from './output-paths.js';
 import { refuseToErase } from './refuse-to-erase.js';
@@ -117,6 +118,8 @@ export interface CollectSummary {
   aggregate: Omit<CollectedAggregate, 'group_level_metrics'>[];
   /** The run's health when `health` was asked for and the run was not interrupted. */
   health?: HealthSummary;
+  /** With `concurrency: 'auto'`: the rollouts it let run at once. */
+  autoConcurrency?: AutoConcurrencySummary;
 }
 
 /**
@@ -136,6 +139,7 @@ export interface CollectSummary {
  */
 export async function collect(options: CollectOptions): Promise<CollectSummary> {
   const settings = checkSettings(options);
+  if (settings.concurrency === 'auto') await checkReplicaMetrics(options.policy);
   const paths = collectPaths(options.output);
   checkOutputPaths(paths);
   checkReadFilesApart(paths, [{ flag: '--input', path: options.input }]);
@@ -227,15 +231,24 @@ async function collectLocked(
     if (outcome.kind === 'failure' && wouldRetry(outcome.row, settings.maxAttempts)) retryable += 1;
     options.onProgress?.({ ...progress });
   };
+  let auto: AutoConcurrencyRun | undefined;
+  let autoSummary: AutoConcurrencySummary | undefined;
   try {
     await Promise.all(sinks.map((sink) => sink.start({ plannedRollouts: identity.rollouts, resumed })));
+    const { concurrency } = settings;
+    if (concurrency === 'auto') auto = startAutoConcurrency(options.policy);
     await runJobs(
       jobs,
-      { schedule: { kind: settings.schedule, concurrency: settings.concurrency }, ...signals(options, writeFailed.signal) },
+      {
+        schedule: { kind: settings.schedule, concurrency: concurrency === 'auto' ? auto!.ceiling : concurrency },
+        ...(auto ? { limit: auto.limit } : {}),
+        ...signals(options, writeFailed.signal),
+      },
       ({ row, agent }, control) => agent.run(row, { episode, control }).then(keep),
     );
     ran = true;
   } finally {
+    autoSummary = await auto?.stop();
     const finishing = await Promise.allSettled(sinks.map((sink) => sink.finish()));
     const failed = finishing.find((result) => result.status === 'rejected');
     // After a failed run, a sink that also fails to close must not hide why the run failed.
@@ -264,6 +277,7 @@ async function collectLocked(
     retryable,
     givenUp: progress.failures - retryable,
     aggregate: aggregate.map(({ group_level_metrics: _groups, ...agent }) => agent),
+    ...(autoSummary ? { autoConcurrency: autoSummary } : {}),
     ...(health && 'result' in health ? { health: health.result } : {}),
   };
 }

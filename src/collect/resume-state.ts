@@ -4,9 +4,6 @@ import type { RolloutKeys, RowKeys } from '../core/result-row.js';
 import { readRowKeys } from '../core/row-reader.js';
 import { isZeroTurnRow } from '../core/zero-turn-row.js';
 
-/** A result row's key: (task, rollout). */
-export const rolloutKey = (row: RolloutKeys) => `${row._ng_task_index}:${row._ng_rollout_index}`;
-
 /**
  * (task, rollout) as one exact number when both are in range (a million keys cost a few megabytes,
  * not a million strings), else as a string: caller-stamped task indices can be arbitrarily large.

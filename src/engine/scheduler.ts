@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { ConfigError } from '../core/errors/config-error.js';
 import { raceAbort } from '../util/race-abort.js';
+import type { ConcurrencyLimit } from './concurrency-limit.js';
+import { LimitGate } from './limit-gate.js';
 import { TurnBarrier } from './turn-barrier.js';
 
 /**
@@ -32,6 +34,11 @@ export interface SchedulerOptions {
   stopAdmitting?: AbortSignal;
   /** Stops admitting and aborts the jobs in flight (the second Ctrl-C, a consumer that went away). */
   signal?: AbortSignal;
+  /**
+   * A limit that moves while the jobs run (`--concurrency auto`), async schedule only: at most
+   * `limit.current` jobs run at once, and never more than `schedule.concurrency`.
+   */
+  limit?: ConcurrencyLimit;
 }
 
 /**
@@ -47,27 +54,53 @@ export async function runJobs<Job>(
   const schedule = checkedSchedule(options.schedule);
   const signal = options.signal ?? new AbortController().signal;
   const admission = new Admission(jobs, [options.stopAdmitting, options.signal]);
+  const { limit } = options;
+  if (limit && schedule.kind !== 'async')
+    throw new ConfigError('a concurrency that moves (concurrency auto) needs the async schedule: lockstep runs batches of one size');
   if (schedule.kind === 'async') {
-    const control: JobControl = { signal };
-    await settleAll(
-      Array.from({ length: schedule.concurrency }, async () => {
-        for (let job = await admission.next(); job !== undefined; job = await admission.next()) {
-          // Caught here, not by `guard`: a job waits in this frame anyway, and a promise more per job
-          // in flight is memory held per episode (issue 26).
-          try {
-            await run(job.value, control);
-          } catch (error) {
-            admission.fail();
-            throw error;
-          }
-        }
-      }),
-    );
+    const gate = limit && new LimitGate(limit);
+    try {
+      await settleAll(
+        Array.from({ length: schedule.concurrency }, gate ? () => limitedWorker(admission, gate, run, signal) : () => worker(admission, run, signal)),
+      );
+    } finally {
+      gate?.close();
+    }
     return;
   }
   for (let batch = await admission.take(schedule.concurrency); batch.length > 0; batch = await admission.take(schedule.concurrency)) {
     const barrier = new TurnBarrier(batch.length);
     await settleAll(batch.map((job) => admission.guard(run(job, { signal, pace: () => barrier.arrive() }).finally(() => barrier.leave()))));
+  }
+}
+
+type Run<Job> = (job: Job, control: JobControl) => Promise<void>;
+
+/** One unit of the async schedule's concurrency: runs jobs one after another until admission ends. */
+async function worker<Job>(admission: Admission<Job>, run: Run<Job>, signal: AbortSignal): Promise<void> {
+  const control: JobControl = { signal };
+  for (let job = await admission.next(); job !== undefined; job = await admission.next()) {
+    // Caught here, not by `guard`: a job waits in this frame anyway, and a promise more per job
+    // in flight is memory held per episode (issue 26).
+    try {
+      await run(job.value, control);
+    } catch (error) {
+      admission.fail();
+      throw error;
+    }
+  }
+}
+
+/** A worker under a limit that moves: it takes a job only with a place at the gate, and gives the place back when the job ends. */
+async function limitedWorker<Job>(admission: Admission<Job>, gate: LimitGate, run: Run<Job>, signal: AbortSignal): Promise<void> {
+  while (await gate.enter(admission.ended)) {
+    try {
+      const job = await admission.next();
+      if (job === undefined) return;
+      await admission.guard(run(job.value, { signal }));
+    } finally {
+      gate.leave();
+    }
   }
 }
 
@@ -83,10 +116,16 @@ class Admission<Job> {
   readonly #jobs: AsyncIterator<Job> | Iterator<Job>;
   readonly #stop: AbortSignal;
   #failed = false;
+  /** Resolved once admission has ended: the source ran out, a stop fired, or a job failed. */
+  readonly #ended: Promise<true>;
+  #end!: () => void;
 
   constructor(jobs: AsyncIterable<Job> | Iterable<Job>, stops: readonly (AbortSignal | undefined)[]) {
     this.#jobs = Symbol.asyncIterator in jobs ? jobs[Symbol.asyncIterator]() : jobs[Symbol.iterator]();
     this.#stop = AbortSignal.any(stops.filter((stop): stop is AbortSignal => stop !== undefined));
+    this.#ended = new Promise<true>((resolve) => (this.#end = () => resolve(true)));
+    if (this.#stop.aborted) this.#end();
+    else this.#stop.addEventListener('abort', () => this.#end(), { once: true });
   }
 
   get #open(): boolean {
@@ -100,7 +139,16 @@ class Admission<Job> {
       if (this.#stop.aborted) return undefined;
       throw error;
     });
-    return next === undefined || next.done || !this.#open ? undefined : { value: next.value };
+    if (next === undefined || next.done || !this.#open) {
+      this.#end();
+      return undefined;
+    }
+    return { value: next.value };
+  }
+
+  /** Resolves once admission has ended: the source ran out, a stop fired, or a job failed. */
+  get ended(): Promise<true> {
+    return this.#ended;
   }
 
   async take(count: number): Promise<Job[]> {
@@ -124,6 +172,7 @@ class Admission<Job> {
   /** A job failed: no more are admitted. */
   fail(): void {
     this.#failed = true;
+    this.#end();
   }
 }
 

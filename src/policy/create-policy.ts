@@ -13,6 +13,7 @@ import type { Policy } from './policy.js';
 import { RemotePolicy, type RemotePolicyOptions } from './remote-policy.js';
 import { defaultRetryBudget } from '../http-client/router/retry-budget.js';
 import type { RouterEvent } from '../http-client/router/router.js';
+import { routingPolicies } from '../http-client/router/routing.js';
 import { sglangGenerateBackend } from './sglang-generate/sglang-generate-backend.js';
 import { vllmCompletionsBackend } from './vllm-completions/vllm-completions-backend.js';
 import { redactUrls } from '../util/redact-urls.js';
@@ -55,6 +56,8 @@ const RemotePolicySpec = z.strictObject({
   apiKey: HeaderValue.min(1).optional(),
   /** The model's context length; asked of the server (`/v1/models`) when absent. */
   maxModelLen: z.number().int().positive().optional(),
+  /** How requests are placed on the replicas (default `sticky`: see `Routing`). */
+  routing: z.enum(routingPolicies, { error: `expected ${routingPolicies.join(', ')}` }).optional(),
   ...RequestSettings.shape,
 });
 
@@ -144,6 +147,7 @@ async function createServedPolicy(spec: z.infer<typeof RemotePolicySpec>, option
     apiKey: spec.apiKey,
     maxModelLen: spec.maxModelLen,
     requestTimeoutMs: spec.requestTimeoutMs,
+    ...(spec.routing === undefined ? {} : { routing: spec.routing }),
     ...(spec.requestAttempts === undefined ? {} : { retry: { maxAttempts: spec.requestAttempts } }),
     ...(spec.retryBudget === undefined ? {} : { retryBudget: { ...defaultRetryBudget, ratio: spec.retryBudget } }),
     onEvent: options.onRouterEvent,

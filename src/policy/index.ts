@@ -14,6 +14,7 @@ export {
 } from './create-policy.js';
 export { JsonClient, type JsonClientOptions } from '../http-client/json-client.js';
 export { Router, type Replica, type RouterEvent, type RouterOptions } from '../http-client/router/router.js';
+export { routingPolicies, type Routing } from '../http-client/router/routing.js';
 export { backoffDelay, defaultRetryOptions, type RetryOptions } from '../http-client/router/backoff.js';
 export { RetryBudget, defaultRetryBudget, type RetryBudgetOptions } from '../http-client/router/retry-budget.js';
 export { vllmCompletionsBackend } from './vllm-completions/vllm-completions-backend.js';

@@ -25,6 +25,11 @@ export interface Policy {
   readonly name: string;
   /** Rejects with a `PolicyError` (or the signal's reason) instead of returning a partial result. */
   generate(request: PolicyRequest, signal: AbortSignal): Promise<PolicyResultInput>;
+  /**
+   * The base URLs of the servers it samples from (a served policy's replicas): where `concurrency: 'auto'`
+   * reads their `/metrics`. Absent for a policy that samples in the process.
+   */
+  readonly serverUrls?: readonly string[];
   /** The episode of `sessionId` is over: what the policy kept for it (a replica pin) can go. */
   endSession?(sessionId: string): void;
   /** Releases what the policy holds (connections, timers, decoding state). Call it once no more generations are wanted. */

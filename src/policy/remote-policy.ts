@@ -13,6 +13,7 @@ import { requestUrl } from '../http-client/request-url.js';
 import type { Policy, PolicyRequest } from './policy.js';
 import type { PolicyResultInput } from '../core/policy-result.js';
 import { Router, type RouterOptions } from '../http-client/router/router.js';
+import { promptKey } from '../http-client/router/prompt-key.js';
 import { extensibleCopy } from '../util/extensible-copy.js';
 import { sampledReplyProblem } from './sampled-reply-problem.js';
 import { redactUrls } from '../util/redact-urls.js';
@@ -103,7 +104,12 @@ export class RemotePolicy<Wire> implements Policy {
   #generate(request: PolicyRequest, model: ServedModel, signal: AbortSignal): Promise<PolicyResultInput> {
     // The fitted request is the wire body's alone: what waits for the answer keeps the request as it came.
     const body = this.#backend.toWire(fitToContext(request, model.maxModelLen), model.id);
-    return this.router.call(request.session_id, (replica) => this.#attempt(replica.url, body, request, model, signal), signal);
+    return this.router.call(
+      request.session_id,
+      (replica) => this.#attempt(replica.url, body, request, model, signal),
+      signal,
+      () => promptKey(request.prompt_token_ids),
+    );
   }
 
   /** One request to one replica, its reply checked and read: what the router retries. */
@@ -151,6 +157,10 @@ export class RemotePolicy<Wire> implements Policy {
     const sampled = this.#backend.sampledReply(reply);
     const problem = sampled && sampledReplyProblem(sampled, this.#tokenizer);
     if (problem) throw new SamplerReplyError(`${this.name} ${redactUrls(url)}: reply ${problem}`, { isRetryable: true });
+  }
+
+  get serverUrls(): readonly string[] {
+    return this.router.replicas.map((replica) => replica.url);
   }
 
   endSession(sessionId: string): void {

@@ -7,6 +7,7 @@ export { FaultQueue, type Fault } from './inference-server/faults.js';
 export { seededWords, seededGenerator, type Responder, type SeededGeneratorOptions } from './inference-server/seeded-generation.js';
 export type { Tokenization } from './inference-server/non-canonical-ids.js';
 export { startSimFleet, type StartSimFleetOptions, type StartedSimFleet } from './start-sim-fleet.js';
+export { SimFleetClient } from './sim-fleet-client.js';
 export { SimFleet, type SimFleetOptions, type Outage, type SimReplica } from '../servers/sim/sim-fleet.js';
 export { SimEngine, type SimStep, type SimEngineState, type PauseMode } from '../servers/sim/sim-engine.js';
 export { ScaledClock, type SimClock } from '../servers/sim/sim-clock.js';

@@ -466,7 +466,7 @@ describe('gymnast refuses what it would send in a header or call as a URL, namin
 
 describe('gymnast collect refuses a bad --config file, key by key', { concurrency: 4 }, () => {
   const keys: [key: string, yaml: string, problem: string][] = [
-    ['a list for a number', 'concurrency: [1]', 'concurrency: expected a number, got "[1]"'],
+    ['a list for a number', 'concurrency: [1]', 'concurrency: expected a number or auto, got "[1]"'],
     ['a word for a number', 'temperature: hot', 'temperature: expected a number, got "hot"'],
     ['a word for a switch', 'resume: maybe', 'resume: expected true or false, got "maybe"'],
     ['a mapping for a path', 'input: {file: rows.jsonl}', 'input: expected text, got a mapping {"file":"rows.jsonl"}'],

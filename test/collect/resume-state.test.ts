@@ -100,6 +100,14 @@ describe('resume: reading a result file a crash may have cut', () => {
     assert.deepEqual(state.decide(row(1, 0), 3), { kind: 'run', attempt: 1 });
   });
 
+  it('repairs a cut file quietly when no one listens for notices', () => {
+    const dir = folder();
+    const files = { output: join(dir, 'out.jsonl'), failures: join(dir, 'out_failures.jsonl') };
+    writeFileSync(files.output, `${JSON.stringify(row(0, 0, { reward: 1 }))}\n{"_ng_task`);
+    assert.equal(loadResumeState(files).done, 1);
+    assert.equal(readFileSync(files.output, 'utf8').endsWith('}\n'), true);
+  });
+
   it('names the file and line of a row whose keys are wrong', () => {
     const dir = folder();
     const files = { output: join(dir, 'out.jsonl'), failures: join(dir, 'out_failures.jsonl') };

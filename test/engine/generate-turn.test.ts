@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { EpisodeRecord, FailureRecord, RolloutRecord } from '../../src/core/index.js';
+import { type EpisodeRecord, type FailureRecord, type RolloutRecord, SamplingParams } from '../../src/core/index.js';
 import { ContextLengthError } from '../../src/core/errors/context-length-error.js';
 import { runEpisode, type EpisodeOptions } from '../../src/engine/index.js';
 import type { PolicyResultInput } from '../../src/core/index.js';
@@ -154,8 +154,8 @@ describe('generating a turn: what goes on the sequence', () => {
         usage: { prompt_tokens: 0, completion_tokens: token_ids.length },
       };
     };
-    const stopped = asRollout(await episode(new ReplyingPolicy(reply('4<end>')), { renderer }));
-    assert.equal(stopped.messages.find((message) => message.role === 'assistant')!.content, '4');
+    const stopped = asRollout(await episode(new ReplyingPolicy(reply('42<end>')), { renderer }));
+    assert.equal(stopped.messages.find((message) => message.role === 'assistant')!.content, '42');
     const quoted = asRollout(await episode(new ReplyingPolicy(reply('<end>4')), { renderer }));
     assert.equal(quoted.messages.find((message) => message.role === 'assistant')!.content, '<end>4');
   });
@@ -176,6 +176,18 @@ describe('generating a turn: the request', () => {
     const withTools = new ReplyingPolicy(() => sampled('4'));
     await runEpisode(task(0, { tools }), 0, episodeOptions(withTools, endsAtOnce()));
     assert.deepEqual(withTools.requests[0]!.tools, tools);
+  });
+
+  it('sends no seed when none is set, and a distinct one per rollout and turn when one is', async () => {
+    const unseeded = new ReplyingPolicy(() => sampled('4'));
+    await episode(unseeded, { sampling: SamplingParams.parse({ max_tokens: 50 }) });
+    assert.equal(unseeded.requests[0]!.sampling.seed, undefined);
+    const seeded = new ReplyingPolicy(() => sampled('4'));
+    await episode(seeded, { maxTurns: 2 }, talks());
+    await runEpisode(task(0), 1, episodeOptions(seeded, endsAtOnce()));
+    const seeds = seeded.requests.map((request) => request.sampling.seed);
+    assert.ok(seeds.every((seed) => typeof seed === 'number'));
+    assert.equal(new Set(seeds).size, 3);
   });
 
   it('sends every message of the conversation so far, each turn', async () => {
@@ -215,6 +227,18 @@ describe('generating a turn: results the engine refuses', () => {
 
   it('accepts exactly max_tokens tokens', async () => {
     asRollout(await episode(new ReplyingPolicy(() => sampled('y'.repeat(50)))));
+  });
+
+  it('says "no detail" when the server gave no reason for an error or an abort', async () => {
+    const failed = await refused(sampled('x', { finish_reason: { unified: 'error' } }));
+    assert.match(failed.error.message, /finished with an error \(no detail\)/);
+    const aborted = await refused(sampled('x', { finish_reason: { unified: 'abort' } }));
+    assert.match(aborted.error.message, /aborted the generation \(no detail\)/);
+  });
+
+  it('names every field of an invalid result by its path', async () => {
+    const failure = await refused({ ...sampled('x'), finish_reason: { unified: 'bogus' as 'stop' }, text: 5 as unknown as string });
+    assert.match(failure.error.message, /invalid result: text: [^;]+; finish_reason\.unified: /);
   });
 
   it('names the field of an invalid result', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { NO_ANSWER, PassAtKAccumulator } from '../../src/metrics/pass-at-k.js';
+import { NO_ANSWER, PassAtKAccumulator, unbiasedPassAtK } from '../../src/metrics/pass-at-k.js';
 
 /*
  * PassAtKAccumulator keeps running sums per k; this spec recomputes every metric the slow way, task by
@@ -148,5 +148,21 @@ describe('pass@k, mean@k, majority@k and their spreads, against the definitions 
       ['accuracy', 'zeta'].flatMap((name) => [`pass@${k}/${name}`, `pass@1[avg-of-${k}]/${name}`]),
     );
     assert.deepEqual(new PassAtKAccumulator(names).headlineKeys(), [], 'no task, no headline');
+  });
+});
+
+describe('unbiased pass@k (Chen et al.)', () => {
+  it('is 1 − C(n − c, k) / C(n, k) for every n up to 8, every c and every k up to n', () => {
+    for (let n = 1; n <= 8; n++) {
+      for (let correct = 0; correct <= n; correct++) {
+        for (let k = 1; k <= n; k++) {
+          const expected = 1 - choose(n - correct, k) / choose(n, k);
+          assert.ok(
+            Math.abs(unbiasedPassAtK(n, correct, k) - expected) < 1e-12,
+            `n=${n} c=${correct} k=${k}: ${unbiasedPassAtK(n, correct, k)} vs ${expected}`,
+          );
+        }
+      }
+    }
   });
 });

@@ -100,7 +100,8 @@ describe('the router', () => {
   });
 
   it('keeps each episode on one of 3 replicas and spreads new episodes by requests in flight', async () => {
-    const { servers, policy } = await setup(3);
+    // Every task here has the same prompt: without group placement, so they are placed as distinct prompts are.
+    const { servers, policy } = await setup(3, { groupPlacement: false });
     const options = await toolEpisodeOptions(policy);
     const records: EpisodeRecord[] = [];
     const tasks = Array.from({ length: 6 }, (_, i) => addTask(i));
@@ -170,7 +171,8 @@ describe('the router', () => {
   });
 
   it('fails over when a replica dies mid-run: its episodes move, none fail, and it is evicted', async () => {
-    const { servers, policy, events } = await setup(3);
+    // Spread over every replica (the tasks share one prompt, which group placement would keep on one).
+    const { servers, policy, events } = await setup(3, { groupPlacement: false });
     const options = await toolEpisodeOptions(policy);
     let killed = false;
     const dead = servers[1]!.url;

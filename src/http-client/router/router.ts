@@ -10,6 +10,7 @@ import { backoffDelay, defaultRetryOptions, type RetryOptions } from './backoff.
 import { RetryBudget, type RetryBudgetOptions } from './retry-budget.js';
 import { redactUrls } from '../../util/redact-urls.js';
 import { serverUrl } from '../server-url.js';
+import type { Routing } from './routing.js';
 
 export interface Replica {
   readonly url: string;
@@ -25,6 +26,13 @@ export interface RouterOptions {
   retryBudget?: RetryBudgetOptions;
   /** How often evicted replicas are probed for re-admission, and the path probed. */
   health?: { intervalMs?: number; timeoutMs?: number; path?: string };
+  /** How requests are placed on replicas (default `sticky`: see `Routing`). */
+  routing?: Routing;
+  /**
+   * With `sticky` routing, whether a new session joins the replica a session with the same first
+   * prompt went to (default true): the samples of one GRPO group then share its prefill.
+   */
+  groupPlacement?: boolean;
   /** Pinned sessions kept; the least recently used pins are forgotten past this. */
   maxSessions?: number;
   random?: () => number;
@@ -40,8 +48,20 @@ export type RouterEvent =
   | { type: 'replica-readmitted'; url: string };
 
 /**
- * Spreads requests over replicas of one model. A new session goes to the replica with the fewest
- * requests in flight; its later requests stick to that replica (its prefix cache holds the
+ * A group's replica takes more of its samples while it has at most this many requests in flight more
+ * than the least loaded replica: enough for a GRPO group of 16 or 32 to land whole, while a run of one
+ * prompt repeated thousands of times still spreads over every replica (in runs of this size).
+ */
+const GROUP_SLACK = 32;
+
+/** Prompts whose replica is remembered; the least recently placed are forgotten past this. */
+const MAX_GROUPS = 10_000;
+
+/**
+ * Spreads requests over replicas of one model, as `routing` says (see `Routing`). By default
+ * (`sticky`) a new session goes to the replica with the fewest requests in flight, or joins the
+ * replica of a session with the same first prompt (a GRPO group's other samples) unless that one is
+ * `GROUP_SLACK` busier; its later requests stick to that replica (its prefix cache holds the
  * conversation), and move only when the replica is evicted. Connection failures evict a replica
  * (never the last healthy one); a background probe re-admits it. Failures that say they are retryable (`isRetryable`: transport, timeout, 429, 5xx, a reply the sampler could not have produced) are retried
  * with backoff and jitter, honouring `Retry-After`, up to `maxAttempts` per request and within a
@@ -53,6 +73,10 @@ export class Router {
   readonly #client: JsonClient;
   readonly #retry: RetryOptions;
   readonly #pins: LRUCache<string, Replica>;
+  readonly #groups: LRUCache<number, Replica> | undefined;
+  readonly #routing: Routing;
+  /** The next replica in turn, for `round-robin`. */
+  #turn = 0;
   readonly #random: () => number;
   readonly #healthTimer: NodeJS.Timeout;
   readonly #health: { timeoutMs: number; path: string };
@@ -65,17 +89,23 @@ export class Router {
     this.#retry = { ...defaultRetryOptions, ...options.retry };
     this.#budget = new RetryBudget(options.retryBudget);
     this.#pins = new LRUCache({ max: options.maxSessions ?? 100_000 });
+    this.#routing = options.routing ?? 'sticky';
+    this.#groups = this.#routing === 'sticky' && options.groupPlacement !== false ? new LRUCache({ max: MAX_GROUPS }) : undefined;
     this.#random = options.random ?? Math.random;
     this.#onEvent = options.onEvent ?? (() => {});
     this.#health = { timeoutMs: options.health?.timeoutMs ?? 2_000, path: options.health?.path ?? '/health' };
     this.#healthTimer = setInterval(() => void this.probeEvicted(), options.health?.intervalMs ?? 2_000).unref();
   }
 
-  /** Runs `send` on the session's replica, retrying retryable failures as described above. */
-  async call<T>(sessionId: string, send: (replica: Replica) => Promise<T>, signal: AbortSignal): Promise<T> {
+  /**
+   * Runs `send` on the session's replica, retrying retryable failures as described above.
+   * `promptKey` gives the key of the request's prompt (see `promptKey`); it is asked only when a new
+   * session is placed under `sticky` routing.
+   */
+  async call<T>(sessionId: string, send: (replica: Replica) => Promise<T>, signal: AbortSignal, promptKey?: () => number): Promise<T> {
     this.#budget.recordRequest();
     for (let attempt = 1; ; attempt++) {
-      const replica = this.#replicaFor(sessionId);
+      const replica = this.#replicaFor(sessionId, promptKey);
       replica.inFlight += 1;
       try {
         return await send(replica);
@@ -132,17 +162,42 @@ export class Router {
     clearInterval(this.#healthTimer);
   }
 
-  #replicaFor(sessionId: string): Replica {
+  #replicaFor(sessionId: string, promptKey: (() => number) | undefined): Replica {
     // One replica is never evicted (it is the last healthy one) and leaves nothing to choose: no pin
     // is kept for it, since a pin per session is memory that grows with the run (issue 13).
     if (this.replicas.length === 1) return this.replicas[0]!;
+    if (this.#routing === 'round-robin') return this.#nextInTurn();
+    if (this.#routing === 'least-loaded') return leastLoaded(this.#healthy());
     const pinned = this.#pins.get(sessionId);
     if (pinned?.healthy) return pinned;
-    const healthy = this.replicas.filter((replica) => replica.healthy);
-    if (healthy.length === 0) throw new TransportError(this.replicas.map((replica) => replica.url).join(', '), 'no healthy replica');
-    const chosen = healthy.reduce((best, replica) => (replica.inFlight < best.inFlight ? replica : best));
+    const chosen = this.#place(promptKey?.());
     this.#pins.set(sessionId, chosen);
     return chosen;
+  }
+
+  /** A new sticky session's replica: its group's, unless that one is gone or too busy, else the least loaded. */
+  #place(key: number | undefined): Replica {
+    const least = leastLoaded(this.#healthy());
+    if (this.#groups === undefined || key === undefined) return least;
+    const group = this.#groups.get(key);
+    if (group?.healthy && group.inFlight <= least.inFlight + GROUP_SLACK) return group;
+    this.#groups.set(key, least);
+    return least;
+  }
+
+  #nextInTurn(): Replica {
+    for (let tried = 0; tried < this.replicas.length; tried++) {
+      const replica = this.replicas[this.#turn++ % this.replicas.length]!;
+      if (replica.healthy) return replica;
+    }
+    return this.#healthy()[0]!;
+  }
+
+  /** The replicas not evicted; a TransportError when there are none. */
+  #healthy(): Replica[] {
+    const healthy = this.replicas.filter((replica) => replica.healthy);
+    if (healthy.length === 0) throw new TransportError(this.replicas.map((replica) => replica.url).join(', '), 'no healthy replica');
+    return healthy;
   }
 
   /** Evicts a replica that failed to connect, unless it is the last healthy one: then retrying it is all there is. */
@@ -151,4 +206,8 @@ export class Router {
     replica.healthy = false;
     this.#onEvent({ type: 'replica-evicted', url: redactUrls(replica.url), error: error.message });
   }
+}
+
+function leastLoaded(replicas: readonly Replica[]): Replica {
+  return replicas.reduce((best, replica) => (replica.inFlight < best.inFlight ? replica : best));
 }

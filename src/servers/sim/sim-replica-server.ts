@@ -18,7 +18,14 @@ export interface SimReplicaServerOptions extends ListenOptions {
   modelName: string;
 }
 
-type ControlRoute = (url: URL) => { status: number; body: unknown } | Promise<{ status: number; body: unknown }>;
+/** A replica's answer to one call: JSON (`body`), or text (`text`: its Prometheus metrics). */
+export interface SimAnswer {
+  status: number;
+  body?: unknown;
+  text?: string;
+}
+
+type ControlRoute = (url: URL) => SimAnswer | Promise<SimAnswer>;
 
 /**
  * One simulated replica over HTTP: the OpenAI-compatible API (the same routes and code `serve model`
@@ -33,6 +40,8 @@ export class SimReplicaServer {
   /** Responses still being served by the model routes: what a crash cuts. */
   readonly #open = new Set<ServerResponse>();
   readonly #controls: Record<string, ControlRoute>;
+  /** Rejects the in-process calls being answered (see `answer`): what a crash does to them. */
+  readonly #cuts = new Set<(reason: Error) => void>();
 
   constructor(options: SimReplicaServerOptions) {
     this.#options = options;
@@ -71,23 +80,39 @@ export class SimReplicaServer {
     this.#engine.fail();
     for (const response of this.#open) response.socket?.destroy();
     this.#open.clear();
+    for (const cut of this.#cuts) cut(new Error(`the connection to simulated replica ${this.#engine.replica} was reset (it failed)`));
+    this.#cuts.clear();
+  }
+
+  /**
+   * One call answered in this process, without a socket, as the HTTP server would answer it: for
+   * clients on a `VirtualClock`, which is exact only while nothing waits on the network. A streamed
+   * answer is refused (`stream: true` needs the HTTP server). A crash (`fail`) rejects the calls it
+   * cuts, as a connection reset does.
+   */
+  async answer(call: { method: string; path: string; body?: unknown }, signal: AbortSignal): Promise<SimAnswer> {
+    const url = new URL(call.path, 'http://localhost');
+    const own = await this.#own(`${call.method} ${url.pathname}`, url);
+    if (own) return own;
+    const route = this.#options.api.route(call.method, url.pathname);
+    if (!route) return { status: 404, body: openAiErrorBody(`no route ${call.method} ${url.pathname}`, { type: 'not_found_error' }) };
+    let cut!: (reason: Error) => void;
+    const cutting = new Promise<never>((_, reject) => (cut = reject));
+    this.#cuts.add(cut);
+    try {
+      const result = await Promise.race([route(call.body, signal), cutting]);
+      if (result.events) throw new RangeError('a streamed answer needs the HTTP server: answer() gives whole answers only');
+      return { status: result.status, body: result.body };
+    } finally {
+      this.#cuts.delete(cut);
+    }
   }
 
   async #serve(request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://localhost');
-    const key = `${request.method} ${url.pathname}`;
-    const control = this.#controls[key];
-    if (control) return this.#answer(response, await control(url));
-    if (this.#engine.state === 'down')
-      return sendJson(response, 503, openAiErrorBody(`simulated replica ${this.#engine.replica} is down`, { type: 'server_error' }));
-    if (key === 'GET /metrics') return sendText(response, vllmMetrics(this.#engine, this.#options.modelName));
-    if (key === 'POST /pause') return this.#answer(response, await this.#pause(url));
-    if (key === 'POST /resume') {
-      this.#engine.resume();
-      return this.#answer(response, { status: 200, body: { status: 'resumed' } });
-    }
-    if (key === 'GET /is_paused')
-      return this.#answer(response, { status: 200, body: { is_paused: this.#engine.state === 'paused' || this.#engine.state === 'draining' } });
+    const own = await this.#own(`${request.method} ${url.pathname}`, url);
+    if (own?.text !== undefined) return sendText(response, own.text);
+    if (own) return sendJson(response, own.status, own.body);
     this.#open.add(response);
     response.once('close', () => this.#open.delete(response));
     const call = await readIncomingCall(request, response, { apiKey: undefined, maxBodyBytes: DEFAULT_MAX_BODY_BYTES });
@@ -97,8 +122,24 @@ export class SimReplicaServer {
     await sendRouteResult(response, await route(call.body, signal));
   }
 
+  /** The answer to a call the replica answers itself (controls, metrics, pause), or to any call while it is down; undefined for the model's routes. */
+  async #own(key: string, url: URL): Promise<SimAnswer | undefined> {
+    const control = this.#controls[key];
+    if (control) return control(url);
+    if (this.#engine.state === 'down')
+      return { status: 503, body: openAiErrorBody(`simulated replica ${this.#engine.replica} is down`, { type: 'server_error' }) };
+    if (key === 'GET /metrics') return { status: 200, text: vllmMetrics(this.#engine, this.#options.modelName) };
+    if (key === 'POST /pause') return this.#pause(url);
+    if (key === 'POST /resume') {
+      this.#engine.resume();
+      return { status: 200, body: { status: 'resumed' } };
+    }
+    if (key === 'GET /is_paused') return { status: 200, body: { is_paused: this.#engine.state === 'paused' || this.#engine.state === 'draining' } };
+    return undefined;
+  }
+
   /** vLLM's `POST /pause?mode=…&clear_cache=…`: `keep` (the default here) or `wait`; `abort` is not simulated. */
-  async #pause(url: URL): Promise<{ status: number; body: unknown }> {
+  async #pause(url: URL): Promise<SimAnswer> {
     const mode = url.searchParams.get('mode') ?? 'keep';
     const clearCache = url.searchParams.get('clear_cache') ?? 'true';
     if (mode !== 'keep' && mode !== 'wait')
@@ -116,10 +157,6 @@ export class SimReplicaServer {
       };
     await this.#engine.pause(mode as PauseMode, clearCache === 'true');
     return { status: 200, body: { status: 'paused' } };
-  }
-
-  #answer(response: ServerResponse, { status, body }: { status: number; body: unknown }): void {
-    sendJson(response, status, body);
   }
 }
 
