@@ -8,6 +8,8 @@ import { embeddedDecodeSpeed, embeddedEpisodeThroughput } from './embedded-bench
 import { engineOverhead, scheduleCost } from './engine-bench.js';
 import { extensibleCopyCost } from './extensible-copy-bench.js';
 import { fastPaths } from './fast-paths-bench.js';
+import { fleetClient } from './fleet-client-bench.js';
+import { fleetMemory } from './fleet-memory-bench.js';
 import { healthThroughput } from './health-bench.js';
 import { httpClientThroughput } from './http-bench.js';
 import { ledgerThroughput } from './ledger-bench.js';
@@ -41,6 +43,8 @@ const suites: Record<string, () => Promise<BenchLine | BenchLine[]>> = {
   'run-slots': runSlotsScaling,
   'cookie-jar': cookieJarCost,
   'fast-paths': fastPaths,
+  'fleet-memory': fleetMemory,
+  'fleet-client': fleetClient,
   health: healthThroughput,
   sched: schedulingOnFleet,
 };
@@ -60,8 +64,8 @@ function targetLine(measured: Side, target: FixedFigure, lowerIsBetter: boolean)
   return `${target.label} ${lowerIsBetter ? '≤' : '≥'} ${target.value} ${target.unit} (${target.source}; a fixed figure, not measured in this run): ${met ? 'met' : 'not met'}, ${(measured.value / target.value).toFixed(2)}× of it`;
 }
 
-/** Suites that take minutes (the simulated fleet's), run only when named: `npm run bench -- sched`. */
-const onlyWhenNamed = new Set(['sched']);
+/** Suites that take minutes (the simulated fleet's and fleet-scale client's), run only when named: `npm run bench -- sched`. */
+const onlyWhenNamed = new Set(['sched', 'fleet-memory', 'fleet-client']);
 
 for (const [name, suite] of Object.entries(suites)) {
   if (wanted.length > 0 ? !wanted.includes(name) : onlyWhenNamed.has(name)) continue;
