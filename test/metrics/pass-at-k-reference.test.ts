@@ -131,6 +131,13 @@ describe('pass@k, mean@k, majority@k and their spreads, against the definitions 
     assert.ok(!Object.keys(metrics).some((key) => key.startsWith('majority@') || key.includes(NO_ANSWER)));
   });
 
+  it('without options, as without answers (the run overview builds it so)', () => {
+    const all = tasks(11, names, 10);
+    const accumulator = new PassAtKAccumulator(names);
+    for (const task of all) accumulator.addTask(names.map((name) => task.scores[name]!));
+    assertSameMetrics(accumulator.metrics(), reference(all, names, false));
+  });
+
   it('counts a task given by its answers alone (no score names) in no_answer', () => {
     const all = tasks(5, [], 6);
     assertSameMetrics(accumulate(all, [], true).metrics(), reference(all, [], true));
