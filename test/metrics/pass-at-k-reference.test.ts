@@ -172,4 +172,12 @@ describe('unbiased pass@k (Chen et al.)', () => {
       }
     }
   });
+
+  it('is 1 for every k beyond n once a sample is correct (fewer than k wrong, as HumanEval’s estimator)', () => {
+    for (let n = 1; n <= 5; n++) {
+      for (let correct = 1; correct <= n; correct++) {
+        for (let k = n + 1; k <= n + 3; k++) assert.equal(unbiasedPassAtK(n, correct, k), 1, `n=${n} c=${correct} k=${k}`);
+      }
+    }
+  });
 });
