@@ -1,0 +1,106 @@
+import { lstatSync, readlinkSync } from 'node:fs';
+import type { SandboxLimits } from './sandbox-limits.js';
+import type { SandboxRuntime } from './sandbox-runtime.js';
+
+/** The work folder inside the sandbox: a fresh tmpfs, the program's cwd and home; `/tmp` links to it. */
+export const WORK_FOLDER = '/work';
+/** The uid and gid the program runs as inside its user namespace (and outside, when gymnast is root). */
+export const SANDBOX_ID = 65_534;
+/** The descriptor bubblewrap reads the program's source from (copied into the work folder). */
+export const CODE_FD = 3;
+/** The descriptor bubblewrap writes its status to: a `child-pid` line once the sandbox is up. */
+export const STATUS_FD = 4;
+
+// Merged-/usr systems link these to /usr; older ones have them as real folders, bound read-only.
+const TOP_FOLDERS = ['/bin', '/sbin', '/lib', '/lib64', '/lib32'];
+
+/**
+ * bubblewrap's arguments for one run, then prlimit's, then the interpreter's. Every namespace is new
+ * (network: only a loopback of its own; pid: the run's processes die with it), nothing of the host is
+ * visible but `/usr` and the interpreter's folders, read-only, and the program cannot make another
+ * user namespace to gain capabilities inside.
+ */
+export function bubblewrapArgs(runtime: SandboxRuntime, limits: SandboxLimits, prlimit: string): string[] {
+  const file = `${WORK_FOLDER}/${runtime.fileName}`;
+  return [
+    '--unshare-all',
+    '--unshare-user',
+    '--uid',
+    String(SANDBOX_ID),
+    '--gid',
+    String(SANDBOX_ID),
+    '--disable-userns',
+    '--die-with-parent',
+    '--new-session',
+    '--ro-bind',
+    '/usr',
+    '/usr',
+    ...topFolders(),
+    ...runtime.binds.flatMap((folder) => ['--ro-bind', folder, folder]),
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--size',
+    String(limits.workBytes),
+    '--tmpfs',
+    WORK_FOLDER,
+    '--symlink',
+    WORK_FOLDER,
+    '/tmp',
+    '--file',
+    String(CODE_FD),
+    file,
+    '--chdir',
+    WORK_FOLDER,
+    '--clearenv',
+    '--setenv',
+    'PATH',
+    '/usr/local/bin:/usr/bin:/bin',
+    '--setenv',
+    'HOME',
+    WORK_FOLDER,
+    '--setenv',
+    'TMPDIR',
+    WORK_FOLDER,
+    '--setenv',
+    'LANG',
+    'C.UTF-8',
+    '--json-status-fd',
+    String(STATUS_FD),
+    '--',
+    ...prlimitArgs(prlimit, limits),
+    runtime.interpreter,
+    ...runtime.args(file),
+  ];
+}
+
+/** prlimit with the kernel-enforced caps, ending in `--` before the program. */
+export function prlimitArgs(prlimit: string, limits: SandboxLimits): string[] {
+  return [
+    prlimit,
+    // Soft then hard: SIGXCPU at the limit names the cause; SIGKILL a second later ends a program that ignores it.
+    `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
+    `--as=${limits.memoryBytes}`,
+    `--nproc=${limits.processes}`,
+    `--fsize=${limits.fileBytes}`,
+    `--nofile=${limits.openFiles}`,
+    '--core=0',
+    '--',
+  ];
+}
+
+function topFolders(): string[] {
+  const args: string[] = [];
+  for (const folder of TOP_FOLDERS) {
+    let stat: ReturnType<typeof lstatSync>;
+    try {
+      stat = lstatSync(folder);
+    } catch {
+      continue;
+    }
+    if (stat.isSymbolicLink()) args.push('--symlink', readlinkSync(folder), folder);
+    else if (stat.isDirectory()) args.push('--ro-bind', folder, folder);
+  }
+  return args;
+}
