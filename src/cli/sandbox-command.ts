@@ -35,7 +35,7 @@ export function sandboxCommand(): Command {
     .option('--stdin <file>', 'a file the program reads on stdin')
     .option('--cpu-seconds <n>', 'CPU seconds (default 10)')
     .option('--wall-seconds <n>', 'wall-clock seconds (default 15)')
-    .option('--memory-mb <n>', 'address space in MiB (default 1024; Node needs 1024 or more)')
+    .option('--memory-mb <n>', 'address space in MiB (default 1024; at least 1024 for Node)')
     .option('--processes <n>', 'processes and threads at once (default 64)')
     .option('--file-mb <n>', 'largest file written, in MiB (default 16)')
     .option('--open-files <n>', 'open file descriptors (default 256)')

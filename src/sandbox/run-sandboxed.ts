@@ -49,8 +49,9 @@ export const UNSANDBOXED_WARNING =
  */
 export async function runSandboxed(request: SandboxRequest, options: SandboxOptions = {}): Promise<SandboxVerdict> {
   request.signal?.throwIfAborted();
-  const limits = SandboxLimits.parse(request.limits ?? {});
   const runtime = sandboxRuntime(request.language);
+  const given = SandboxLimits.parse(request.limits ?? {});
+  const limits = { ...given, memoryBytes: Math.max(given.memoryBytes, runtime.minimumMemoryBytes) };
   if (options.unsandboxed) {
     (options.warn ?? ((message) => process.emitWarning(message, { code: 'GYMNAST_UNSANDBOXED' })))(UNSANDBOXED_WARNING);
     const folder = await mkdtemp(join(tmpdir(), 'gymnast-unsandboxed-'));

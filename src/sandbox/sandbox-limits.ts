@@ -15,7 +15,7 @@ export const SandboxLimits = z
     wallMs: z.number().int().min(100).max(3_600_000).default(15_000),
     /**
      * Address space in bytes (RLIMIT_AS). Node's V8 reserves about 700 MiB of address space before it
-     * runs a line, so Node programs need 1 GiB or more; Python starts in far less.
+     * runs a line, so a Node program's cap is at least 1 GiB whatever this says; Python starts in far less.
      */
     memoryBytes: z
       .number()

@@ -16,6 +16,11 @@ export interface SandboxRuntime {
    * (nvm, a pyenv version) brings its own prefix.
    */
   readonly binds: readonly string[];
+  /**
+   * The least address space the interpreter starts in: V8 reserves about 700 MiB before it runs a line
+   * (and with less it hangs at start rather than failing), so Node's cap is raised to 1 GiB.
+   */
+  readonly minimumMemoryBytes: number;
 }
 
 // The system's Python before anything on PATH: a pyenv or venv `python3` on PATH is often a shell
@@ -41,13 +46,13 @@ function pythonRuntime(): SandboxRuntime {
   const interpreter = realpathSync(found);
   // -I: no user site-packages, no PYTHON* variables, no script folder on sys.path; -u: output not
   // buffered, so what a program printed before a limit stopped it is kept.
-  return { interpreter, args: (file) => ['-I', '-u', file], fileName: 'main.py', binds: prefixOutsideUsr(interpreter) };
+  return { interpreter, args: (file) => ['-I', '-u', file], fileName: 'main.py', binds: prefixOutsideUsr(interpreter), minimumMemoryBytes: 0 };
 }
 
 function nodeRuntime(): SandboxRuntime {
   // The Node running gymnast: it exists, and its version is the one the user chose.
   const interpreter = realpathSync(process.execPath);
-  return { interpreter, args: (file) => [file], fileName: 'main.js', binds: prefixOutsideUsr(interpreter) };
+  return { interpreter, args: (file) => [file], fileName: 'main.js', binds: prefixOutsideUsr(interpreter), minimumMemoryBytes: 1024 * 1024 * 1024 };
 }
 
 /** `/opt/node/bin/node` needs `/opt/node`; anything under `/usr` is bound already. */
