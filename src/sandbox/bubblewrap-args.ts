@@ -41,6 +41,14 @@ export function bubblewrapArgs(runtime: SandboxRuntime, limits: SandboxLimits, p
     '/proc',
     '--dev',
     '/dev',
+    // bubblewrap's /dev is a tmpfs without a size: read-only, and /dev/shm (Python's multiprocessing
+    // wants it) a tmpfs sized as the work folder, or a program could fill the host's memory there.
+    '--size',
+    String(limits.workBytes),
+    '--tmpfs',
+    '/dev/shm',
+    '--remount-ro',
+    '/dev',
     '--size',
     String(limits.workBytes),
     '--tmpfs',
@@ -51,6 +59,9 @@ export function bubblewrapArgs(runtime: SandboxRuntime, limits: SandboxLimits, p
     '--file',
     String(CODE_FD),
     file,
+    // The root bubblewrap builds is a tmpfs without a size too: read-only once every mount point is made.
+    '--remount-ro',
+    '/',
     '--chdir',
     WORK_FOLDER,
     '--clearenv',

@@ -11,6 +11,7 @@ import { classifyRun } from './classify-run.js';
 import { SandboxLimits, type SandboxLimitsInput } from './sandbox-limits.js';
 import { type SandboxLanguage, sandboxRuntime } from './sandbox-runtime.js';
 import { findPrlimit, sandboxTools } from './sandbox-tools.js';
+import { sandboxGone, sandboxInitPid } from './sandbox-exit.js';
 import type { SandboxVerdict } from './sandbox-verdict.js';
 
 /** One program to run. */
@@ -121,6 +122,8 @@ async function watch(child: ChildProcess, request: SandboxRequest, limits: Sandb
   try {
     const [exitCode, signal] = await exited(child, sandboxed ? undefined : () => child.pid !== undefined && killGroup(child.pid));
     const durationMs = performance.now() - started;
+    const initPid = sandboxInitPid(status);
+    if (initPid !== undefined) await sandboxGone(initPid);
     if (aborted) throw new AbortedError('the sandboxed run was aborted', { cause: request.signal?.reason });
     if (sandboxed && !status.includes('"child-pid"')) {
       throw new SandboxUnavailableError(`bubblewrap could not create the sandbox (exit ${exitCode ?? signal}): ${stderr.text().trim() || 'no message'}`);

@@ -39,6 +39,8 @@ const LIMITS: SandboxLimitsInput = {
   workBytes: 4 * 1024 * 1024,
 };
 const NODE_LIMITS: SandboxLimitsInput = { ...LIMITS, memoryBytes: 1024 * 1024 * 1024 };
+// A loaded machine gives a spinning program less than a core: a CPU cap's case gets wall time to reach it.
+const CPU_BOUND: SandboxLimitsInput = { ...LIMITS, wallMs: 10_000 };
 
 const stderrMatches =
   (pattern: RegExp) =>
@@ -172,6 +174,8 @@ const corpus: Hostile[] = [
     language: 'python',
     code: pyWritesEverywhere,
     status: 'ok',
+    check: (verdict) =>
+      assert.doesNotMatch(verdict.stdout, /wrote (?!\/tmp\/|\/dev\/shm\/)/, "only the sandbox's own tmpfs (/tmp is the work folder, /dev/shm) take a file"),
   },
   {
     name: 'python writes into /usr',
@@ -260,6 +264,7 @@ const corpus: Hostile[] = [
     code: () => `while True:\n    pass`,
     status: 'timeout',
     check: (verdict) => assert.equal(verdict.limit, 'cpu'),
+    limits: CPU_BOUND,
   },
   {
     name: 'node CPU spin stops at the CPU cap',
@@ -267,7 +272,7 @@ const corpus: Hostile[] = [
     code: () => `for (;;) {}`,
     status: 'timeout',
     check: (verdict) => assert.equal(verdict.limit, 'cpu'),
-    limits: NODE_LIMITS,
+    limits: { ...NODE_LIMITS, wallMs: 10_000 },
   },
   {
     name: 'python ignores SIGXCPU and spins on: killed at the hard CPU cap',
@@ -275,6 +280,7 @@ const corpus: Hostile[] = [
     code: () => `import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\nwhile True:\n    pass`,
     status: 'killed',
     check: (verdict) => assert.equal(verdict.signal, 'SIGKILL'),
+    limits: CPU_BOUND,
   },
   {
     name: 'python sleeps forever, ignoring SIGTERM',
@@ -348,6 +354,21 @@ const corpus: Hostile[] = [
     name: 'python fills /tmp until the work folder is full',
     language: 'python',
     code: () => `i = 0\nwhile True:\n    open(f'/tmp/fill{i}', 'wb').write(b'x' * 512 * 1024)\n    i += 1`,
+    status: 'runtime-error',
+    check: stderrMatches(/No space left on device/),
+  },
+  {
+    name: "python fills the sandbox's own root and /dev (tmpfs bubblewrap makes without a size)",
+    language: 'python',
+    code: () =>
+      `import errno\nfor folder in ('', '/dev'):\n    try:\n        open(f'{folder}/fill', 'wb').write(b'x' * 1024)\n        print('wrote', folder or '/')\n    except OSError as e:\n        print('refused', folder or '/', errno.errorcode[e.errno])`,
+    status: 'ok',
+    check: (verdict) => assert.equal(verdict.stdout, 'refused / EROFS\nrefused /dev EROFS\n'),
+  },
+  {
+    name: 'python fills /dev/shm until it is full',
+    language: 'python',
+    code: () => `i = 0\nwhile True:\n    open(f'/dev/shm/fill{i}', 'wb').write(b'x' * 512 * 1024)\n    i += 1`,
     status: 'runtime-error',
     check: stderrMatches(/No space left on device/),
   },

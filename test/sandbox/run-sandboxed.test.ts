@@ -62,6 +62,18 @@ describe('runSandboxed', () => {
     assert.deepEqual(warnings, [UNSANDBOXED_WARNING, UNSANDBOXED_WARNING]);
   });
 
+  it('returns only once every process of the run is gone: a daemon the program left is dead when the call returns, run after run', async () => {
+    const marker = `gymnast-daemon-${randomBytes(4).toString('hex')}`;
+    for (let run = 0; run < 10; run++) {
+      const verdict = await runSandboxed({
+        language: 'node',
+        code: `require('child_process').spawn('/bin/sh', ['-c', 'sleep 60; : ${marker}'], { detached: true, stdio: 'ignore' }).unref();`,
+      });
+      assert.equal(verdict.status, 'ok');
+      assert.deepEqual(processesLeft(marker), [], `run ${run}`);
+    }
+  });
+
   it('stops at the abort signal: the run is killed whole and the call rejects as aborted', async () => {
     const marker = `gymnast-abort-${randomBytes(4).toString('hex')}`;
     const controller = new AbortController();
