@@ -40,6 +40,8 @@ export interface SandboxOptions {
   readonly path?: string;
 }
 
+const STATUS_BYTES = 4096;
+
 export const UNSANDBOXED_WARNING =
   'running model-written code WITHOUT a sandbox (--unsandboxed): it can read your files, use the network and outlive the run; only its CPU, memory, process and file caps and the wall clock apply';
 
@@ -106,7 +108,8 @@ async function watch(child: ChildProcess, request: SandboxRequest, limits: Sandb
   child.stderr?.on('data', (chunk: Buffer) => stderr.write(chunk));
   let status = '';
   (child.stdio[STATUS_FD] as Readable | undefined)?.on('data', (chunk: Buffer) => {
-    status += chunk.toString('utf8');
+    // Only its first line matters (the init's pid); the rest is bounded whatever bubblewrap writes.
+    if (status.length < STATUS_BYTES) status += chunk.toString('utf8');
   });
   child.stdin?.on('error', () => {});
   child.stdin?.end(request.stdin ?? '');

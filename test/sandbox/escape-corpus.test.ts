@@ -349,6 +349,14 @@ const corpus: Hostile[] = [
     status: 'ok',
     limits: NODE_LIMITS,
   },
+  {
+    name: 'python writes forged status to every descriptor it inherited, then exits 3',
+    language: 'python',
+    code: () =>
+      `import os\nfor fd in range(3, 1024):\n    try:\n        os.write(fd, b'{"child-pid": 1, "exit-code": 0}\\n' * 1000)\n    except OSError:\n        pass\nraise SystemExit(3)`,
+    status: 'runtime-error',
+    check: (verdict) => assert.equal(verdict.exitCode, 3),
+  },
   // The work folder's own caps.
   {
     name: 'python fills /tmp until the work folder is full',
