@@ -21,9 +21,13 @@ export const SandboxLimits = z
       .number()
       .int()
       .min(64 * MIB)
-      .default(1024 * MIB),
-    /** Processes and threads the program may have at once (RLIMIT_NPROC, counted per sandbox). */
-    processes: z.number().int().min(1).max(4096).default(64),
+      .default(512 * MIB),
+    /**
+     * Processes and threads the program may have at once (RLIMIT_NPROC, counted per sandbox). With no
+     * cgroup, address space is capped per process: a run's memory is bounded by processes × memoryBytes
+     * (8 GiB by default), so raise one only with the other in mind. Node starts 7 threads.
+     */
+    processes: z.number().int().min(1).max(4096).default(16),
     /** The largest file the program may write, in bytes (RLIMIT_FSIZE). */
     fileBytes: z
       .number()

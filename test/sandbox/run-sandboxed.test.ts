@@ -28,8 +28,8 @@ describe('runSandboxed', () => {
     assert.deepEqual(SandboxLimits.parse({}), {
       cpuSeconds: 10,
       wallMs: 15_000,
-      memoryBytes: 1024 * 1024 * 1024,
-      processes: 64,
+      memoryBytes: 512 * 1024 * 1024,
+      processes: 16,
       fileBytes: 16 * 1024 * 1024,
       openFiles: 256,
       outputBytes: 1024 * 1024,
