@@ -252,6 +252,14 @@ const corpus: Hostile[] = [
     status: 'memory',
   },
   {
+    name: 'python forks, then every process bombs memory: each stops at its own cap',
+    language: 'python',
+    code: () =>
+      `import os\nfor _ in range(6):\n    if os.fork() == 0:\n        break\nchunks = []\nwhile True:\n    chunks.append(bytearray(16 * 1024 * 1024))`,
+    status: 'memory',
+    limits: { ...LIMITS, memoryBytes: 128 * 1024 * 1024 },
+  },
+  {
     name: 'node memory bomb stops at the address-space cap',
     language: 'node',
     code: () => `const chunks = []; for (;;) chunks.push(new Array(1e6).fill(1.5));`,
