@@ -51,7 +51,7 @@ export const UNSANDBOXED_WARNING =
  * can be made (`SandboxUnavailableError`), or when `signal` aborts the run (`AbortedError`).
  */
 export async function runSandboxed(request: SandboxRequest, options: SandboxOptions = {}): Promise<SandboxVerdict> {
-  request.signal?.throwIfAborted();
+  if (request.signal?.aborted) throw new AbortedError('the sandboxed run was aborted', { cause: request.signal.reason });
   const runtime = sandboxRuntime(request.language);
   const given = SandboxLimits.parse(request.limits ?? {});
   const limits = { ...given, memoryBytes: Math.max(given.memoryBytes, runtime.minimumMemoryBytes) };

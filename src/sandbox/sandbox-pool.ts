@@ -1,3 +1,4 @@
+import { AbortedError } from '../core/errors/aborted-error.js';
 import { runSandboxed, type SandboxOptions, type SandboxRequest } from './run-sandboxed.js';
 import type { SandboxVerdict } from './sandbox-verdict.js';
 
@@ -31,8 +32,9 @@ export class SandboxPool {
     }
   }
 
+  /** A free slot; an abort while waiting rejects as aborted, as an abort while running does. */
   #slot(signal: AbortSignal | undefined): Promise<void> {
-    signal?.throwIfAborted();
+    if (signal?.aborted) return Promise.reject(new AbortedError('the sandboxed run was aborted', { cause: signal.reason }));
     if (this.#running < this.concurrency) {
       this.#running++;
       return Promise.resolve();
@@ -46,7 +48,7 @@ export class SandboxPool {
       const onAbort = (): void => {
         const index = this.#waiting.indexOf(take);
         if (index >= 0) this.#waiting.splice(index, 1);
-        reject(signal?.reason);
+        reject(new AbortedError('the sandboxed run was aborted while it waited for a sandbox', { cause: signal?.reason }));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#waiting.push(take);

@@ -106,6 +106,17 @@ describe('SandboxPool', () => {
     );
   });
 
+  it('rejects a run aborted while it waits for a slot as aborted, and never starts it', async () => {
+    const pool = new SandboxPool(1);
+    const first = pool.run({ language: 'python', code: 'import time\ntime.sleep(0.5)', limits: SMALL });
+    const controller = new AbortController();
+    const waiting = pool.run({ language: 'python', code: 'print(1)', limits: SMALL, signal: controller.signal });
+    controller.abort();
+    await assert.rejects(waiting, (error) => hasKind(error, 'aborted'));
+    assert.equal((await first).status, 'ok');
+    assert.equal(pool.running, 0);
+  });
+
   it("gives each sandbox its own process cap: one run's fork bomb does not starve another's forks", async () => {
     const pool = new SandboxPool(2);
     const bomb = pool.run({
