@@ -68,6 +68,13 @@ describe('the code environment', () => {
     assert.deepEqual([fields.extracted_model_code, fields.unit_tests, fields.result], [null, [], [false, false, false]]);
   });
 
+  it('fails the rollout as an env-error when no sandbox can be made, never scoring it 0', async () => {
+    const record = await episode(fence('print(3)'), addition, codeEnvironment({ pool: new SandboxPool(1, { path: '/nonexistent' }) }) as Environment);
+    assert.equal(record.record_type, 'failure');
+    assert.equal((record as unknown as { failure_class: string }).failure_class, 'env-error');
+    assert.match(JSON.stringify(record), /apt-get install bubblewrap/);
+  });
+
   it('calls a function by fn_name on JSON arguments (LiveCodeBench call tests), in Python and Node', async () => {
     const tests = { inputs: ['[1, 2, 3]\n2', '[]\n5'], outputs: ['[2, 4, 6]', '[]'], fn_name: 'scale' };
     const python = await episode(fence('class Solution:\n    def scale(self, xs, k):\n        return [x * k for x in xs]'), {
