@@ -123,7 +123,6 @@ const failuresByKind: ReadonlyMap<ErrorKind, { failureClass: FailureClass; termi
   ['template', { failureClass: 'template-error', termination: 'policy-error' }],
   ['environment', { failureClass: 'env-error', termination: 'env-error' }],
   ['reward-components', { failureClass: 'env-error', termination: 'env-error' }],
-  ['sandbox-unavailable', { failureClass: 'env-error', termination: 'env-error' }],
   ['transport', { failureClass: 'transport', termination: 'policy-error' }],
   ['timeout', { failureClass: 'timeout', termination: 'policy-error' }],
   ['policy', { failureClass: 'policy-error', termination: 'policy-error' }],
