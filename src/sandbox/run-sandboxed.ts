@@ -61,8 +61,8 @@ export async function runSandboxed(request: SandboxRequest, options: SandboxOpti
     try {
       const file = join(folder, runtime.fileName);
       await writeFile(file, request.code);
-      const args = [...prlimitArgs(findPrlimit(options.path), limits).slice(1), runtime.interpreter, ...runtime.args(file)];
-      const child = spawn(findPrlimit(options.path), args, {
+      const [prlimit, ...caps] = prlimitArgs(findPrlimit(options.path), limits);
+      const child = spawn(prlimit!, [...caps, runtime.interpreter, ...runtime.args(file)], {
         cwd: folder,
         detached: true,
         stdio: ['pipe', 'pipe', 'pipe'],
