@@ -128,7 +128,9 @@ async function watch(child: ChildProcess, request: SandboxRequest, limits: Sandb
     const initPid = sandboxInitPid(status);
     if (initPid !== undefined) await sandboxGone(initPid);
     if (aborted) throw new AbortedError('the sandboxed run was aborted', { cause: request.signal?.reason });
-    if (sandboxed && !status.includes('"child-pid"')) {
+    // bubblewrap writes the program's exit code last, once the program ran; a sandbox it failed to build
+    // (a bind it could not make, no user namespaces) ends without one, whatever its exit code says.
+    if (sandboxed && stoppedBy === undefined && !status.includes('"exit-code"')) {
       throw new SandboxUnavailableError(`bubblewrap could not create the sandbox (exit ${exitCode ?? signal}): ${stderr.text().trim() || 'no message'}`);
     }
     const verdict = classifyRun({ exitCode, signal, stoppedBy, stderr: stderr.text(), language: request.language });

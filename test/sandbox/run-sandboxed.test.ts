@@ -1,10 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { findExecutable } from '../../src/sandbox/find-executable.js';
 import { hasKind } from '../../src/core/errors/has-kind.js';
 import { runSandboxed, SandboxLimits, SandboxPool, UNSANDBOXED_WARNING } from '../../src/sandbox/index.js';
 import { processesLeft } from './host-state.js';
 
+const findBwrap = (): string => findExecutable('bwrap')!;
 const SMALL = { cpuSeconds: 2, wallMs: 5000, memoryBytes: 256 * 1024 * 1024, processes: 16 };
 
 describe('runSandboxed', () => {
@@ -45,6 +50,17 @@ describe('runSandboxed', () => {
       runSandboxed({ language: 'python', code: 'print(1)' }, { path: '/nonexistent' }),
       (error) =>
         hasKind(error, 'sandbox-unavailable') && /apt-get install bubblewrap/.test((error as Error).message) && /--unsandboxed/.test((error as Error).message),
+    );
+  });
+
+  it('says so when bubblewrap cannot build the sandbox, rather than blaming the program', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'gymnast-broken-bwrap-'));
+    chmodSync(folder, 0o755);
+    // The real bubblewrap, asked for a bind it cannot make (as a sandbox on a machine without user namespaces fails).
+    writeFileSync(join(folder, 'bwrap'), `#!/bin/sh\nexec ${findBwrap()} --ro-bind /nonexistent-gymnast /nonexistent-gymnast "$@"\n`, { mode: 0o755 });
+    await assert.rejects(
+      runSandboxed({ language: 'python', code: 'print(1)' }, { path: `${folder}:/usr/bin` }),
+      (error) => hasKind(error, 'sandbox-unavailable') && /bubblewrap could not create the sandbox.*nonexistent-gymnast/s.test((error as Error).message),
     );
   });
 
