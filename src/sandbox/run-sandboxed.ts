@@ -9,7 +9,7 @@ import { bubblewrapArgs, CODE_FD, prlimitArgs, SANDBOX_ID, STATUS_FD } from './b
 import { CappedOutput } from './capped-output.js';
 import { classifyRun } from './classify-run.js';
 import { SandboxLimits, type SandboxLimitsInput } from './sandbox-limits.js';
-import { type SandboxLanguage, sandboxRuntime } from './sandbox-runtime.js';
+import { type SandboxLanguage, type SandboxRuntime, sandboxRuntime } from './sandbox-runtime.js';
 import { findPrlimit, sandboxTools } from './sandbox-tools.js';
 import { sandboxGone, sandboxInitPid } from './sandbox-exit.js';
 import type { SandboxVerdict } from './sandbox-verdict.js';
@@ -57,21 +57,7 @@ export async function runSandboxed(request: SandboxRequest, options: SandboxOpti
   const limits = { ...given, memoryBytes: Math.max(given.memoryBytes, runtime.minimumMemoryBytes) };
   if (options.unsandboxed) {
     (options.warn ?? ((message) => process.emitWarning(message, { code: 'GYMNAST_UNSANDBOXED' })))(UNSANDBOXED_WARNING);
-    const folder = await mkdtemp(join(tmpdir(), 'gymnast-unsandboxed-'));
-    try {
-      const file = join(folder, runtime.fileName);
-      await writeFile(file, request.code);
-      const [prlimit, ...caps] = prlimitArgs(findPrlimit(options.path), limits);
-      const child = spawn(prlimit!, [...caps, runtime.interpreter, ...runtime.args(file)], {
-        cwd: folder,
-        detached: true,
-        stdio: ['pipe', 'pipe', 'pipe'],
-        env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: folder, LANG: 'C.UTF-8' },
-      });
-      return await watch(child, request, limits, false);
-    } finally {
-      await rm(folder, { recursive: true, force: true });
-    }
+    return runUnsandboxed(request, runtime, limits, options);
   }
   const tools = sandboxTools(options.path);
   const child = spawn(tools.bubblewrap, bubblewrapArgs(runtime, limits, tools.prlimit), {
@@ -86,6 +72,25 @@ export async function runSandboxed(request: SandboxRequest, options: SandboxOpti
   code.on('error', () => {});
   code.end(request.code);
   return watch(child, request, limits, true);
+}
+
+/** The opt-in without isolation: prlimit's caps, a temporary folder, and the program's process group. */
+async function runUnsandboxed(request: SandboxRequest, runtime: SandboxRuntime, limits: SandboxLimits, options: SandboxOptions): Promise<SandboxVerdict> {
+  const folder = await mkdtemp(join(tmpdir(), 'gymnast-unsandboxed-'));
+  try {
+    const file = join(folder, runtime.fileName);
+    await writeFile(file, request.code);
+    const [prlimit, ...caps] = prlimitArgs(findPrlimit(options.path), limits);
+    const child = spawn(prlimit!, [...caps, runtime.interpreter, ...runtime.args(file)], {
+      cwd: folder,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: folder, LANG: 'C.UTF-8' },
+    });
+    return await watch(child, request, limits, false);
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
 }
 
 /** Feeds stdin, keeps the output, enforces the wall clock and output caps, and reads the exit. */
