@@ -32,6 +32,10 @@ export function bubblewrapArgs(runtime: SandboxRuntime, limits: SandboxLimits, p
     '--disable-userns',
     '--die-with-parent',
     '--new-session',
+    // The program is the pid namespace's init: with bubblewrap's own init beside it, the program could
+    // ptrace that init (same uid) and run code free of prlimit's caps. As init it cannot be signalled
+    // from inside, and when it exits the kernel kills every process it left.
+    '--as-pid-1',
     '--ro-bind',
     '/usr',
     '/usr',
@@ -90,8 +94,9 @@ export function bubblewrapArgs(runtime: SandboxRuntime, limits: SandboxLimits, p
 export function prlimitArgs(prlimit: string, limits: SandboxLimits): string[] {
   return [
     prlimit,
-    // Soft then hard: SIGXCPU at the limit names the cause; SIGKILL a second later ends a program that ignores it.
-    `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
+    // SIGKILL at the limit: the program is pid 1 of its namespace, and the kernel does not deliver
+    // SIGXCPU to an init that has no handler for it.
+    `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds}`,
     `--as=${limits.memoryBytes}`,
     `--nproc=${limits.processes}`,
     `--fsize=${limits.fileBytes}`,

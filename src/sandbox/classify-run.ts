@@ -29,7 +29,9 @@ export function classifyRun(end: RunEnd): Classified {
   const { exitCode, signal } = programExit(end);
   if (end.stoppedBy === 'output') return { status: 'output-limit', limit: 'output', exitCode, signal };
   if (end.stoppedBy === 'wall') return { status: 'timeout', limit: 'wall', exitCode, signal };
-  if (signal === 'SIGXCPU') return { status: 'timeout', limit: 'cpu', exitCode, signal };
+  // The CPU cap's SIGKILL, or a child's SIGXCPU: nothing inside can SIGKILL the program, which is its
+  // namespace's init, and gymnast's own kills are `stoppedBy`.
+  if (signal === 'SIGXCPU' || signal === 'SIGKILL') return { status: 'timeout', limit: 'cpu', exitCode, signal };
   if (exitCode !== 0 && outOfMemory(end.language, end.stderr)) return { status: 'memory', limit: 'memory', exitCode, signal };
   if (signal !== null) return { status: 'killed', exitCode, signal };
   return { status: exitCode === 0 ? 'ok' : 'runtime-error', exitCode, signal };

@@ -9,7 +9,7 @@ const MIB = 1024 * 1024;
  */
 export const SandboxLimits = z
   .object({
-    /** CPU seconds (RLIMIT_CPU): SIGXCPU at this many, SIGKILL one second later. */
+    /** CPU seconds of each process (RLIMIT_CPU): SIGKILL at this many. */
     cpuSeconds: z.number().int().min(1).max(3600).default(10),
     /** Wall-clock milliseconds from start to the sandbox killed: bounds sleeping and blocked programs. */
     wallMs: z.number().int().min(100).max(3_600_000).default(15_000),

@@ -7,7 +7,7 @@ import { z } from 'zod';
  * - `timeout`: it used its CPU seconds or its wall-clock time (`limit` says which);
  * - `memory`: it ran out of address space (Python's MemoryError, V8's heap out of memory);
  * - `output-limit`: it wrote more than `outputBytes` to stdout or stderr;
- * - `killed`: a signal ended it that no limit explains (it killed itself, or crashed).
+ * - `killed`: a signal ended it that no limit explains (a crash: SIGSEGV, SIGABRT…).
  */
 export const SandboxStatus = z.enum(['ok', 'runtime-error', 'timeout', 'memory', 'output-limit', 'killed']);
 export type SandboxStatus = z.infer<typeof SandboxStatus>;

@@ -30,7 +30,7 @@ describe('gymnast sandbox run', () => {
     const result = await gymnast('sandbox', 'run', '--language', 'python', file('spin.py', 'while True:\n    pass'), '--cpu-seconds', '1', '--json');
     assert.equal(result.code, 0, result.stderr);
     const verdict = JSON.parse(result.stdout) as { status: string; limit: string; signal: string };
-    assert.deepEqual([verdict.status, verdict.limit, verdict.signal], ['timeout', 'cpu', 'SIGXCPU']);
+    assert.deepEqual([verdict.status, verdict.limit, verdict.signal], ['timeout', 'cpu', 'SIGKILL']);
   });
 
   it('refuses a limit that is no limit, naming the flag', async () => {

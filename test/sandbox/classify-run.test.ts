@@ -7,7 +7,12 @@ const end = { exitCode: 0, signal: null, stderr: '', language: 'python' as const
 describe('classifyRun: the verdict from how a run ended', () => {
   it('unfolds the 128 + N bubblewrap reports for a program killed by signal N', () => {
     assert.deepEqual(classifyRun({ ...end, exitCode: 128 + 24 }), { status: 'timeout', limit: 'cpu', exitCode: null, signal: 'SIGXCPU' });
-    assert.deepEqual(classifyRun({ ...end, exitCode: 128 + 9 }), { status: 'killed', exitCode: null, signal: 'SIGKILL' });
+    assert.deepEqual(
+      classifyRun({ ...end, exitCode: 128 + 9 }),
+      { status: 'timeout', limit: 'cpu', exitCode: null, signal: 'SIGKILL' },
+      "the CPU cap's: nothing inside can SIGKILL the namespace's init",
+    );
+    assert.deepEqual(classifyRun({ ...end, exitCode: 128 + 11 }), { status: 'killed', exitCode: null, signal: 'SIGSEGV' });
     assert.deepEqual(classifyRun({ ...end, exitCode: 128 + 6, language: 'node' }), { status: 'killed', exitCode: null, signal: 'SIGABRT' });
   });
 

@@ -283,11 +283,11 @@ const corpus: Hostile[] = [
     limits: { ...NODE_LIMITS, wallMs: 10_000 },
   },
   {
-    name: 'python ignores SIGXCPU and spins on: killed at the hard CPU cap',
+    name: 'python ignores SIGXCPU and spins on: stopped at the CPU cap all the same',
     language: 'python',
     code: () => `import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\nwhile True:\n    pass`,
-    status: 'killed',
-    check: (verdict) => assert.equal(verdict.signal, 'SIGKILL'),
+    status: 'timeout',
+    check: (verdict) => assert.deepEqual([verdict.limit, verdict.signal], ['cpu', 'SIGKILL']),
     limits: CPU_BOUND,
   },
   {
@@ -330,11 +330,19 @@ const corpus: Hostile[] = [
     },
   },
   {
-    name: 'python kills every process it can see (kill -1), itself included',
+    name: "a child kills every process it can see (kill -1): the program, its namespace's init, lives on",
     language: 'python',
-    code: () => `import os, signal, time\nif os.fork() == 0:\n    os.kill(-1, signal.SIGKILL)\n    os._exit(0)\ntime.sleep(5)`,
-    status: 'killed',
-    check: (verdict) => assert.equal(verdict.signal, 'SIGKILL'),
+    code: () => `import os, signal\nif os.fork() == 0:\n    os.kill(-1, signal.SIGKILL)\n    os._exit(0)\nos.wait()\nprint('survived')`,
+    status: 'ok',
+    check: (verdict) => assert.equal(verdict.stdout, 'survived\n'),
+  },
+  {
+    name: 'python ptraces every process it can see, to run code outside its caps',
+    language: 'python',
+    code: () =>
+      `import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\npids = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\nfor pid in pids:\n    print(pid, libc.ptrace(16, pid, None, None), ctypes.get_errno())`,
+    status: 'ok',
+    check: (verdict) => assert.equal(verdict.stdout, '1 -1 1\n', 'the program alone is in its namespace, as pid 1, and cannot attach to itself'),
   },
   {
     name: 'python double-forks a setsid daemon to outlive the kill',
