@@ -10,6 +10,8 @@ export const SANDBOX_ID = 65_534;
 export const CODE_FD = 3;
 /** The descriptor bubblewrap writes its status to: a `child-pid` line once the sandbox is up. */
 export const STATUS_FD = 4;
+/** The descriptor bubblewrap reads the seccomp filter from (see `seccompFilter`). */
+export const SECCOMP_FD = 5;
 
 // Merged-/usr systems link these to /usr; older ones have them as real folders, bound read-only.
 const TOP_FOLDERS = ['/bin', '/sbin', '/lib', '/lib64', '/lib32'];
@@ -20,7 +22,7 @@ const TOP_FOLDERS = ['/bin', '/sbin', '/lib', '/lib64', '/lib32'];
  * visible but `/usr` and the interpreter's folders, read-only, and the program cannot make another
  * user namespace to gain capabilities inside.
  */
-export function bubblewrapArgs(runtime: SandboxRuntime, limits: SandboxLimits, prlimit: string): string[] {
+export function bubblewrapArgs(runtime: SandboxRuntime, limits: SandboxLimits, prlimit: string, seccomp: boolean): string[] {
   const file = `${WORK_FOLDER}/${runtime.fileName}`;
   return [
     '--unshare-all',
@@ -83,6 +85,7 @@ export function bubblewrapArgs(runtime: SandboxRuntime, limits: SandboxLimits, p
     'C.UTF-8',
     '--json-status-fd',
     String(STATUS_FD),
+    ...(seccomp ? ['--seccomp', String(SECCOMP_FD)] : []),
     '--',
     ...prlimitArgs(prlimit, limits),
     runtime.interpreter,

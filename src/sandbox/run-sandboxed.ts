@@ -5,13 +5,14 @@ import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { AbortedError } from '../core/errors/aborted-error.js';
 import { SandboxUnavailableError } from '../core/errors/sandbox-unavailable-error.js';
-import { bubblewrapArgs, CODE_FD, prlimitArgs, SANDBOX_ID, STATUS_FD } from './bubblewrap-args.js';
+import { bubblewrapArgs, CODE_FD, prlimitArgs, SANDBOX_ID, SECCOMP_FD, STATUS_FD } from './bubblewrap-args.js';
 import { CappedOutput } from './capped-output.js';
 import { classifyRun } from './classify-run.js';
 import { SandboxLimits, type SandboxLimitsInput } from './sandbox-limits.js';
 import { type SandboxLanguage, type SandboxRuntime, sandboxRuntime } from './sandbox-runtime.js';
 import { findPrlimit, sandboxTools } from './sandbox-tools.js';
 import { sandboxGone, sandboxInitPid } from './sandbox-exit.js';
+import { seccompFilter } from './seccomp-filter.js';
 import type { SandboxVerdict } from './sandbox-verdict.js';
 
 /** One program to run. */
@@ -60,17 +61,24 @@ export async function runSandboxed(request: SandboxRequest, options: SandboxOpti
     return runUnsandboxed(request, runtime, limits, options);
   }
   const tools = sandboxTools(options.path);
-  const child = spawn(tools.bubblewrap, bubblewrapArgs(runtime, limits, tools.prlimit), {
+  const filter = seccompFilter();
+  const child = spawn(tools.bubblewrap, bubblewrapArgs(runtime, limits, tools.prlimit, filter !== undefined), {
     cwd: '/',
     env: {},
-    stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
     // As root, RLIMIT_NPROC binds nobody (the kernel exempts uid 0): bubblewrap runs as an unprivileged
     // uid instead, so the program's uid maps to it and each sandbox's own user namespace counts its processes.
     ...(process.getuid?.() === 0 ? { uid: SANDBOX_ID, gid: SANDBOX_ID } : {}),
   });
-  const code = child.stdio[CODE_FD] as Writable;
-  code.on('error', () => {});
-  code.end(request.code);
+  for (const [fd, data] of [
+    [CODE_FD, request.code],
+    [SECCOMP_FD, filter ?? ''],
+  ] as const) {
+    // Node's types list five descriptors; the sixth is there all the same.
+    const input = (child.stdio as unknown as Writable[])[fd]!;
+    input.on('error', () => {});
+    input.end(data);
+  }
   return watch(child, request, limits, true);
 }
 

@@ -345,6 +345,15 @@ const corpus: Hostile[] = [
     check: (verdict) => assert.equal(verdict.stdout, '1 -1 1\n', 'the program alone is in its namespace, as pid 1, and cannot attach to itself'),
   },
   {
+    name: "python reads the kernel keyrings it inherited (gymnast's session keyring, the user's)",
+    language: 'python',
+    code: () =>
+      `import ctypes, platform\nlibc = ctypes.CDLL(None, use_errno=True)\nadd_key, request_key, keyctl = (248, 249, 250) if platform.machine() == 'x86_64' else (217, 218, 219)\nfor name, ring in (('session', -3), ('user', -4), ('user-session', -5)):\n    found = libc.syscall(request_key, b'user', b'gymnast-secret', None, ring)\n    print(name, found, ctypes.get_errno())\nprint('join', libc.syscall(keyctl, 1, None), ctypes.get_errno())\nprint('add', libc.syscall(add_key, b'user', b'x', b'y', 1, -3), ctypes.get_errno())`,
+    status: 'ok',
+    check: (verdict) =>
+      assert.equal(verdict.stdout, 'session -1 1\nuser -1 1\nuser-session -1 1\njoin -1 1\nadd -1 1\n', 'every keyring call is refused (EPERM)'),
+  },
+  {
     name: 'python double-forks a setsid daemon to outlive the kill',
     language: 'python',
     code: (host) =>
