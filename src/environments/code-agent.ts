@@ -24,7 +24,7 @@ interface CodeAgentState {
  */
 export function codeAgentEnvironment(options: CodeEnvironmentOptions & { maxToolCalls?: number } = {}): Environment {
   const limits = { ...(options.limits ?? CODE_TEST_LIMITS), outputBytes: OBSERVED_OUTPUT_BYTES };
-  return toolCallingEnvironment<CodeAgentState>({
+  const environment = toolCallingEnvironment<CodeAgentState>({
     name: 'code-agent',
     taskSchema: CodeTask,
     maxToolCalls: options.maxToolCalls ?? 8,
@@ -47,7 +47,10 @@ export function codeAgentEnvironment(options: CodeEnvironmentOptions & { maxTool
       const scored = await scoreAnswer(lastAnswer(messages), state.task, options);
       return { reward: scored.reward, fields: { ...scored.fields, code_runs: state.runs } };
     },
-  }) as Environment;
+  });
+  // The task's unit tests can run to megabytes (LiveCodeBench's): the row has them already.
+  environment.recordedMetadata = (episode) => ({ tool_calls: episode.tool_calls, code_runs: episode.state.runs });
+  return environment as Environment;
 }
 
 function observed(verdict: SandboxVerdict): Record<string, unknown> {

@@ -43,6 +43,7 @@ export function codeEnvironment(options: CodeEnvironmentOptions = {}): Environme
         fields: scored.fields,
       };
     },
+    // The task's unit tests can run to megabytes (LiveCodeBench's): the row has them already.
     recordedMetadata: () => ({}),
   };
 }

@@ -114,5 +114,6 @@ describe('the code-agent environment', () => {
     );
     assert.match(observations[1]!.stderr, /Network is unreachable/);
     assert.equal((record.env_fields as { code_runs: number }).code_runs, 2);
+    assert.deepEqual(record.env_metadata, { tool_calls: 2, code_runs: 2 }, 'the unit tests are on the row already, not copied into its metadata');
   });
 });
