@@ -58,7 +58,7 @@ describe('a collect of 200 code rollouts with a scripted policy, 20% of its prog
     const policy = new ScriptedPolicy({ tokenizer, script: () => ({ text: answerFor(rollout++) }) });
     const environment = codeEnvironment({
       pool: new SandboxPool(2),
-      limits: { cpuSeconds: 1, wallMs: 3000, memoryBytes: 256 * 1024 * 1024, processes: 16, outputBytes: 4096 },
+      limits: { cpuSeconds: 1, wallMs: 5000, memoryBytes: 256 * 1024 * 1024, processes: 16, outputBytes: 4096 },
     });
     const summary = await collect({
       input: join(dir, 'in.jsonl'),

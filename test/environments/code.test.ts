@@ -10,7 +10,7 @@ import { ScriptedPolicy } from '../../src/testing/index.js';
 import { episodeOptions, task, tokenizer } from '../support/plain-episode.js';
 
 const pool = new SandboxPool(2);
-const limits = { cpuSeconds: 1, wallMs: 3000, memoryBytes: 256 * 1024 * 1024 };
+const limits = { cpuSeconds: 1, wallMs: 5000, memoryBytes: 256 * 1024 * 1024 };
 const fence = (code: string, language = 'python'): string => `Here is my solution.\n\`\`\`${language}\n${code}\n\`\`\`\n`;
 const addition = { verifier_metadata: { unit_tests: { inputs: ['1 2\n', '5 7\n', '-3 3\n'], outputs: ['3\n', '12\n', '0\n'] } } };
 

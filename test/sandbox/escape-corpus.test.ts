@@ -30,7 +30,7 @@ interface Hostile {
 // Small caps keep the corpus quick: the point is that each binds, not where it sits.
 const LIMITS: SandboxLimitsInput = {
   cpuSeconds: 1,
-  wallMs: 2500,
+  wallMs: 5000,
   memoryBytes: 256 * 1024 * 1024,
   processes: 16,
   fileBytes: 1024 * 1024,
