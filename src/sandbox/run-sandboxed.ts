@@ -43,6 +43,10 @@ export interface SandboxOptions {
 
 const STATUS_BYTES = 4096;
 
+/** Where bubblewrap most often fails: a machine that does not let it make user namespaces. */
+const NAMESPACES_HINT =
+  'bubblewrap needs unprivileged user namespaces: a Docker container needs --security-opt seccomp=unconfined (or a profile allowing clone/unshare), Ubuntu 24.04 restricts them with AppArmor (sysctl kernel.apparmor_restrict_unprivileged_userns=0), older kernels with kernel.unprivileged_userns_clone=1';
+
 export const UNSANDBOXED_WARNING =
   'running model-written code WITHOUT a sandbox (--unsandboxed): it can read your files, use the network and outlive the run; only its CPU, memory, process and file caps and the wall clock apply';
 
@@ -144,7 +148,9 @@ async function watch(child: ChildProcess, request: SandboxRequest, limits: Sandb
     // bubblewrap writes the program's exit code last, once the program ran; a sandbox it failed to build
     // (a bind it could not make, no user namespaces) ends without one, whatever its exit code says.
     if (sandboxed && stoppedBy === undefined && !status.includes('"exit-code"')) {
-      throw new SandboxUnavailableError(`bubblewrap could not create the sandbox (exit ${exitCode ?? signal}): ${stderr.text().trim() || 'no message'}`);
+      throw new SandboxUnavailableError(
+        `bubblewrap could not create the sandbox (exit ${exitCode ?? signal}): ${stderr.text().trim() || 'no message'}. ${NAMESPACES_HINT}`,
+      );
     }
     const verdict = classifyRun({ exitCode, signal, stoppedBy, stderr: stderr.text(), language: request.language });
     return {
