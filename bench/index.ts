@@ -8,6 +8,8 @@ import { embeddedDecodeSpeed, embeddedEpisodeThroughput } from './embedded-bench
 import { engineOverhead, scheduleCost } from './engine-bench.js';
 import { extensibleCopyCost } from './extensible-copy-bench.js';
 import { fastPaths } from './fast-paths-bench.js';
+import { fleetClient } from './fleet-client-bench.js';
+import { fleetMemory } from './fleet-memory-bench.js';
 import { healthThroughput } from './health-bench.js';
 import { httpClientThroughput } from './http-bench.js';
 import { ledgerThroughput } from './ledger-bench.js';
@@ -42,6 +44,8 @@ const suites: Record<string, () => Promise<BenchLine | BenchLine[]>> = {
   'run-slots': runSlotsScaling,
   'cookie-jar': cookieJarCost,
   'fast-paths': fastPaths,
+  'fleet-memory': fleetMemory,
+  'fleet-client': fleetClient,
   health: healthThroughput,
   sched: schedulingOnFleet,
   sandbox: sandboxCost,
@@ -63,10 +67,10 @@ function targetLine(measured: Side, target: FixedFigure, lowerIsBetter: boolean)
 }
 
 /**
- * Suites run only when named (`npm run bench -- sched`): the simulated fleet's takes minutes, and the
- * sandbox's needs bubblewrap and runs 1,400 sandboxes.
+ * Suites run only when named (`npm run bench -- sched`): the simulated fleet's and the fleet-scale
+ * client's take minutes, and the sandbox's needs bubblewrap and runs 1,400 sandboxes.
  */
-const onlyWhenNamed = new Set(['sched', 'sandbox']);
+const onlyWhenNamed = new Set(['sched', 'fleet-memory', 'fleet-client', 'sandbox']);
 
 for (const [name, suite] of Object.entries(suites)) {
   if (wanted.length > 0 ? !wanted.includes(name) : onlyWhenNamed.has(name)) continue;

@@ -219,6 +219,18 @@ async function collectLocked(
   const writeFailed = new AbortController();
   let ran = false;
   let retryable = 0;
+  /** What follows a rollout: one function for all of them, so a rollout in flight holds no async frame of its own here (issue 26). */
+  const keep = async (outcome: RolloutOutcome) => {
+    // The files first: an outcome they could not keep must not reach a queue that would get it again on resume.
+    await files.write(outcome).catch((error: unknown) => {
+      if (hasKind(error, 'write-failed')) writeFailed.abort(error);
+      throw error;
+    });
+    await Promise.all(extraSinks.map((sink) => sink.write(outcome)));
+    count(progress, outcome);
+    if (outcome.kind === 'failure' && wouldRetry(outcome.row, settings.maxAttempts)) retryable += 1;
+    options.onProgress?.({ ...progress });
+  };
   let auto: AutoConcurrencyRun | undefined;
   let autoSummary: AutoConcurrencySummary | undefined;
   try {
@@ -232,18 +244,7 @@ async function collectLocked(
         ...(auto ? { limit: auto.limit } : {}),
         ...signals(options, writeFailed.signal),
       },
-      async ({ row, agent }, control) => {
-        const outcome = await agent.run(row, { episode, control });
-        // The files first: an outcome they could not keep must not reach a queue that would get it again on resume.
-        await files.write(outcome).catch((error: unknown) => {
-          if (hasKind(error, 'write-failed')) writeFailed.abort(error);
-          throw error;
-        });
-        await Promise.all(extraSinks.map((sink) => sink.write(outcome)));
-        count(progress, outcome);
-        if (outcome.kind === 'failure' && wouldRetry(outcome.row, settings.maxAttempts)) retryable += 1;
-        options.onProgress?.({ ...progress });
-      },
+      ({ row, agent }, control) => agent.run(row, { episode, control }).then(keep),
     );
     ran = true;
   } finally {
