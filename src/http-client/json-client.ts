@@ -105,7 +105,8 @@ export class JsonClient {
     const url = requestUrl(request.baseUrl, request.path);
     // The answer is read with these alone: the request itself is not kept while it waits.
     const { schema, read } = request;
-    return this.#exchange(request, url).then((reply) => {
+    // Through `exchange`, not straight to the pool: a subclass that answers requests itself (SimFleetClient) answers these too.
+    return this.exchange(request).then((reply) => {
       if (reply.status >= 400) {
         throw new ServerError(url, reply.status, errorMessage(reply.text), retryAfterMs(reply.headers['retry-after']));
       }
