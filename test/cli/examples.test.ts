@@ -8,6 +8,10 @@ import { promisify } from 'node:util';
 import { seededWords, type InferenceServer } from '../../src/testing/index.js';
 import { startServers } from '../support/loopback-model.js';
 import { qwen3Directory } from '../support/qwen3.js';
+import { holdSandboxes } from '../support/sandbox-lock.js';
+
+// Alone among the spec files that run sandboxes: the host-state checks count every sandboxed process.
+await holdSandboxes();
 
 const run = promisify(execFile);
 const root = new URL('../../', import.meta.url).pathname;

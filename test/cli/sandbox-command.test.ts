@@ -4,6 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { gymnast, gymnastIn } from '../support/run-cli.js';
+import { holdSandboxes } from '../support/sandbox-lock.js';
+
+// Alone among the spec files that run sandboxes: the host-state checks count every sandboxed process.
+await holdSandboxes();
 
 const folder = mkdtempSync(join(tmpdir(), 'gymnast-sandbox-cli-'));
 const file = (name: string, text: string): string => {

@@ -12,6 +12,10 @@ import { SandboxPool } from '../../src/sandbox/index.js';
 import { ScriptedPolicy } from '../../src/testing/index.js';
 import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
 import { filesLeft, processesLeft } from '../sandbox/host-state.js';
+import { holdSandboxes } from '../support/sandbox-lock.js';
+
+// Alone among the spec files that run sandboxes: the host-state checks count every sandboxed process.
+await holdSandboxes();
 
 const tokenizer = new CharTokenizer();
 const renderer = new TemplateRenderer(tokenizer, new PlainChatTemplate());

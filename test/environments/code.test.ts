@@ -8,6 +8,10 @@ import { extractCode } from '../../src/environments/extract-code.js';
 import { SandboxPool } from '../../src/sandbox/index.js';
 import { ScriptedPolicy } from '../../src/testing/index.js';
 import { episodeOptions, task, tokenizer } from '../support/plain-episode.js';
+import { holdSandboxes } from '../support/sandbox-lock.js';
+
+// Alone among the spec files that run sandboxes: the host-state checks count every sandboxed process.
+await holdSandboxes();
 
 const pool = new SandboxPool(2);
 const limits = { cpuSeconds: 1, wallMs: 5000, memoryBytes: 256 * 1024 * 1024 };

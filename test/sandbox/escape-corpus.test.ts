@@ -6,6 +6,10 @@ import { runSandboxed, type SandboxLanguage, type SandboxLimitsInput, type Sandb
 import type { InferenceServer } from '../../src/testing/index.js';
 import { startServers } from '../support/loopback-model.js';
 import { escapeTargets, filesLeft, processesLeft } from './host-state.js';
+import { holdSandboxes } from '../support/sandbox-lock.js';
+
+// Alone among the spec files that run sandboxes: the host-state checks count every sandboxed process.
+await holdSandboxes();
 
 /** What a hostile program may know of the host, to aim at it. */
 interface Host {

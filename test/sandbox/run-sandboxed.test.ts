@@ -8,6 +8,10 @@ import { findExecutable } from '../../src/sandbox/find-executable.js';
 import { hasKind } from '../../src/core/errors/has-kind.js';
 import { runSandboxed, SandboxLimits, SandboxPool, UNSANDBOXED_WARNING } from '../../src/sandbox/index.js';
 import { processesLeft } from './host-state.js';
+import { holdSandboxes } from '../support/sandbox-lock.js';
+
+// Alone among the spec files that run sandboxes: the host-state checks count every sandboxed process.
+await holdSandboxes();
 
 const findBwrap = (): string => findExecutable('bwrap')!;
 const SMALL = { cpuSeconds: 2, wallMs: 5000, memoryBytes: 256 * 1024 * 1024, processes: 16 };

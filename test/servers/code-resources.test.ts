@@ -4,6 +4,10 @@ import { describe, it } from 'node:test';
 import { findEnvironment } from '../../src/environments/registry.js';
 import { environmentResourcesServer } from '../../src/servers/resources/environment-resources-server.js';
 import { withServer } from '../support/with-server.js';
+import { holdSandboxes } from '../support/sandbox-lock.js';
+
+// Alone among the spec files that run sandboxes: the host-state checks count every sandboxed process.
+await holdSandboxes();
 
 const rows = (name: string) =>
   readFileSync(new URL(`../../examples/${name}.jsonl`, import.meta.url), 'utf8')
