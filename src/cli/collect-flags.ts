@@ -71,6 +71,7 @@ export interface CollectFlags {
   reuseDataPreparation?: boolean;
   split?: DatasetSplit;
   nemoGym?: string;
+  queue?: string;
 }
 
 /** Every option of `gymnast collect`, with its parser and default (the library's: `collectDefaults`), added to `command`. */
@@ -162,7 +163,11 @@ export function withCollectOptions(command: Command): Command {
       `with --config X.yaml in NeMo Gym's shape: start its servers and collect every dataset of this split (${DATASET_TYPES.join(', ')}) through its agents, one output per dataset in the --output folder`,
       parseSplit,
     )
-    .addOption(nemoGymOption());
+    .addOption(nemoGymOption())
+    .option(
+      '--queue <redis-url>',
+      'coordinate: plan and write here, run the rollouts on `gymnast worker`s through this Redis (redis://[user:password@]HOST:PORT/DB); -c is then how many rollouts the queue holds at once',
+    );
 }
 
 function parseSplit(value: string): DatasetSplit {

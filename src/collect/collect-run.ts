@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { ConfigError } from '../core/errors/config-error.js';
 import { hasKind } from '../core/errors/has-kind.js';
 import { isZeroTurnRow } from '../core/zero-turn-row.js';
@@ -28,6 +30,7 @@ import { RowPlanner, type NumRepeats, type SeedField } from './row-planner.js';
 import { checkSameRun, resumeKind, startFresh, type ResumeKind, type RunIdentity } from './run-identity.js';
 import { acquireRunLock } from './run-lock.js';
 import { withServerAggregates, type CollectedAggregate } from './server-aggregate.js';
+import type { RolloutTransport } from './rollout-transport.js';
 import type { RolloutOutcome, Sink } from './sink.js';
 import { writeFailure } from './write-failure.js';
 
@@ -82,6 +85,11 @@ export interface CollectOptions extends CollectSettingsInput {
    * Not on an interrupted run.
    */
   health?: { decoder?: TokenDecoder; remoteDecoder?: TokenDecoder };
+  /**
+   * Run the admitted rollouts through this transport (`--queue`: workers on other machines) instead of
+   * in this process; `concurrency` is then how many rollouts it holds at once (the admission window).
+   */
+  transport?: RolloutTransport;
 }
 
 /** Where a run stands; on a resumed run, the earlier rollouts that are not run again count too. */
@@ -196,6 +204,9 @@ async function collectLocked(
   if (options.resume && !resumed) options.onNotice?.(`nothing to resume at ${paths.run}: starting a fresh run`);
   const config = configIdentity(options, settings);
   const identity = await runIdentity(paths, planner, source, config, checked, options.onNotice);
+  const { transport } = options;
+  if (transport && identity.plan_sha256 === undefined)
+    throw new ConfigError(`${paths.output} has no ${paths.run} (a run NeMo Gym started): a run through a queue needs its identity; resume it without --queue`);
   const state = resumed ? loadResumeState(paths, options.onNotice) : new ResumeState();
   if (resumed) options.onNotice?.(`resuming: ${state.done} done before, running the rest`);
   removeHealthReport(paths.output);
@@ -221,8 +232,13 @@ async function collectLocked(
   let retryable = 0;
   let auto: AutoConcurrencyRun | undefined;
   let autoSummary: AutoConcurrencySummary | undefined;
+  let transportStarted = false;
   try {
     await Promise.all(sinks.map((sink) => sink.start({ plannedRollouts: identity.rollouts, resumed })));
+    if (transport) {
+      transportStarted = true;
+      await transport.start({ runId: transportRunId(identity.plan_sha256!, config, paths.output), fresh: !resumed, config });
+    }
     const { concurrency } = settings;
     if (concurrency === 'auto') auto = startAutoConcurrency(options.policy);
     await runJobs(
@@ -232,14 +248,15 @@ async function collectLocked(
         ...(auto ? { limit: auto.limit } : {}),
         ...signals(options, writeFailed.signal),
       },
-      async ({ row, agent }, control) => {
-        const outcome = await agent.run(row, { episode, control });
+      async (job, control) => {
+        const outcome = transport ? await transport.run(job, control.signal) : await job.agent.run(job.row, { episode, control });
         // The files first: an outcome they could not keep must not reach a queue that would get it again on resume.
         await files.write(outcome).catch((error: unknown) => {
           if (hasKind(error, 'write-failed')) writeFailed.abort(error);
           throw error;
         });
         await Promise.all(extraSinks.map((sink) => sink.write(outcome)));
+        await transport?.written(job);
         count(progress, outcome);
         if (outcome.kind === 'failure' && wouldRetry(outcome.row, settings.maxAttempts)) retryable += 1;
         options.onProgress?.({ ...progress });
@@ -248,6 +265,7 @@ async function collectLocked(
     ran = true;
   } finally {
     autoSummary = await auto?.stop();
+    if (transportStarted) await transport!.finish(ran && !options.stopAdmitting?.aborted);
     const finishing = await Promise.allSettled(sinks.map((sink) => sink.finish()));
     const failed = finishing.find((result) => result.status === 'rejected');
     // After a failed run, a sink that also fails to close must not hide why the run failed.
@@ -324,7 +342,7 @@ async function runIdentity(
   config: Record<string, unknown>,
   checked: Checked,
   onNotice?: (message: string) => void,
-): Promise<Pick<RunIdentity, 'rollouts'>> {
+): Promise<Pick<RunIdentity, 'rollouts'> & Partial<Pick<RunIdentity, 'plan_sha256'>>> {
   if (checked.kind === 'recorded') return checkSameRun(paths, plannedRows(source, planner), config);
   if (checked.kind === 'none') return startFresh(paths, plannedRows(source, planner), config);
   onNotice?.(
@@ -375,6 +393,17 @@ function createPlanner(options: CollectOptions): RowPlanner {
     ...(options.promptConfig ? { promptConfig: options.promptConfig } : {}),
     ...(options.agents ? { agents: options.agents } : {}),
   });
+}
+
+/**
+ * A run's id on a transport: its plan, its settings and its output. The same command resumed gets the
+ * same id, so what the transport holds of it is found again; two outputs of one plan do not share one.
+ */
+function transportRunId(planSha256: string, config: Record<string, unknown>, output: string): string {
+  return createHash('sha256')
+    .update(JSON.stringify({ plan: planSha256, config, output: resolve(output) }))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /** The settings that shape a rollout: a resume under different ones would mix two experiments in one file. */

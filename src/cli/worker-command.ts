@@ -1,0 +1,80 @@
+import { Command } from 'commander';
+import { builtinAgent } from '../collect/agent.js';
+import { collectDefaults } from '../collect/collect-settings.js';
+import { createPolicy } from '../policy/index.js';
+import { redisTarget } from '../queue/redis-target.js';
+import { runQueueWorker } from '../queue/queue-worker.js';
+import { parseAgentServer, parseConcurrency, parseRequestAttempts, parseRetryBudget, parseSeconds } from './flag-parsers.js';
+import { interruptions } from './interruptions.js';
+import { policySpec, withPolicyOptions, type PolicyFlags } from './policy-flags.js';
+import { resourcesAgents } from './resources-agents.js';
+
+interface WorkerFlags extends PolicyFlags {
+  queue: string;
+  concurrency: number;
+  stallTimeout: number;
+  resourcesServer: Record<string, string>;
+  gymnasiumServer: Record<string, string>;
+  toolCallParser?: string;
+}
+
+/** The default stall timeout (s): how long a hard-killed worker's jobs wait before they run again. */
+const STALL_TIMEOUT_S = 30;
+
+/**
+ * `gymnast worker`: runs the rollouts `gymnast collect --queue` enqueues, on any number of machines.
+ * The run's settings (turns, budget, sampling) come from the coordinator through Redis; the policy and
+ * environment servers are this worker's flags, as collect's.
+ */
+export function workerCommand(): Command {
+  const command = new Command('worker')
+    .description('run the rollouts of `gymnast collect --queue` from Redis: start as many as you like, on any machine')
+    .requiredOption('--queue <redis-url>', 'the Redis the coordinator enqueues to: redis://[user:password@]HOST:PORT/DB')
+    .option('-c, --concurrency <n>', 'rollouts in flight on this worker', parseConcurrency, collectDefaults.concurrency)
+    .option(
+      '--stall-timeout <seconds>',
+      `a job's lock, renewed while this worker lives: a worker killed hard has its jobs run again after this long (default ${STALL_TIMEOUT_S})`,
+      parseSeconds,
+      STALL_TIMEOUT_S,
+    );
+  return withPolicyOptions(command)
+    .option('--api-key <key>', 'sent as Authorization: Bearer (default: $GYMNAST_API_KEY or $OPENAI_API_KEY)')
+    .option('--request-timeout <seconds>', 'deadline per HTTP request to a server, each retry its own (default: 300)', parseSeconds)
+    .option('--request-attempts <n>', 'attempts per HTTP request on connection errors, timeouts, 429, 5xx (default: 4)', parseRequestAttempts)
+    .option('--retry-budget <fraction>', 'retries allowed per request sent, shared by all requests, plus 10 (default: 0.2)', parseRetryBudget)
+    .option(
+      '--resources-server <name=url>',
+      "as collect's: rows of agent <name> run gymnast's loop against this NeMo Gym resources server",
+      parseAgentServer,
+      {},
+    )
+    .option('--gymnasium-server <name=url>', "as collect's: rows of agent <name> run gymnast's loop against this gymnasium-style server", parseAgentServer, {})
+    .option('--tool-call-parser <name>', 'how the model writes tool calls, for --resources-server and --gymnasium-server (default hermes)')
+    .action(async (flags: WorkerFlags) => {
+      const target = redisTarget(flags.queue);
+      const servers = await resourcesAgents({ ...flags, agentServer: {} }, () => undefined);
+      const { policy, renderer } = await createPolicy(policySpec(flags));
+      const agents = new Map(servers.map((server) => [server.name, server]));
+      const notice = (message: string) => void process.stderr.write(`[worker] ${message}\n`);
+      const { stopAdmitting, abort, dispose } = interruptions(
+        notice,
+        'stopping: finishing the rollouts in hand (a second signal releases them to other workers)',
+      );
+      try {
+        const summary = await runQueueWorker(target, {
+          concurrency: flags.concurrency,
+          policy,
+          renderer,
+          agent: (name) => agents.get(name) ?? builtinAgent(name),
+          stallTimeoutMs: flags.stallTimeout * 1000,
+          stop: stopAdmitting,
+          abort,
+          onNotice: notice,
+        });
+        notice(`stopped: ${summary.committed} rollouts committed, ${summary.duplicates} duplicates dropped`);
+      } finally {
+        dispose();
+        await Promise.all([policy.close(), ...servers.map((server) => server.close())]);
+      }
+    });
+}
