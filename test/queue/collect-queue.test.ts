@@ -1,0 +1,233 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { freePort, RedisServer, redisMissing } from '../support/redis-server.js';
+
+const root = new URL('../../', import.meta.url).pathname;
+const bin = join(root, 'bin/gymnast.js');
+const input = join(root, 'examples/arithmetic.jsonl');
+/** Rows of examples/arithmetic.jsonl. */
+const ROWS = 16;
+
+/** A CLI process of the spec's: its output as it comes, and its exit. */
+interface Cli {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function start(...args: string[]): Cli {
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  return { child, output: () => output, exited };
+}
+
+async function finished(cli: Cli): Promise<{ code: number | null; output: string }> {
+  const code = await cli.exited;
+  return { code, output: cli.output() };
+}
+
+/** A worker on loopback; a short stall timeout so a killed one's jobs run again within the spec. */
+function worker(url: string): Cli {
+  return start('worker', '--queue', url, '-c', '4', '--stall-timeout', '1');
+}
+
+/** Stops a worker as an operator does (SIGTERM), and hands back what it said. */
+async function stopWorker(cli: Cli): Promise<string> {
+  if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill('SIGTERM');
+  await cli.exited;
+  return cli.output();
+}
+
+function collectArgs(output: string, repeats: number, ...extra: string[]): string[] {
+  return ['collect', '--input', input, '--output', output, '--num-repeats', `${repeats}`, '--seed', '7', '-c', '32', ...extra];
+}
+
+function lines(path: string): Record<string, unknown>[] {
+  if (!existsSync(path)) return [];
+  // The line being written as this looks (no newline yet) is not a row yet.
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .slice(0, -1)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+const keyOf = (row: Record<string, unknown>) => `${row._ng_task_index}:${row._ng_rollout_index}`;
+
+/** Every planned key lands exactly once, as a result or a failure. */
+function assertEveryKeyOnce(output: string, planned: number): void {
+  const rows = [...lines(output), ...lines(output.replace('.jsonl', '_failures.jsonl'))];
+  const keys = rows.map(keyOf);
+  assert.equal(new Set(keys).size, keys.length, 'no key is written twice');
+  assert.equal(keys.length, planned, 'every planned key is written');
+}
+
+async function until(condition: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+async function untilAsync(condition: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+function folder(): string {
+  return mkdtempSync(join(tmpdir(), 'gymnast-queue-'));
+}
+
+const duplicatesDropped = (said: string) => Number(/(\d+) duplicates dropped/.exec(said)?.[1] ?? 0);
+
+describe('collect --queue with gymnast worker', { skip: redisMissing }, () => {
+  let redis: RedisServer;
+  before(async () => (redis = await RedisServer.start()));
+  after(async () => redis.stop());
+
+  it('a coordinator and two workers write the same keys, rows and aggregate as a single-machine run, and leave nothing of the run in Redis', async () => {
+    const dir = folder();
+    const local = join(dir, 'local.jsonl');
+    const queued = join(dir, 'queued.jsonl');
+    const single = await finished(start(...collectArgs(local, 4)));
+    assert.equal(single.code, 0, single.output);
+    const workers = [worker(redis.url), worker(redis.url)];
+    const run = await finished(start(...collectArgs(queued, 4, '--queue', redis.url)));
+    const said = await Promise.all(workers.map(stopWorker));
+    assert.equal(run.code, 0, run.output);
+    assert.match(run.output, /64 rollouts in .*queued\.jsonl, 0 failures/);
+    assert.match(run.output, /2 workers alive/);
+    assert.deepEqual(lines(queued).map(keyOf).sort(), lines(local).map(keyOf).sort());
+    assert.deepEqual(
+      JSON.parse(readFileSync(queued.replace('.jsonl', '_aggregate_metrics.json'), 'utf8')),
+      JSON.parse(readFileSync(local.replace('.jsonl', '_aggregate_metrics.json'), 'utf8')),
+    );
+    assert.deepEqual(lines(queued.replace('.jsonl', '_materialized_inputs.jsonl')), lines(local.replace('.jsonl', '_materialized_inputs.jsonl')));
+    const committed = said.map((text) => Number(/(\d+) rollouts committed/.exec(text)?.[1]));
+    assert.equal(committed[0]! + committed[1]!, 64, said.join('\n'));
+    const client = redis.client();
+    try {
+      assert.deepEqual(await client.keys('gymnast:run:*'), [], 'a finished run leaves none of its keys');
+      assert.equal(await client.llen('gymnast:rollouts:wait'), 0);
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it('a worker killed with -9 mid-run: its rollouts run again after the stall timeout, and every key lands once', async () => {
+    const output = join(folder(), 'rollouts.jsonl');
+    const doomed = worker(redis.url);
+    const survivor = worker(redis.url);
+    const coordinator = start(...collectArgs(output, 6, '--queue', redis.url));
+    await until(() => lines(output).length >= 12, 'rows to land');
+    doomed.child.kill('SIGKILL');
+    const run = await finished(coordinator);
+    await stopWorker(survivor);
+    assert.equal(run.code, 0, run.output);
+    assertEveryKeyOnce(output, ROWS * 6);
+  });
+
+  it('a stalled job that runs twice (its worker frozen past the stall timeout, then thawed) writes one row', async () => {
+    const output = join(folder(), 'rollouts.jsonl');
+    const frozen = worker(redis.url);
+    const other = worker(redis.url);
+    const coordinator = start(...collectArgs(output, 6, '--queue', redis.url));
+    const client = redis.client();
+    // A job BullMQ moved back from stalled (its `stc` counts that) and that is active again: running a second time.
+    const rerunning = async () => {
+      for (const id of await client.lrange('gymnast:rollouts:active', 0, -1)) if (Number(await client.hget(`gymnast:rollouts:${id}`, 'stc')) >= 1) return true;
+      return false;
+    };
+    await until(() => lines(output).length >= 12, 'rows to land');
+    frozen.child.kill('SIGSTOP');
+    // Past the 1 s lock, the stalled checks requeue the frozen worker's jobs: thawed once the other one runs one of them.
+    await untilAsync(rerunning, 'a stalled job to run again on the other worker');
+    frozen.child.kill('SIGCONT');
+    const run = await finished(coordinator);
+    const said = await Promise.all([frozen, other].map(stopWorker));
+    client.disconnect();
+    assert.equal(run.code, 0, run.output);
+    assertEveryKeyOnce(output, ROWS * 6);
+    assert.ok(duplicatesDropped(said[0]!) + duplicatesDropped(said[1]!) >= 1, `a job ran twice and one outcome was dropped:\n${said.join('\n')}`);
+  });
+
+  it('the coordinator killed with -9, then --resume: it continues from the files and what Redis holds, no key lost or written twice', async () => {
+    const output = join(folder(), 'rollouts.jsonl');
+    const workers = [worker(redis.url), worker(redis.url)];
+    const first = start(...collectArgs(output, 6, '--queue', redis.url));
+    await until(() => lines(output).length >= 20, 'rows to land');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const resumed = await finished(start(...collectArgs(output, 6, '--queue', redis.url, '--resume')));
+    await Promise.all(workers.map(stopWorker));
+    assert.equal(resumed.code, 0, resumed.output);
+    assert.match(resumed.output, /resuming: \d+ done before/);
+    assertEveryKeyOnce(output, ROWS * 6);
+  });
+
+  it('Redis restarted mid-run (AOF): the run continues to every key once', async () => {
+    const output = join(folder(), 'rollouts.jsonl');
+    const workers = [worker(redis.url), worker(redis.url)];
+    const coordinator = start(...collectArgs(output, 6, '--queue', redis.url));
+    await until(() => lines(output).length >= 12, 'rows to land');
+    await redis.stop();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await redis.restart();
+    const run = await finished(coordinator);
+    await Promise.all(workers.map(stopWorker));
+    assert.equal(run.code, 0, run.output);
+    assertEveryKeyOnce(output, ROWS * 6);
+  });
+});
+
+describe('a Redis that cannot be reached', { skip: redisMissing }, () => {
+  it('is one clear line naming the URL, its password masked, before anything is written', async () => {
+    const port = await freePort();
+    const url = `redis://gym:s3cret-pw@127.0.0.1:${port}/0`;
+    const output = join(folder(), 'rollouts.jsonl');
+    for (const args of [collectArgs(output, 1, '--queue', url), ['worker', '--queue', url]]) {
+      const { code, output: said } = await finished(start(...args));
+      assert.equal(code, 1, said);
+      const errors = said.split('\n').filter((line) => line.startsWith('gymnast:'));
+      assert.equal(errors.length, 1, said);
+      assert.match(
+        errors[0]!,
+        new RegExp(
+          `^gymnast: queue: cannot reach Redis at redis://\\*\\*\\*@127\\.0\\.0\\.1:${port}/0 \\(.*ECONNREFUSED.*\\): start one \\(apt-get install redis-server`,
+        ),
+      );
+      assert.doesNotMatch(said, /s3cret/);
+    }
+    assert.equal(existsSync(output), false, 'nothing written');
+  });
+});
+
+describe('credentials in the --queue URL', { skip: redisMissing }, () => {
+  let redis: RedisServer;
+  before(async () => (redis = await RedisServer.start({ password: 'queue-pass-123' })));
+  after(async () => redis.stop());
+
+  it('are used, and never printed or stored in the output folder', async () => {
+    const dir = folder();
+    const output = join(dir, 'rollouts.jsonl');
+    const workers = [worker(redis.url)];
+    const run = await finished(start(...collectArgs(output, 1, '--queue', redis.url)));
+    const said = await Promise.all(workers.map(stopWorker));
+    assert.equal(run.code, 0, run.output);
+    assertEveryKeyOnce(output, ROWS);
+    assert.match(said[0]!, /waiting for rollouts on redis:\/\/\*\*\*@127\.0\.0\.1/);
+    for (const text of [run.output, ...said]) assert.doesNotMatch(text, /queue-pass-123/);
+    for (const name of readdirSync(dir)) assert.doesNotMatch(readFileSync(join(dir, name), 'utf8'), /queue-pass-123/, name);
+  });
+});
