@@ -72,6 +72,7 @@ export interface CollectFlags {
   split?: DatasetSplit;
   nemoGym?: string;
   queue?: string;
+  redisTimeout?: number;
 }
 
 /** Every option of `gymnast collect`, with its parser and default (the library's: `collectDefaults`), added to `command`. */
@@ -167,6 +168,11 @@ export function withCollectOptions(command: Command): Command {
     .option(
       '--queue <redis-url>',
       'coordinate: plan and write here, run the rollouts on `gymnast worker`s through this Redis (redis://[user:password@]HOST:PORT/DB); -c is then how many rollouts the queue holds at once',
+    )
+    .option(
+      '--redis-timeout <seconds>',
+      'with --queue: how long a lost connection to Redis is retried (a restart) before the run stops (default 30)',
+      parseSeconds,
     );
 }
 

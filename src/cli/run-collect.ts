@@ -160,7 +160,7 @@ async function queueCoordinator(flags: CollectFlags): Promise<(RolloutTransport 
     );
   if (Object.keys(flags.agentServer).length > 0) throw new ConfigError('--agent-server rows are run by this process: they cannot go through --queue yet');
   const [{ redisTarget }, { QueueCoordinator }] = await Promise.all([import('../queue/redis-target.js'), import('../queue/queue-coordinator.js')]);
-  return QueueCoordinator.connect(redisTarget(flags.queue));
+  return QueueCoordinator.connect(redisTarget(flags.queue), flags.redisTimeout === undefined ? {} : { reconnectForMs: flags.redisTimeout * 1000 });
 }
 
 /**

@@ -13,6 +13,7 @@ interface WorkerFlags extends PolicyFlags {
   queue: string;
   concurrency: number;
   stallTimeout: number;
+  redisTimeout?: number;
   resourcesServer: Record<string, string>;
   gymnasiumServer: Record<string, string>;
   toolCallParser?: string;
@@ -36,7 +37,8 @@ export function workerCommand(): Command {
       `a job's lock, renewed while this worker lives: a worker killed hard has its jobs run again after this long (default ${STALL_TIMEOUT_S})`,
       parseSeconds,
       STALL_TIMEOUT_S,
-    );
+    )
+    .option('--redis-timeout <seconds>', 'how long a lost connection to Redis is retried (a restart) before the worker stops (default 30)', parseSeconds);
   return withPolicyOptions(command)
     .option('--api-key <key>', 'sent as Authorization: Bearer (default: $GYMNAST_API_KEY or $OPENAI_API_KEY)')
     .option('--request-timeout <seconds>', 'deadline per HTTP request to a server, each retry its own (default: 300)', parseSeconds)
@@ -67,6 +69,7 @@ export function workerCommand(): Command {
           renderer,
           agent: (name) => agents.get(name) ?? builtinAgent(name),
           stallTimeoutMs: flags.stallTimeout * 1000,
+          ...(flags.redisTimeout === undefined ? {} : { reconnectForMs: flags.redisTimeout * 1000 }),
           stop: stopAdmitting,
           abort,
           onNotice: notice,

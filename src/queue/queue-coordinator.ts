@@ -108,6 +108,8 @@ export class QueueCoordinator implements RolloutTransport {
     const key = rolloutKey(job.row);
     // Waiting before looking: an outcome committed between the look and the wait is then not missed.
     const outcome = new Promise<RolloutOutcome>((resolve, reject) => this.#pending.set(key, { row: job.row, since: Date.now(), resolve, reject }));
+    // Redis lost for good while the lookup below waits rejects it before it is awaited: handled here, thrown below.
+    outcome.catch(() => undefined);
     const committed = await this.#redis.hget(keys.results, key);
     if (committed !== null) this.#settle(key, committed);
     else await this.#enqueue(key, job.row);

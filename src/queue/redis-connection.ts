@@ -45,8 +45,10 @@ export async function connectRedis(target: RedisTarget, options: RedisConnection
 }
 
 function unreachable(target: RedisTarget, reason: string, retriedMs: number | undefined): QueueError {
-  const retried = retriedMs === undefined ? '' : ` for ${Math.round(retriedMs / 1000)} s`;
-  return new QueueError(`cannot reach Redis at ${target.shown}${retried} (${reason}): ${HOW_TO_START}`);
+  if (retriedMs === undefined) return new QueueError(`cannot reach Redis at ${target.shown} (${reason}): ${HOW_TO_START}`);
+  return new QueueError(
+    `lost Redis at ${target.shown} and could not reach it again for ${Math.round(retriedMs / 1000)} s (${reason}): start it again (with its AOF, --appendonly yes), then the same command; a collect continues with --resume`,
+  );
 }
 
 function errorReason(error: unknown): string {

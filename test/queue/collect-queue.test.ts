@@ -35,8 +35,8 @@ async function finished(cli: Cli): Promise<{ code: number | null; output: string
 }
 
 /** A worker on loopback; a short stall timeout so a killed one's jobs run again within the spec. */
-function worker(url: string): Cli {
-  return start('worker', '--queue', url, '-c', '4', '--stall-timeout', '1');
+function worker(url: string, ...extra: string[]): Cli {
+  return start('worker', '--queue', url, '-c', '4', '--stall-timeout', '1', ...extra);
 }
 
 /** Stops a worker as an operator does (SIGTERM), and hands back what it said. */
@@ -187,6 +187,35 @@ describe('collect --queue with gymnast worker', { skip: redisMissing }, () => {
     const run = await finished(coordinator);
     await Promise.all(workers.map(stopWorker));
     assert.equal(run.code, 0, run.output);
+    assertEveryKeyOnce(output, ROWS * 6);
+  });
+
+  it('Redis gone for good mid-run: one line naming it, whole files, and --resume once it is back writes every key once', async () => {
+    const output = join(folder(), 'rollouts.jsonl');
+    const workers = [worker(redis.url, '--redis-timeout', '1')];
+    const coordinator = start(...collectArgs(output, 6, '--queue', redis.url, '--redis-timeout', '1'));
+    await until(() => lines(output).length >= 12, 'rows to land');
+    await redis.stop();
+    const run = await finished(coordinator);
+    const said = await Promise.all(workers.map((cli) => finished(cli)));
+    await redis.restart();
+    assert.equal(run.code, 1, run.output);
+    const errors = run.output.split('\n').filter((line) => line.startsWith('gymnast:'));
+    assert.deepEqual(errors.length, 1, run.output);
+    assert.match(
+      errors[0]!,
+      new RegExp(`^gymnast: queue: lost Redis at redis://127\\.0\\.0\\.1:${redis.port}/0 and could not reach it again for 1 s .*--resume`),
+    );
+    assert.equal(said[0]!.code, 1, said[0]!.output);
+    // Every line the run wrote is whole: each parses, no key twice.
+    const written = readFileSync(output, 'utf8');
+    assert.ok(written.endsWith('\n'));
+    const keys = lines(output).map(keyOf);
+    assert.equal(new Set(keys).size, keys.length);
+    const again = [worker(redis.url)];
+    const resumed = await finished(start(...collectArgs(output, 6, '--queue', redis.url, '--resume')));
+    await Promise.all(again.map(stopWorker));
+    assert.equal(resumed.code, 0, resumed.output);
     assertEveryKeyOnce(output, ROWS * 6);
   });
 });
