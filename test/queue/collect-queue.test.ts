@@ -5,6 +5,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { suiteServer } from '../support/loopback-model.js';
+import { qwen3Directory } from '../support/qwen3.js';
 import { freePort, RedisServer, redisMissing } from '../support/redis-server.js';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -217,6 +219,42 @@ describe('collect --queue with gymnast worker', { skip: redisMissing }, () => {
     await Promise.all(again.map(stopWorker));
     assert.equal(resumed.code, 0, resumed.output);
     assertEveryKeyOnce(output, ROWS * 6);
+  });
+});
+
+describe('failures through the queue', { skip: redisMissing }, () => {
+  let redis: RedisServer;
+  before(async () => (redis = await RedisServer.start()));
+  after(async () => redis.stop());
+  const server = suiteServer();
+
+  it('are typed failure rows in the sidecar as on one machine, and --resume runs them again as their next attempt', async () => {
+    const output = join(folder(), 'rollouts.jsonl');
+    const policy = ['--policy', 'vllm-completions', '--base-url', server().url, '--tokenizer', qwen3Directory, '--request-attempts', '2'];
+    const args = ['collect', '--input', input, '--output', output, '--limit', '8', '--max-tokens', '32', '-c', '8', '--queue', redis.url, ...policy];
+    server().faults.clear();
+    server().faults.inject({ kind: 'corrupt-token', at: 0, id: 151_999 }, 1_000);
+    let workers = [worker(redis.url, ...policy)];
+    const first = await finished(start(...args));
+    await Promise.all(workers.map(stopWorker));
+    assert.equal(first.code, 75, 'every rollout failed, and --resume would retry them');
+    assert.equal(lines(output).length, 0);
+    const failures = lines(output.replace('.jsonl', '_failures.jsonl'));
+    assert.equal(failures.length, 8);
+    for (const failure of failures) {
+      assert.equal(failure._ng_failure_class, 'policy-error');
+      assert.equal(failure._ng_attempt_index, undefined, 'the first attempt');
+    }
+
+    server().faults.clear();
+    workers = [worker(redis.url, ...policy)];
+    const resumed = await finished(start(...args, '--resume'));
+    await Promise.all(workers.map(stopWorker));
+    assert.equal(resumed.code, 0, resumed.output);
+    const rows = lines(output);
+    assert.equal(rows.length, 8, 'every rollout ran again and succeeded');
+    assert.equal(new Set(rows.map(keyOf)).size, 8);
+    for (const row of rows) assert.equal(row._ng_attempt_index, 1, 'as its second attempt');
   });
 });
 
