@@ -75,7 +75,7 @@ export async function runCollect(
     await closeAll();
     throw error;
   });
-  const display = await progressDisplay(() => retries, process.stderr, coordinator && (() => coordinator.workersAlive));
+  const display = await progressDisplay(() => retries, process.stderr, coordinator && (() => coordinator.workersAlive ?? 0));
   const { stopAdmitting, abort, dispose } = interruptions(display.notice);
   const summary = await collect({
     input: flags.input,
@@ -152,7 +152,7 @@ export async function runCollect(
  * With `--queue`, the coordinator's side of the queue, connected before any work (a Redis that cannot be
  * reached is one line naming it). Imported only then: a run without it does not load BullMQ.
  */
-async function queueCoordinator(flags: CollectFlags): Promise<(RolloutTransport & { workersAlive: number; close(): Promise<void> }) | undefined> {
+async function queueCoordinator(flags: CollectFlags): Promise<(RolloutTransport & { workersAlive: number | undefined; close(): Promise<void> }) | undefined> {
   if (flags.queue === undefined) return undefined;
   if (flags.concurrency === 'auto')
     throw new ConfigError(
@@ -160,7 +160,10 @@ async function queueCoordinator(flags: CollectFlags): Promise<(RolloutTransport 
     );
   if (Object.keys(flags.agentServer).length > 0) throw new ConfigError('--agent-server rows are run by this process: they cannot go through --queue yet');
   const [{ redisTarget }, { QueueCoordinator }] = await Promise.all([import('../queue/redis-target.js'), import('../queue/queue-coordinator.js')]);
-  return QueueCoordinator.connect(redisTarget(flags.queue), flags.redisTimeout === undefined ? {} : { reconnectForMs: flags.redisTimeout * 1000 });
+  return QueueCoordinator.connect(redisTarget(flags.queue), {
+    ...(flags.redisTimeout === undefined ? {} : { reconnectForMs: flags.redisTimeout * 1000 }),
+    onNotice: (message) => process.stderr.write(`[collect] ${message}\n`),
+  });
 }
 
 /**

@@ -23,7 +23,12 @@ export interface QueueCoordinatorOptions {
   reconnectForMs?: number;
   /** A worker counts as alive while its last heartbeat is this recent (default 5 s). */
   heartbeatWindowMs?: number;
+  /** Told when no worker is alive (at the start, or once the last one stopped): the rollouts wait for one. */
+  onNotice?: (message: string) => void;
 }
+
+/** The options with their defaults. */
+type CoordinatorSettings = Required<Omit<QueueCoordinatorOptions, 'onNotice'>> & QueueCoordinatorOptions;
 
 /** A rollout enqueued and not yet back. */
 interface Pending {
@@ -53,20 +58,22 @@ const POLL_MS = 1000;
 export class QueueCoordinator implements RolloutTransport {
   readonly #redis: Redis;
   readonly #blocking: Redis;
-  readonly #options: Required<QueueCoordinatorOptions>;
+  readonly #options: CoordinatorSettings;
+  readonly #shown: string;
   readonly #pending = new Map<string, Pending>();
   #run: RunState | undefined;
   #timers: NodeJS.Timeout[] = [];
   #stopped = false;
   #gone: QueueError | undefined;
   #listening: Promise<void> = Promise.resolve();
-  /** Workers whose heartbeat is recent, as last counted. */
-  workersAlive = 0;
+  /** Workers whose heartbeat is recent, as last counted (none before the first count). */
+  workersAlive: number | undefined;
 
-  private constructor(redis: Redis, blocking: Redis, options: Required<QueueCoordinatorOptions>) {
+  private constructor(redis: Redis, blocking: Redis, options: CoordinatorSettings, shown: string) {
     this.#redis = redis;
     this.#blocking = blocking;
     this.#options = options;
+    this.#shown = shown;
   }
 
   /** Connects (a Redis that cannot be reached is a `QueueError` naming the URL, credentials masked). */
@@ -81,7 +88,7 @@ export class QueueCoordinator implements RolloutTransport {
       redis.disconnect();
       throw error;
     });
-    coordinator = new QueueCoordinator(redis, blocking, settings);
+    coordinator = new QueueCoordinator(redis, blocking, settings, target.shown);
     return coordinator;
   }
 
@@ -220,6 +227,8 @@ export class QueueCoordinator implements RolloutTransport {
       .zremrangebyscore(WORKERS_KEY, '-inf', Date.now() - this.#options.heartbeatWindowMs)
       .zcard(WORKERS_KEY)
       .exec()) as [[Error | null, number], [Error | null, number]];
+    if (count === 0 && this.workersAlive !== 0)
+      this.#options.onNotice?.(`no gymnast worker is alive on ${this.#shown}: the rollouts wait in the queue until one starts (gymnast worker --queue URL …)`);
     this.workersAlive = count;
   }
 
