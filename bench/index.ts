@@ -11,6 +11,7 @@ import { fastPaths } from './fast-paths-bench.js';
 import { healthThroughput } from './health-bench.js';
 import { httpClientThroughput } from './http-bench.js';
 import { ledgerThroughput } from './ledger-bench.js';
+import { queueScaling } from './queue-bench.js';
 import { resourcesOverhead } from './resources-bench.js';
 import { runSlotsScaling } from './run-slots-bench.js';
 import { schedulingOnFleet } from './sched-bench.js';
@@ -43,6 +44,7 @@ const suites: Record<string, () => Promise<BenchLine | BenchLine[]>> = {
   'fast-paths': fastPaths,
   health: healthThroughput,
   sched: schedulingOnFleet,
+  queue: queueScaling,
 };
 
 const wanted = [...process.argv.slice(2), ...(process.env.BENCH ?? '').split(',')].map((name) => name.trim()).filter(Boolean);
@@ -60,8 +62,8 @@ function targetLine(measured: Side, target: FixedFigure, lowerIsBetter: boolean)
   return `${target.label} ${lowerIsBetter ? '≤' : '≥'} ${target.value} ${target.unit} (${target.source}; a fixed figure, not measured in this run): ${met ? 'met' : 'not met'}, ${(measured.value / target.value).toFixed(2)}× of it`;
 }
 
-/** Suites that take minutes (the simulated fleet's), run only when named: `npm run bench -- sched`. */
-const onlyWhenNamed = new Set(['sched']);
+/** Suites that take minutes (the simulated fleet's, the queue's), run only when named: `npm run bench -- sched`. */
+const onlyWhenNamed = new Set(['sched', 'queue']);
 
 for (const [name, suite] of Object.entries(suites)) {
   if (wanted.length > 0 ? !wanted.includes(name) : onlyWhenNamed.has(name)) continue;

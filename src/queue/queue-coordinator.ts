@@ -208,6 +208,8 @@ export class QueueCoordinator implements RolloutTransport {
       const state = await queue.getJobState(jobId(id, key));
       if (state === 'failed') {
         const failed = await queue.getJob(jobId(id, key));
+        // Removed, so that the run's --resume enqueues it afresh (an id still taken would make that a no-op).
+        await failed?.remove();
         pending.reject(new QueueError(`rollout ${key} failed on a worker: ${failed?.failedReason ?? 'no reason recorded'}`));
         continue;
       }

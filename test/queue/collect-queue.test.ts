@@ -92,6 +92,8 @@ function folder(): string {
 }
 
 const duplicatesDropped = (said: string) => Number(/(\d+) duplicates dropped/.exec(said)?.[1] ?? 0);
+/** The outcomes the workers committed, added up from their last lines. */
+const committedBy = (said: readonly string[]) => said.reduce((sum, text) => sum + Number(/(\d+) rollouts committed/.exec(text)?.[1] ?? 0), 0);
 
 describe('collect --queue with gymnast worker', { skip: redisMissing }, () => {
   let redis: RedisServer;
@@ -116,8 +118,7 @@ describe('collect --queue with gymnast worker', { skip: redisMissing }, () => {
       JSON.parse(readFileSync(local.replace('.jsonl', '_aggregate_metrics.json'), 'utf8')),
     );
     assert.deepEqual(lines(queued.replace('.jsonl', '_materialized_inputs.jsonl')), lines(local.replace('.jsonl', '_materialized_inputs.jsonl')));
-    const committed = said.map((text) => Number(/(\d+) rollouts committed/.exec(text)?.[1]));
-    assert.equal(committed[0]! + committed[1]!, 64, said.join('\n'));
+    assert.equal(committedBy(said), 64, said.join('\n'));
     const client = redis.client();
     try {
       assert.deepEqual(await client.keys('gymnast:run:*'), [], 'a finished run leaves none of its keys');
@@ -138,6 +139,25 @@ describe('collect --queue with gymnast worker', { skip: redisMissing }, () => {
     await stopWorker(survivor);
     assert.equal(run.code, 0, run.output);
     assertEveryKeyOnce(output, ROWS * 6);
+  });
+
+  it('a worker stopped with SIGTERM mid-run finishes the rollouts in hand, commits them, and exits 0; the run ends on the others', async () => {
+    const output = join(folder(), 'rollouts.jsonl');
+    const leaving = worker(redis.url);
+    const staying = worker(redis.url);
+    const coordinator = start(...collectArgs(output, 6, '--queue', redis.url));
+    await until(() => lines(output).length >= 12, 'rows to land');
+    leaving.child.kill('SIGTERM');
+    const left = await finished(leaving);
+    assert.equal(left.code, 0, left.output);
+    assert.match(left.output, /stopping: finishing the rollouts in hand/);
+    const run = await finished(coordinator);
+    const said = [left.output, await stopWorker(staying)];
+    assert.equal(run.code, 0, run.output);
+    assertEveryKeyOnce(output, ROWS * 6);
+    // Nothing it had in hand was left to stall and run again.
+    assert.equal(committedBy(said), ROWS * 6, said.join('\n'));
+    assert.equal(duplicatesDropped(said[0]!) + duplicatesDropped(said[1]!), 0);
   });
 
   it('a stalled job that runs twice (its worker frozen past the stall timeout, then thawed) writes one row', async () => {
@@ -172,10 +192,12 @@ describe('collect --queue with gymnast worker', { skip: redisMissing }, () => {
     first.child.kill('SIGKILL');
     await first.exited;
     const resumed = await finished(start(...collectArgs(output, 6, '--queue', redis.url, '--resume')));
-    await Promise.all(workers.map(stopWorker));
+    const said = await Promise.all(workers.map(stopWorker));
     assert.equal(resumed.code, 0, resumed.output);
     assert.match(resumed.output, /resuming: \d+ done before/);
     assertEveryKeyOnce(output, ROWS * 6);
+    // The outcomes committed while no coordinator was there were taken from Redis, and the jobs still queued were not enqueued twice: each key ran once.
+    assert.equal(committedBy(said), ROWS * 6, said.join('\n'));
   });
 
   it('Redis restarted mid-run (AOF): the run continues to every key once', async () => {
