@@ -133,8 +133,15 @@ async function withWorkers<T>(url: string, count: number, policy: readonly strin
   try {
     return await work();
   } finally {
-    await Promise.all(workers.map(async (worker) => (worker.kill('SIGTERM'), await once(worker, 'exit'))));
+    await Promise.all(workers.map(stopChild));
   }
+}
+
+/** Stops a child process with SIGTERM, and waits for it to exit. */
+async function stopChild(child: ChildProcess): Promise<void> {
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
 }
 
 interface PipelineRun {
@@ -177,7 +184,7 @@ async function pipeline(redis: RedisServer): Promise<BenchLine[]> {
       },
     ];
   } finally {
-    await Promise.all(workers.map(async (worker) => (worker.kill('SIGTERM'), await once(worker, 'exit'))));
+    await Promise.all(workers.map(stopChild));
   }
 }
 
