@@ -11,7 +11,7 @@ import { fastPaths } from './fast-paths-bench.js';
 import { healthThroughput } from './health-bench.js';
 import { httpClientThroughput } from './http-bench.js';
 import { ledgerThroughput } from './ledger-bench.js';
-import { queueScaling } from './queue-bench.js';
+import { queueChaosRun, queueScaling } from './queue-bench.js';
 import { resourcesOverhead } from './resources-bench.js';
 import { runSlotsScaling } from './run-slots-bench.js';
 import { schedulingOnFleet } from './sched-bench.js';
@@ -45,6 +45,7 @@ const suites: Record<string, () => Promise<BenchLine | BenchLine[]>> = {
   health: healthThroughput,
   sched: schedulingOnFleet,
   queue: queueScaling,
+  'queue-chaos': queueChaosRun,
 };
 
 const wanted = [...process.argv.slice(2), ...(process.env.BENCH ?? '').split(',')].map((name) => name.trim()).filter(Boolean);
@@ -63,7 +64,7 @@ function targetLine(measured: Side, target: FixedFigure, lowerIsBetter: boolean)
 }
 
 /** Suites that take minutes (the simulated fleet's, the queue's), run only when named: `npm run bench -- sched`. */
-const onlyWhenNamed = new Set(['sched', 'queue']);
+const onlyWhenNamed = new Set(['sched', 'queue', 'queue-chaos']);
 
 for (const [name, suite] of Object.entries(suites)) {
   if (wanted.length > 0 ? !wanted.includes(name) : onlyWhenNamed.has(name)) continue;

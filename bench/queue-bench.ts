@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { RedisServer, redisMissing } from '../test/support/redis-server.js';
 import type { BenchLine } from './bench-result.js';
+import { queueChaos } from './queue-chaos.js';
 
 const run = promisify(execFile);
 const root = new URL('../', import.meta.url).pathname;
@@ -29,13 +30,22 @@ const SIM_REPEATS = 32;
  *   peak RSS at 100,000 rollouts against 10,000, and Redis's peak memory at each.
  */
 export async function queueScaling(): Promise<BenchLine[]> {
+  return withRedis(async (redis) => [...(await simScaling(redis)), ...(await pipeline(redis))]);
+}
+
+/** `npm run bench -- queue-chaos`: the exactly-once run under kills and a Redis restart (see `queueChaos`). */
+export async function queueChaosRun(): Promise<BenchLine[]> {
+  return withRedis(queueChaos);
+}
+
+async function withRedis(measure: (redis: RedisServer) => Promise<BenchLine[]>): Promise<BenchLine[]> {
   if (redisMissing) {
     process.stdout.write(`queue: skipped: ${redisMissing}\n`);
     return [];
   }
   const redis = await RedisServer.start();
   try {
-    return [...(await simScaling(redis)), ...(await pipeline(redis))];
+    return await measure(redis);
   } finally {
     await redis.stop();
   }
