@@ -18,6 +18,14 @@ return 1`;
 /** What a commit did: kept this outcome, found one kept already, or found the run over. */
 export type Commit = 'committed' | 'duplicate' | 'run-over';
 
+/**
+ * Tells the coordinator that this worker could not run a rollout at all (not a failed rollout, which is
+ * an outcome): the run stops with `message`. The job itself then ends, so the run's --resume enqueues it afresh.
+ */
+export async function reportWorkerError(redis: Redis, keys: RunKeys, key: string, message: string): Promise<void> {
+  await redis.multi().hset(keys.errors, key, message).rpush(keys.done, key).exec();
+}
+
 export async function commitOutcome(redis: Redis, keys: RunKeys, key: string, row: string): Promise<Commit> {
   const result = await redis.eval(COMMIT, 4, keys.results, keys.done, keys.config, keys.rows, key, row);
   return result === 1 ? 'committed' : result === 0 ? 'duplicate' : 'run-over';

@@ -95,7 +95,7 @@ export class QueueCoordinator implements RolloutTransport {
   async start(run: TransportRun): Promise<void> {
     const keys = runKeys(run.runId);
     // A fresh start does not take up what an earlier start of the same run left: its outcomes are not in these files.
-    if (run.fresh) await this.#redis.del(keys.rows, keys.results, keys.done);
+    if (run.fresh) await this.#redis.del(keys.rows, keys.results, keys.done, keys.errors);
     await this.#redis.set(keys.config, JSON.stringify(run.config));
     const queue = new Queue(QUEUE_NAME, { connection: this.#redis, prefix: QUEUE_PREFIX });
     // Connection errors are the connection's to report (`connectRedis`); an unheard 'error' event would crash the process.
@@ -137,7 +137,7 @@ export class QueueCoordinator implements RolloutTransport {
     for (const timer of this.#timers) clearInterval(timer);
     const run = this.#run;
     try {
-      if (run && complete && !this.#gone) await this.#redis.del(run.keys.config, run.keys.rows, run.keys.results, run.keys.done);
+      if (run && complete && !this.#gone) await this.#redis.del(run.keys.config, run.keys.rows, run.keys.results, run.keys.done, run.keys.errors);
       if (run && !this.#gone) await run.queue.close();
     } finally {
       await this.close();
@@ -176,9 +176,21 @@ export class QueueCoordinator implements RolloutTransport {
         return;
       }
       if (popped === null || !this.#pending.has(popped[1])) continue;
-      const text = await this.#redis.hget(keys.results, popped[1]).catch(() => null);
-      if (text !== null) this.#settle(popped[1], text);
+      const key = popped[1];
+      const text = await this.#redis.hget(keys.results, key).catch(() => null);
+      if (text !== null) this.#settle(key, text);
+      else await this.#workerError(keys, key);
     }
+  }
+
+  /** A worker said why it could not run the rollout: the run stops with that reason (taken, so a resume starts clean). */
+  async #workerError(keys: RunKeys, key: string): Promise<void> {
+    const reason = await this.#redis.hget(keys.errors, key).catch(() => null);
+    const pending = this.#pending.get(key);
+    if (reason === null || !pending) return;
+    this.#pending.delete(key);
+    await this.#redis.hdel(keys.errors, key).catch(() => undefined);
+    pending.reject(new QueueError(`rollout ${key} could not run: ${reason}`));
   }
 
   #settle(key: string, text: string): void {

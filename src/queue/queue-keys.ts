@@ -15,13 +15,15 @@ export interface RunKeys {
   rows: string;
   /** Committed outcomes by rollout key: set once (HSETNX), removed when the coordinator has written the row. */
   results: string;
-  /** Rollout keys committed since the coordinator last looked (a list it pops). */
+  /** Rollout keys committed (or failed on a worker) since the coordinator last looked (a list it pops). */
   done: string;
+  /** Why a worker could not run a rollout at all (its policy is not the run's, an agent it lacks), by rollout key. */
+  errors: string;
 }
 
 export function runKeys(runId: string): RunKeys {
   const base = `${QUEUE_PREFIX}:run:${runId}`;
-  return { config: `${base}:config`, rows: `${base}:rows`, results: `${base}:results`, done: `${base}:done` };
+  return { config: `${base}:config`, rows: `${base}:rows`, results: `${base}:results`, done: `${base}:done`, errors: `${base}:errors` };
 }
 
 /** A rollout's key within its run: task, rollout and attempt (an attempt is a rollout of its own). */

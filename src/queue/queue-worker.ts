@@ -8,7 +8,8 @@ import { type JobControl, runJobs } from '../engine/index.js';
 import type { Policy } from '../policy/policy.js';
 import type { ConversationRenderer } from '../tokens/conversation-renderer.js';
 import { AsyncQueue } from '../util/async-queue.js';
-import { commitOutcome } from './commit-outcome.js';
+import { redactUrls } from '../util/redact-urls.js';
+import { commitOutcome, reportWorkerError } from './commit-outcome.js';
 import { QUEUE_NAME, QUEUE_PREFIX, runKeys, WORKERS_KEY } from './queue-keys.js';
 import type { QueueError } from './queue-error.js';
 import { connectRedis } from './redis-connection.js';
@@ -95,7 +96,8 @@ export async function runQueueWorker(target: RedisTarget, options: QueueWorkerOp
         item.resolve();
       } catch (error) {
         // A rollout abandoned by the abort is neither completed nor failed: its lock expires and it runs again elsewhere.
-        if (!aborted.aborted) item.reject(error);
+        if (aborted.aborted) return;
+        await report(item.data, error).then(item.resolve, item.reject);
       }
     });
     await closed;
@@ -127,6 +129,14 @@ export async function runQueueWorker(target: RedisTarget, options: QueueWorkerOp
     const commit = await commitOutcome(redis, keys, job.key, JSON.stringify(outcome.row));
     if (commit === 'committed') summary.committed += 1;
     else if (commit === 'duplicate') summary.duplicates += 1;
+  }
+
+  /** This worker could not run the job (not a failed rollout): the coordinator is told why, and stops the run. */
+  async function report(data: unknown, error: unknown): Promise<void> {
+    const job = RolloutJob.parse(data);
+    const reason = redactUrls(error instanceof Error ? error.message : String(error));
+    options.onNotice?.(`rollout ${job.key} of run ${job.run}: ${reason}`);
+    await reportWorkerError(redis, runKeys(job.run), job.key, `worker ${name}: ${reason}`);
   }
 
   async function runConfig(runId: string): Promise<RunConfig | undefined> {

@@ -278,6 +278,27 @@ describe('failures through the queue', { skip: redisMissing }, () => {
     assert.equal(new Set(rows.map(keyOf)).size, 8);
     for (const row of rows) assert.equal(row._ng_attempt_index, 1, 'as its second attempt');
   });
+
+  it("a worker that cannot run the run's rollouts (another policy) stops the run at once with its reason, and --resume runs them once a right worker is there", async () => {
+    const output = join(folder(), 'rollouts.jsonl');
+    const wrong = [worker(redis.url, '--policy', 'vllm-completions', '--base-url', server().url, '--tokenizer', qwen3Directory)];
+    const first = await finished(start(...collectArgs(output, 1, '--queue', redis.url)));
+    const said = await Promise.all(wrong.map(stopWorker));
+    assert.equal(first.code, 1, first.output);
+    const errors = first.output.split('\n').filter((line) => line.startsWith('gymnast:'));
+    assert.equal(errors.length, 1, first.output);
+    assert.match(
+      errors[0]!,
+      /^gymnast: queue: rollout \d+\.\d+\.0 could not run: worker \S+: run [\da-f]{16} samples with policy "embedded", this worker's is "[^"]+": start the worker with the coordinator's --policy and --model$/,
+    );
+    assert.match(said[0]!, /samples with policy "embedded"/);
+    assert.equal(lines(output).length, 0);
+    const right = [worker(redis.url)];
+    const resumed = await finished(start(...collectArgs(output, 1, '--queue', redis.url, '--resume')));
+    await Promise.all(right.map(stopWorker));
+    assert.equal(resumed.code, 0, resumed.output);
+    assertEveryKeyOnce(output, ROWS);
+  });
 });
 
 describe('a Redis that cannot be reached', { skip: redisMissing }, () => {
