@@ -38,7 +38,10 @@ export interface QueueWorkerOptions {
 export interface QueueWorkerSummary {
   /** Outcomes this worker committed. */
   committed: number;
-  /** Outcomes it made that another run of the same job had committed first (a stalled job that ran twice): dropped. */
+  /**
+   * Jobs of a rollout that another run of the same job had committed first (a stalled job that ran
+   * twice): found so before running it, or at the commit, its outcome then dropped.
+   */
   duplicates: number;
 }
 
@@ -70,7 +73,7 @@ export async function runQueueWorker(target: RedisTarget, options: QueueWorkerOp
   const name = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const handed = new AsyncQueue<Handed>();
   const summary: QueueWorkerSummary = { committed: 0, duplicates: 0 };
-  const configs = new Map<string, RunConfig | undefined>();
+  const configs = new Map<string, RunConfig>();
   const worker = new Worker(QUEUE_NAME, (job: Job) => new Promise<void>((resolve, reject) => handed.push({ data: job.data, resolve, reject })), {
     connection: redis,
     prefix: QUEUE_PREFIX,
@@ -113,10 +116,13 @@ export async function runQueueWorker(target: RedisTarget, options: QueueWorkerOp
     const job = RolloutJob.parse(data);
     const keys = runKeys(job.run);
     const config = await runConfig(job.run);
-    // A run that is over, or a rollout already written, needs nothing more: the job just ends.
+    // A run that is over needs nothing more: the job just ends.
     if (config === undefined) return;
     const text = await redis.hget(keys.rows, job.key);
-    if (text === null || (await redis.hexists(keys.results, job.key))) return;
+    if (text === null || (await redis.hexists(keys.results, job.key))) {
+      summary.duplicates += 1;
+      return;
+    }
     const row = readOwnMaterializedRow(JSON.parse(text), `Redis row of rollout ${job.key}`);
     const agent = options.agent(row.agent_ref.name);
     if (!agent)
@@ -139,10 +145,13 @@ export async function runQueueWorker(target: RedisTarget, options: QueueWorkerOp
     await reportWorkerError(redis, runKeys(job.run), job.key, `worker ${name}: ${reason}`);
   }
 
+  /** A run's settings, read once; a run found over is not remembered as over, since the same command run afresh has the same id. */
   async function runConfig(runId: string): Promise<RunConfig | undefined> {
-    if (configs.has(runId)) return configs.get(runId);
+    const known = configs.get(runId);
+    if (known) return known;
     const text = await redis.get(runKeys(runId).config);
-    const config = text === null ? undefined : readRunConfig(runId, text);
+    if (text === null) return undefined;
+    const config = readRunConfig(runId, text);
     configs.set(runId, config);
     return config;
   }

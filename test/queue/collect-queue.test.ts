@@ -166,14 +166,21 @@ describe('collect --queue with gymnast worker', { skip: redisMissing }, () => {
     const other = worker(redis.url);
     const coordinator = start(...collectArgs(output, 6, '--queue', redis.url));
     const client = redis.client();
-    // A job BullMQ moved back from stalled (its `stc` counts that) and that is active again: running a second time.
+    const nameOf = (cli: Cli) => /worker (\S+) waiting/.exec(cli.output())?.[1];
+    await until(() => lines(output).length >= 12 && nameOf(frozen) !== undefined && nameOf(other) !== undefined, 'rows to land');
+    frozen.child.kill('SIGSTOP');
+    // BullMQ stamps each job with the worker that took it last (`pb`): the frozen one's jobs in hand, then one of them taken again by the other.
+    const takenBy = async (id: string) => client.hget(`gymnast:rollouts:${id}`, 'pb');
+    const active = async () => client.lrange('gymnast:rollouts:active', 0, -1);
+    const held: string[] = [];
+    for (const id of await active()) if ((await takenBy(id)) === nameOf(frozen)) held.push(id);
+    assert.ok(held.length > 0, 'the frozen worker had rollouts in hand');
+    // Taken by the other worker, or already done there (a job ends removed): the frozen one cannot have ended it.
     const rerunning = async () => {
-      for (const id of await client.lrange('gymnast:rollouts:active', 0, -1)) if (Number(await client.hget(`gymnast:rollouts:${id}`, 'stc')) >= 1) return true;
+      for (const id of held) if ((await takenBy(id)) !== nameOf(frozen)) return true;
       return false;
     };
-    await until(() => lines(output).length >= 12, 'rows to land');
-    frozen.child.kill('SIGSTOP');
-    // Past the 1 s lock, the stalled checks requeue the frozen worker's jobs: thawed once the other one runs one of them.
+    // Past the 1 s lock, the stalled checks requeue them: thawed once the other worker runs one of them.
     await untilAsync(rerunning, 'a stalled job to run again on the other worker');
     frozen.child.kill('SIGCONT');
     const run = await finished(coordinator);
@@ -181,7 +188,8 @@ describe('collect --queue with gymnast worker', { skip: redisMissing }, () => {
     client.disconnect();
     assert.equal(run.code, 0, run.output);
     assertEveryKeyOnce(output, ROWS * 6);
-    assert.ok(duplicatesDropped(said[0]!) + duplicatesDropped(said[1]!) >= 1, `a job ran twice and one outcome was dropped:\n${said.join('\n')}`);
+    assert.ok(duplicatesDropped(said[0]!) + duplicatesDropped(said[1]!) >= 1, `a job ran twice and one of its runs was dropped:\n${said.join('\n')}`);
+    assert.equal(committedBy(said), ROWS * 6, `each key committed once:\n${said.join('\n')}`);
   });
 
   it('the coordinator killed with -9, then --resume: it continues from the files and what Redis holds, no key lost or written twice', async () => {
