@@ -40,7 +40,7 @@ export interface QueueWorkerSummary {
   committed: number;
   /**
    * Jobs of a rollout that another run of the same job had committed first (a stalled job that ran
-   * twice): found so before running it, or at the commit, its outcome then dropped.
+   * twice): found so before running it, or at the commit (or its run over by then), its outcome then dropped.
    */
   duplicates: number;
 }
@@ -133,8 +133,9 @@ export async function runQueueWorker(target: RedisTarget, options: QueueWorkerOp
     const outcome = await agent.run(row, { episode, control });
     if (aborted.aborted) return;
     const commit = await commitOutcome(redis, keys, job.key, JSON.stringify(outcome.row));
+    // A run found over has written every key: this outcome is a duplicate too.
     if (commit === 'committed') summary.committed += 1;
-    else if (commit === 'duplicate') summary.duplicates += 1;
+    else summary.duplicates += 1;
   }
 
   /** This worker could not run the job (not a failed rollout): the coordinator is told why, and stops the run. */

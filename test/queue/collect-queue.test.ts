@@ -169,6 +169,8 @@ describe('collect --queue with gymnast worker', { skip: redisMissing }, () => {
     const nameOf = (cli: Cli) => /worker (\S+) waiting/.exec(cli.output())?.[1];
     await until(() => lines(output).length >= 12 && nameOf(frozen) !== undefined && nameOf(other) !== undefined, 'rows to land');
     frozen.child.kill('SIGSTOP');
+    // What the frozen worker had sent before it stopped (a commit, a completion) reaches Redis first: only then are its jobs in hand known.
+    await new Promise((resolve) => setTimeout(resolve, 500));
     // BullMQ stamps each job with the worker that took it last (`pb`): the frozen one's jobs in hand, then one of them taken again by the other.
     const takenBy = async (id: string) => client.hget(`gymnast:rollouts:${id}`, 'pb');
     const active = async () => client.lrange('gymnast:rollouts:active', 0, -1);
