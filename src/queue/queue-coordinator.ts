@@ -7,11 +7,12 @@ import { AbortedError } from '../core/errors/aborted-error.js';
 import type { MaterializedRow } from '../core/result-row.js';
 import { readFullRow } from '../core/row-reader.js';
 import { raceAbort } from '../util/race-abort.js';
-import { jobId, QUEUE_NAME, QUEUE_PREFIX, type RunKeys, rolloutKey, runKeys, WORKERS_KEY } from './queue-keys.js';
+import { jobId, QUEUE_NAME, QUEUE_PREFIX, type RunKeys, rolloutKey, runKeys } from './queue-keys.js';
 import { QueueError } from './queue-error.js';
 import { connectRedis } from './redis-connection.js';
 import type { RedisTarget } from './redis-target.js';
 import { ROLLOUT_JOB_NAME, type RolloutJob } from './rollout-job.js';
+import { workersAlive } from './worker-heartbeats.js';
 
 export interface QueueCoordinatorOptions {
   /**
@@ -236,11 +237,7 @@ export class QueueCoordinator implements RolloutTransport {
   }
 
   async #countWorkers(): Promise<void> {
-    const [, [, count]] = (await this.#redis
-      .multi()
-      .zremrangebyscore(WORKERS_KEY, '-inf', Date.now() - this.#options.heartbeatWindowMs)
-      .zcard(WORKERS_KEY)
-      .exec()) as [[Error | null, number], [Error | null, number]];
+    const count = await workersAlive(this.#redis, this.#options.heartbeatWindowMs);
     if (count === 0 && this.workersAlive !== 0)
       this.#options.onNotice?.(`no gymnast worker is alive on ${this.#shown}: the rollouts wait in the queue until one starts (gymnast worker --queue URL …)`);
     this.workersAlive = count;

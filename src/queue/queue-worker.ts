@@ -10,11 +10,12 @@ import type { ConversationRenderer } from '../tokens/conversation-renderer.js';
 import { AsyncQueue } from '../util/async-queue.js';
 import { redactUrls } from '../util/redact-urls.js';
 import { commitOutcome, reportWorkerError } from './commit-outcome.js';
-import { QUEUE_NAME, QUEUE_PREFIX, runKeys, WORKERS_KEY } from './queue-keys.js';
+import { QUEUE_NAME, QUEUE_PREFIX, runKeys } from './queue-keys.js';
 import type { QueueError } from './queue-error.js';
 import { connectRedis } from './redis-connection.js';
 import type { RedisTarget } from './redis-target.js';
 import { RolloutJob } from './rollout-job.js';
+import { heartbeat, leave } from './worker-heartbeats.js';
 import { readRunConfig, runEpisodeOptions, type RunConfig } from './run-config.js';
 
 export interface QueueWorkerOptions {
@@ -85,9 +86,9 @@ export async function runQueueWorker(target: RedisTarget, options: QueueWorkerOp
     maxStalledCount: 100,
   });
   worker.on('error', () => undefined);
-  const heartbeat = async () => void (await redis.zadd(WORKERS_KEY, Date.now(), name).catch(() => undefined));
-  await heartbeat();
-  const beating = setInterval(() => void heartbeat(), HEARTBEAT_MS);
+  const beat = () => heartbeat(redis, name).catch(() => undefined);
+  await beat();
+  const beating = setInterval(() => void beat(), HEARTBEAT_MS);
   const aborted = AbortSignal.any([options.abort, failed.signal]);
   const stopping = AbortSignal.any([options.stop, aborted]);
   const closed = closeOnStop(worker, handed, stopping, aborted);
@@ -106,7 +107,7 @@ export async function runQueueWorker(target: RedisTarget, options: QueueWorkerOp
     await closed;
   } finally {
     clearInterval(beating);
-    await redis.zrem(WORKERS_KEY, name).catch(() => undefined);
+    await leave(redis, name).catch(() => undefined);
     redis.disconnect();
   }
   if (gone) throw gone;
