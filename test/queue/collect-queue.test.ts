@@ -128,6 +128,17 @@ describe('collect --queue with gymnast worker', { skip: redisMissing }, () => {
     }
   });
 
+  it('a coordinator with no worker alive says so, and its rollouts wait in the queue for the first one to start', async () => {
+    const output = join(folder(), 'rollouts.jsonl');
+    const coordinator = start(...collectArgs(output, 1, '--queue', redis.url));
+    await until(() => /no gymnast worker is alive on redis:\/\/127\.0\.0\.1:\d+\/0: the rollouts wait in the queue/.test(coordinator.output()), 'the notice');
+    const late = worker(redis.url);
+    const run = await finished(coordinator);
+    await stopWorker(late);
+    assert.equal(run.code, 0, run.output);
+    assertEveryKeyOnce(output, ROWS);
+  });
+
   it('a worker killed with -9 mid-run: its rollouts run again after the stall timeout, and every key lands once', async () => {
     const output = join(folder(), 'rollouts.jsonl');
     const doomed = worker(redis.url);
