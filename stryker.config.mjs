@@ -63,7 +63,15 @@ export const modules = {
   health: {
     mutate: ['src/metrics/health/*.ts'],
     // In-process specs only: a mutant is active in the spec's own process, never in a CLI it spawns.
-    tests: ['test/collect/health.test.ts', 'test/collect/stored-rollout-tasks.test.ts'],
+    tests: [
+      'test/metrics/health-rollout-findings.test.ts',
+      'test/metrics/health-run-keys.test.ts',
+      'test/metrics/health-training-token-findings.test.ts',
+      'test/metrics/health-logprob-findings.test.ts',
+      'test/metrics/health-check.test.ts',
+      'test/collect/health.test.ts',
+      'test/collect/stored-rollout-tasks.test.ts',
+    ],
   },
 };
 

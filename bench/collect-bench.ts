@@ -68,18 +68,20 @@ function buildIsCurrent(): boolean {
 }
 
 /** tsc emits even when it reports errors (someone else's half-done edit in src/): a current dist/ is what counts. */
-async function build(): Promise<void> {
+export async function build(): Promise<void> {
   await run('npm', ['run', 'build', '--silent'], { cwd: ROOT, maxBuffer: 16 << 20 }).catch((error: { stdout?: string }) =>
     process.stderr.write(`collect bench: \`npm run build\` reported errors (measuring what it emitted):\n${String(error.stdout ?? error).slice(0, 2000)}\n`),
   );
   if (!buildIsCurrent()) throw new Error('collect bench: dist/ is still older than src/ after `npm run build`');
 }
 
-/** Distinct arithmetic rows `what is i+(i+7)?`, as gymnast's arithmetic agent reads them. */
-async function writeRows(path: string, rows: number): Promise<void> {
+/** Distinct arithmetic rows `what is i+(i+7)?`, as gymnast's arithmetic agent reads them, after a system prompt when one is given. */
+export async function writeRows(path: string, rows: number, system?: string): Promise<void> {
   const file = createWriteStream(path);
+  const opening = system === undefined ? [] : [{ role: 'system', content: system }];
   for (let i = 0; i < rows; i++) {
-    const line = `${JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: `what is ${i}+${i + 7}?` }] }, agent_ref: { name: 'arithmetic' }, problem: `${i}+${i + 7}`, answer: 2 * i + 7 })}\n`;
+    const input = [...opening, { role: 'user', content: `what is ${i}+${i + 7}?` }];
+    const line = `${JSON.stringify({ responses_create_params: { input }, agent_ref: { name: 'arithmetic' }, problem: `${i}+${i + 7}`, answer: 2 * i + 7 })}\n`;
     if (!file.write(line)) await once(file, 'drain');
   }
   file.end();

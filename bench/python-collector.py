@@ -13,7 +13,9 @@ connections, as NeMo Gym's servers client) or the standard library's (`--http st
 one hand-written HTTP/1.1 keep-alive connection per concurrent worker, content-length bodies, the
 cheapest client Python can have).
 
-    python3 bench/python-collector.py [--http stdlib|aiohttp] URL MODEL INPUT OUTPUT CONCURRENCY REPEATS [MAX_TOKENS]
+    python3 bench/python-collector.py [--http stdlib|aiohttp] URL[,URL…] MODEL INPUT OUTPUT CONCURRENCY REPEATS [MAX_TOKENS]
+
+Several URLs (replicas of one model) share the workers: worker i talks to URL i mod n.
 
 Prints one JSON line: rollouts, turns (generation requests sent), its own CPU split at the first
 request (startup: interpreter, imports, reading the first row; run: the rest), and peak RSS.
@@ -95,11 +97,22 @@ class Connection:
 class AiohttpClient:
     """NeMo Gym's way: one aiohttp ClientSession shared by every worker, JSON in and out."""
 
-    def __init__(self, url, concurrency):
+    def __init__(self, concurrency):
         import aiohttp
 
-        self.url = url.rstrip("/")
         self.session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency), timeout=aiohttp.ClientTimeout(total=None))
+
+    def at(self, url):
+        """The session's requests to one server."""
+        return AiohttpServer(self.session, url.rstrip("/"))
+
+    async def close(self):
+        await self.session.close()
+
+
+class AiohttpServer:
+    def __init__(self, session, url):
+        self.session, self.url = session, url
 
     async def post(self, path, body):
         global first_request_cpu, turns
@@ -110,9 +123,6 @@ class AiohttpClient:
             if response.status != 200:
                 raise RuntimeError(f"{path}: HTTP {response.status}: {(await response.text())[:200]!r}")
             return await response.json()
-
-    async def close(self):
-        await self.session.close()
 
 
 async def rollout(connection, model, row, max_tokens, seed):
@@ -185,18 +195,19 @@ async def main():
         http, args = args[1], args[2:]
     if http not in ("stdlib", "aiohttp"):
         sys.exit(f"python-collector: --http is stdlib or aiohttp, not {http!r}")
-    url, model, input_path, output_path = args[0:4]
+    urls, model, input_path, output_path = args[0].split(","), *args[1:4]
     concurrency, repeats = int(args[4]), int(args[5])
     max_tokens = int(args[6]) if len(args) > 6 else 256
-    parts = urlsplit(url)
-    shared = AiohttpClient(url, concurrency) if http == "aiohttp" else None
+    shared = AiohttpClient(concurrency) if http == "aiohttp" else None
     pending = jobs(input_path, repeats)
     rollouts = 0
     with open(output_path, "w") as out:
 
-        async def worker():
+        async def worker(index):
             nonlocal rollouts
-            connection = shared or Connection(parts.hostname, parts.port)
+            url = urls[index % len(urls)]
+            parts = urlsplit(url)
+            connection = shared.at(url) if shared else Connection(parts.hostname, parts.port)
             try:
                 for task, repeat, row in pending:
                     result = await rollout(connection, model, row, max_tokens, task * repeats + repeat)
@@ -207,7 +218,7 @@ async def main():
                     connection.close()
 
         try:
-            await asyncio.gather(*(worker() for _ in range(concurrency)))
+            await asyncio.gather(*(worker(index) for index in range(concurrency)))
         finally:
             if shared is not None:
                 await shared.close()

@@ -122,6 +122,12 @@ export {
   arithmeticEnvironment,
   arithmeticPrompt,
   generateArithmeticTasks,
+  codeEnvironment,
+  codeAgentEnvironment,
+  extractCode,
+  type CodeEnvironmentOptions,
+  type CodeFields,
+  type UnitTestVerdict,
   builtinEnvironments,
   findEnvironment,
   type Environment,
@@ -220,6 +226,21 @@ export { parseMaxUnhealthy, assertHealthy, DEFAULT_MAX_UNHEALTHY, type MaxUnheal
 export { UnhealthyRunError } from './core/errors/unhealthy-run-error.js';
 export { RetryableFailuresError } from './core/errors/retryable-failures-error.js';
 export { FailedRolloutsError } from './core/errors/failed-rollouts-error.js';
+export { SandboxUnavailableError } from './core/errors/sandbox-unavailable-error.js';
+export {
+  runSandboxed,
+  SandboxPool,
+  SandboxLimits,
+  SandboxStatus,
+  SandboxVerdict,
+  SANDBOX_LANGUAGES,
+  INSTALL_BUBBLEWRAP,
+  UNSANDBOXED_WARNING,
+  type SandboxLanguage,
+  type SandboxLimitsInput,
+  type SandboxOptions,
+  type SandboxRequest,
+} from './sandbox/index.js';
 export { assertFailuresWithin, DEFAULT_FAIL_ON_ERROR, type RunFailures } from './collect/failure-gate.js';
 export {
   exportNemoRl,

@@ -45,6 +45,8 @@ export async function runCollect(
     collectPaths(flags.output),
     read.filter((file): file is ReadFile => file.path !== undefined),
   );
+  // Read before any server starts: a bad file then leaves nothing running to close.
+  const promptConfig = flags.promptConfig === undefined ? undefined : await loadPromptConfig(flags.promptConfig);
   let retries = 0;
   const countRetry = () => void (retries += 1);
   const runTimeout = flags.rolloutTimeout ?? flags.requestTimeout;
@@ -86,7 +88,7 @@ export async function runCollect(
     ...(flags.seedField ? { seedField: flags.seedField } : {}),
     ...(flags.keepTaskIndices ? { keepTaskIndices: true } : {}),
     overrides: flags.set,
-    ...(flags.promptConfig ? { promptConfig: await loadPromptConfig(flags.promptConfig) } : {}),
+    ...(promptConfig ? { promptConfig } : {}),
     ...(flags.limit === undefined ? {} : { limit: flags.limit }),
     ...(flags.maxLineMb === undefined ? {} : { maxLineBytes: Math.ceil(flags.maxLineMb * MEGABYTE) }),
     concurrency: flags.concurrency,

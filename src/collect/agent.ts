@@ -71,6 +71,12 @@ export interface EnvironmentAgentOptions extends EpisodeOutcomeOptions {
 export function environmentAgent(name: string, environment: Environment, options: EnvironmentAgentOptions = {}): Agent {
   const dataOf = (row: MaterializedRow) => (options.wholeRow ? row : taskData(row));
   const outcome = options.responseOutput ? { responseOutput: options.responseOutput } : {};
+  // A run hands every rollout the same episode options: they are completed with the environment once, not per episode in flight.
+  let shared: { from: AgentContext['episode']; options: EpisodeOptions } | undefined;
+  const episodeOptions = (episode: AgentContext['episode']) => {
+    if (shared?.from !== episode) shared = { from: episode, options: extensibleCopy(episode, { environment }) };
+    return shared.options;
+  };
   return {
     name,
     check: (row) => {
@@ -79,10 +85,16 @@ export function environmentAgent(name: string, environment: Environment, options
       const prompt = Array.isArray(task) || environment.opensConversation ? [] : emptyPromptIssues(row.responses_create_params.input);
       return [...(Array.isArray(task) ? task : []), ...prompt, ...taskDataIssues(environment, data)];
     },
-    async run(row, context) {
-      const task = checkedTask(row, dataOf(row));
-      const record = await runEpisode(task, row._ng_rollout_index, extensibleCopy(context.episode, { environment }), context.control);
-      return episodeOutcome(row, record, task.messages.length, outcome);
+    // Not an async function: the episode is awaited by the caller alone (an async frame per episode in flight is memory, issue 26).
+    run(row, context) {
+      try {
+        const task = checkedTask(row, dataOf(row));
+        return runEpisode(task, row._ng_rollout_index, episodeOptions(context.episode), context.control).then((record) =>
+          episodeOutcome(row, record, task.messages.length, outcome),
+        );
+      } catch (error) {
+        return Promise.reject(error);
+      }
     },
   };
 }

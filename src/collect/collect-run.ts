@@ -9,7 +9,7 @@ import { runJobs, type EpisodeOptions } from '../engine/index.js';
 import type { TokenDecoder } from '../core/token-decoder.js';
 import type { Policy } from '../policy/policy.js';
 import type { ConversationRenderer } from '../tokens/conversation-renderer.js';
-import { admit } from './admission.js';
+import { admit, type CollectJob } from './admission.js';
 import type { Agent } from './agent.js';
 import type { AgentAggregate } from '../metrics/index.js';
 import { AggregateReader } from './aggregate-reader.js';
@@ -230,6 +230,20 @@ async function collectLocked(
   const writeFailed = new AbortController();
   let ran = false;
   let retryable = 0;
+  /** What follows a rollout: one function for all of them, so a rollout in flight holds no async frame of its own here (issue 26). */
+  const keep = async (outcome: RolloutOutcome, queued?: CollectJob) => {
+    // The files first: an outcome they could not keep must not reach a queue that would get it again on resume.
+    await files.write(outcome).catch((error: unknown) => {
+      if (hasKind(error, 'write-failed')) writeFailed.abort(error);
+      throw error;
+    });
+    await Promise.all(extraSinks.map((sink) => sink.write(outcome)));
+    // Only once the files hold it does the transport's copy go: a coordinator that dies before finds it again on resume.
+    if (queued) await transport?.written(queued);
+    count(progress, outcome);
+    if (outcome.kind === 'failure' && wouldRetry(outcome.row, settings.maxAttempts)) retryable += 1;
+    options.onProgress?.({ ...progress });
+  };
   let auto: AutoConcurrencyRun | undefined;
   let autoSummary: AutoConcurrencySummary | undefined;
   let transportStarted = false;
@@ -248,19 +262,8 @@ async function collectLocked(
         ...(auto ? { limit: auto.limit } : {}),
         ...signals(options, writeFailed.signal),
       },
-      async (job, control) => {
-        const outcome = transport ? await transport.run(job, control.signal) : await job.agent.run(job.row, { episode, control });
-        // The files first: an outcome they could not keep must not reach a queue that would get it again on resume.
-        await files.write(outcome).catch((error: unknown) => {
-          if (hasKind(error, 'write-failed')) writeFailed.abort(error);
-          throw error;
-        });
-        await Promise.all(extraSinks.map((sink) => sink.write(outcome)));
-        await transport?.written(job);
-        count(progress, outcome);
-        if (outcome.kind === 'failure' && wouldRetry(outcome.row, settings.maxAttempts)) retryable += 1;
-        options.onProgress?.({ ...progress });
-      },
+      (job, control) =>
+        transport ? transport.run(job, control.signal).then((outcome) => keep(outcome, job)) : job.agent.run(job.row, { episode, control }).then(keep),
     );
     ran = true;
   } finally {

@@ -1,3 +1,4 @@
+import { compactRowTokens } from '../core/compact-row-tokens.js';
 import type { collectPaths } from './collect-paths.js';
 import { JsonlSink } from './jsonl-sink.js';
 import type { RolloutOutcome, Sink, SinkRun } from './sink.js';
@@ -11,7 +12,7 @@ interface PendingLines {
 
 /**
  * NeMo Gym's files: results appended to the output, failures to `<stem>_failures.jsonl`, never a
- * failure in the main file. The rows of the rollouts that end in the same turn of the event loop go
+ * failure in the main file. Each row stores its token ids once (`compactRowTokens`). The rows of the rollouts that end in the same turn of the event loop go
  * to each file in one write (issue 13: a write per row was most of the sink's CPU), and each line
  * reaches the OS before its `write` resolves, so a crash loses at most the lines being written, which
  * `--resume` repairs. Once a write fails (a full disk), both files refuse every later write, so
@@ -44,7 +45,7 @@ export class JsonlRolloutSink implements Sink {
     // A write after a failure is refused by the flush (`#writeTo`), with the failure's own error.
     const file = outcome.kind === 'result' ? 'results' : 'failures';
     const pending = (this.#pending[file] ??= pendingLines());
-    pending.text += `${JSON.stringify(outcome.row)}\n`;
+    pending.text += `${JSON.stringify(compactRowTokens(outcome.row))}\n`;
     if (!this.#flushScheduled) {
       this.#flushScheduled = true;
       setImmediate(() => this.#flush());

@@ -47,5 +47,6 @@ export { FailureClass, toFailureClass } from './failure-class.js';
 export { AgentRef } from './agent-ref.js';
 export { ROW_SCHEMA_VERSION, ResultRow, FailureRow, MaterializedRow, RolloutKeys, RowKeys, RowResponse, ResponseUsage } from './result-row.js';
 export { readRow, readFullRow, readRowKeys, readMaterializedRow, ResultRowHead, FailureRowHead, type ReadRow, type ReadFullRow } from './row-reader.js';
+export { compactRowTokens, restoreRowTokens, type CompactMessage } from './compact-row-tokens.js';
 export { InvalidRowError } from './errors/invalid-row-error.js';
 export { AmbiguousTasksError } from './errors/ambiguous-tasks-error.js';

@@ -9,10 +9,12 @@ import { TurnRecord } from './turn-record.js';
 
 /**
  * The version of the rows `gymnast collect` writes (results and failures). Rows without a
- * `schema_version` are version 1: gymnast 0.1's rows and NeMo Gym's own. Bumped on any change a
- * reader must know about; every version keeps a fixture in test/fixtures/rows and a reader test.
+ * `schema_version` are version 1: gymnast 0.1's rows and NeMo Gym's own. Version 3 stores each token
+ * id once: the messages' ids up to the last model call are left to `response.output`'s training
+ * fields (`compactRowTokens`), and read back from them (`readFullRow`). Bumped on any change a reader
+ * must know about; every version keeps a fixture in test/fixtures/rows and a reader test.
  */
-export const ROW_SCHEMA_VERSION = 2 as const;
+export const ROW_SCHEMA_VERSION = 3 as const;
 
 /** The keys that name one planned rollout, exactly as NeMo Gym spells them. */
 export const RolloutKeys = z.object({

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { InvalidRowError } from './errors/invalid-row-error.js';
+import { restoreRowTokens } from './compact-row-tokens.js';
 import { toFailureClass } from './failure-class.js';
 import { isPlainResultRow } from './plain-rows.fast.js';
 import { FailureRow, MaterializedRow, ResultRow, ROW_SCHEMA_VERSION, RowKeys } from './result-row.js';
@@ -31,9 +32,12 @@ export function readRow(value: unknown, where: string): ReadRow {
   return { kind: 'result', row: check(ResultRowHead, current, where) };
 }
 
-/** `readRow` with every field checked, messages and their token ids included (for the viewer, exports). */
+/**
+ * `readRow` with every field checked, messages and their token ids included (for the viewer, exports):
+ * the ids a row stores once, on `response.output`, are put back on its messages (`restoreRowTokens`).
+ */
 export function readFullRow(value: unknown, where: string): ReadFullRow {
-  const current = upgrade(value, where);
+  const current = restoreRowTokens(upgrade(value, where), where);
   if (current._ng_failure_class !== undefined) return { kind: 'failure', row: check(FailureRow, current, where) };
   if (isPlainResultRow(current, true)) return { kind: 'result', row: inSchemaOrder(current, FULL_KEYS) as ResultRow };
   return { kind: 'result', row: check(ResultRow, current, where) };
@@ -67,13 +71,15 @@ export function readRowKeys(value: unknown, where: string): RowKeys {
  * Version 1 (no `schema_version`: gymnast 0.1 and NeMo Gym's own files) in today's shape: no duration
  * was recorded; NeMo Gym's defaults for missing keys (task and rollout 0, agent "agent"); NeMo Gym's
  * failure classes mapped onto ours (the original kept); and no reward on a failure, which NeMo Gym's
- * judge failures carry as a placeholder 0.
+ * judge failures carry as a placeholder 0. Version 2 is version 3 with every message's ids on the
+ * message (a version 3 row may keep them there too).
  */
 function upgrade(value: unknown, where: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidRowError(where, '', 'expected a JSON object');
   const row = value as Record<string, unknown>;
   const version = row.schema_version;
   if (version === ROW_SCHEMA_VERSION) return row;
+  if (version === 2) return { ...row, schema_version: ROW_SCHEMA_VERSION };
   if (typeof version === 'number' && Number.isInteger(version) && version > ROW_SCHEMA_VERSION) {
     throw new InvalidRowError(
       where,
@@ -82,7 +88,7 @@ function upgrade(value: unknown, where: string): Record<string, unknown> {
     );
   }
   if (version !== undefined)
-    throw new InvalidRowError(where, 'schema_version', `expected ${ROW_SCHEMA_VERSION} or absent (version 1), got ${JSON.stringify(version)}`);
+    throw new InvalidRowError(where, 'schema_version', `expected 2, ${ROW_SCHEMA_VERSION} or absent (version 1), got ${JSON.stringify(version)}`);
   const { reward, ...rest } = row;
   const upgraded: Record<string, unknown> = {
     responses_create_params: {},

@@ -60,9 +60,10 @@ function hasTextOnlyTurn(state: EpisodeState): boolean {
 
 /** The log with the tool calls environments read shown on the sampled messages they came from. */
 function withToolCalls(state: EpisodeState): Message[] {
-  if (state.toolCalls.size === 0) return state.messages;
+  const { toolCalls } = state;
+  if (toolCalls === undefined) return state.messages;
   return state.messages.map((message, i) => {
-    const calls = state.toolCalls.get(i);
+    const calls = toolCalls.get(i);
     return calls ? extensibleCopy(message, { tool_calls: calls }) : message;
   });
 }

@@ -24,8 +24,8 @@ export interface EpisodeState {
   stopStrings: readonly string[];
   sampling: SamplingParams;
   turns: TurnRecord[];
-  /** The tool calls environments read in sampled turns, by message index: shown on those messages in the record. */
-  toolCalls: Map<number, ToolCall[]>;
+  /** The tool calls environments read in sampled turns, by message index: shown on those messages in the record. Made at the first (most episodes have none). */
+  toolCalls: Map<number, ToolCall[]> | undefined;
   /** What the environment reported beyond rewards, merged over its steps (`StepResult.fields`). */
   fields: Record<string, unknown>;
   startedAt: number;
@@ -43,7 +43,7 @@ export function createEpisodeState(task: EpisodeTask, rolloutIndex: number, samp
     stopStrings: task.stop_strings ?? [],
     sampling: extensibleCopy(sampling, task.sampling),
     turns: [],
-    toolCalls: new Map(),
+    toolCalls: undefined,
     fields: {},
     startedAt,
   };

@@ -13,7 +13,7 @@ import { appendMessages, type EpisodeState } from './episode-state.js';
 import type { Generation } from './generation.js';
 import { endWith, type EpisodeEnd } from './next-step.js';
 import { readPolicyResult } from './read-policy-result.js';
-import { asPolicyError, typedErrors } from './wrap-error.js';
+import { asPolicyError, typedError } from './wrap-error.js';
 import { extensibleCopy } from '../util/extensible-copy.js';
 
 /**
@@ -37,10 +37,13 @@ export async function generateTurn(state: EpisodeState, options: EpisodeOptions,
   const started = clock.now();
   let raw: unknown;
   try {
-    raw = await typedErrors(signal, asPolicyError(policy.name), () => policy.generate(request, signal));
+    // Awaited here rather than through `typedErrors`: an episode waits on its policy most of its life,
+    // and every async frame it waits in is memory held per episode in flight (issue 26).
+    raw = await policy.generate(request, signal);
   } catch (error) {
-    if (hasKind(error, 'context-length')) return endWith(state.turns.length === 0 ? 'prompt-too-long' : 'max-seq-len', error.message);
-    throw error;
+    const typed = typedError(signal, asPolicyError(policy.name), error);
+    if (hasKind(typed, 'context-length')) return endWith(state.turns.length === 0 ? 'prompt-too-long' : 'max-seq-len', typed.message);
+    throw typed;
   }
   const result = checkResult(policy.name, raw, maxTokens);
   const drift = serverPromptDrift(request.prompt_token_ids, result.prompt_token_ids, options);

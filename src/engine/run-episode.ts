@@ -7,7 +7,8 @@ import type { EpisodeOptions } from './episode-options.js';
 import { createEpisodeState, type EpisodeState } from './episode-state.js';
 import { failureRecord, rolloutRecord, turnRecord } from './episode-records.js';
 import { generateTurn } from './generate-turn.js';
-import { decideNextStep } from './next-step.js';
+import { decideNextStep, type NextStep } from './next-step.js';
+import type { Generation } from './generation.js';
 import { startEpisode } from './start-episode.js';
 import { stepEnvironment } from './step-environment.js';
 
@@ -41,18 +42,7 @@ export async function runEpisode(task: EpisodeTask, rolloutIndex: number, option
       await control.pace?.();
       signal.throwIfAborted();
       emit?.({ type: 'turn-start', ...state.key, turn });
-      const generation = await generateTurn(state, options, turn, signal);
-      if (generation.type === 'end') {
-        next = generation;
-        break;
-      }
-      const step = await stepEnvironment(state, options, generation, turn, signal);
-      const observation = applyObservation(state, step.result, decideNextStep(step.result, generation, turn, options), options);
-      const turnEnded = turnRecord(turn, generation, step, observation);
-      state.turns.push(turnEnded);
-      emit?.({ type: 'turn-end', ...state.key, turn: turnEnded });
-      carryForward(state, step.result, step.result.terminated || step.result.truncated || observation.maxSeqLenReached);
-      next = observation.next;
+      next = await playTurn(state, options, turn, signal);
     }
     record = rolloutRecord(state, next.termination, clock.now(), recordedMetadata(options));
   } catch (error) {
@@ -64,6 +54,27 @@ export async function runEpisode(task: EpisodeTask, rolloutIndex: number, option
   await releaseEnvironment(options, state);
   emit?.({ type: 'episode-end', ...state.key, record });
   return record;
+}
+
+/**
+ * One turn: generate, then step, decide and observe. Not in `runEpisode`'s own body: a suspended async
+ * function keeps its locals' last values, so the loop would hold the last turn's generation and step
+ * while the next turn waits on the policy, most of an episode's life (issue 26).
+ */
+function playTurn(state: EpisodeState, options: EpisodeOptions, turn: number, signal: AbortSignal): Promise<NextStep> {
+  return generateTurn(state, options, turn, signal).then((generation) =>
+    generation.type === 'end' ? generation : completeTurn(state, options, generation, turn, signal),
+  );
+}
+
+async function completeTurn(state: EpisodeState, options: EpisodeOptions, generation: Generation, turn: number, signal: AbortSignal): Promise<NextStep> {
+  const step = await stepEnvironment(state, options, generation, turn, signal);
+  const observation = applyObservation(state, step.result, decideNextStep(step.result, generation, turn, options), options);
+  const turnEnded = turnRecord(turn, generation, step, observation);
+  state.turns.push(turnEnded);
+  options.onEvent?.({ type: 'turn-end', ...state.key, turn: turnEnded });
+  carryForward(state, step.result, step.result.terminated || step.result.truncated || observation.maxSeqLenReached);
+  return observation.next;
 }
 
 /** How long an environment may take to free an episode's resources once it is over. */

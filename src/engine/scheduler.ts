@@ -78,8 +78,16 @@ type Run<Job> = (job: Job, control: JobControl) => Promise<void>;
 
 /** One unit of the async schedule's concurrency: runs jobs one after another until admission ends. */
 async function worker<Job>(admission: Admission<Job>, run: Run<Job>, signal: AbortSignal): Promise<void> {
+  const control: JobControl = { signal };
   for (let job = await admission.next(); job !== undefined; job = await admission.next()) {
-    await admission.guard(run(job.value, { signal }));
+    // Caught here, not by `guard`: a job waits in this frame anyway, and a promise more per job
+    // in flight is memory held per episode (issue 26).
+    try {
+      await run(job.value, control);
+    } catch (error) {
+      admission.fail();
+      throw error;
+    }
   }
 }
 
@@ -156,10 +164,15 @@ class Admission<Job> {
   /** A failed job closes admission; the failure still reaches the caller. */
   guard(running: Promise<void>): Promise<void> {
     return running.catch((error: unknown) => {
-      this.#failed = true;
-      this.#end();
+      this.fail();
       throw error;
     });
+  }
+
+  /** A job failed: no more are admitted. */
+  fail(): void {
+    this.#failed = true;
+    this.#end();
   }
 }
 

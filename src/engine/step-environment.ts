@@ -41,7 +41,7 @@ export async function stepEnvironment(state: EpisodeState, options: EpisodeOptio
     throw new EnvironmentError(environment.name, `step returned an invalid result: ${issues}`);
   }
   checkComponents(environment.name, parsed.data);
-  if (parsed.data.tool_calls && parsed.data.tool_calls.length > 0) state.toolCalls.set(state.messages.length - 1, parsed.data.tool_calls);
+  if (parsed.data.tool_calls && parsed.data.tool_calls.length > 0) (state.toolCalls ??= new Map()).set(state.messages.length - 1, parsed.data.tool_calls);
   return { result: parsed.data, ms: elapsedMs(started, clock.now()) };
 }
 

@@ -11,9 +11,13 @@ export async function typedErrors<T>(signal: AbortSignal, toError: (error: unkno
   try {
     return await call();
   } catch (error) {
-    if (signal.aborted || hasKind(error, 'aborted')) throw error;
-    throw toError(error);
+    throw typedError(signal, toError, error);
   }
+}
+
+/** What `typedErrors` throws for `error`: for a caller that awaits in its own `try` (one async frame fewer held while it waits). */
+export function typedError(signal: AbortSignal, toError: (error: unknown) => GymnastError, error: unknown): unknown {
+  return signal.aborted || hasKind(error, 'aborted') ? error : toError(error);
 }
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

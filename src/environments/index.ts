@@ -32,6 +32,11 @@ export {
   type IdentifiedToolCallBlock,
 } from './tool-call-parser.js';
 export { sessionCounterEnvironment } from './session-counter.js';
+export { codeEnvironment, type CodeMetadata, type CodeFields } from './code.js';
+export { codeAgentEnvironment } from './code-agent.js';
+export { CodeTask, type CodeEnvironmentOptions } from './code-task.js';
+export { extractCode } from './extract-code.js';
+export { UnitTests, type UnitTestVerdict } from './unit-tests.js';
 export { gymnasiumEnvironment, type GymnasiumSpec, type GymnasiumStep } from './gymnasium-environment.js';
 export {
   nemoGymResourcesEnvironment,

@@ -1,5 +1,7 @@
 import { arithmeticEnvironment } from './arithmetic.js';
 import { calculatorEnvironment } from './calculator.js';
+import { codeAgentEnvironment } from './code-agent.js';
+import { codeEnvironment } from './code.js';
 import type { Environment } from './environment.js';
 import { mathEnvironment } from './math.js';
 import { sessionCounterEnvironment } from './session-counter.js';
@@ -32,6 +34,17 @@ export const builtinEnvironments: readonly EnvironmentEntry[] = [
     name: 'session-counter',
     description: "NeMo Gym's session-state example: tool calls (<tool_call>) to a counter, verified at the end",
     create: sessionCounterEnvironment,
+  },
+  {
+    name: 'code',
+    description:
+      "NeMo Gym's code_gen: the answer's last fenced program run against verifier_metadata.unit_tests in a sandbox; reward all-or-nothing or the fraction passed",
+    create: codeEnvironment as () => Environment,
+  },
+  {
+    name: 'code-agent',
+    description: 'code with a run_code tool (<tool_call>): the model runs programs in the sandbox, reads the verdicts, then answers',
+    create: codeAgentEnvironment,
   },
   {
     name: 'arithmetic',

@@ -16,8 +16,11 @@ export interface ToolEnvironmentSpec<State> {
   reset(data: unknown): Awaitable<State>;
   /** The tools by name: each returns its output (shown to the model as JSON) and the new state. */
   tools: Record<string, (args: Record<string, unknown>, state: State) => Awaitable<{ output: unknown; state: State }>>;
-  /** Scores the finished episode. */
-  verify(state: State, messages: readonly Message[]): Awaitable<{ reward: number; reward_components?: Record<string, number> }>;
+  /** Scores the finished episode; `fields` go on its row (see `StepResult.fields`). */
+  verify(
+    state: State,
+    messages: readonly Message[],
+  ): Awaitable<{ reward: number; reward_components?: Record<string, number>; fields?: Record<string, unknown> }>;
   /** Tool calls allowed before the episode is verified as it stands (default 16). */
   maxToolCalls?: number;
   /** How the model writes tool calls (default Hermes/Qwen `<tool_call>` blocks). */
@@ -101,6 +104,7 @@ async function finish<State>(spec: ToolEnvironmentSpec<State>, episode: ToolEpis
     observation: [],
     reward: verdict.reward,
     ...(verdict.reward_components ? { reward_components: verdict.reward_components } : {}),
+    ...(verdict.fields ? { fields: verdict.fields } : {}),
     terminated: true,
     metadata: episode,
   };

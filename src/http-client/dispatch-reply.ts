@@ -1,17 +1,28 @@
 import type { Dispatcher } from 'undici';
-import { subscribeAbort } from '../util/subscribe-abort.js';
+import { type AbortWatcher, unwatchAbort, watchAbort } from '../util/subscribe-abort.js';
 import type { HttpReply } from './http-reply.js';
 
-/** When a request gives up. */
+/** What a request rejects with when it fails: one set per client, shared by its requests (no closures per request in flight). */
+export interface ReplyErrors {
+  /** The deadline passed. */
+  timedOut(url: string, timeoutMs: number): unknown;
+  /** The body passed `maxBodyBytes`. */
+  tooLarge(url: string, bytes: number, maxBodyBytes: number): unknown;
+  /** No answer: undici's error, or a request it refused to send. */
+  failed(url: string, error: unknown): unknown;
+}
+
+/** When a request gives up, and how it says so. */
 export interface ReplyLimits {
+  /** The request's URL, for its errors. */
+  url: string;
   /** The caller's signal: when it aborts, the request rejects with its reason. */
   signal: AbortSignal | undefined;
-  /** The deadline: when it passes, the request rejects with `timedOut()`. */
+  /** The deadline: when it passes, the request rejects with `errors.timedOut`. */
   timeoutMs: number;
-  timedOut(): unknown;
-  /** The most body bytes kept: past it, the request rejects with `tooLarge(bytes received)` and the connection is dropped. */
+  /** The most body bytes kept: past it, the request rejects with `errors.tooLarge` and the connection is dropped. */
   maxBodyBytes: number;
-  tooLarge(bytes: number): unknown;
+  errors: ReplyErrors;
 }
 
 /**
@@ -20,34 +31,53 @@ export interface ReplyLimits {
  * response. It gives up when `limits` say, at once even while the request still waits for a
  * connection (undici then drops it when it reaches one). Otherwise it rejects with undici's error.
  * The deadline is a timer of its own and the signal is watched through `subscribeAbort`: no
- * AbortController per request. Nothing is left behind (timer, subscription) however it ends.
+ * AbortController per request. Nothing is left behind (timer, subscription) however it ends. Failures
+ * are typed here (`limits.errors`), so a caller waits on this promise alone.
  */
 export function dispatchReply(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, limits: ReplyLimits): Promise<HttpReply> {
   if (limits.signal?.aborted) return Promise.reject(limits.signal.reason);
   return new Promise((resolve, reject) => {
-    dispatcher.dispatch(options, new ReplyHandler(limits, resolve, reject));
+    const handler = new ReplyHandler(limits, resolve, reject);
+    try {
+      dispatcher.dispatch(options, handler);
+    } catch (error) {
+      handler.onResponseError(undefined, error as Error);
+    }
   });
 }
 
-class ReplyHandler implements Dispatcher.DispatchHandler {
+/** One per request in flight, so it holds what the request needs and no closure of its own (issue 26). */
+class ReplyHandler implements Dispatcher.DispatchHandler, AbortWatcher {
   readonly #timer: NodeJS.Timeout;
-  readonly #unsubscribe: (() => void) | undefined;
   #reason: unknown;
   #resolve: ((reply: HttpReply) => void) | undefined;
   readonly #reject: (reason: unknown) => void;
-  readonly #limits: ReplyLimits;
+  // The limits' fields, not the limits object: one object less per request in flight.
+  readonly #url: string;
+  readonly #signal: AbortSignal | undefined;
+  readonly #maxBodyBytes: number;
+  readonly #errors: ReplyErrors;
   #controller: Dispatcher.DispatchController | undefined;
   #status = 0;
-  #headers: HttpReply['headers'] = {};
-  readonly #chunks: Buffer[] = [];
+  #headers: HttpReply['headers'] | undefined;
+  #chunks: Buffer[] | undefined;
   #length = 0;
 
   constructor(limits: ReplyLimits, resolve: (reply: HttpReply) => void, reject: (reason: unknown) => void) {
     this.#resolve = resolve;
     this.#reject = reject;
-    this.#limits = limits;
-    this.#timer = setTimeout(() => this.#abort(limits.timedOut()), limits.timeoutMs);
-    this.#unsubscribe = limits.signal && subscribeAbort(limits.signal, (reason) => this.#abort(reason));
+    const { url, signal, timeoutMs, errors } = limits;
+    this.#url = url;
+    this.#signal = signal;
+    this.#maxBodyBytes = limits.maxBodyBytes;
+    this.#errors = errors;
+    this.#timer = setTimeout(() => this.#abort(errors.timedOut(url, timeoutMs)), timeoutMs);
+    if (signal) watchAbort(signal, this);
+  }
+
+  /** The caller's signal aborted. */
+  onAbort(reason: unknown): void {
+    this.#abort(reason);
   }
 
   /** Settles now, and stops the request if it is on a connection (else when it reaches one). */
@@ -75,31 +105,32 @@ class ReplyHandler implements Dispatcher.DispatchHandler {
     if (this.#resolve === undefined) return;
     this.#length += chunk.length;
     // A server that never stops sending must not fill the client's memory before the deadline.
-    if (this.#length > this.#limits.maxBodyBytes) {
-      this.#abort(this.#limits.tooLarge(this.#length));
+    if (this.#length > this.#maxBodyBytes) {
+      this.#abort(this.#errors.tooLarge(this.#url, this.#length, this.#maxBodyBytes));
       return;
     }
-    this.#chunks.push(chunk);
+    (this.#chunks ??= []).push(chunk);
   }
 
   onResponseEnd(): void {
     const resolve = this.#resolve;
     if (resolve === undefined) return;
     this.#settle();
-    resolve({ status: this.#status, headers: this.#headers, text: decode(this.#chunks, this.#length) });
+    resolve({ status: this.#status, headers: this.#headers ?? {}, text: decode(this.#chunks ?? [], this.#length) });
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
     if (this.#resolve === undefined) return;
     this.#settle();
-    this.#reject(error);
+    const signal = this.#signal;
+    this.#reject(signal?.aborted ? signal.reason : this.#errors.failed(this.#url, error));
   }
 
   #settle(): void {
     this.#resolve = undefined;
     this.#controller = undefined;
     clearTimeout(this.#timer);
-    this.#unsubscribe?.();
+    if (this.#signal) unwatchAbort(this.#signal, this);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Pool } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
 import type { z } from 'zod';
 import { GymnastError } from '../core/errors/gymnast-error.js';
 import { LimitExceededError } from '../core/errors/limit-exceeded-error.js';
@@ -7,7 +7,7 @@ import { RequestTimeoutError } from '../core/errors/request-timeout-error.js';
 import { ServerError } from '../core/errors/server-error.js';
 import { TransportError } from '../core/errors/transport-error.js';
 import { redactUrls } from '../util/redact-urls.js';
-import { dispatchReply } from './dispatch-reply.js';
+import { dispatchReply, type ReplyErrors } from './dispatch-reply.js';
 import type { HttpReply } from './http-reply.js';
 import { requestUrl } from './request-url.js';
 import { undiciPool } from './undici-pool.fast.js';
@@ -61,7 +61,9 @@ const MAX_CONNECTIONS = 1_024;
  */
 interface Endpoint {
   /** Made once undici's Pool class is loaded (on the first request of the process: see undici-pool.fast.ts). */
-  pool: Promise<Pool>;
+  loading: Promise<Pool>;
+  /** The pool, once made: requests then go to it at once, with nothing to wait on first. */
+  pool: Pool | undefined;
   /** The base URL's path, put before each request's. */
   prefix: string;
   /** The base URL's query, put after each request's path. */
@@ -80,62 +82,84 @@ export class JsonClient {
   readonly #endpoints = new Map<string, Endpoint>();
   readonly #connections: number;
   readonly #maxResponseBytes: number;
+  readonly #errors: ReplyErrors = {
+    timedOut: (url, timeoutMs) => new RequestTimeoutError(url, timeoutMs),
+    tooLarge: (url, bytes, maxBodyBytes) =>
+      new LimitExceededError(
+        'response-bytes',
+        bytes,
+        maxBodyBytes,
+        `${redactUrls(url)}: the answer passed ${maxBodyBytes} bytes, the most taken (JsonClientOptions.maxResponseBytes)`,
+      ),
+    failed: (url, error) =>
+      GymnastError.isInstance(error) ? error : new TransportError(url, error instanceof Error ? error.message : String(error), { cause: error }),
+  };
 
   constructor(options: JsonClientOptions = {}) {
     this.#connections = options.connections ?? MAX_CONNECTIONS;
     this.#maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   }
 
-  async request<T>(request: JsonClientRequest<T>): Promise<T> {
+  /** The answer's body read as `schema` says; a status of 400 or more is a `ServerError`. */
+  request<T>(request: JsonClientRequest<T>): Promise<T> {
     const url = requestUrl(request.baseUrl, request.path);
-    const reply = await this.exchange(request);
-    if (reply.status >= 400) {
-      throw new ServerError(url, reply.status, errorMessage(reply.text), retryAfterMs(reply.headers['retry-after']));
-    }
-    return parseBody(url, reply.text, request);
+    // The answer is read with these alone: the request itself is not kept while it waits.
+    const { schema, read } = request;
+    // Through `exchange`, not straight to the pool: a subclass that answers requests itself (SimFleetClient) answers these too.
+    return this.exchange(request).then((reply) => {
+      if (reply.status >= 400) {
+        throw new ServerError(url, reply.status, errorMessage(reply.text), retryAfterMs(reply.headers['retry-after']));
+      }
+      return parseBody(url, reply.text, schema, read);
+    });
   }
 
   /**
    * Sends a request and gives its answer as it came, for callers that read an error status's body or
    * the headers (NeMo Gym's tool endpoints answer the model even with an error; sessions are cookies).
-   * Only failures to get an answer are thrown: transport and timeout, typed.
+   * Only failures to get an answer are thrown: transport and timeout, typed. Neither this nor `request`
+   * is an async function: a request waits on the promise `dispatchReply` makes, which types its own
+   * failures, and nothing else, since every frame waiting is memory per request in flight (issue 26).
    */
-  async exchange(request: HttpExchange): Promise<HttpReply> {
-    const url = requestUrl(request.baseUrl, request.path);
-    const { signal, timeoutMs } = request;
+  exchange(request: HttpExchange): Promise<HttpReply> {
+    return this.#exchange(request, requestUrl(request.baseUrl, request.path));
+  }
+
+  #exchange(request: HttpExchange, url: string): Promise<HttpReply> {
+    const endpoint = this.#endpoint(request.baseUrl);
+    const { pool } = endpoint;
+    if (pool !== undefined) return this.#dispatch(pool, endpoint, request, url);
+    return endpoint.loading.then(
+      () => this.#exchange(request, url),
+      (error: unknown) => {
+        throw request.signal?.aborted ? request.signal.reason : this.#errors.failed(url, error);
+      },
+    );
+  }
+
+  #dispatch(pool: Pool, { prefix, query, headers }: Endpoint, request: HttpExchange, url: string): Promise<HttpReply> {
+    let options: Dispatcher.DispatchOptions;
     try {
-      const { pool, prefix, query, headers } = this.#endpoint(request.baseUrl);
-      return await dispatchReply(
-        await pool,
-        {
-          method: request.method,
-          path: `${prefix}${request.path}${query}`,
-          headers: { ...headers, ...request.headers },
-          body: request.body === undefined ? null : JSON.stringify(request.body),
-        },
-        {
-          signal,
-          timeoutMs,
-          timedOut: () => new RequestTimeoutError(url, timeoutMs),
-          maxBodyBytes: this.#maxResponseBytes,
-          tooLarge: (bytes) =>
-            new LimitExceededError(
-              'response-bytes',
-              bytes,
-              this.#maxResponseBytes,
-              `${redactUrls(url)}: the answer passed ${this.#maxResponseBytes} bytes, the most taken (JsonClientOptions.maxResponseBytes)`,
-            ),
-        },
-      );
+      options = {
+        method: request.method,
+        path: `${prefix}${request.path}${query}`,
+        headers: request.headers ? { ...headers, ...request.headers } : headers,
+        body: request.body === undefined ? null : JSON.stringify(request.body),
+      };
     } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      if (GymnastError.isInstance(error)) throw error;
-      throw new TransportError(url, error instanceof Error ? error.message : String(error), { cause: error });
+      return Promise.reject(this.#errors.failed(url, error));
     }
+    return dispatchReply(pool, options, {
+      url,
+      signal: request.signal,
+      timeoutMs: request.timeoutMs,
+      maxBodyBytes: this.#maxResponseBytes,
+      errors: this.#errors,
+    });
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.#endpoints.values()].map(async (endpoint) => (await endpoint.pool).close()));
+    await Promise.all([...this.#endpoints.values()].map(async (endpoint) => (await endpoint.loading).close()));
     this.#endpoints.clear();
   }
 
@@ -144,12 +168,14 @@ export class JsonClient {
     if (!endpoint) {
       const url = new URL(baseUrl);
       const options = { connections: this.#connections, keepAliveTimeout: 60_000, pipelining: 1 };
-      endpoint = {
-        pool: undiciPool().then((PoolClass) => new PoolClass(url.origin, options)),
+      const made: Endpoint = {
+        loading: undiciPool().then((PoolClass) => (made.pool = new PoolClass(url.origin, options))),
+        pool: undefined,
         prefix: url.pathname.replace(/\/+$/, ''),
         query: url.search,
         headers: { 'content-type': 'application/json', ...basicAuthorization(url) },
       };
+      endpoint = made;
       this.#endpoints.set(baseUrl, endpoint);
     }
     return endpoint;
@@ -162,7 +188,7 @@ function basicAuthorization(url: URL): { authorization?: string } {
   return { authorization: `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` };
 }
 
-function parseBody<T>(url: string, text: string, { schema, read }: JsonClientRequest<T>): T {
+function parseBody<T>(url: string, text: string, schema: z.ZodType<T>, read: JsonClientRequest<T>['read']): T {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -27,5 +27,6 @@ export interface BackendRecipe<Wire> {
    * `fromWire` reads it, so `fromWire` may take the ids and logprobs as checked.
    */
   sampledReply(wire: Wire): SampledReply | undefined;
+  /** `request` is the one the episode made: `toWire` got it fitted to the model's context (`max_tokens` lowered to the room left). */
   fromWire(wire: Wire, request: PolicyRequest): PolicyResultInput;
 }

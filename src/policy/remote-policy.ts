@@ -85,36 +85,56 @@ export class RemotePolicy<Wire> implements Policy {
     this.#configured = { ...(options.model ? { model: options.model } : {}), ...(options.maxModelLen ? { maxModelLen: options.maxModelLen } : {}) };
   }
 
-  async generate(request: PolicyRequest, signal: AbortSignal): Promise<PolicyResultInput> {
+  /**
+   * Not an async function, nor is the attempt it hands the router: an episode waits here most of its
+   * life, and each async frame waiting (a generator, its registers, promise and closures) is memory
+   * held per episode in flight (issue 26). What would throw before the request is sent rejects instead.
+   */
+  generate(request: PolicyRequest, signal: AbortSignal): Promise<PolicyResultInput> {
     // Once known, the model info is read directly: racing the signal would add a listener per request.
-    const model = this.#known ?? (await raceAbort(this.#lookup(), signal));
-    const fitted = fitToContext(request, model.maxModelLen);
-    const body = this.#backend.toWire(fitted, model.id);
-    const wire = await this.router.call(
+    const known = this.#known;
+    if (known === undefined) return raceAbort(this.#lookup(), signal).then((model) => this.#generate(request, model, signal));
+    try {
+      return this.#generate(request, known, signal);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #generate(request: PolicyRequest, model: ServedModel, signal: AbortSignal): Promise<PolicyResultInput> {
+    // The fitted request is the wire body's alone: what waits for the answer keeps the request as it came.
+    const body = this.#backend.toWire(fitToContext(request, model.maxModelLen), model.id);
+    return this.router.call(
       request.session_id,
-      async (replica) => {
-        const reply = await this.#client
-          .request({
-            method: 'POST',
-            baseUrl: replica.url,
-            path: this.#backend.path,
-            body,
-            headers: extensibleCopy(this.#headers, { 'x-session-id': request.session_id }),
-            schema: this.#backend.responseSchema,
-            read: this.#backend.readResponse,
-            timeoutMs: this.#timeoutMs,
-            signal,
-          })
-          .catch((error: unknown) => {
-            throw this.#refusal(error, request, model);
-          });
-        this.#checkSampled(reply, replica.url);
-        return reply;
-      },
+      (replica) => this.#attempt(replica.url, body, request, model, signal),
       signal,
       () => promptKey(request.prompt_token_ids),
     );
-    return this.#backend.fromWire(wire, fitted);
+  }
+
+  /** One request to one replica, its reply checked and read: what the router retries. */
+  #attempt(url: string, body: unknown, request: PolicyRequest, model: ServedModel, signal: AbortSignal): Promise<PolicyResultInput> {
+    return this.#client
+      .request({
+        method: 'POST',
+        baseUrl: url,
+        path: this.#backend.path,
+        body,
+        headers: extensibleCopy(this.#headers, { 'x-session-id': request.session_id }),
+        schema: this.#backend.responseSchema,
+        read: this.#backend.readResponse,
+        timeoutMs: this.#timeoutMs,
+        signal,
+      })
+      .then(
+        (reply) => {
+          this.#checkSampled(reply, url);
+          return this.#backend.fromWire(reply, request);
+        },
+        (error: unknown) => {
+          throw this.#refusal(error, request, model);
+        },
+      );
   }
 
   /** A refusal as what it means: a context-length truncation, the server's own fault, or as it came. */

@@ -80,15 +80,14 @@ export class TemplateRenderer implements ConversationRenderer {
   /** An opening's tokens depend on nothing but its messages and options, so they are rendered once per distinct opening. */
   #renderOpening(ledger: TokenLedger, added: readonly Message[], options: RenderDeltaOptions): RenderedDelta {
     const key = JSON.stringify([added, options.addGenerationPrompt, options.tools ?? null]);
+    // Every caller gets the same arrays, frozen: an opening's ids are never changed once on a sequence,
+    // and a copy per episode would hold the longest part of every sequence in flight twice (issue 26).
     const cached = this.#openings.get(key);
-    // Callers own what they get: each call gets fresh arrays, never the cache's.
-    if (cached) return { tokenIds: cached.map((ids) => [...ids]) };
+    if (cached) return { tokenIds: cached as number[][] };
     const rendered = this.#renderAfter(ledger, [], added, options);
-    this.#openings.set(
-      key,
-      rendered.tokenIds.map((ids) => [...ids]),
-    );
-    return rendered;
+    const frozen = rendered.tokenIds.map((ids) => Object.freeze(ids));
+    this.#openings.set(key, frozen);
+    return { ...rendered, tokenIds: frozen as number[][] };
   }
 
   #renderAfter(ledger: TokenLedger, history: readonly Message[], added: readonly Message[], options: RenderDeltaOptions): RenderedDelta {

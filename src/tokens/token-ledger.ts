@@ -17,8 +17,12 @@ export interface TokenSegment {
 export class TokenLedger {
   readonly #segments: TokenSegment[] = [];
   readonly #tokenizer: Tokenizer;
-  /** Every id on the sequence, in order. */
-  readonly #ids: number[] = [];
+  /**
+   * Every id on the sequence, in order. Each append makes a new array (of exactly the sequence's
+   * length), so one handed out by `tokenIds()` never changes: a request in flight shares it instead of
+   * holding a copy of the whole sequence (issue 26).
+   */
+  #ids: readonly number[] = [];
   #text = '';
   /** Segments from here on are not in `#text` yet: most of an episode's text is never read (issue 13). */
   #decodedSegments = 0;
@@ -33,7 +37,7 @@ export class TokenLedger {
     if (ids.length === 0) return;
     const sampled = message.generation_logprobs !== undefined;
     this.#segments.push(sampled ? { kind: 'sampled', token_ids: ids, logprobs: message.generation_logprobs } : { kind: message.role, token_ids: ids });
-    for (const id of ids) this.#ids.push(id);
+    this.#ids = this.#ids.concat(ids);
   }
 
   get length(): number {
@@ -54,8 +58,9 @@ export class TokenLedger {
     return this.#segments;
   }
 
-  tokenIds(): number[] {
-    return this.#ids.slice();
+  /** The sequence's ids, which never change once handed out (see `#ids`). */
+  tokenIds(): readonly number[] {
+    return this.#ids;
   }
 
   /** 1 on sampled tokens, 0 elsewhere: what a trainer computes its loss on (NeMo RL's `token_loss_mask`). */

@@ -1,4 +1,4 @@
-import { subscribeAbort } from './subscribe-abort.js';
+import { type AbortWatcher, unwatchAbort, watchAbort } from './subscribe-abort.js';
 
 export interface DeadlineSignal {
   signal: AbortSignal;
@@ -13,21 +13,43 @@ export interface DeadlineSignal {
  * `TimeoutError` reason. The timer is held here rather than through `AbortSignal.timeout`, which
  * Node 20's `AbortSignal.any` references weakly: a collected timeout signal never fires. Every
  * episode and request in flight watches the one run signal, so `outer` is watched through
- * `subscribeAbort` (one listener on it, whatever the concurrency).
+ * `watchAbort` (one listener on it, whatever the concurrency).
  */
 export function deadlineSignal(outer: AbortSignal | undefined, timeoutMs: number | undefined): DeadlineSignal {
-  const controller = new AbortController();
-  let unsubscribe: (() => void) | undefined;
-  if (outer?.aborted) controller.abort(outer.reason);
-  else if (outer) unsubscribe = subscribeAbort(outer, (reason) => controller.abort(reason));
-  const timer =
-    timeoutMs === undefined ? undefined : setTimeout(() => controller.abort(new DOMException(`deadline of ${timeoutMs} ms passed`, 'TimeoutError')), timeoutMs);
-  return {
-    signal: controller.signal,
-    abort: (reason) => controller.abort(reason),
-    dispose() {
-      clearTimeout(timer);
-      unsubscribe?.();
-    },
-  };
+  return new Deadline(outer, timeoutMs);
+}
+
+/** One object, its own watcher of `outer`: every episode in flight holds one, and closures would be more (issue 26). */
+class Deadline implements DeadlineSignal, AbortWatcher {
+  readonly #controller = new AbortController();
+  readonly #outer: AbortSignal | undefined;
+  readonly #timer: NodeJS.Timeout | undefined;
+
+  constructor(outer: AbortSignal | undefined, timeoutMs: number | undefined) {
+    if (outer?.aborted) this.#controller.abort(outer.reason);
+    else if (outer) {
+      this.#outer = outer;
+      watchAbort(outer, this);
+    }
+    if (timeoutMs !== undefined) {
+      this.#timer = setTimeout(() => this.abort(new DOMException(`deadline of ${timeoutMs} ms passed`, 'TimeoutError')), timeoutMs);
+    }
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    this.#controller.abort(reason);
+  }
+
+  onAbort(reason: unknown): void {
+    this.#controller.abort(reason);
+  }
+
+  dispose(): void {
+    clearTimeout(this.#timer);
+    if (this.#outer) unwatchAbort(this.#outer, this);
+  }
 }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { readFullRow } from '../../src/core/index.js';
 import type { InferenceServer } from '../../src/testing/index.js';
 import { startServers } from '../support/loopback-model.js';
 import { qwen3Directory } from '../support/qwen3.js';
@@ -122,11 +123,11 @@ describe('the CLI bundle (dist/cli-bundle)', () => {
     const rows = readFileSync(embeddedRun, 'utf8')
       .trim()
       .split('\n')
-      .map((line) => JSON.parse(line) as { messages: { role: string; token_ids?: number[] }[] });
+      .map((line, i) => readFullRow(JSON.parse(line), `${embeddedRun}:${i + 1}`).row);
     assert.equal(rows.length, 2);
     for (const row of rows)
       assert.ok(
-        row.messages.some((message) => message.role === 'assistant' && message.token_ids!.length > 0),
+        row.messages?.some((message) => message.role === 'assistant' && message.token_ids!.length > 0),
         'the embedded model sampled tokens',
       );
   });

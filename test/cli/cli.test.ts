@@ -27,7 +27,7 @@ describe('the gymnast command', () => {
   it('lists the built-in environments as JSON', async () => {
     const { stdout } = await run(process.execPath, [bin, 'environments', '--json']);
     const names = (JSON.parse(stdout) as { name: string }[]).map((entry) => entry.name);
-    assert.deepEqual(names, ['math', 'sliding-puzzle', 'calculator', 'session-counter', 'arithmetic']);
+    assert.deepEqual(names, ['math', 'sliding-puzzle', 'calculator', 'session-counter', 'code', 'code-agent', 'arithmetic']);
   });
 
   it('renders a NeMo Gym row to the exact prompt ids NeMo RL derived', async () => {

@@ -16,7 +16,7 @@ const examples = readdirSync(join(root, 'examples')).filter((name) => name.endsW
  * Examples in formats the embedded model does not know, whose episodes outgrow its 256-token context
  * (examples/README.md says they need a served model). The test server plays a Qwen3 model for them.
  */
-const needServedModel = new Set(['calculator.jsonl', 'sliding-puzzle.jsonl']);
+const needServedModel = new Set(['calculator.jsonl', 'sliding-puzzle.jsonl', 'code.jsonl', 'code-agent.jsonl']);
 
 describe('the shipped examples', () => {
   let server: InferenceServer;

@@ -6,7 +6,7 @@ import { after, describe, it } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import { collect } from '../../src/collect/collect-run.js';
 import { countZeroTurnRows } from '../../src/collect/zero-turn-rows.js';
-import { SamplingParams } from '../../src/core/index.js';
+import { readFullRow, SamplingParams } from '../../src/core/index.js';
 import { RemotePolicy, vllmCompletionsBackend } from '../../src/policy/index.js';
 import type { Responder } from '../../src/testing/index.js';
 import { TemplateRenderer } from '../../src/tokens/index.js';
@@ -29,6 +29,8 @@ const readJsonl = <T>(path: string) =>
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line) as T);
+/** Rollout rows as gymnast's readers read them: every message with its ids, which the file stores once, on response.output. */
+const readRows = (path: string) => readJsonl<unknown>(path).map((value, i) => readFullRow(value, `${path}:${i + 1}`).row as unknown as Row);
 
 const tokenizer = await qwen3Tokenizer();
 
@@ -104,7 +106,7 @@ describe('gymnast export --format nemo-rl', () => {
     const cli = await gymnast('export', '--format', 'nemo-rl', '-i', rollouts, '-o', out);
     assert.equal(cli.code, 0, cli.stderr);
     assert.match(cli.stdout, /wrote 3 rollouts to .*train\.jsonl, 1 masked \(loss_multiplier 0: 1 zero-turn/);
-    const rows = readJsonl<Row>(rollouts);
+    const rows = readRows(rollouts);
     const exported = readJsonl<Exported>(out);
     exported.forEach((record, i) => {
       const row = rows[i]!;
@@ -161,7 +163,7 @@ describe('gymnast export --format nemo-rl', () => {
   it("builds the log from response.output's training fields when a row has no messages (agent servers), as NeMo RL's Gym postprocessing does", async () => {
     const { dir, rollouts } = await run();
     const calls = modelCalls();
-    const [row] = readJsonl<Row>(rollouts);
+    const [row] = readRows(rollouts);
     const { messages, turns: _turns, num_turns: _numTurns, ...agentServerRow } = row!;
     const input = join(dir, 'agent-server.jsonl');
     writeFileSync(input, `${JSON.stringify(agentServerRow)}\n`);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { readFullRow } from '../../src/core/index.js';
 
 const run = promisify(execFile);
 const root = new URL('../../', import.meta.url).pathname;
@@ -66,7 +67,10 @@ describe("the README's quick start", () => {
     const rows = readFileSync(output, 'utf8')
       .trim()
       .split('\n')
-      .map((text) => JSON.parse(text) as { messages: { role: string; token_ids?: number[]; generation_logprobs?: number[] }[] });
+      .map(
+        (text, i) =>
+          readFullRow(JSON.parse(text), `${output}:${i + 1}`).row as { messages: { role: string; token_ids?: number[]; generation_logprobs?: number[] }[] },
+      );
     assert.equal(rows.length + readFileSync(output.replace('.jsonl', '_failures.jsonl'), 'utf8').split('\n').filter(Boolean).length, 64);
     for (const row of rows) {
       const sampled = row.messages.filter((message) => message.role === 'assistant');

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { collect, type CollectOptions } from '../../src/collect/collect-run.js';
 import type { RolloutOutcome, Sink, SinkRun } from '../../src/collect/sink.js';
 import { InvalidInputError } from '../../src/collect/row-error.js';
-import { SamplingParams } from '../../src/core/index.js';
+import { ROW_SCHEMA_VERSION, SamplingParams } from '../../src/core/index.js';
 import { ScriptedPolicy } from '../../src/testing/index.js';
 import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
 import { gymnast } from '../support/run-cli.js';
@@ -230,7 +230,7 @@ describe('gymnast collect', () => {
     await collect(options({ numRepeats: 2, sinks: [sink] }));
     assert.deepEqual(events, ['start 4 false', 'finish']);
     assert.deepEqual(seen.map((outcome) => outcome.kind).sort(), ['failure', 'failure', 'result', 'result']);
-    assert.ok(seen.every((outcome) => outcome.row.schema_version === 2 && outcome.row.duration_ms !== null));
+    assert.ok(seen.every((outcome) => outcome.row.schema_version === ROW_SCHEMA_VERSION && outcome.row.duration_ms !== null));
   });
 
   it('runs the lockstep schedule too, to the same rows as the async one', async () => {

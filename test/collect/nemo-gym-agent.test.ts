@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { collect } from '../../src/collect/collect-run.js';
 import { nemoGymAgent } from '../../src/collect/nemo-gym-agent.js';
-import { SamplingParams } from '../../src/core/index.js';
+import { ROW_SCHEMA_VERSION, SamplingParams } from '../../src/core/index.js';
 import { ScriptedPolicy } from '../../src/testing/index.js';
 import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
 
@@ -72,7 +72,7 @@ describe('NeMo Gym agent servers', () => {
     assert.equal(success!.reward, 1);
     assert.equal(success!._ng_task_index, 0, "the row's keys, not the agent's");
     assert.deepEqual(success!.agent_ref, { name: 'blackjack' });
-    assert.equal(success!.schema_version, 2);
+    assert.equal(success!.schema_version, ROW_SCHEMA_VERSION);
     assert.deepEqual([summary.rollouts, summary.failures], [1, 5], 'agent-server successes count like any other');
     const { rollout_metrics: rolloutMetrics } = summary.aggregate[0]!;
     assert.deepEqual(

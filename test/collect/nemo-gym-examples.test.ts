@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { Message } from '../../src/core/index.js';
+import { readFullRow, type Message } from '../../src/core/index.js';
 import { blackjack } from '../../src/servers/resources/examples/blackjack.js';
 import { exampleServers } from '../../src/servers/resources/examples/example-servers.js';
 import type { Responder } from '../../src/testing/index.js';
@@ -333,10 +333,12 @@ describe('gymnast collect on each NeMo Gym example: its example.jsonl end to end
       assert.deepEqual(failures, [], `${example.name}: no failures`);
       assert.equal(planned.length, 5 * REPEATS, `${example.name}: five rows, ${REPEATS} repeats each`);
       assert.deepEqual(results.map(key).sort(), planned.map(key).sort(), `${example.name}: one row per planned key`);
-      for (const row of results) {
+      for (const [i, row] of results.entries()) {
         assert.equal(row.agent_ref.name, example.agent);
         assert.deepEqual([row.has_training_tokens, row.token_drift_count], [true, 0], `${example.name}: training tokens, no drift`);
-        const assistant = (row.messages as Message[]).filter((message) => message.role === 'assistant');
+        // As gymnast's readers read the row: the ids it stores once, on response.output, back on the messages.
+        const messages = readFullRow(row, `${example.name}:${i + 1}`).row.messages as Message[];
+        const assistant = messages.filter((message) => message.role === 'assistant');
         assert.ok(assistant.length > 0);
         for (const message of assistant) {
           assert.ok(message.token_ids!.length > 0, `${example.name}: sampled ids`);

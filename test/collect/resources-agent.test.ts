@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { Message } from '../../src/core/index.js';
+import { readFullRow, type Message } from '../../src/core/index.js';
 import { resourcesServerFor } from '../../src/servers/resources/resources-server-for.js';
 import type { InferenceServer, Responder } from '../../src/testing/index.js';
 import { qwen3Tokenizer, qwen3Directory } from '../support/qwen3.js';
@@ -168,8 +168,9 @@ describe('gymnast collect against NeMo Gym resources servers (--resources-server
 
   it('keeps the exact tokens: every sampled turn’s ids and logprobs, tool messages with their call ids on the ledger, no drift', async () => {
     const tokenizer = await qwen3Tokenizer();
-    for (const row of counterResults()) {
-      const messages = row.messages as Message[];
+    for (const [i, row] of counterResults().entries()) {
+      // As gymnast's readers read the row: the ids it stores once, on response.output, back on the messages.
+      const messages = readFullRow(row, `rollouts.jsonl:${i + 1}`).row.messages as Message[];
       assert.equal(row.has_training_tokens, true);
       assert.equal(row.token_drift_count, 0);
       assert.deepEqual(

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { collect } from '../../src/collect/collect-run.js';
-import { SamplingParams } from '../../src/core/index.js';
+import { readFullRow, SamplingParams } from '../../src/core/index.js';
 import { RemotePolicy, vllmCompletionsBackend } from '../../src/policy/index.js';
 import { TemplateRenderer } from '../../src/tokens/index.js';
 import { qwen3Template, qwen3Tokenizer, startQwen3Server } from '../support/qwen3.js';
@@ -37,7 +37,7 @@ interface Sampled {
 }
 
 /** One arithmetic task answered with a tool call, then the answer: two model calls with an observation between them, and what the model server was sent and sampled. */
-async function twoTurnRow(): Promise<{ row: Row; calls: Sampled[] }> {
+async function twoTurnRow(): Promise<{ row: Row; line: string; calls: Sampled[] }> {
   server.requests.length = 0;
   const dir = mkdtempSync(join(tmpdir(), 'gymnast-training-tokens-'));
   const input = join(dir, 'in.jsonl');
@@ -62,7 +62,10 @@ async function twoTurnRow(): Promise<{ row: Row; calls: Sampled[] }> {
       const choice = (request.response!.body as { choices: { token_ids: number[]; logprobs: { token_logprobs: number[] } }[] }).choices[0]!;
       return { prompt: (request.body as { prompt: number[] }).prompt, ids: choice.token_ids, logprobs: choice.logprobs.token_logprobs };
     });
-  return { row: JSON.parse(readFileSync(output, 'utf8').trim()) as Row, calls };
+  const line = readFileSync(output, 'utf8').trim();
+  // As gymnast's readers read it: the messages' ids the file keeps on response.output put back.
+  const read = readFullRow(JSON.parse(line), 'rollouts.jsonl:1');
+  return { row: read.row as unknown as Row, line, calls };
 }
 
 /**
@@ -119,8 +122,20 @@ describe("response.output in NeMo Gym's training shape", () => {
     assert.notDeepEqual(calls[0]!.ids, tokenizer.encode(tokenizer.decode(calls[0]!.ids)), 'the server spelled the reply non-canonically');
   });
 
-  it('keeps the token ids on the messages too', async () => {
-    const { row } = await twoTurnRow();
+  it('are the only copy of the ids in the file, and give every message its ids back when read', async () => {
+    const { row, line } = await twoTurnRow();
     assert.ok(row.messages.every((message) => Array.isArray(message.token_ids) && message.token_ids.length > 0));
+    const stored = JSON.parse(line) as { messages: { role: string; token_ids?: number[]; token_count?: number }[] };
+    const lastGeneration = stored.messages.findLastIndex((message) => message.role === 'assistant');
+    assert.deepEqual(
+      stored.messages.map((message) => (message.token_ids === undefined ? message.token_count : 'ids')),
+      row.messages.map((message, i) => (i <= lastGeneration ? message.token_ids.length : 'ids')),
+      'up to the last model call, a message stores its count of ids, not the ids',
+    );
+    assert.equal(line.includes('"generation_logprobs"'), false, 'the logprobs are stored once, on response.output');
+    for (const message of row.messages.filter((message) => message.role === 'assistant')) {
+      assert.equal(line.split(JSON.stringify(message.generation_logprobs)).length - 1, 1, "each call's logprobs once");
+      assert.equal(line.split(`"generation_token_ids":${JSON.stringify(message.token_ids)}`).length - 1, 1, "each call's generated ids once");
+    }
   });
 });

@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { MaterializedRow, readFullRow, readMaterializedRow, readRow, ResultRow, ResultRowHead } from '../../src/core/index.js';
+import {
+  MaterializedRow,
+  readFullRow,
+  readMaterializedRow,
+  readRow,
+  restoreRowTokens,
+  ResultRow,
+  ResultRowHead,
+  ROW_SCHEMA_VERSION,
+} from '../../src/core/index.js';
 import { readOwnMaterializedRow } from '../../src/core/row-reader.js';
 import { oneChangeVariants } from '../support/one-change-variants.js';
 
@@ -11,9 +20,12 @@ const rows = (name: string) =>
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
+/** Rows of the current version with every message's ids on it, as `readFullRow` hands them to the schema. */
+const currentRows = () => rows('v3_rollouts.jsonl').map((row, i) => restoreRowTokens(row, `v3_rollouts.jsonl:${i + 1}`));
+
 /** A row with every optional field the hand check confirms; `rare` adds a tool call and a drifted turn, which the schema reads. */
 function richRow(rare: boolean): Record<string, unknown> {
-  const row = structuredClone(rows('v2_rollouts.jsonl')[0]!);
+  const row = structuredClone(currentRows()[0]!);
   const messages = row.messages as Record<string, unknown>[];
   messages.push({
     role: 'assistant',
@@ -65,9 +77,14 @@ describe('successful rows confirmed by hand', () => {
   it('read exactly as the schema reads them, top-level key order included, for every one-field change of a row', () => {
     let checked = 0;
     let byHand = 0;
-    for (const base of [...rows('v2_rollouts.jsonl'), richRow(false), richRow(true)]) {
+    for (const base of [...currentRows(), richRow(false), richRow(true)]) {
       for (const variant of oneChangeVariants(base, { replacements: REPLACEMENTS, maxDepth: 5 })) {
-        if (typeof variant !== 'object' || variant === null || Array.isArray(variant) || (variant as { schema_version?: unknown }).schema_version !== 2)
+        if (
+          typeof variant !== 'object' ||
+          variant === null ||
+          Array.isArray(variant) ||
+          (variant as { schema_version?: unknown }).schema_version !== ROW_SCHEMA_VERSION
+        )
           continue;
         for (const [schema, read] of [
           [ResultRow, readFullRow],
@@ -90,7 +107,7 @@ describe('successful rows confirmed by hand', () => {
 
   it("planned rows too, as admission confirms them (the fields the schema returns; their order the row's own)", () => {
     let checked = 0;
-    for (const base of rows('v2_rollouts_materialized_inputs.jsonl')) {
+    for (const base of rows('v3_rollouts_materialized_inputs.jsonl')) {
       for (const variant of oneChangeVariants({ ...base, zz: [1] }, { replacements: REPLACEMENTS, maxDepth: 5 })) {
         const expected = bySchema(MaterializedRow, variant);
         const actual = byReader(readOwnMaterializedRow, variant);
@@ -103,15 +120,16 @@ describe('successful rows confirmed by hand', () => {
   });
 
   it('never lets a `__proto__` key plant fields on the row it returns (JSON.parse makes it an own key; the schema drops it)', () => {
-    const [base] = rows('v2_rollouts.jsonl');
+    const [base] = rows('v3_rollouts.jsonl');
     const line = JSON.stringify(base).replace(/^\{/, '{"__proto__":{"injected":1},');
     for (const read of [readRow, readFullRow] as const) {
       const { row } = read(JSON.parse(line), 'x:1');
       assert.equal((row as { injected?: unknown }).injected, undefined);
       assert.equal(Object.getPrototypeOf(row), Object.prototype);
-      assert.deepEqual(row, bySchema(read === readRow ? ResultRowHead : ResultRow, JSON.parse(line)));
+      const expected = read === readRow ? bySchema(ResultRowHead, JSON.parse(line)) : bySchema(ResultRow, restoreRowTokens(JSON.parse(line), 'x:1'));
+      assert.deepEqual(row, expected);
     }
-    const [planned] = rows('v2_rollouts_materialized_inputs.jsonl');
+    const [planned] = rows('v3_rollouts_materialized_inputs.jsonl');
     const plannedLine = JSON.stringify(planned).replace(/^\{/, '{"__proto__":{"injected":1},');
     assert.equal((readMaterializedRow(JSON.parse(plannedLine), 'x:1') as { injected?: unknown }).injected, undefined);
   });

@@ -10,7 +10,7 @@ const fixture = (name: string) =>
     .map((line, i) => ({ value: JSON.parse(line) as Record<string, unknown>, where: `${name}:${i + 1}` }));
 
 describe('result rows, version by version', () => {
-  for (const version of ['v1', 'v2']) {
+  for (const version of ['v1', 'v2', 'v3']) {
     it(`reads ${version} results with every field checked, in today's shape`, () => {
       const rows = fixture(`${version}_rollouts.jsonl`).map(({ value, where }) => readFullRow(value, where));
       assert.equal(rows.length, 4);
@@ -25,7 +25,7 @@ describe('result rows, version by version', () => {
         );
         assert.equal(typeof read.row.reward, 'number');
         if (version === 'v1') assert.equal(read.row.duration_ms, null, 'version 1 recorded no duration: null, not an invented 0');
-        else assert.ok(read.row.duration_ms! > 0, 'version 2 records the real duration');
+        else assert.ok(read.row.duration_ms! > 0, `version ${version.slice(1)} records the real duration`);
       }
       assert.deepEqual(rows.map((read) => `${read.row._ng_task_index}:${read.row._ng_rollout_index}`).sort(), ['0:0', '0:1', '1:0', '1:1']);
     });
@@ -85,12 +85,12 @@ describe('result rows, version by version', () => {
   });
 
   it('refuses a row from a newer gymnast, naming file, line and version', () => {
-    const { value } = fixture('v2_rollouts.jsonl')[0]!;
-    assert.throws(() => readRow({ ...value, schema_version: 3 }, 'future.jsonl:7'), {
+    const { value } = fixture('v3_rollouts.jsonl')[0]!;
+    assert.throws(() => readRow({ ...value, schema_version: 4 }, 'future.jsonl:7'), {
       kind: 'invalid-row',
-      message: /^future\.jsonl:7: schema_version: written by a newer gymnast \(schema version 3; this one reads versions 1 to 2\): upgrade gymnast/,
+      message: /^future\.jsonl:7: schema_version: written by a newer gymnast \(schema version 4; this one reads versions 1 to 3\): upgrade gymnast/,
     });
-    assert.throws(() => readRow({ ...value, schema_version: 'two' }, 'x.jsonl:1'), { kind: 'invalid-row', message: /schema_version: expected 2 or absent/ });
+    assert.throws(() => readRow({ ...value, schema_version: 'two' }, 'x.jsonl:1'), { kind: 'invalid-row', message: /schema_version: expected 2, 3 or absent/ });
   });
 
   it('names the field of a malformed row', () => {
@@ -105,7 +105,7 @@ describe('result rows, version by version', () => {
   });
 
   it('reads only the keys for a resume, from any version', () => {
-    for (const name of ['v1_rollouts_failures.jsonl', 'v2_rollouts_failures.jsonl', 'nemo_gym_failures.jsonl']) {
+    for (const name of ['v1_rollouts_failures.jsonl', 'v2_rollouts_failures.jsonl', 'v3_rollouts_failures.jsonl', 'nemo_gym_failures.jsonl']) {
       const { value, where } = fixture(name)[0]!;
       const keys = readRowKeys(value, where);
       assert.equal(typeof keys._ng_task_index, 'number');

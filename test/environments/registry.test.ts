@@ -3,10 +3,10 @@ import { describe, it } from 'node:test';
 import { builtinEnvironments, findEnvironment } from '../../src/environments/index.js';
 
 describe('the environment registry', () => {
-  it('lists exactly the built-in environments: math, sliding-puzzle, calculator, arithmetic', () => {
+  it('lists exactly the built-in environments: math, sliding-puzzle, calculator, session-counter, code, code-agent, arithmetic', () => {
     assert.deepEqual(
       builtinEnvironments.map((entry) => entry.name),
-      ['math', 'sliding-puzzle', 'calculator', 'session-counter', 'arithmetic'],
+      ['math', 'sliding-puzzle', 'calculator', 'session-counter', 'code', 'code-agent', 'arithmetic'],
     );
   });
 

@@ -16,6 +16,16 @@ const tasks: Record<string, { good: unknown; bad: unknown; issue: string }> = {
   'sliding-puzzle': { good: { seed: 3 }, bad: { seed: 3, size: 9 }, issue: 'size: expected a number ≤ 6, got 9' },
   calculator: { good: { expected_final_answer: 12 }, bad: { expected_final_answer: '12' }, issue: 'expected_final_answer: expected a number, got "12"' },
   'session-counter': { good: { initial_count: 1, expected_count: 3 }, bad: { initial_count: 1 }, issue: 'expected_count: missing (expected a number)' },
+  code: {
+    good: { verifier_metadata: { unit_tests: { inputs: ['1\n'], outputs: ['2\n'] } } },
+    bad: { verifier_metadata: { unit_tests: { inputs: ['1\n'], outputs: [] } } },
+    issue: 'verifier_metadata.unit_tests: unit_tests.inputs and unit_tests.outputs need the same length, got {"inputs":["1\\n"],"outputs":[]}',
+  },
+  'code-agent': {
+    good: { verifier_metadata: { unit_tests: { inputs: ['1\n'], outputs: ['2\n'] } }, language: 'node' },
+    bad: { verifier_metadata: { unit_tests: { inputs: ['1\n'], outputs: ['2\n'] } }, language: 'ruby' },
+    issue: 'language: expected "python" or "node", got "ruby"',
+  },
   arithmetic: { good: { problem: '2+3', answer: 5 }, bad: { problem: '2+3', answer: 'abc' }, issue: 'answer: expected a number, got "abc"' },
 };
 

@@ -190,6 +190,38 @@ describe('pass@k and friends', () => {
     assert.deepEqual(Object.keys(metrics).slice(0, 2), ['pass@1/accuracy', 'pass@1[avg-of-1]/accuracy']);
   });
 
+  it('counts a task without rollouts, or rollouts without scores, for nothing', () => {
+    const answered = [{ scores: { accuracy: 1 } }, { scores: { accuracy: 0 } }];
+    assert.deepEqual(passMajorityMetrics([answered, []]), passMajorityMetrics([answered]));
+    assert.deepEqual(passMajorityMetrics([[{ scores: {} }, { scores: {} }]]), {});
+    assert.deepEqual(passMajorityMetrics([[]]), {});
+  });
+
+  it('with answers, computes no_answer from them: a no_answer score the rollouts carry is not taken', () => {
+    const task = (noAnswer: number) => [
+      { scores: { accuracy: 1, no_answer: noAnswer }, answer: '4' },
+      { scores: { accuracy: 0, no_answer: noAnswer }, answer: null },
+    ];
+    const metrics = passMajorityMetrics([task(1), task(0)], { withAnswers: true });
+    assert.deepEqual(
+      metrics,
+      passMajorityMetrics(
+        [task(1), task(0)].map((rollouts) => rollouts.map(({ scores: { accuracy }, answer }) => ({ scores: { accuracy }, answer }))),
+        { withAnswers: true },
+      ),
+    );
+    assert.equal(metrics['pass@1/no_answer'], 50);
+    assert.equal(metrics['pass@1[avg-of-2]/no_answer'], 50);
+  });
+
+  it('takes a rollout without an answer as one whose answer is null: no answer, not an answer of its own', () => {
+    const metrics = passMajorityMetrics([[{ scores: { accuracy: 0 } }, { scores: { accuracy: 0 } }, { scores: { accuracy: 1 }, answer: '4' }]], {
+      withAnswers: true,
+    });
+    assert.equal(metrics['majority@3/accuracy'], 100);
+    assert.ok(Math.abs(metrics['pass@1[avg-of-3]/no_answer']! - 200 / 3) < 1e-9);
+  });
+
   it('takes the most common (answer, score) for majority@k, averaging ties, and scores missing answers as no_answer', () => {
     const metrics = passMajorityMetrics(
       [

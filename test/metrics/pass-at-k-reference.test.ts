@@ -131,6 +131,13 @@ describe('pass@k, mean@k, majority@k and their spreads, against the definitions 
     assert.ok(!Object.keys(metrics).some((key) => key.startsWith('majority@') || key.includes(NO_ANSWER)));
   });
 
+  it('without options, as without answers (the run overview builds it so)', () => {
+    const all = tasks(11, names, 10);
+    const accumulator = new PassAtKAccumulator(names);
+    for (const task of all) accumulator.addTask(names.map((name) => task.scores[name]!));
+    assertSameMetrics(accumulator.metrics(), reference(all, names, false));
+  });
+
   it('counts a task given by its answers alone (no score names) in no_answer', () => {
     const all = tasks(5, [], 6);
     assertSameMetrics(accumulate(all, [], true).metrics(), reference(all, [], true));
@@ -162,6 +169,14 @@ describe('unbiased pass@k (Chen et al.)', () => {
             `n=${n} c=${correct} k=${k}: ${unbiasedPassAtK(n, correct, k)} vs ${expected}`,
           );
         }
+      }
+    }
+  });
+
+  it('is 1 for every k beyond n once a sample is correct (fewer than k wrong, as HumanEval’s estimator)', () => {
+    for (let n = 1; n <= 5; n++) {
+      for (let correct = 1; correct <= n; correct++) {
+        for (let k = n + 1; k <= n + 3; k++) assert.equal(unbiasedPassAtK(n, correct, k), 1, `n=${n} c=${correct} k=${k}`);
       }
     }
   });

@@ -230,10 +230,9 @@ describe('gymnast view: the verdicts of gymnast health beside a run', () => {
     const output = join(directory, 'out.jsonl');
     // Greedy, so every run is the same run: the report's counts are the corruption's, not sampling luck's.
     await promisify(execFile)(process.execPath, [gymnast, 'collect', '--input', examples, '--num-repeats', '2', '--temperature', '0', '--output', output]);
-    // One row corrupted by hand (its first logprob above 0, in both copies, as a sampler's bug would write it), then checked again as a user would.
+    // One row corrupted by hand (its first logprob above 0, as a sampler's bug would write it: on response.output, the one copy the row stores), then checked again as a user would.
     const lines = readFileSync(output, 'utf8').split('\n');
     const row = JSON.parse(lines[3]!);
-    row.messages.find((message: { generation_logprobs?: number[] }) => message.generation_logprobs).generation_logprobs[0] = 0.25;
     row.response.output.find((item: { generation_log_probs?: number[] }) => item.generation_log_probs).generation_log_probs[0] = 0.25;
     lines[3] = JSON.stringify(row);
     writeFileSync(output, lines.join('\n'));

@@ -3,6 +3,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { restoreRowTokens } from '../../src/core/index.js';
 
 const run = promisify(execFile);
 export const bin = new URL('../../bin/gymnast.js', import.meta.url).pathname;
@@ -35,14 +36,17 @@ const SIDE_FILES = ['_materialized_inputs.jsonl', '_failures.jsonl', '_run.json'
 /**
  * A copy of a run (rollouts, plan, failures, run.json) in a new folder, its rollout lines passed
  * through `edit` (and its failure lines through `editFailures`). Lines are raw text, so a test can
- * write what JSON.stringify cannot (a bare NaN).
+ * write what JSON.stringify cannot (a bare NaN). Each line is given with every message's ids on it
+ * (as rows were written before schema version 3, and may still be), so a test can make the messages'
+ * copy of a token disagree with response.output's.
  */
 export function corruptedCopy(output: string, edit: (lines: string[]) => string[], editFailures?: (lines: string[]) => string[]): string {
   const directory = mkdtempSync(join(tmpdir(), 'gymnast-health-bad-'));
   const copy = join(directory, 'out.jsonl');
   const stem = output.slice(0, -'.jsonl'.length);
   for (const suffix of SIDE_FILES) if (existsSync(`${stem}${suffix}`)) copyFileSync(`${stem}${suffix}`, join(directory, `out${suffix}`));
-  writeFileSync(copy, joined(edit(lines(output))));
+  const expanded = lines(output).map((text, index) => JSON.stringify(restoreRowTokens(JSON.parse(text) as Record<string, unknown>, `${output}:${index + 1}`)));
+  writeFileSync(copy, joined(edit(expanded)));
   if (editFailures) writeFileSync(join(directory, 'out_failures.jsonl'), joined(editFailures(lines(join(directory, 'out_failures.jsonl')))));
   return copy;
 }

@@ -1,3 +1,5 @@
+import { ROW_SCHEMA_VERSION } from '../../src/core/index.js';
+
 /** What a synthetic rollout looks like; everything else is filled in as `gymnast collect` writes it. */
 export interface SyntheticRollout {
   task: number;
@@ -20,7 +22,7 @@ export interface SyntheticRollout {
   durationMs?: number;
 }
 
-/** One row as `gymnast collect` writes it (schema version 2), messages with token ids and logprobs. */
+/** One row as `gymnast collect` writes it (schema version 3), messages with token ids and logprobs (no model call on response.output holds them). */
 export function syntheticRow(spec: SyntheticRollout): Record<string, unknown> {
   const turns = spec.turns ?? 1;
   const size = spec.tokensPerMessage ?? 8;
@@ -49,7 +51,7 @@ export function syntheticRow(spec: SyntheticRollout): Record<string, unknown> {
     agent_ref: { name: spec.agent ?? 'arithmetic', type: 'responses_api_agents' },
     _ng_task_index: spec.task,
     _ng_rollout_index: spec.rollout,
-    schema_version: 2,
+    schema_version: ROW_SCHEMA_VERSION,
     duration_ms: spec.durationMs ?? 10 + spec.rollout,
     num_turns: turns,
     token_drift_count: spec.drift?.length ?? 0,

@@ -47,13 +47,13 @@ describe('a template that refuses the conversation', () => {
 });
 
 describe('rendering openings', () => {
-  it('gives a repeated opening the ids its first rendering gave, and every caller arrays of its own; another generation prompt or other messages are another opening', () => {
+  it('gives a repeated opening the ids its first rendering gave, in arrays no caller can change; another generation prompt or other messages are another opening', () => {
     const cached = new TemplateRenderer(tokenizer, new PlainChatTemplate());
     const fresh = () => new TemplateRenderer(tokenizer, new PlainChatTemplate());
     const render = (on: TemplateRenderer, opening: Message[], addGenerationPrompt: boolean) =>
       on.renderDelta(new TokenLedger(tokenizer), [], opening, { addGenerationPrompt }).tokenIds;
     const opening: Message[] = [{ role: 'user', content: 'q' }];
-    for (let call = 0; call < 2; call++) render(cached, opening, true)[0]!.push(999);
+    for (let call = 0; call < 2; call++) assert.throws(() => render(cached, opening, true)[0]!.push(999), TypeError);
     assert.deepEqual(render(cached, opening, true), render(fresh(), opening, true));
     assert.deepEqual(render(cached, opening, false), render(fresh(), opening, false));
     assert.notDeepEqual(render(cached, opening, false), render(cached, opening, true));

@@ -57,13 +57,17 @@ describe('the token ledger (text read lazily)', () => {
     assert.equal(ledger.text, '<1><2>');
   });
 
-  it('hands out a fresh id list each time', () => {
+  it('hands out id lists that later appends never change', () => {
     const ledger = new TokenLedger({ encode: () => [], decode: () => '', stopTokenIds: [] });
     ledger.appendMessage({ role: 'user', content: 'q', token_ids: [1, 2] });
-    const ids = ledger.tokenIds();
-    ids.push(3);
-    assert.deepEqual(ledger.tokenIds(), [1, 2]);
-    assert.equal(ledger.length, 2);
+    const first = ledger.tokenIds();
+    ledger.appendMessage({ role: 'assistant', content: 'a', token_ids: [3], generation_logprobs: [-0.5] });
+    const second = ledger.tokenIds();
+    ledger.appendMessage({ role: 'user', content: 'b', token_ids: [4, 5] });
+    assert.deepEqual(first, [1, 2]);
+    assert.deepEqual(second, [1, 2, 3]);
+    assert.deepEqual(ledger.tokenIds(), [1, 2, 3, 4, 5]);
+    assert.equal(ledger.length, 5);
   });
 
   it('lists one segment per message that carries tokens, sampled ones with their logprobs, and none for a message without tokens', () => {

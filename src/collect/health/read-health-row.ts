@@ -42,6 +42,8 @@ function classify(error: InvalidRowError): HealthFinding {
   const message = error.message.slice(error.where.length + 2);
   if (/generation_logprobs\.\d+$/.test(error.field)) return healthFinding('logprobs-non-finite', `${error.field}: not a finite number`);
   if (/generation_logprobs$/.test(error.field)) return healthFinding('logprobs-length', message);
+  // A message whose ids the row stores on response.output, which cannot give them back (`restoreRowTokens`).
+  if (/token_count$/.test(error.field)) return healthFinding('training-tokens-malformed', message);
   return healthFinding('row-unreadable', message);
 }
 

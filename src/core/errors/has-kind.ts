@@ -16,6 +16,7 @@ import type { RetryableFailuresError } from './retryable-failures-error.js';
 import type { RewardComponentsError } from './reward-components-error.js';
 import type { RunLockedError } from './run-locked-error.js';
 import type { SamplerReplyError } from './sampler-reply-error.js';
+import type { SandboxUnavailableError } from './sandbox-unavailable-error.js';
 import type { ServerError } from './server-error.js';
 import type { ServerStartError } from './server-start-error.js';
 import type { TemplateError } from './template-error.js';
@@ -43,6 +44,7 @@ export interface ErrorKinds {
   'reward-components': RewardComponentsError;
   'run-locked': RunLockedError;
   'sampler-reply': SamplerReplyError;
+  'sandbox-unavailable': SandboxUnavailableError;
   server: ServerError;
   'server-start': ServerStartError;
   template: TemplateError;

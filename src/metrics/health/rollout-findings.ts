@@ -124,7 +124,8 @@ const usageCounts: RolloutCheck = (row) => {
 
 /**
  * The sampled ids must decode to the text recorded for the turn. Templates wrap the text (an end of
- * turn token, `<think>` around reasoning), so the decoded text must contain it rather than equal it.
+ * turn token, `<think>` around reasoning), so the decoded text must contain it rather than equal it
+ * (an empty or blank text, as beside a tool call, is contained in any).
  */
 const decodesToText: RolloutCheck = (_row, decoder, answers) => {
   if (!decoder) return [];
@@ -133,7 +134,7 @@ const decodesToText: RolloutCheck = (_row, decoder, answers) => {
     if (!message.token_ids || message.token_ids.length === 0) continue;
     const decoded = decoder.decode(message.token_ids);
     for (const text of [message.content, message.reasoning_content ?? '']) {
-      if (text.trim() === '' || decoded.includes(text.trim())) continue;
+      if (decoded.includes(text.trim())) continue;
       findings.push(
         healthFinding(
           'token-text-mismatch',

@@ -117,6 +117,8 @@ export class AgentServer {
         const remainingMs = Math.max(1, this.#settings.runTimeoutMs - (performance.now() - started));
         // The client's signal, not the deadline's: a deadline ends the episode as a `timeout` failure, a hang-up as `aborted`.
         const outcome = await this.#agent.run(row, { episode: { ...this.#episode, episodeTimeoutMs: remainingMs }, control: { signal } });
+        // The whole row, every message with its ids (a version 3 row may keep them there): NeMo Gym's client and NeMo RL
+        // read response.output, unchanged, and a gymnast of any version reads the messages; `collect` stores them once.
         return { status: 200, body: outcome.row };
       } finally {
         slot.release();

@@ -76,7 +76,9 @@ export function environmentResourcesServer(environment: Environment, options: Re
           ...(result.reward_components ? { reward_components: result.reward_components } : {}),
           ...(result.answer !== undefined ? { extracted_answer: result.answer } : {}),
         };
-        return ok({ ...request.value, reward: result.reward, ...fields });
+        // What the environment reports goes beside the reward, as NeMo Gym's verifiers return their own
+        // fields (code_gen's `result`, `extracted_model_code`); the request's keys and the reward win.
+        return ok({ ...result.fields, ...request.value, reward: result.reward, ...fields });
       }),
       'POST /reset': session(async (body, current, signal) => {
         const request = parseBody(RunRequest, body);
