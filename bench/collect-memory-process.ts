@@ -3,8 +3,8 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { collect } from '../src/collect/collect-run.js';
-import type { Agent } from '../src/collect/agent.js';
-import { ROW_SCHEMA_VERSION, SamplingParams } from '../src/core/index.js';
+import { SamplingParams } from '../src/core/index.js';
+import { instantAgent } from './instant-agent.js';
 import { ScriptedPolicy } from '../src/testing/index.js';
 import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../src/tokens/index.js';
 
@@ -32,23 +32,6 @@ await once(file, 'close');
 const sumOf = (question: string) => {
   const [a, b] = /(\d+)\+(\d+)/.exec(question)!.slice(1).map(Number);
   return a! + b!;
-};
-
-/** Answers every row at once with a real result row: the pipeline's cost without an episode's. */
-const instantAgent: Agent = {
-  name: 'arithmetic',
-  check: () => [],
-  run: async (row) => ({
-    kind: 'result',
-    row: {
-      ...row,
-      schema_version: ROW_SCHEMA_VERSION,
-      duration_ms: 0,
-      response: { output: [], usage: { input_tokens: 20, output_tokens: 3, total_tokens: 23 } },
-      reward: row._ng_rollout_index % 2,
-      extracted_answer: String(row.answer),
-    },
-  }),
 };
 
 let peak = 0;

@@ -13,6 +13,7 @@ import { fleetMemory } from './fleet-memory-bench.js';
 import { healthThroughput } from './health-bench.js';
 import { httpClientThroughput } from './http-bench.js';
 import { ledgerThroughput } from './ledger-bench.js';
+import { queueChaosRun, queueScaling } from './queue-bench.js';
 import { resourcesOverhead } from './resources-bench.js';
 import { runSlotsScaling } from './run-slots-bench.js';
 import { sandboxCost } from './sandbox-bench.js';
@@ -49,6 +50,8 @@ const suites: Record<string, () => Promise<BenchLine | BenchLine[]>> = {
   health: healthThroughput,
   sched: schedulingOnFleet,
   sandbox: sandboxCost,
+  queue: queueScaling,
+  'queue-chaos': queueChaosRun,
 };
 
 const wanted = [...process.argv.slice(2), ...(process.env.BENCH ?? '').split(',')].map((name) => name.trim()).filter(Boolean);
@@ -67,10 +70,11 @@ function targetLine(measured: Side, target: FixedFigure, lowerIsBetter: boolean)
 }
 
 /**
- * Suites run only when named (`npm run bench -- sched`): the simulated fleet's and the fleet-scale
- * client's take minutes, and the sandbox's needs bubblewrap and runs 1,400 sandboxes.
+ * Suites run only when named (`npm run bench -- sched`): the simulated fleet's, the fleet-scale
+ * client's and the queue's take minutes, the sandbox's needs bubblewrap and runs 1,400 sandboxes, and
+ * the queue's need redis-server.
  */
-const onlyWhenNamed = new Set(['sched', 'fleet-memory', 'fleet-client', 'sandbox']);
+const onlyWhenNamed = new Set(['sched', 'fleet-memory', 'fleet-client', 'sandbox', 'queue', 'queue-chaos']);
 
 for (const [name, suite] of Object.entries(suites)) {
   if (wanted.length > 0 ? !wanted.includes(name) : onlyWhenNamed.has(name)) continue;

@@ -21,7 +21,9 @@ export function collectCommand(): Command {
     .action(async (overrides: string[], _flags: CollectFlags, command: Command) => {
       for (const notice of applyNemoGymOverrides(command, overrides)) process.stderr.write(`[collect] ${notice}\n`);
       seedFieldNotice(command.opts<CollectFlags>());
-      const { split } = command.opts<CollectFlags>();
+      const { split, queue } = command.opts<CollectFlags>();
+      if (split !== undefined && queue !== undefined)
+        throw new ConfigError("--queue runs one input's rollouts on gymnast workers: it does not take a config's --split (its servers run here)");
       if (split !== undefined) return collectSplit(command, split);
       if (command.getOptionValue('reuseDataPreparation'))
         throw new ConfigError('--reuse-data-preparation reuses the datasets --split prepared: give --split (and --config) too, or drop it');

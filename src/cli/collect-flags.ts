@@ -71,6 +71,8 @@ export interface CollectFlags {
   reuseDataPreparation?: boolean;
   split?: DatasetSplit;
   nemoGym?: string;
+  queue?: string;
+  redisTimeout?: number;
 }
 
 /** Every option of `gymnast collect`, with its parser and default (the library's: `collectDefaults`), added to `command`. */
@@ -162,7 +164,16 @@ export function withCollectOptions(command: Command): Command {
       `with --config X.yaml in NeMo Gym's shape: start its servers and collect every dataset of this split (${DATASET_TYPES.join(', ')}) through its agents, one output per dataset in the --output folder`,
       parseSplit,
     )
-    .addOption(nemoGymOption());
+    .addOption(nemoGymOption())
+    .option(
+      '--queue <redis-url>',
+      'coordinate: plan and write here, run the rollouts on `gymnast worker`s through this Redis (redis://[user:password@]HOST:PORT/DB); -c is then how many rollouts the queue holds at once',
+    )
+    .option(
+      '--redis-timeout <seconds>',
+      'with --queue: how long a lost connection to Redis is retried (a restart) before the run stops (default 30)',
+      parseSeconds,
+    );
 }
 
 function parseSplit(value: string): DatasetSplit {

@@ -11,13 +11,16 @@ export interface Interruptions {
  * The first Ctrl-C stops admitting rollouts and lets those in flight finish (`notice` says so); the
  * second aborts them. Either way the files resume cleanly with --resume.
  */
-export function interruptions(notice: (message: string) => void): Interruptions {
+export function interruptions(
+  notice: (message: string) => void,
+  stopping = 'stopping: finishing the rollouts in flight (Ctrl-C again aborts them); --resume continues later',
+): Interruptions {
   const admitting = new AbortController();
   const running = new AbortController();
   const onSignal = () => {
     if (!admitting.signal.aborted) {
       admitting.abort(new Error('interrupted'));
-      notice('stopping: finishing the rollouts in flight (Ctrl-C again aborts them); --resume continues later');
+      notice(stopping);
     } else {
       running.abort(new Error('interrupted twice'));
     }

@@ -12,6 +12,7 @@ import { packageVersion } from './package-version.js';
  */
 const commands: Record<string, () => Promise<Command>> = {
   collect: async () => (await import('./collect-command.js')).collectCommand(),
+  worker: async () => (await import('./worker-command.js')).workerCommand(),
   aggregate: async () => (await import('./aggregate-command.js')).aggregateCommand(),
   profile: async () => (await import('./profile-command.js')).profileCommand(),
   export: async () => (await import('./export-command.js')).exportCommand(),

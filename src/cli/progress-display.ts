@@ -12,12 +12,12 @@ export interface ProgressDisplay {
 
 /**
  * Progress on `stream`: on a terminal, cli-progress's live bar (done/total, rollouts/min, ETA, mean
- * reward, failures, prompts too long, retries) redrawn at most 10 times a second, ended when the last
+ * reward, failures, prompts too long, retries, and with `workers` the queue's workers alive) redrawn at most 10 times a second, ended when the last
  * rollout is; otherwise a plain line every 10% and at the end, which logs and specs read. cli-progress
  * is imported only for a terminal: a run whose stderr is a file or a pipe does not load it.
  */
-export async function progressDisplay(retries: () => number, stream: NodeJS.WriteStream = process.stderr): Promise<ProgressDisplay> {
-  const status = progressStatus(retries);
+export async function progressDisplay(retries: () => number, stream: NodeJS.WriteStream = process.stderr, workers?: () => number): Promise<ProgressDisplay> {
+  const status = progressStatus(retries, workers);
   if (!stream.isTTY) return plainLines(status, stream);
   // cli-progress is CommonJS: its exports are the module's default export, the one place both Node and the
   // esbuild bundle put them (the bundle has no named exports for it).
@@ -73,7 +73,7 @@ function liveBar(bars: MultiBar, status: Status, stream: NodeJS.WriteStream): Pr
 }
 
 /** The status after each rollout: its rate counts only the rollouts this run ended (not a resumed run's earlier ones). */
-function progressStatus(retries: () => number): Status {
+function progressStatus(retries: () => number, workers?: () => number): Status {
   const started = Date.now();
   let first: number | undefined;
   return (progress) => {
@@ -85,7 +85,7 @@ function progressStatus(retries: () => number): Status {
     const eta = rate > 0 ? formatDuration(((progress.total - progress.done) / rate) * 60) : '?';
     // Named only when there are some: a prompt too long for --max-seq-len is neither scored nor failed.
     const tooLong = progress.promptTooLong > 0 ? `, ${progress.promptTooLong} prompt too long` : '';
-    return `${progress.done}/${progress.total} rollouts, ${rate.toFixed(0)}/min, ETA ${eta}, mean reward ${meanReward}, ${progress.failures} failures${tooLong}, ${retries()} retries`;
+    return `${progress.done}/${progress.total} rollouts, ${rate.toFixed(0)}/min, ETA ${eta}, mean reward ${meanReward}, ${progress.failures} failures${tooLong}, ${retries()} retries${workers ? `, ${workers()} workers alive` : ''}`;
   };
 }
 

@@ -4,12 +4,18 @@ import { ConfigError } from '../core/errors/config-error.js';
 import { defaultRetryBudget } from '../http-client/router/retry-budget.js';
 import type { CollectFlags } from './collect-flags.js';
 
+/** The flags the agents of `--resources-server` and `--gymnasium-server` are made from (collect's, and the worker's). */
+export type ServerFlags = Pick<
+  CollectFlags,
+  'agentServer' | 'resourcesServer' | 'gymnasiumServer' | 'toolCallParser' | 'requestTimeout' | 'requestAttempts' | 'retryBudget'
+>;
+
 /**
  * The agents of `--resources-server` and `--gymnasium-server`: gymnast's own loop against NeMo Gym
  * servers, sharing the request deadline, attempts and retry budget flags with the policy. A name given
  * to two kinds of server would leave its rows two ways to run: refused.
  */
-export async function resourcesAgents(flags: CollectFlags, onRetry: () => void): Promise<(Agent & { close(): Promise<void> })[]> {
+export async function resourcesAgents(flags: ServerFlags, onRetry: () => void): Promise<(Agent & { close(): Promise<void> })[]> {
   const named: [string, string, ResourcesProtocol][] = [
     ...Object.entries(flags.resourcesServer).map(([name, url]) => [name, url, 'resources'] as [string, string, ResourcesProtocol]),
     ...Object.entries(flags.gymnasiumServer).map(([name, url]) => [name, url, 'gymnasium'] as [string, string, ResourcesProtocol]),

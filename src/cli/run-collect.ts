@@ -8,6 +8,8 @@ import { nemoGymAgent } from '../collect/nemo-gym-agent.js';
 import { checkReadFilesApart, type ReadFile } from '../collect/output-paths.js';
 import { loadPromptConfig } from '../collect/prompt-config.js';
 import { AbortedError } from '../core/errors/aborted-error.js';
+import { ConfigError } from '../core/errors/config-error.js';
+import type { RolloutTransport } from '../collect/rollout-transport.js';
 import { runSampling } from '../core/sampling-params.js';
 import { createPolicy } from '../policy/index.js';
 import type { AgentEpisode } from '../servers/config/config-run.js';
@@ -71,7 +73,11 @@ export async function runCollect(
     await closeAll();
     throw error;
   });
-  const display = await progressDisplay(() => retries);
+  const coordinator = await queueCoordinator(flags).catch(async (error: unknown) => {
+    await closeAll();
+    throw error;
+  });
+  const display = await progressDisplay(() => retries, process.stderr, coordinator && (() => coordinator.workersAlive ?? 0));
   const { stopAdmitting, abort, dispose } = interruptions(display.notice);
   const summary = await collect({
     input: flags.input,
@@ -106,10 +112,11 @@ export async function runCollect(
     remoteAgents,
     // Its decode check reuses the policy's tokenizer, the one that made the ids: not loaded a second time.
     health: { decoder: renderer.tokenizer, ...(remoteDecoder ? { remoteDecoder } : {}) },
+    ...(coordinator ? { transport: coordinator } : {}),
   }).finally(async () => {
     display.stop();
     dispose();
-    await closeAll();
+    await Promise.all([closeAll(), coordinator?.close()]);
   });
   for (const agent of summary.aggregate) {
     process.stdout.write(`${agent.agent_ref.name}: ${JSON.stringify(agent.key_metrics)}\n`);
@@ -141,6 +148,24 @@ export async function runCollect(
   }
   const failures = { planned: summary.planned, retryable: summary.retryable, givenUp: summary.givenUp, failuresFile: summary.paths.failures };
   return { failures, ...(health ? { health } : {}) };
+}
+
+/**
+ * With `--queue`, the coordinator's side of the queue, connected before any work (a Redis that cannot be
+ * reached is one line naming it). Imported only then: a run without it does not load BullMQ.
+ */
+async function queueCoordinator(flags: CollectFlags): Promise<(RolloutTransport & { workersAlive: number | undefined; close(): Promise<void> }) | undefined> {
+  if (flags.queue === undefined) return undefined;
+  if (flags.concurrency === 'auto')
+    throw new ConfigError(
+      '--concurrency auto reads the servers this process samples from: with --queue the workers sample; give -c N (the rollouts the queue holds at once)',
+    );
+  if (Object.keys(flags.agentServer).length > 0) throw new ConfigError('--agent-server rows are run by this process: they cannot go through --queue yet');
+  const [{ redisTarget }, { QueueCoordinator }] = await Promise.all([import('../queue/redis-target.js'), import('../queue/queue-coordinator.js')]);
+  return QueueCoordinator.connect(redisTarget(flags.queue), {
+    ...(flags.redisTimeout === undefined ? {} : { reconnectForMs: flags.redisTimeout * 1000 }),
+    onNotice: (message) => process.stderr.write(`[collect] ${message}\n`),
+  });
 }
 
 /**

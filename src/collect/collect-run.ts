@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { ConfigError } from '../core/errors/config-error.js';
 import { hasKind } from '../core/errors/has-kind.js';
 import { isZeroTurnRow } from '../core/zero-turn-row.js';
@@ -7,7 +9,7 @@ import { runJobs, type EpisodeOptions } from '../engine/index.js';
 import type { TokenDecoder } from '../core/token-decoder.js';
 import type { Policy } from '../policy/policy.js';
 import type { ConversationRenderer } from '../tokens/conversation-renderer.js';
-import { admit } from './admission.js';
+import { admit, type CollectJob } from './admission.js';
 import type { Agent } from './agent.js';
 import type { AgentAggregate } from '../metrics/index.js';
 import { AggregateReader } from './aggregate-reader.js';
@@ -28,6 +30,7 @@ import { RowPlanner, type NumRepeats, type SeedField } from './row-planner.js';
 import { checkSameRun, resumeKind, startFresh, type ResumeKind, type RunIdentity } from './run-identity.js';
 import { acquireRunLock } from './run-lock.js';
 import { withServerAggregates, type CollectedAggregate } from './server-aggregate.js';
+import type { RolloutTransport } from './rollout-transport.js';
 import type { RolloutOutcome, Sink } from './sink.js';
 import { writeFailure } from './write-failure.js';
 
@@ -82,6 +85,11 @@ export interface CollectOptions extends CollectSettingsInput {
    * Not on an interrupted run.
    */
   health?: { decoder?: TokenDecoder; remoteDecoder?: TokenDecoder };
+  /**
+   * Run the admitted rollouts through this transport (`--queue`: workers on other machines) instead of
+   * in this process; `concurrency` is then how many rollouts it holds at once (the admission window).
+   */
+  transport?: RolloutTransport;
 }
 
 /** Where a run stands; on a resumed run, the earlier rollouts that are not run again count too. */
@@ -196,6 +204,9 @@ async function collectLocked(
   if (options.resume && !resumed) options.onNotice?.(`nothing to resume at ${paths.run}: starting a fresh run`);
   const config = configIdentity(options, settings);
   const identity = await runIdentity(paths, planner, source, config, checked, options.onNotice);
+  const { transport } = options;
+  if (transport && identity.plan_sha256 === undefined)
+    throw new ConfigError(`${paths.output} has no ${paths.run} (a run NeMo Gym started): a run through a queue needs its identity; resume it without --queue`);
   const state = resumed ? loadResumeState(paths, options.onNotice) : new ResumeState();
   if (resumed) options.onNotice?.(`resuming: ${state.done} done before, running the rest`);
   removeHealthReport(paths.output);
@@ -220,21 +231,28 @@ async function collectLocked(
   let ran = false;
   let retryable = 0;
   /** What follows a rollout: one function for all of them, so a rollout in flight holds no async frame of its own here (issue 26). */
-  const keep = async (outcome: RolloutOutcome) => {
+  const keep = async (outcome: RolloutOutcome, queued?: CollectJob) => {
     // The files first: an outcome they could not keep must not reach a queue that would get it again on resume.
     await files.write(outcome).catch((error: unknown) => {
       if (hasKind(error, 'write-failed')) writeFailed.abort(error);
       throw error;
     });
     await Promise.all(extraSinks.map((sink) => sink.write(outcome)));
+    // Only once the files hold it does the transport's copy go: a coordinator that dies before finds it again on resume.
+    if (queued) await transport?.written(queued);
     count(progress, outcome);
     if (outcome.kind === 'failure' && wouldRetry(outcome.row, settings.maxAttempts)) retryable += 1;
     options.onProgress?.({ ...progress });
   };
   let auto: AutoConcurrencyRun | undefined;
   let autoSummary: AutoConcurrencySummary | undefined;
+  let transportStarted = false;
   try {
     await Promise.all(sinks.map((sink) => sink.start({ plannedRollouts: identity.rollouts, resumed })));
+    if (transport) {
+      transportStarted = true;
+      await transport.start({ runId: transportRunId(identity.plan_sha256!, config, paths.output), fresh: !resumed, config });
+    }
     const { concurrency } = settings;
     if (concurrency === 'auto') auto = startAutoConcurrency(options.policy);
     await runJobs(
@@ -244,11 +262,13 @@ async function collectLocked(
         ...(auto ? { limit: auto.limit } : {}),
         ...signals(options, writeFailed.signal),
       },
-      ({ row, agent }, control) => agent.run(row, { episode, control }).then(keep),
+      (job, control) =>
+        transport ? transport.run(job, control.signal).then((outcome) => keep(outcome, job)) : job.agent.run(job.row, { episode, control }).then(keep),
     );
     ran = true;
   } finally {
     autoSummary = await auto?.stop();
+    if (transportStarted) await transport!.finish(ran && !options.stopAdmitting?.aborted);
     const finishing = await Promise.allSettled(sinks.map((sink) => sink.finish()));
     const failed = finishing.find((result) => result.status === 'rejected');
     // After a failed run, a sink that also fails to close must not hide why the run failed.
@@ -325,7 +345,7 @@ async function runIdentity(
   config: Record<string, unknown>,
   checked: Checked,
   onNotice?: (message: string) => void,
-): Promise<Pick<RunIdentity, 'rollouts'>> {
+): Promise<Pick<RunIdentity, 'rollouts'> & Partial<Pick<RunIdentity, 'plan_sha256'>>> {
   if (checked.kind === 'recorded') return checkSameRun(paths, plannedRows(source, planner), config);
   if (checked.kind === 'none') return startFresh(paths, plannedRows(source, planner), config);
   onNotice?.(
@@ -376,6 +396,17 @@ function createPlanner(options: CollectOptions): RowPlanner {
     ...(options.promptConfig ? { promptConfig: options.promptConfig } : {}),
     ...(options.agents ? { agents: options.agents } : {}),
   });
+}
+
+/**
+ * A run's id on a transport: its plan, its settings and its output. The same command resumed gets the
+ * same id, so what the transport holds of it is found again; two outputs of one plan do not share one.
+ */
+function transportRunId(planSha256: string, config: Record<string, unknown>, output: string): string {
+  return createHash('sha256')
+    .update(JSON.stringify({ plan: planSha256, config, output: resolve(output) }))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /** The settings that shape a rollout: a resume under different ones would mix two experiments in one file. */
