@@ -122,6 +122,8 @@ export {
   arithmeticEnvironment,
   arithmeticPrompt,
   generateArithmeticTasks,
+  smallProductTasks,
+  type SmallProductSplit,
   codeEnvironment,
   codeAgentEnvironment,
   extractCode,
