@@ -30,7 +30,10 @@ export interface RolloutGroup {
   records: readonly EpisodeRecord[];
 }
 
-/** What one step saw and did. Token means are over the generated tokens the step trained on. */
+/**
+ * What one step saw and did. Token means are over the generated tokens the step trained on: those of
+ * rollouts with a nonzero advantage (all rollouts when the KL penalty is in the loss).
+ */
 export interface GrpoStepMetrics {
   step: number;
   groups: number;
@@ -94,7 +97,8 @@ export class GrpoTrainer {
   /** One step over the groups: every minibatch's gradient, clipped, then AdamW. */
   step(groups: readonly RolloutGroup[]): GrpoStepMetrics {
     const started = performance.now();
-    const samples = groups.flatMap(groupSamples);
+    // A rollout with no advantage adds nothing to the loss unless the KL penalty is in it: it is not even read.
+    const samples = groups.flatMap(groupSamples).filter((sample) => sample.advantage !== 0 || this.settings.klCoefficient > 0);
     const totals = { tokens: 0, kl: 0, clipped: 0, entropy: 0, loss: 0, gradNorm: 0, firstRatioError: 0 };
     const { minibatches } = this.settings;
     for (let m = 0; m < minibatches; m++) {
