@@ -18,6 +18,7 @@ import { runSlotsScaling } from './run-slots-bench.js';
 import { sandboxCost } from './sandbox-bench.js';
 import { schedulingOnFleet } from './sched-bench.js';
 import { streamFirstText } from './stream-bench.js';
+import { trainLearning } from './train-bench.js';
 import { viewerScaling } from './viewer-bench.js';
 
 /**
@@ -49,6 +50,7 @@ const suites: Record<string, () => Promise<BenchLine | BenchLine[]>> = {
   health: healthThroughput,
   sched: schedulingOnFleet,
   sandbox: sandboxCost,
+  train: trainLearning,
 };
 
 const wanted = [...process.argv.slice(2), ...(process.env.BENCH ?? '').split(',')].map((name) => name.trim()).filter(Boolean);
@@ -68,9 +70,10 @@ function targetLine(measured: Side, target: FixedFigure, lowerIsBetter: boolean)
 
 /**
  * Suites run only when named (`npm run bench -- sched`): the simulated fleet's and the fleet-scale
- * client's take minutes, and the sandbox's needs bubblewrap and runs 1,400 sandboxes.
+ * client's take minutes, the sandbox's needs bubblewrap and runs 1,400 sandboxes, and train's is a
+ * GRPO run of minutes.
  */
-const onlyWhenNamed = new Set(['sched', 'fleet-memory', 'fleet-client', 'sandbox']);
+const onlyWhenNamed = new Set(['sched', 'fleet-memory', 'fleet-client', 'sandbox', 'train']);
 
 for (const [name, suite] of Object.entries(suites)) {
   if (wanted.length > 0 ? !wanted.includes(name) : onlyWhenNamed.has(name)) continue;
