@@ -66,6 +66,17 @@ interface Sample {
   advantage: number;
 }
 
+/** Sums over a step's generated tokens, and the largest first-minibatch ratio error. */
+interface Totals {
+  tokens: number;
+  kl: number;
+  clipped: number;
+  entropy: number;
+  loss: number;
+  gradNorm: number;
+  firstRatioError: number;
+}
+
 /**
  * GRPO on the embedded model's weights, in this process: group-normalized advantages over each
  * task's rollouts, PPO's clipped objective with importance ratios against the logprobs the sampler
@@ -99,7 +110,7 @@ export class GrpoTrainer {
     const started = performance.now();
     // A rollout with no advantage adds nothing to the loss unless the KL penalty is in it: it is not even read.
     const samples = groups.flatMap(groupSamples).filter((sample) => sample.advantage !== 0 || this.settings.klCoefficient > 0);
-    const totals = { tokens: 0, kl: 0, clipped: 0, entropy: 0, loss: 0, gradNorm: 0, firstRatioError: 0 };
+    const totals: Totals = { tokens: 0, kl: 0, clipped: 0, entropy: 0, loss: 0, gradNorm: 0, firstRatioError: 0 };
     const { minibatches } = this.settings;
     for (let m = 0; m < minibatches; m++) {
       const batch = samples.filter((_, i) => i % minibatches === m);
@@ -200,7 +211,7 @@ function rewardMetrics(
   };
 }
 
-function tokenMetrics(totals: { tokens: number; kl: number; clipped: number; entropy: number; loss: number; firstRatioError: number }) {
+function tokenMetrics(totals: Totals): Pick<GrpoStepMetrics, 'kl' | 'clip_fraction' | 'entropy' | 'first_ratio_error' | 'loss' | 'tokens'> {
   const per = (value: number) => (totals.tokens === 0 ? 0 : value / totals.tokens);
   return {
     kl: per(totals.kl),
