@@ -16,7 +16,7 @@ const policy = await EmbeddedPolicy.load();
 const tokenizer = policy.tokenizer as HfTokenizer;
 const renderer = new TemplateRenderer(tokenizer, JinjaChatTemplate.fromConfig(tokenizer.config), { drift: 'strict' });
 const tasks = smallProductTasks('train')
-  .filter((_, i) => i % 50 === 0)
+  .filter((_, i) => i % 100 === 0)
   .map((task, index) => EpisodeTask.parse({ id: task.problem, index, messages: arithmeticPrompt(task), data: task }));
 
 /** Fresh on-policy groups of four from the policy as it now is. */
