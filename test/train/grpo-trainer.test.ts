@@ -14,7 +14,8 @@ import { rolloutSequence } from '../../src/train/rollout-sequence.js';
 // Its own policy: the trainer hands it new weights, which the other spec files' shared one must not see.
 const policy = await EmbeddedPolicy.load();
 const tokenizer = policy.tokenizer as HfTokenizer;
-const renderer = new TemplateRenderer(tokenizer, JinjaChatTemplate.fromConfig(tokenizer.config), { drift: 'strict' });
+const template = JinjaChatTemplate.fromConfig(tokenizer.config);
+const renderer = new TemplateRenderer(tokenizer, template, { drift: 'strict' });
 const tasks = smallProductTasks('train')
   .filter((_, i) => i % 100 === 0)
   .map((task, index) => EpisodeTask.parse({ id: task.problem, index, messages: arithmeticPrompt(task), data: task }));
@@ -89,5 +90,21 @@ describe('a GRPO step on the embedded model', () => {
     const metrics = trainer.step(await collectGroups(32));
     assert.ok(metrics.first_ratio_error < 1e-5, `max |ratio − 1| = ${metrics.first_ratio_error}`);
     assert.ok(metrics.kl > 0, `KL ${metrics.kl}`);
+  });
+
+  it('refuses new weights while a generation is decoding: one sequence would mix two policies', async () => {
+    const prompt = tokenizer.encode(template.render(arithmeticPrompt({ problem: '13*8' }), { addGenerationPrompt: true }));
+    const request = {
+      session_id: 's',
+      prompt_token_ids: prompt,
+      messages: [],
+      stop_strings: [],
+      stop_token_ids: [],
+      sampling: SamplingParams.parse({ max_tokens: 8, seed: 1 }),
+    };
+    const generation = policy.generate(request, new AbortController().signal);
+    assert.throws(() => policy.updateWeights(policy.model.params.slice()), /while 1 generations are decoding/);
+    await generation;
+    policy.updateWeights(policy.model.params.slice());
   });
 });
