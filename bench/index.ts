@@ -19,6 +19,7 @@ import { runSlotsScaling } from './run-slots-bench.js';
 import { sandboxCost } from './sandbox-bench.js';
 import { schedulingOnFleet } from './sched-bench.js';
 import { streamFirstText } from './stream-bench.js';
+import { trainLearning } from './train-bench.js';
 import { viewerScaling } from './viewer-bench.js';
 
 /**
@@ -52,6 +53,7 @@ const suites: Record<string, () => Promise<BenchLine | BenchLine[]>> = {
   sandbox: sandboxCost,
   queue: queueScaling,
   'queue-chaos': queueChaosRun,
+  train: trainLearning,
 };
 
 const wanted = [...process.argv.slice(2), ...(process.env.BENCH ?? '').split(',')].map((name) => name.trim()).filter(Boolean);
@@ -71,10 +73,10 @@ function targetLine(measured: Side, target: FixedFigure, lowerIsBetter: boolean)
 
 /**
  * Suites run only when named (`npm run bench -- sched`): the simulated fleet's, the fleet-scale
- * client's and the queue's take minutes, the sandbox's needs bubblewrap and runs 1,400 sandboxes, and
- * the queue's need redis-server.
+ * client's and the queue's take minutes, the sandbox's needs bubblewrap and runs 1,400 sandboxes, the
+ * queue's need redis-server, and train's is a GRPO run of minutes.
  */
-const onlyWhenNamed = new Set(['sched', 'fleet-memory', 'fleet-client', 'sandbox', 'queue', 'queue-chaos']);
+const onlyWhenNamed = new Set(['sched', 'fleet-memory', 'fleet-client', 'sandbox', 'queue', 'queue-chaos', 'train']);
 
 for (const [name, suite] of Object.entries(suites)) {
   if (wanted.length > 0 ? !wanted.includes(name) : onlyWhenNamed.has(name)) continue;

@@ -122,6 +122,8 @@ export {
   arithmeticEnvironment,
   arithmeticPrompt,
   generateArithmeticTasks,
+  smallProductTasks,
+  type SmallProductSplit,
   codeEnvironment,
   codeAgentEnvironment,
   extractCode,
@@ -192,6 +194,14 @@ export type { Sink, SinkRun, RolloutOutcome } from './collect/sink.js';
 export { nemoGymAgent } from './collect/nemo-gym-agent.js';
 export { resourcesAgent, type ResourcesAgentOptions } from './collect/resources-agent.js';
 export { withServerAggregates, type CollectedAggregate } from './collect/server-aggregate.js';
+export { GrpoTrainer, GrpoSettings, type GrpoSettingsInput, type GrpoStepMetrics, type RolloutGroup } from './train/grpo-trainer.js';
+export { runGrpo, GrpoRunSettings, type GrpoRunSettingsInput, type GrpoRunOptions, type GrpoRunStep, type GrpoRunSummary } from './train/grpo-run.js';
+export { rolloutSequence, type RolloutSequence } from './train/rollout-sequence.js';
+export { recomputeLogprobs, type RecomputedLogprobs } from './train/recompute-logprobs.js';
+export { groupAdvantages } from './train/group-advantages.js';
+export { clippedToken, type ClippedToken } from './train/ppo-clip.js';
+export { rewardPlotSvg, type RewardPoint } from './train/reward-plot.js';
+export { writeCheckpoint } from './train/write-checkpoint.js';
 export { OpenAiCompatibleServer, type OpenAiCompatibleServerOptions } from './servers/openai-compatible/openai-compatible-server.js';
 export { policyGenerator } from './servers/openai-compatible/generator.js';
 export { JsonServer, type JsonServerOptions, type JsonRequest, type JsonReply, type JsonRoute } from './servers/http-server/json-server.js';

@@ -26,7 +26,7 @@ function parseNumber(value: string): number {
 }
 
 /** A parser that reads a number and checks it with `schema`. */
-function numberFlag(schema: z.ZodType<number | undefined>): (value: string) => number {
+export function numberFlag(schema: z.ZodType<number | undefined>): (value: string) => number {
   return (value) => {
     const number = parseNumber(value);
     const [issue] = schemaIssues(schema, number);

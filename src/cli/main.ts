@@ -20,6 +20,7 @@ const commands: Record<string, () => Promise<Command>> = {
   environments: async () => (await import('./environments-command.js')).environmentsCommand(),
   render: async () => (await import('./render-command.js')).renderCommand(),
   sandbox: async () => (await import('./sandbox-command.js')).sandboxCommand(),
+  train: async () => (await import('./train-command.js')).trainCommand(),
   serve: async () => (await import('./serve-command.js')).serveCommand(),
   view: async () => (await import('./view-command.js')).viewCommand(),
 };

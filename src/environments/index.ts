@@ -17,6 +17,7 @@ export {
   type ArithmeticMetadata,
   type ArithmeticKind,
 } from './arithmetic.js';
+export { smallProductTasks, type SmallProductSplit } from './small-product-tasks.js';
 export { builtinEnvironments, findEnvironment, type EnvironmentEntry } from './registry.js';
 export { toolCallingEnvironment, type ToolEnvironmentSpec } from './tool-environment.js';
 export {

@@ -74,6 +74,19 @@ export class EmbeddedPolicy<T extends Tokenizer = Tokenizer> implements Streamin
     return new EmbeddedPolicy(model, await loadHfTokenizer(directory));
   }
 
+  /**
+   * Puts new weights in the model (a trainer's, after a step), between generations: a generation
+   * still decoding would mix two policies in one sequence, so this refuses while any is. The prefix
+   * cache is emptied, as its keys and values came from the old weights.
+   */
+  updateWeights(params: Float32Array): void {
+    if (this.#active.length > 0) throw new ConfigError(`cannot update the weights while ${this.#active.length} generations are decoding`);
+    if (params.length !== this.model.params.length)
+      throw new ConfigError(`the new weights hold ${params.length} floats but the model has ${this.model.params.length}`);
+    this.model.params.set(params);
+    this.#prefixes.clear();
+  }
+
   get maxModelLen(): number {
     return this.model.config.context_length;
   }

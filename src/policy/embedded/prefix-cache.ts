@@ -47,6 +47,11 @@ export class PrefixCache {
     return { cache, pending: prompt.slice(shared) };
   }
 
+  /** Forgets every kept sequence: their keys and values were computed with weights the model no longer has. */
+  clear(): void {
+    this.#kept.length = 0;
+  }
+
   /** Keeps a finished sequence: `tokens` are what it fed the model, in order (its cache holds the first `cache.length`). */
   keep(tokens: readonly number[], cache: KvCache): void {
     const rows = (tables: readonly Float32Array[]) => tables.map((table) => table.slice(0, cache.length * cache.channels));

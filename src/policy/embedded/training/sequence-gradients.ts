@@ -6,6 +6,13 @@ export interface TrainingSequence {
   tokens: readonly number[];
   /** `weights[t]` multiplies the loss of predicting `tokens[t + 1]` (length = tokens.length - 1). */
   weights: readonly number[];
+  /**
+   * A weight that depends on what the forward pass finds (a policy-gradient objective's, which needs
+   * the current logprob of each token): called for each `t` whose `weights[t]` is not 0, with the
+   * model's logprob of `tokens[t + 1]` and the entropy of its next-token distribution, and multiplied
+   * into `weights[t]`. Returning 0 everywhere skips the backward pass (a forward-only recompute).
+   */
+  weigh?: (t: number, logprob: number, entropy: number) => number;
 }
 
 /**
@@ -64,10 +71,11 @@ export function accumulateSequenceGradients(model: GptModel, grads: Float32Array
 
   // Loss and d(loss)/d(logits) = weight · (softmax − one-hot), folded straight into the tied embedding.
   let loss = 0;
+  let learns = false;
   const dlnf = new Float32Array(T * C);
   for (let t = 0; t < T - 1; t++) {
-    const weight = sequence.weights[t] ?? 0;
-    if (weight === 0) continue;
+    const mask = sequence.weights[t] ?? 0;
+    if (mask === 0) continue;
     const row = t * V;
     let max = -Infinity;
     for (let v = 0; v < V; v++) {
@@ -83,7 +91,11 @@ export function accumulateSequenceGradients(model: GptModel, grads: Float32Array
     }
     const target = tokens[t + 1]!;
     for (let v = 0; v < V; v++) probs[row + v] = probs[row + v]! / sum;
-    loss -= weight * Math.log(Math.max(probs[row + target]!, 1e-30));
+    const logprob = Math.log(Math.max(probs[row + target]!, 1e-30));
+    const weight = sequence.weigh ? mask * sequence.weigh(t, logprob, rowEntropy(probs, row, V)) : mask;
+    if (weight === 0) continue;
+    learns = true;
+    loss -= weight * logprob;
     for (let v = 0; v < V; v++) {
       const d = weight * (probs[row + v]! - (v === target ? 1 : 0));
       if (d === 0) continue;
@@ -94,6 +106,7 @@ export function accumulateSequenceGradients(model: GptModel, grads: Float32Array
     }
   }
 
+  if (!learns) return loss;
   let dres = new Float32Array(T * C);
   layernormBackward(dres, 0, grads, layout.lnfw, grads, layout.lnfb, dlnf, 0, residual[L]!, 0, p, layout.lnfw, lnfMean, lnfRstd, 0, T, C);
   for (let l = L - 1; l >= 0; l--) {
@@ -125,6 +138,16 @@ export function accumulateSequenceGradients(model: GptModel, grads: Float32Array
     }
   }
   return loss;
+}
+
+/** −Σ p·log p over one row of probabilities. */
+function rowEntropy(probs: Float32Array, row: number, V: number): number {
+  let entropy = 0;
+  for (let v = 0; v < V; v++) {
+    const p = probs[row + v]!;
+    if (p > 0) entropy -= p * Math.log(p);
+  }
+  return entropy;
 }
 
 function attentionForward(out: Float32Array, att: Float32Array, qkv: Float32Array, T: number, C: number, H: number, hs: number, scale: number): void {

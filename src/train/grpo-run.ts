@@ -1,0 +1,145 @@
+import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { EpisodeTask } from '../core/episode-task.js';
+import { ConfigError } from '../core/errors/config-error.js';
+import { SamplingParams } from '../core/sampling-params.js';
+import type { EpisodeGroup } from '../engine/run-groups.js';
+import { runGroups } from '../engine/run-groups.js';
+import type { EpisodeOptions } from '../engine/episode-options.js';
+import { arithmeticEnvironment, arithmeticPrompt, type ArithmeticTask } from '../environments/arithmetic.js';
+import { smallProductTasks } from '../environments/small-product-tasks.js';
+import type { EmbeddedPolicy } from '../policy/embedded/embedded-policy.js';
+import type { ConversationRenderer } from '../tokens/conversation-renderer.js';
+import { createSeededRandom } from '../util/seeded-random.js';
+import { writeFileAtomic } from '../util/write-file-atomic.js';
+import { GrpoSettings, type GrpoStepMetrics, GrpoTrainer } from './grpo-trainer.js';
+import { type RewardPoint, rewardPlotSvg } from './reward-plot.js';
+import { writeCheckpoint } from './write-checkpoint.js';
+
+/** A training run: how many steps, how much each collects, how often it measures and saves. */
+export const GrpoRunSettings = GrpoSettings.extend({
+  steps: z.number().int().positive().default(20),
+  /** Training tasks per step; each gets `groupSize` rollouts. */
+  tasksPerStep: z.number().int().positive().default(8),
+  groupSize: z.number().int().min(2).default(8),
+  /** Held-out accuracy is measured before the first step, every this many steps, and after the last. */
+  evalEvery: z.number().int().positive().default(5),
+  /** Held-out tasks measured (the first ones of the held-out split); all 198 by default. */
+  heldOut: z.number().int().positive().default(198),
+  /** Weights are saved every this many steps, and after the last. */
+  checkpointEvery: z.number().int().positive().default(10),
+  maxTokens: z.number().int().positive().default(96),
+  seed: z.number().int().default(1),
+});
+export type GrpoRunSettings = z.infer<typeof GrpoRunSettings>;
+export type GrpoRunSettingsInput = z.input<typeof GrpoRunSettings>;
+
+/** A step's metrics as the run writes them, with the time spent collecting and, when measured, the held-out accuracy. */
+export interface GrpoRunStep extends GrpoStepMetrics {
+  collect_seconds: number;
+  held_out_accuracy?: number;
+}
+
+export interface GrpoRunOptions {
+  policy: EmbeddedPolicy;
+  renderer: ConversationRenderer;
+  /** The run's folder: `metrics.jsonl`, `reward.svg`, `checkpoints/step-N/`. */
+  output: string;
+  settings?: GrpoRunSettingsInput;
+  onStep?: (step: GrpoRunStep) => void;
+  signal?: AbortSignal;
+}
+
+export interface GrpoRunSummary {
+  steps: GrpoRunStep[];
+  /** Held-out accuracy before the first step. */
+  startAccuracy: number;
+  endAccuracy: number;
+  checkpoint: string;
+}
+
+/**
+ * GRPO on the embedded model over the small-products tasks, collect → step, in one process: each step
+ * runs `groupSize` rollouts of `tasksPerStep` training tasks through the engine at temperature 1
+ * (where the recorded raw logprobs are the sampling distribution's), takes the groups as they finish,
+ * steps the trainer on them, and hands the sampler the new weights before the next collection.
+ * Held-out accuracy is the share of held-out tasks answered right with greedy decoding.
+ */
+export async function runGrpo(options: GrpoRunOptions): Promise<GrpoRunSummary> {
+  const settings = GrpoRunSettings.parse(options.settings ?? {});
+  const { policy, output } = options;
+  await mkdir(output, { recursive: true });
+  const metricsFile = join(output, 'metrics.jsonl');
+  await writeFile(metricsFile, '');
+  const trainer = new GrpoTrainer(policy.model, settings);
+  const train = shuffled(smallProductTasks('train'), settings.seed);
+  const heldOut = smallProductTasks('held-out').slice(0, settings.heldOut);
+  const episode = (sampling: SamplingParams): EpisodeOptions => ({
+    policy,
+    environment: arithmeticEnvironment(),
+    renderer: options.renderer,
+    maxTurns: 4,
+    maxSeqLen: policy.maxModelLen,
+    sampling,
+  });
+  const evaluate = () => heldOutAccuracy(heldOut, episode(SamplingParams.parse({ greedy: true, max_tokens: settings.maxTokens })), options.signal);
+
+  const startAccuracy = await evaluate();
+  const points: RewardPoint[] = [{ step: 0, heldOut: startAccuracy }];
+  const steps: GrpoRunStep[] = [];
+  let checkpoint = '';
+  for (let s = 0; s < settings.steps; s++) {
+    options.signal?.throwIfAborted();
+    const started = performance.now();
+    const tasks = Array.from({ length: settings.tasksPerStep }, (_, i) => train[(s * settings.tasksPerStep + i) % train.length]!);
+    const sampling = SamplingParams.parse({ temperature: 1, max_tokens: settings.maxTokens, seed: settings.seed * 100_003 + s });
+    const groups: EpisodeGroup[] = [];
+    for await (const group of runGroups(episodeTasks(tasks), episode(sampling), { groupSize: settings.groupSize, ...signalOf(options.signal) }))
+      groups.push(group);
+    const collectSeconds = (performance.now() - started) / 1000;
+    const metrics = trainer.step(groups);
+    policy.updateWeights(trainer.model.params);
+    const last = s === settings.steps - 1;
+    const measured = last || (s + 1) % settings.evalEvery === 0 ? await evaluate() : undefined;
+    const step: GrpoRunStep = { ...metrics, collect_seconds: collectSeconds, ...(measured === undefined ? {} : { held_out_accuracy: measured }) };
+    steps.push(step);
+    points.push({ step: step.step, reward: step.reward, ...(measured === undefined ? {} : { heldOut: measured }) });
+    await appendFile(metricsFile, `${JSON.stringify(step)}\n`);
+    await writeFileAtomic(join(output, 'reward.svg'), rewardPlotSvg(points));
+    if (last || step.step % settings.checkpointEvery === 0) {
+      checkpoint = await writeCheckpoint(join(output, 'checkpoints', `step-${step.step}`), trainer.model, {
+        name: 'gymnast-tiny-arith (GRPO)',
+        grpo: { step: step.step, settings, held_out_accuracy: measured ?? null },
+      });
+    }
+    options.onStep?.(step);
+  }
+  return { steps, startAccuracy, endAccuracy: steps.at(-1)?.held_out_accuracy ?? startAccuracy, checkpoint };
+}
+
+function signalOf(signal: AbortSignal | undefined): { signal?: AbortSignal } {
+  return signal === undefined ? {} : { signal };
+}
+
+function episodeTasks(tasks: readonly ArithmeticTask[]): EpisodeTask[] {
+  return tasks.map((task, index) => EpisodeTask.parse({ id: task.problem, index, messages: arithmeticPrompt(task), data: task }));
+}
+
+/** The share of `tasks` whose one (greedy) rollout is rewarded. */
+async function heldOutAccuracy(tasks: readonly ArithmeticTask[], options: EpisodeOptions, signal: AbortSignal | undefined): Promise<number> {
+  if (tasks.length === 0) throw new ConfigError('no held-out tasks to measure');
+  let right = 0;
+  for await (const group of runGroups(episodeTasks(tasks), options, { groupSize: 1, ...signalOf(signal) })) right += group.records[0]!.reward > 0 ? 1 : 0;
+  return right / tasks.length;
+}
+
+function shuffled<T>(items: readonly T[], seed: number): T[] {
+  const random = createSeededRandom(seed);
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = random.int(0, i);
+    [copy[i], copy[j]] = [copy[j]!, copy[i]!];
+  }
+  return copy;
+}
