@@ -60,6 +60,7 @@ export class EmbeddedPolicy<T extends Tokenizer = Tokenizer> implements Streamin
   readonly #active: Sequence[] = [];
   readonly #prefixes = new PrefixCache(PREFIX_CACHE_SEQUENCES);
   #running = false;
+  #version = 0;
 
   constructor(model: GptModel, tokenizer: T) {
     this.model = model;
@@ -85,6 +86,12 @@ export class EmbeddedPolicy<T extends Tokenizer = Tokenizer> implements Streamin
       throw new ConfigError(`the new weights hold ${params.length} floats but the model has ${this.model.params.length}`);
     this.model.params.set(params);
     this.#prefixes.clear();
+    this.#version += 1;
+  }
+
+  /** Which weights it samples with: 0 for those it was built with, +1 per `updateWeights`. Every result carries it. */
+  get version(): number {
+    return this.#version;
   }
 
   get maxModelLen(): number {
@@ -200,6 +207,8 @@ export class EmbeddedPolicy<T extends Tokenizer = Tokenizer> implements Streamin
       logprobs_mode: 'raw',
       // The model reads the request's ids in this process: the prompt is the ledger's by construction.
       prompt_source: 'ledger',
+      // No update happens while a sequence decodes, so the version now is the one that sampled all of it.
+      policy_version: this.#version,
     };
   }
 
