@@ -3,8 +3,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { SamplingParams } from '../../src/core/index.js';
-import { EmbeddedPolicy } from '../../src/policy/embedded/embedded-policy.js';
+import { EpisodeTask, SamplingParams } from '../../src/core/index.js';
+import { runGroups } from '../../src/engine/index.js';
+import { arithmeticEnvironment, arithmeticPrompt } from '../../src/environments/index.js';
+import { createPolicy } from '../../src/policy/create-policy.js';
+import { EmbeddedPolicy, embeddedModelDirectory } from '../../src/policy/embedded/embedded-policy.js';
 import { GptModel } from '../../src/policy/embedded/gpt-model.js';
 import { embeddedModelServer } from '../../src/servers/openai-compatible/embedded-model-server.js';
 import { writeCheckpoint } from '../../src/train/write-checkpoint.js';
@@ -99,5 +102,27 @@ describe('POST /update_weights on the served embedded model', () => {
     assert.notDeepEqual(impatient.model.params, trained.params);
     abort.abort();
     await inFlight;
+  });
+
+  it('reports the version on each completion, and a remote policy records it on its turns', async () => {
+    const remote = await createPolicy({ kind: 'vllm-completions', baseUrls: [url], tokenizerDir: embeddedModelDirectory, apiKey: KEY });
+    try {
+      const task = EpisodeTask.parse({ id: 't', index: 0, messages: arithmeticPrompt({ problem: '12*7' }), data: { problem: '12*7', answer: 84 } });
+      const options = {
+        policy: remote.policy,
+        renderer: remote.renderer,
+        environment: arithmeticEnvironment(),
+        maxTurns: 2,
+        maxSeqLen: remote.maxModelLen,
+        sampling: SamplingParams.parse({ max_tokens: 16, seed: 1 }),
+      };
+      const turns = [];
+      for await (const group of runGroups([task], options, { groupSize: 1 })) turns.push(...group.records.flatMap((record) => record.turns));
+      assert.ok(turns.length > 0);
+      assert.deepEqual(new Set(turns.map((turn) => turn.policy_version)), new Set([policy.version]));
+      assert.equal(policy.version, 1);
+    } finally {
+      await remote.policy.close();
+    }
   });
 });
