@@ -79,6 +79,7 @@ function isTurn(value: unknown): boolean {
     timing.env_ms >= 0 &&
     hasOnly(timing, TurnRecord.shape.timing.shape) &&
     (mode === undefined || mode === 'raw' || mode === 'processed') &&
+    optional(value.policy_version, isIndex) &&
     optional(value.reward_components, isNumberRecord) &&
     (answer === undefined || answer === null || typeof answer === 'string') &&
     optional(value.env_terminated, isBoolean) &&

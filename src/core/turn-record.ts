@@ -12,6 +12,8 @@ export const TurnRecord = z.object({
   finish_reason: FinishReason,
   /** Which distribution `generation_logprobs` come from (`raw`: before temperature and filters), when the policy says. */
   logprobs_mode: z.enum(['raw', 'processed']).optional(),
+  /** The version of the weights that sampled this turn (0 at start, +1 per update), when the policy reports one; absent otherwise. */
+  policy_version: z.number().int().nonnegative().optional(),
   reward: z.number(),
   reward_components: z.record(z.string(), z.number()).optional(),
   /** The answer the environment extracted from this turn, if it reports one (for majority voting). */

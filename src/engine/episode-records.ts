@@ -84,6 +84,7 @@ export function turnRecord(index: number, generation: Generation, step: Step, ob
     env_tokens: observation.envTokens,
     finish_reason: result.finish_reason,
     ...(result.logprobs_mode ? { logprobs_mode: result.logprobs_mode } : {}),
+    ...(result.policy_version === undefined ? {} : { policy_version: result.policy_version }),
     reward: step.result.reward,
     ...(step.result.reward_components ? { reward_components: step.result.reward_components } : {}),
     ...(step.result.answer !== undefined ? { answer: step.result.answer } : {}),

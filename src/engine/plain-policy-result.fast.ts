@@ -12,7 +12,18 @@ const FINISH: ReadonlySet<string> = new Set(FinishReason.shape.unified.options);
  */
 export function plainPolicyResult(raw: unknown): PolicyResult | undefined {
   if (!isRecord(raw) || !isRecord(raw.finish_reason) || !isRecord(raw.usage)) return undefined;
-  const { token_ids, logprobs, text, finish_reason, usage, token_source = 'sampler', logprobs_mode, prompt_token_ids, prompt_source = 'ledger' } = raw;
+  const {
+    token_ids,
+    logprobs,
+    text,
+    finish_reason,
+    usage,
+    token_source = 'sampler',
+    logprobs_mode,
+    prompt_token_ids,
+    prompt_source = 'ledger',
+    policy_version,
+  } = raw;
   const { unified, raw: rawReason } = finish_reason;
   const { prompt_tokens, completion_tokens } = usage;
   const plain =
@@ -29,7 +40,8 @@ export function plainPolicyResult(raw: unknown): PolicyResult | undefined {
     (token_source === 'sampler' || (token_source === 'none' && token_ids.length === 0)) &&
     (logprobs_mode === undefined || logprobs_mode === 'raw' || logprobs_mode === 'processed') &&
     (prompt_token_ids === undefined || isTokenIds(prompt_token_ids)) &&
-    (prompt_source === 'ledger' || prompt_source === 'server');
+    (prompt_source === 'ledger' || prompt_source === 'server') &&
+    (policy_version === undefined || isCount(policy_version));
   if (!plain) return undefined;
   return {
     token_ids,
@@ -41,6 +53,7 @@ export function plainPolicyResult(raw: unknown): PolicyResult | undefined {
     ...(logprobs_mode === undefined ? {} : { logprobs_mode }),
     ...(prompt_token_ids === undefined ? {} : { prompt_token_ids }),
     prompt_source,
+    ...(policy_version === undefined ? {} : { policy_version: policy_version as number }),
   };
 }
 

@@ -21,6 +21,6 @@ export { vllmCompletionsBackend } from './vllm-completions/vllm-completions-back
 export { chatCompletionsBackend, type ChatBackendOptions } from './chat-completions/chat-completions-backend.js';
 export { sglangGenerateBackend } from './sglang-generate/sglang-generate-backend.js';
 export { openAiBackend } from './openai/openai-backend.js';
-export { EmbeddedPolicy, embeddedModelDirectory } from './embedded/embedded-policy.js';
+export { EmbeddedPolicy, embeddedModelDirectory, type WeightsUpdate } from './embedded/embedded-policy.js';
 export { GptModel } from './embedded/gpt-model.js';
 export { GptConfig } from './embedded/gpt-config.js';

@@ -41,6 +41,7 @@ function richRow(rare: boolean): Record<string, unknown> {
     ...turns[0],
     index: turns.length,
     logprobs_mode: 'raw',
+    policy_version: 2,
     reward_components: { a: 1 },
     drift_unchecked: true,
     ...(rare ? { token_drift: { source: 'template', at: 3, ledger: 'a', template: 'b' } } : {}),

@@ -13,7 +13,15 @@ const base = {
 
 const cases: Record<string, unknown> = {
   'a backend result': base,
-  'every optional field': { ...base, token_source: 'sampler', logprobs_mode: 'processed', prompt_token_ids: [1, 2, 3], prompt_source: 'server' },
+  'every optional field': {
+    ...base,
+    token_source: 'sampler',
+    logprobs_mode: 'processed',
+    prompt_token_ids: [1, 2, 3],
+    prompt_source: 'server',
+    policy_version: 3,
+  },
+  'a fractional policy version': { ...base, policy_version: 1.5 },
   'a bad prompt source': { ...base, prompt_source: 'proxy' },
   'a text-only result': { ...base, token_ids: [], logprobs: [], token_source: 'none' },
   'extra fields, nested too': { ...base, extra: 1, finish_reason: { unified: 'length', other: true }, usage: { ...base.usage, total_tokens: 17 } },

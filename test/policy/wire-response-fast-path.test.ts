@@ -100,7 +100,7 @@ const cases: { backend: BackendRecipe<unknown>; answers: unknown[] }[] = [
       {
         choices: [
           { text: 'a', token_ids: null, logprobs: null, finish_reason: 'length', stop_reason: 151_645 },
-          { text: 'b', token_ids: [], logprobs: { token_logprobs: [null, -1] }, finish_reason: 'stop', stop_reason: '</tool_call>' },
+          { text: 'b', token_ids: [], logprobs: { token_logprobs: [null, -1] }, finish_reason: 'stop', stop_reason: '</tool_call>', policy_version: 2 },
         ],
         usage: { prompt_tokens: 1, completion_tokens: 2 },
       },

@@ -27,6 +27,9 @@ export const embeddedModelDirectory = fileURLToPath(new URL('../../../assets/emb
 
 const Manifest = z.object({ config: GptConfig, weights: z.object({ file: z.string(), sha256: z.string() }) }).passthrough();
 
+/** What `updateWeightsWhenIdle` did: the new version, or how many generations were still decoding at its deadline. */
+export type WeightsUpdate = { updated: true; version: number } | { updated: false; decoding: number };
+
 /** One sequence being decoded: what it still has to read, what it has sampled. */
 interface Sequence {
   request: PolicyRequest;
@@ -60,6 +63,11 @@ export class EmbeddedPolicy<T extends Tokenizer = Tokenizer> implements Streamin
   readonly #active: Sequence[] = [];
   readonly #prefixes = new PrefixCache(PREFIX_CACHE_SEQUENCES);
   #running = false;
+  #version = 0;
+  /** Set while `updateWeightsWhenIdle` waits: new generations wait for it, so the old weights' last ones can finish. */
+  #updating: Promise<void> | undefined;
+  /** Called when the last decoding generation ends. */
+  #idleWaiters: (() => void)[] = [];
 
   constructor(model: GptModel, tokenizer: T) {
     this.model = model;
@@ -85,6 +93,49 @@ export class EmbeddedPolicy<T extends Tokenizer = Tokenizer> implements Streamin
       throw new ConfigError(`the new weights hold ${params.length} floats but the model has ${this.model.params.length}`);
     this.model.params.set(params);
     this.#prefixes.clear();
+    this.#version += 1;
+  }
+
+  /**
+   * Puts new weights in once the generations decoding now have finished on the old ones (`updateWeights`
+   * refuses while any decodes). Generations asked for meanwhile wait and start on the new weights. When
+   * some still decode after `timeoutMs`, nothing changes and they go on: the answer says how many.
+   */
+  async updateWeightsWhenIdle(params: Float32Array, timeoutMs: number): Promise<WeightsUpdate> {
+    while (this.#updating) await this.#updating;
+    let release!: () => void;
+    this.#updating = new Promise((resolve) => {
+      release = resolve;
+    });
+    try {
+      if (!(await this.#idle(timeoutMs))) return { updated: false, decoding: this.#active.length };
+      this.updateWeights(params);
+      return { updated: true, version: this.#version };
+    } finally {
+      this.#updating = undefined;
+      release();
+    }
+  }
+
+  /** Whether every generation decoding has ended within `timeoutMs`. */
+  #idle(timeoutMs: number): Promise<boolean> {
+    if (this.#active.length === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.#idleWaiters = this.#idleWaiters.filter((waiter) => waiter !== done);
+        resolve(false);
+      }, timeoutMs);
+      this.#idleWaiters.push(done);
+    });
+  }
+
+  /** Which weights it samples with: 0 for those it was built with, +1 per `updateWeights`. Every result carries it. */
+  get version(): number {
+    return this.#version;
   }
 
   get maxModelLen(): number {
@@ -100,6 +151,7 @@ export class EmbeddedPolicy<T extends Tokenizer = Tokenizer> implements Streamin
     const room = this.maxModelLen - request.prompt_token_ids.length;
     if (room <= 0) throw new ContextLengthError(request.prompt_token_ids.length, this.maxModelLen);
     if (request.prompt_token_ids.length === 0) throw new ConfigError('the embedded model needs at least one prompt token');
+    while (this.#updating) await this.#updating;
     signal.throwIfAborted();
     const tokens = new AsyncQueue<StreamedToken>();
     let result: PolicyResult | undefined;
@@ -135,6 +187,11 @@ export class EmbeddedPolicy<T extends Tokenizer = Tokenizer> implements Streamin
   /** Ends the generations still decoding with an `AbortedError`, releasing their caches. */
   async close(): Promise<void> {
     for (const sequence of this.#active.splice(0)) sequence.fail(new AbortedError('the embedded policy was closed'));
+    this.#wakeIfIdle();
+  }
+
+  #wakeIfIdle(): void {
+    if (this.#active.length === 0) for (const waiter of this.#idleWaiters.splice(0)) waiter();
   }
 
   #schedule(): void {
@@ -148,6 +205,7 @@ export class EmbeddedPolicy<T extends Tokenizer = Tokenizer> implements Streamin
       if (this.#active.length > 0) this.#step();
     } catch (error) {
       for (const sequence of this.#active.splice(0)) sequence.fail(error);
+      this.#wakeIfIdle();
     }
     this.#running = false;
     if (this.#active.length > 0) this.#schedule();
@@ -200,6 +258,8 @@ export class EmbeddedPolicy<T extends Tokenizer = Tokenizer> implements Streamin
       logprobs_mode: 'raw',
       // The model reads the request's ids in this process: the prompt is the ledger's by construction.
       prompt_source: 'ledger',
+      // No update happens while a sequence decodes, so the version now is the one that sampled all of it.
+      policy_version: this.#version,
     };
   }
 
@@ -207,6 +267,7 @@ export class EmbeddedPolicy<T extends Tokenizer = Tokenizer> implements Streamin
     const index = this.#active.indexOf(sequence);
     if (index < 0) return false;
     this.#active.splice(index, 1);
+    this.#wakeIfIdle();
     return true;
   }
 }

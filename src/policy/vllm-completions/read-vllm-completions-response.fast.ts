@@ -25,11 +25,12 @@ export function readVllmCompletionsResponse(value: unknown): VllmCompletionsResp
 
 function readChoice(value: unknown): Choice | undefined {
   if (!isRecord(value)) return undefined;
-  const { text, token_ids, prompt_token_ids, logprobs, finish_reason, stop_reason } = value;
+  const { text, token_ids, prompt_token_ids, logprobs, finish_reason, stop_reason, policy_version } = value;
   if (typeof text !== 'string' || (typeof finish_reason !== 'string' && finish_reason !== null)) return undefined;
   if ((token_ids != null && !isIntList(token_ids)) || (prompt_token_ids != null && !isIntList(prompt_token_ids))) return undefined;
   if (stop_reason != null && typeof stop_reason !== 'string' && !isNumber(stop_reason)) return undefined;
   if (logprobs != null && !(isRecord(logprobs) && isNumberOrNullList(logprobs.token_logprobs))) return undefined;
+  if (policy_version !== undefined && !(Number.isSafeInteger(policy_version) && (policy_version as number) >= 0)) return undefined;
   // The schema's keys in its order; an optional one only when the answer has it.
   const choice: Record<string, unknown> = { text };
   if ('token_ids' in value) choice.token_ids = token_ids;
@@ -37,5 +38,6 @@ function readChoice(value: unknown): Choice | undefined {
   if ('logprobs' in value) choice.logprobs = logprobs == null ? logprobs : { token_logprobs: logprobs.token_logprobs };
   choice.finish_reason = finish_reason;
   if ('stop_reason' in value) choice.stop_reason = stop_reason;
+  if ('policy_version' in value) choice.policy_version = policy_version;
   return choice as Choice;
 }

@@ -39,6 +39,7 @@ export const vllmCompletionsBackend: BackendRecipe<VllmCompletionsResponse> = {
       // vLLM's `CompletionResponseChoice.prompt_token_ids` (vllm/entrypoints/openai/protocol.py, with
       // `return_token_ids`; shared reference dependencies.md §6): the ids it read, checked against those sent.
       ...(choice.prompt_token_ids ? { prompt_token_ids: choice.prompt_token_ids } : {}),
+      ...(choice.policy_version === undefined ? {} : { policy_version: choice.policy_version }),
     };
   },
 };

@@ -15,6 +15,8 @@ export const VllmCompletionsResponse = z.object({
           .optional(),
         finish_reason: z.string().nullable(),
         stop_reason: z.union([z.string(), z.number(), z.null()]).optional(),
+        /** Which weights sampled it: gymnast's served embedded model says (vLLM does not). */
+        policy_version: z.number().int().nonnegative().optional(),
       }),
     )
     .min(1),

@@ -88,6 +88,8 @@ export const completions: Route = async (context, body, signal) => {
     ...(request.return_token_ids ? { token_ids: generation.tokenIds, prompt_token_ids: promptIds[promptOf(index)] } : {}),
     logprobs: request.logprobs === undefined ? null : logprobs(generation.tokenIds, generation.logprobs),
     ...finish(generation),
+    // gymnast's own field: which weights sampled the choice (see POST /update_weights), read back as the turn's `policy_version`.
+    ...(generation.policyVersion === undefined ? {} : { policy_version: generation.policyVersion }),
   }));
   return { status: 200, body: { ...head, object: 'text_completion', choices, usage: usage(promptTokens, completionTokens(generated)) } };
 };

@@ -21,6 +21,8 @@ export interface GenerationEnd {
   finish: 'stop' | 'length';
   /** The matched stop string or stop token id; null when the reply ended on its own end-of-sequence token. */
   stopReason: string | number | null;
+  /** Which weights sampled it, when the policy counts them (the embedded one does). */
+  policyVersion?: number;
 }
 
 export interface Generation extends GenerationEnd {
@@ -69,6 +71,10 @@ export function policyGenerator(policy: StreamingPolicy, tokenizer: Tokenizer): 
     const text = tokenizer.decode(ids);
     const matched = request.stop.find((stop) => text.includes(stop));
     const stopReason = last !== undefined && request.stopTokenIds.includes(last) && !tokenizer.stopTokenIds.includes(last) ? last : (matched ?? null);
-    return { finish: result.finish_reason.unified === 'length' ? 'length' : 'stop', stopReason };
+    return {
+      finish: result.finish_reason.unified === 'length' ? 'length' : 'stop',
+      stopReason,
+      ...(result.policy_version === undefined ? {} : { policyVersion: result.policy_version }),
+    };
   };
 }

@@ -5,7 +5,7 @@ import { RequestRejectedError } from '../http-server/request-rejected-error.js';
 import { findRoute } from './find-route.js';
 import type { Generator } from './generator.js';
 import { unixSeconds } from './response-id.js';
-import type { RouteContext, RouteResult } from './route.js';
+import type { Route, RouteContext, RouteResult } from './route.js';
 
 export interface OpenAiCompatibleApiOptions {
   tokenizer: Tokenizer;
@@ -25,6 +25,8 @@ export interface OpenAiCompatibleApiOptions {
   /** Reads tool calls out of chat replies that were offered tools, as vLLM's `--tool-call-parser` (e.g. `hermesToolCallParser`); none returns the text as written. */
   toolCallParser?: ToolCallParser;
   maxModelLen?: number;
+  /** Routes beyond the OpenAI-compatible ones, by `METHOD /path` (the embedded model's `POST /update_weights`). */
+  extraRoutes?: Readonly<Record<string, Route>>;
 }
 
 /** A route bound to its API: the answer to one call's body, a refused request answered as its error. */
@@ -37,6 +39,7 @@ export type BoundRoute = (body: unknown, signal: AbortSignal) => Promise<RouteRe
  */
 export class OpenAiCompatibleApi {
   readonly #context: RouteContext;
+  readonly #extraRoutes: Readonly<Record<string, Route>>;
 
   constructor(options: OpenAiCompatibleApiOptions) {
     this.#context = {
@@ -51,11 +54,12 @@ export class OpenAiCompatibleApi {
       maxModelLen: options.maxModelLen ?? 32_768,
       root: options.root,
     };
+    this.#extraRoutes = options.extraRoutes ?? {};
   }
 
   /** The route serving `method` `path`, or undefined when none does (the caller answers 404). */
   route(method: string | undefined, path: string): BoundRoute | undefined {
-    const route = findRoute(method, path);
+    const route = this.#extraRoutes[`${method} ${path}`] ?? findRoute(method, path);
     return route && ((body, signal) => routed(() => route(this.#context, body, signal)));
   }
 }

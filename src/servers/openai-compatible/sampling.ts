@@ -57,7 +57,8 @@ export async function* sample(
     for (let step = await tokens.next(); ; step = await tokens.next()) {
       if (step.done) {
         const text = visibleText(context.tokenizer, request, tokenIds, step.value.stopReason);
-        const generation = { tokenIds, logprobs, text, finish: step.value.finish, stopReason: step.value.stopReason };
+        const { finish, stopReason, policyVersion } = step.value;
+        const generation: Generation = { tokenIds, logprobs, text, finish, stopReason, ...(policyVersion === undefined ? {} : { policyVersion }) };
         yield { generation, rest: pieces.rest(text) };
         return generation;
       }
