@@ -81,6 +81,21 @@ describe('gymnast reverify', () => {
     assert.equal(summary.failed, 1);
   });
 
+  it('reads rows of every schema version: 2 (ids on the messages) and 1 (no schema_version)', async () => {
+    const older = corruptedCopy(run, (rows) =>
+      rows.map((text, index) => {
+        const row = JSON.parse(text) as Record<string, unknown>;
+        if (index % 2 === 0) row.schema_version = 2;
+        else delete row.schema_version;
+        return JSON.stringify(row);
+      }),
+    );
+    const output = outputIn('older.jsonl');
+    const result = await gymnast('reverify', older, '--env', 'arithmetic', '-o', output);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual([summaryOf(output).unchanged, summaryOf(output).failed], [32, 0]);
+  });
+
   it('refuses a missing run and an unknown environment in one line naming it', async () => {
     const missing = await gymnast('reverify', '/nonexistent/run.jsonl', '-o', outputIn('x.jsonl'));
     assert.equal(missing.code, 1);
