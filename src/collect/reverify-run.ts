@@ -1,5 +1,5 @@
-import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
-import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname, basename, extname, join, resolve } from 'node:path';
 import { ConfigError } from '../core/errors/config-error.js';
 import { recordError, type RecordedError } from '../core/recorded-error.js';
@@ -57,11 +57,18 @@ type Outcome =
  * record in the failures file; the others go on.
  */
 export async function reverifyRun(options: ReverifyOptions): Promise<ReverifySummary> {
+  try {
+    return await reverifyInto(options);
+  } finally {
+    await options.verifier.close();
+  }
+}
+
+async function reverifyInto(options: ReverifyOptions): Promise<ReverifySummary> {
   if (!existsSync(options.run)) throw new ConfigError(`no run at ${options.run}: give a rollout file written by gymnast collect`);
   if (resolve(options.run) === resolve(options.output))
     throw new ConfigError(`-o ${options.output} is the run itself: write the re-scored rows to another file`);
   const paths = reverifyPaths(options.output);
-  const concurrency = options.concurrency ?? 16;
   const summary: ReverifySummary = {
     run: options.run,
     output: options.output,
@@ -74,43 +81,61 @@ export async function reverifyRun(options: ReverifyOptions): Promise<ReverifySum
     mean_previous_reward: null,
     mean_reward: null,
   };
-  let previousSum = 0;
-  let rewardSum = 0;
-  const rows = createWriteStream(options.output);
-  const failures = createWriteStream(paths.failures);
+  const totals = { previous: 0, reward: 0 };
+  await mkdir(dirname(resolve(options.output)), { recursive: true });
+  const rows = await open(options.output, 'w');
+  try {
+    const failures = await open(paths.failures, 'w');
+    try {
+      await rescoreRows(options, summary, totals, { rows, failures });
+    } finally {
+      await failures.close();
+    }
+  } finally {
+    await rows.close();
+  }
+  const scored = summary.rows - summary.failed;
+  if (scored > 0) {
+    summary.mean_previous_reward = totals.previous / scored;
+    summary.mean_reward = totals.reward / scored;
+  }
+  await writeFileAtomic(paths.summary, `${JSON.stringify(summary, null, 2)}\n`);
+  return summary;
+}
+
+/** Every row of the run through the verifier, a window of them in flight, written in the run's order as the oldest finishes. */
+async function rescoreRows(
+  options: ReverifyOptions,
+  summary: ReverifySummary,
+  totals: { previous: number; reward: number },
+  files: { rows: FileHandle; failures: FileHandle },
+): Promise<void> {
   const record = async (outcome: Outcome) => {
     summary.rows += 1;
     if ('failure' in outcome) {
       summary.failed += 1;
-      return write(failures, outcome.failure);
+      return write(files.failures, outcome.failure);
     }
-    previousSum += outcome.previous;
-    rewardSum += outcome.reward;
+    totals.previous += outcome.previous;
+    totals.reward += outcome.reward;
     if (outcome.reward > outcome.previous) summary.rose += 1;
     else if (outcome.reward < outcome.previous) summary.fell += 1;
     else summary.unchanged += 1;
-    return write(rows, outcome.row);
+    return write(files.rows, outcome.row);
   };
+  const concurrency = options.concurrency ?? 16;
+  const inFlight: Promise<Outcome>[] = [];
   try {
-    // A window of rows in flight, written in the run's order as the oldest finishes.
-    const inFlight: Promise<Outcome>[] = [];
     for await (const { line, text } of readJsonLines(options.run, options.signal)) {
       if (text.trim() === '') continue;
       inFlight.push(rescoreLine(text, `${options.run}:${line}`, line, options));
       if (inFlight.length >= concurrency) await record(await inFlight.shift()!);
     }
-    for (const outcome of inFlight) await record(await outcome);
+    for (const outcome of inFlight.splice(0)) await record(await outcome);
   } finally {
-    await Promise.all([close(rows), close(failures)]);
-    await options.verifier.close();
+    // Rows still in flight when reading or writing failed end before the files close.
+    await Promise.allSettled(inFlight);
   }
-  const scored = summary.rows - summary.failed;
-  if (scored > 0) {
-    summary.mean_previous_reward = previousSum / scored;
-    summary.mean_reward = rewardSum / scored;
-  }
-  await writeFileAtomic(paths.summary, `${JSON.stringify(summary, null, 2)}\n`);
-  return summary;
 }
 
 async function rescoreLine(text: string, where: string, line: number, options: ReverifyOptions): Promise<Outcome> {
@@ -133,11 +158,6 @@ async function rescoreLine(text: string, where: string, line: number, options: R
   }
 }
 
-async function write(stream: WriteStream, value: unknown): Promise<void> {
-  if (!stream.write(`${JSON.stringify(value)}\n`)) await once(stream, 'drain');
-}
-
-async function close(stream: WriteStream): Promise<void> {
-  stream.end();
-  await once(stream, 'close');
+async function write(file: FileHandle, value: unknown): Promise<void> {
+  await file.write(`${JSON.stringify(value)}\n`);
 }

@@ -96,12 +96,15 @@ describe('gymnast reverify', () => {
     assert.deepEqual([summaryOf(output).unchanged, summaryOf(output).failed], [32, 0]);
   });
 
-  it('refuses a missing run and an unknown environment in one line naming it', async () => {
+  it('refuses a missing run, an unknown environment and an output it cannot write in one line naming it', async () => {
     const missing = await gymnast('reverify', '/nonexistent/run.jsonl', '-o', outputIn('x.jsonl'));
     assert.equal(missing.code, 1);
     assert.equal(missing.stderr, 'gymnast: config: no run at /nonexistent/run.jsonl: give a rollout file written by gymnast collect\n');
     const unknown = await gymnast('reverify', run, '--env', 'maths', '-o', outputIn('x.jsonl'));
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /^gymnast: config: no built-in environment "maths": try math, .*\n$/);
+    const notAFolder = await gymnast('reverify', run, '-o', join(run, 'x.jsonl'));
+    assert.equal(notAFolder.code, 1);
+    assert.match(notAFolder.stderr, /^gymnast: [^\n]*out\.jsonl[^\n]*\n$/);
   });
 });
