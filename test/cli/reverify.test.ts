@@ -64,6 +64,10 @@ describe('gymnast reverify', () => {
     const [failure] = failuresOf(output);
     assert.deepEqual([failure!.line, (failure!.error as { kind: string }).kind], [33, 'invalid-row']);
     assert.match(result.stdout, /0 rose, 2 fell, 30 unchanged, 1 failed to re-score/);
+    // `reward` is the new score, the one aggregate reads.
+    const aggregate = await gymnast('aggregate', '-i', output);
+    assert.equal(aggregate.code, 0, aggregate.stderr);
+    assert.match(aggregate.stdout, /"mean\/reward": 0\.9375,/);
   });
 
   it("POSTs each row and its saved response to a resources server's /verify (gymnast serve resources, on loopback)", async () => {
