@@ -17,6 +17,7 @@ const commands: Record<string, () => Promise<Command>> = {
   profile: async () => (await import('./profile-command.js')).profileCommand(),
   export: async () => (await import('./export-command.js')).exportCommand(),
   health: async () => (await import('./health-command.js')).healthCommand(),
+  reverify: async () => (await import('./reverify-command.js')).reverifyCommand(),
   environments: async () => (await import('./environments-command.js')).environmentsCommand(),
   render: async () => (await import('./render-command.js')).renderCommand(),
   sandbox: async () => (await import('./sandbox-command.js')).sandboxCommand(),

@@ -79,11 +79,7 @@ export function nemoGymResourcesEnvironment(options: NemoGymResourcesOptions): N
       usage: turn.usage,
       tools: responseTools(read),
     });
-    const sent = { ...row, response };
-    const { value, cookies } = await server.call('/verify', sent, VerifyAnswer, session, signal);
-    const fields = reportedFields(value, sent, READ_KEYS);
-    if (value._ng_failure_class !== undefined) throw new ReportedFailureError(options.name, failureMessage(value), fields);
-    return { value, fields, cookies };
+    return postVerify(server, { ...row, response }, session, signal);
   };
 
   return {
@@ -118,6 +114,26 @@ export function nemoGymResourcesEnvironment(options: NemoGymResourcesOptions): N
     },
     close: () => server.close(),
   };
+}
+
+/** What `/verify` answered: the reward and what the verifier added, and the session's cookies after it. */
+export interface VerifyVerdict {
+  value: VerifyAnswer;
+  /** What the verifier added to the request or changed in it (see `reportedFields`). */
+  fields: Record<string, unknown>;
+  cookies: Cookies;
+}
+
+/**
+ * POSTs a row and its response to the server's `/verify` (the episode's last call, and all of
+ * `gymnast reverify`'s). A verifier reporting `_ng_failure_class` (a failed judge) is a
+ * ReportedFailureError, never the reward it put beside it.
+ */
+export async function postVerify(server: NemoGymServer, sent: Record<string, unknown>, session: ServerSession, signal: AbortSignal): Promise<VerifyVerdict> {
+  const { value, cookies } = await server.call('/verify', sent, VerifyAnswer, session, signal);
+  const fields = reportedFields(value, sent, READ_KEYS);
+  if (value._ng_failure_class !== undefined) throw new ReportedFailureError(server.name, failureMessage(value), fields);
+  return { value, fields, cookies };
 }
 
 /** NeMo Gym's failsafe says which judge failed and why (`_ng_failure_judge_error`). */
