@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { tableFromIPC } from 'apache-arrow';
 import { readParquet } from 'parquet-wasm';
@@ -200,6 +201,31 @@ describe('gymnast export --format parquet', () => {
     assert.equal(read[0]!['reward_format, "tags"'], 0.25);
     assert.equal(read[1]!['reward_format, "tags"'], null, 'a component a row lacks is null');
   });
+});
+
+describe('gymnast export --format parquet, rows of every schema version', () => {
+  for (const fixture of ['v1_rollouts', 'v2_multi_turn', 'v3_rollouts', 'v3_multi_turn'])
+    it(`reads ${fixture}.jsonl through the row readers: each row's token sequence as readFullRow gives it`, async () => {
+      const rollouts = fileURLToPath(new URL(`../fixtures/rows/${fixture}.jsonl`, import.meta.url));
+      const out = join(mkdtempSync(join(tmpdir(), 'gymnast-export-table-')), 'rollouts.parquet');
+      const cli = await gymnast('export', '--format', 'parquet', '-i', rollouts, '-o', out);
+      assert.equal(cli.code, 0, cli.stderr);
+      const table = tableFromIPC(readParquet(readFileSync(out)).intoIPCStream());
+      const lists = (name: string) =>
+        table
+          .getChild(name)!
+          .toArray()
+          .map((list: Iterable<number>) => [...list]);
+      const rows = readRows(rollouts);
+      assert.equal(table.numRows, rows.length);
+      const expected = rows.map(sequence);
+      for (const name of ['prompt_token_ids', 'generation_token_ids', 'generation_logprobs', 'generation_loss_mask'] as const)
+        assert.deepEqual(
+          lists(name),
+          expected.map((columns) => columns[name]),
+          name,
+        );
+    });
 });
 
 describe('gymnast export --format csv', () => {
