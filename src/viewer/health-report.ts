@@ -124,13 +124,32 @@ function worse(a: RolloutHealthVerdict, b: RolloutHealthVerdict): RolloutHealthV
 }
 
 /**
- * The verdict `gymnast health` counted for the rollout at `at`: the report's, but `evaluation-only` for
- * such a success without an error (its findings kept), which the report, listing flagged rollouts
- * only, cannot name when nothing was found.
+ * The verdict `gymnast health` counted for the rollout at `at`: the report's, raised by its task's
+ * findings where they cover it, but `evaluation-only` for such a success without an error (its findings
+ * kept), which the report, listing flagged rollouts only, cannot name when nothing was found. So the
+ * table's health filter counts what the overview's summary counts.
  */
 export function rolloutHealthAt(health: HealthReport, columns: RolloutColumns, at: number): RolloutHealth {
-  const reported = health.of(columns.task.values[at]!, columns.rollout.values[at]!);
+  const task = columns.task.values[at]!;
+  const reported = withTaskFindings(health.of(task, columns.rollout.values[at]!), taskFindingsCovering(health.taskFindings(task), columns, at));
   return columns.evaluationOnly.values[at] === 1 && reported.verdict !== 'unhealthy' ? { verdict: 'evaluation-only', findings: reported.findings } : reported;
+}
+
+/**
+ * The task's findings that flag the rollout at `at`, as `gymnast health` flags them: a task whose
+ * repeats all scored 0 (a warning) flags its scored successes; a task none of whose repeats succeeded
+ * (an error, never beside a success) flags every rollout. A prompt that never reached the model is not flagged.
+ */
+function taskFindingsCovering(findings: readonly HealthFindingRecord[], columns: RolloutColumns, at: number): readonly HealthFindingRecord[] {
+  if (findings.length === 0) return findings;
+  if (columns.isFailure(at)) return findings.filter((finding) => finding.severity === 'error');
+  return Number.isNaN(columns.reward.values[at]!) ? [] : findings;
+}
+
+function withTaskFindings(reported: RolloutHealth, findings: readonly HealthFindingRecord[]): RolloutHealth {
+  if (findings.length === 0) return reported;
+  const verdict = findings.reduce((worst, finding) => worse(worst, finding.severity === 'error' ? 'unhealthy' : 'warning'), reported.verdict);
+  return { verdict, findings: [...reported.findings, ...findings] };
 }
 
 /** The summary's counts, or null when it is missing or not a summary this viewer reads. */

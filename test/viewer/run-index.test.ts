@@ -233,7 +233,7 @@ describe('RunIndex: the verdicts of gymnast health joined to the rollouts', () =
   });
   after(() => rmSync(directory, { recursive: true, force: true }));
 
-  it('lists each rollout with its verdict: the corrupted one unhealthy, the unlisted ones healthy', async () => {
+  it("lists each rollout with its verdict: the corrupted one unhealthy, the all-zero task's warnings, the unlisted ones healthy", async () => {
     const items = (await new RolloutLister(index).page(query(''))).items;
     assert.deepEqual(
       items.map((item) => [item.id, item.health]),
@@ -242,8 +242,8 @@ describe('RunIndex: the verdicts of gymnast health joined to the rollouts', () =
         ['o1', 'unhealthy'],
         ['o2', 'healthy'],
         ['o3', 'healthy'],
-        ['o4', 'healthy'],
-        ['o5', 'healthy'],
+        ['o4', 'warning'],
+        ['o5', 'warning'],
       ],
     );
   });
@@ -254,9 +254,27 @@ describe('RunIndex: the verdicts of gymnast health joined to the rollouts', () =
       (await lister.page(query('health=unhealthy'))).items.map((item) => item.id),
       ['o1'],
     );
-    assert.equal((await lister.page(query('health=healthy'))).total, 5);
-    assert.equal((await lister.page(query('health=warning'))).total, 0, 'a task-level finding marks no rollout');
+    assert.equal((await lister.page(query('health=healthy'))).total, 3);
+    assert.deepEqual(
+      (await lister.page(query('health=warning'))).items.map((item) => item.id),
+      ['o4', 'o5'],
+      'a task whose repeats all scored 0 flags each of them, as gymnast health counts them',
+    );
     assert.throws(() => query('health=sick'), /bad query parameter health/);
+  });
+
+  it("counts in the table's health filter what the overview's health tile counts, verdict by verdict", async () => {
+    const lister = new RolloutLister(index);
+    const tile = runOverview(index).health!;
+    for (const verdict of ['healthy', 'warning', 'unhealthy', 'evaluation-only'] as const) {
+      const filtered = (await lister.page(query(`health=${verdict}`))).total;
+      assert.equal(filtered, tile[verdict === 'evaluation-only' ? 'evaluation_only' : verdict], `${verdict}: the filter and the tile agree`);
+    }
+  });
+
+  it("gives a rollout of an all-zero task the task's finding with its verdict", async () => {
+    const detail = await rolloutDetail(index, index.columns.find('o4')!);
+    assert.deepEqual([detail.health?.verdict, detail.health?.findings.map((finding) => finding.check)], ['warning', ['task-all-zero-reward']]);
   });
 
   it("gives a rollout's findings with its detail", async () => {
