@@ -4,9 +4,14 @@
 import { h } from './dom.js';
 import * as fmt from './format.js';
 
-export const VERDICTS = ['healthy', 'warning', 'unhealthy', 'evaluation-only'];
+export const VERDICTS = ['healthy', 'warning', 'unhealthy', 'evaluation-only', 'failed'];
+/** Verdicts the overview names only when some rollout has them. */
+export const RARE_VERDICTS = ['evaluation-only', 'failed'];
 /** What a verdict means where its name alone does not say. */
-const VERDICT_NOTES = { 'evaluation-only': 'sampled by a text-only policy: scored, never trained on' };
+const VERDICT_NOTES = {
+  'evaluation-only': 'sampled by a text-only policy: scored, never trained on',
+  failed: 'a failed rollout (in the failures file) with no error found: nothing to train on',
+};
 
 /** A verdict's count in the report's summary (`evaluation-only` is counted as `evaluation_only`). */
 export const verdictCount = (health, verdict) => health[verdict.replace('-', '_')] ?? 0;

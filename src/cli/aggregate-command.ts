@@ -5,6 +5,7 @@ import { isRolloutsFile } from '../collect/collect-paths.js';
 import { filesBeside } from '../collect/result-files.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { expandGlob } from '../util/expand-glob.js';
+import { keyMetricsTable } from './key-metrics-table.js';
 
 /** Files beside rollouts that a glob like `results/*.jsonl` also matches: gymnast's and NeMo Gym's other outputs. */
 interface AggregateFlags {
@@ -40,6 +41,7 @@ export function aggregateCommand(): Command {
       if (flags.output === undefined) await writeAggregate(process.stdout, aggregates);
       else await writeAggregateFile(flags.output, aggregates);
       const from = `${results.length} file${results.length === 1 ? '' : 's'}`;
-      for (const agent of aggregates) process.stderr.write(`${agent.agent_ref.name}: ${JSON.stringify(agent.key_metrics)} (${from})\n`);
+      // The same table collect ends with; the JSON, unscaled, is what went to the file or stdout.
+      process.stderr.write(`key metrics of ${from}:\n${keyMetricsTable(aggregates)}`);
     });
 }

@@ -18,6 +18,7 @@ export function collectCommand(): Command {
       '[overrides...]',
       "NeMo Gym's ng_collect_rollouts overrides, as their flags: +agent_name=… +input_jsonl_fpath=… +output_jsonl_fpath=… +limit=100 +num_repeats=4 +num_samples_in_parallel=10 +resume_from_cache=true +num_repeats_add_seed=true +prompt_config=… +responses_create_params.temperature=0.6",
     )
+    .addHelpText('after', KEY_METRICS_HELP)
     .action(async (overrides: string[], _flags: CollectFlags, command: Command) => {
       for (const notice of applyNemoGymOverrides(command, overrides)) process.stderr.write(`[collect] ${notice}\n`);
       seedFieldNotice(command.opts<CollectFlags>());
@@ -34,6 +35,17 @@ export function collectCommand(): Command {
       if (health) assertHealthy([health], maxUnhealthyOf(flags));
     });
 }
+
+/** What the table printed at the end means, said once here rather than on every run. */
+const KEY_METRICS_HELP = `
+Key metrics (printed per agent at the end; rates in percent, also in *_aggregate_metrics.json, where
+mean/terminated and the like stay fractions), k being --num-repeats, per score (accuracy, no_answer, …):
+  pass@k              share of tasks solved at least once in k tries (the unbiased estimator
+                      where scores are 0 or 1, else the best of the first k)
+  pass@1[avg-of-k]    mean@k: the mean score of each task's k tries, averaged over tasks
+  majority@k          the score of the most common answer of each task's k tries (with answers)
+  mean/*              means over the rollouts: reward, turns, tokens; rates such as terminated in percent
+`;
 
 /**
  * The seed where NeMo Gym's collector put it before PR #1099 is the default, but NeMo Gym's agent

@@ -11,7 +11,7 @@ export interface ProgressDisplay {
 }
 
 /**
- * Progress on `stream`: on a terminal, cli-progress's live bar (done/total, rollouts/min, ETA, mean
+ * Progress on `stream`: on a terminal, cli-progress's live bar (done/total, rollouts/min, ETA once it means something, mean
  * reward, failures, prompts too long, retries, and with `workers` the queue's workers alive) redrawn at most 10 times a second, ended when the last
  * rollout is; otherwise a plain line every 10% and at the end, which logs and specs read. cli-progress
  * is imported only for a terminal: a run whose stderr is a file or a pipe does not load it.
@@ -82,10 +82,14 @@ function progressStatus(retries: () => number, workers?: () => number): Status {
     const rate = (progress.done - first) / elapsedMinutes;
     const scored = progress.done - progress.failures - progress.promptTooLong;
     const meanReward = scored === 0 ? 'n/a' : (progress.rewardSum / scored).toFixed(3);
-    const eta = rate > 0 ? formatDuration(((progress.total - progress.done) / rate) * 60) : '?';
+    // The first rollouts end while the rest are still in flight: a rate from them promises hours. The
+    // ETA shows once a tenth of what this run has to do (at least 2 rollouts) has ended.
+    const ended = progress.done - first;
+    const settled = rate > 0 && ended >= Math.max(2, (progress.total - first) / 10);
+    const eta = settled ? `, ETA ${formatDuration(((progress.total - progress.done) / rate) * 60)}` : '';
     // Named only when there are some: a prompt too long for --max-seq-len is neither scored nor failed.
     const tooLong = progress.promptTooLong > 0 ? `, ${progress.promptTooLong} prompt too long` : '';
-    return `${progress.done}/${progress.total} rollouts, ${rate.toFixed(0)}/min, ETA ${eta}, mean reward ${meanReward}, ${progress.failures} failures${tooLong}, ${retries()} retries${workers ? `, ${workers()} workers alive` : ''}`;
+    return `${progress.done}/${progress.total} rollouts, ${rate.toFixed(0)}/min${eta}, mean reward ${meanReward}, ${progress.failures} failures${tooLong}, ${retries()} retries${workers ? `, ${workers()} workers alive` : ''}`;
   };
 }
 

@@ -17,6 +17,7 @@ import { loadHfTokenizer } from '../tokens/hf-tokenizer.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
 import type { CollectFlags } from './collect-flags.js';
 import { interruptions } from './interruptions.js';
+import { keyMetricsTable } from './key-metrics-table.js';
 import { limitsLine } from './limits-line.js';
 import { maxUnhealthyOf } from './max-unhealthy-option.js';
 import { policySpec } from './policy-flags.js';
@@ -118,9 +119,8 @@ export async function runCollect(
     dispose();
     await Promise.all([closeAll(), coordinator?.close()]);
   });
-  for (const agent of summary.aggregate) {
-    process.stdout.write(`${agent.agent_ref.name}: ${JSON.stringify(agent.key_metrics)}\n`);
-  }
+  // For reading; scripts read the same numbers, unscaled, from the aggregate metrics file.
+  process.stdout.write(keyMetricsTable(summary.aggregate));
   const metrics = summary.rollouts === 0 ? 'no aggregate metrics (no rollout succeeded)' : `metrics in ${summary.paths.aggregate}`;
   process.stdout.write(`${summary.rollouts} rollouts in ${summary.paths.output}, ${summary.failures} failures in ${summary.paths.failures}, ${metrics}\n`);
   process.stdout.write(`${limitsLine(flags.concurrency, { maxTurns, maxSeqLen, onMaxTokens })}\n`);

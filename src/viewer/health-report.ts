@@ -6,10 +6,10 @@ import type { RolloutColumns } from './rollout-columns.js';
 
 /**
  * A rollout's health: `healthy` when the report does not list it; `evaluation-only` for a success of
- * a text-only policy without an error, as `gymnast health` counts it.
+ * a text-only policy without an error, and `failed` for a failure without one, as `gymnast health` counts them.
  */
-export type RolloutHealthVerdict = 'healthy' | 'warning' | 'unhealthy' | 'evaluation-only';
-export const ROLLOUT_HEALTH_VERDICTS: readonly RolloutHealthVerdict[] = ['healthy', 'warning', 'unhealthy', 'evaluation-only'];
+export type RolloutHealthVerdict = 'healthy' | 'warning' | 'unhealthy' | 'evaluation-only' | 'failed';
+export const ROLLOUT_HEALTH_VERDICTS: readonly RolloutHealthVerdict[] = ['healthy', 'warning', 'unhealthy', 'evaluation-only', 'failed'];
 /** The verdicts the report's lines give, mildest first. */
 const REPORTED_VERDICTS: readonly RolloutHealthVerdict[] = ['healthy', 'warning', 'unhealthy'];
 
@@ -33,7 +33,7 @@ const counted = z.number().int().min(0);
 export const HealthSummaryRecord = z.object({
   schema_version: z.literal(1),
   // Reports from before evaluation-only rows had their own verdict do not count them.
-  rollouts: z.object({ healthy: counted, warning: counted, unhealthy: counted, evaluation_only: counted.default(0) }),
+  rollouts: z.object({ healthy: counted, warning: counted, unhealthy: counted, evaluation_only: counted.default(0), failed: counted.default(0) }),
   checks: z.record(z.string(), z.object({ findings: counted })),
 });
 
@@ -43,6 +43,7 @@ export interface HealthOverview {
   warning: number;
   unhealthy: number;
   evaluation_only: number;
+  failed: number;
   checks: Record<string, number>;
 }
 
@@ -124,13 +125,34 @@ function worse(a: RolloutHealthVerdict, b: RolloutHealthVerdict): RolloutHealthV
 }
 
 /**
- * The verdict `gymnast health` counted for the rollout at `at`: the report's, but `evaluation-only` for
- * such a success without an error (its findings kept), which the report, listing flagged rollouts
- * only, cannot name when nothing was found.
+ * The verdict `gymnast health` counted for the rollout at `at`: the report's, raised by its task's
+ * findings where they cover it; without an error, `failed` for a failure and `evaluation-only` for such
+ * a success (findings kept), which the report, listing flagged rollouts only, cannot name when nothing
+ * was found. So the table's health filter counts what the overview's summary counts.
  */
 export function rolloutHealthAt(health: HealthReport, columns: RolloutColumns, at: number): RolloutHealth {
-  const reported = health.of(columns.task.values[at]!, columns.rollout.values[at]!);
-  return columns.evaluationOnly.values[at] === 1 && reported.verdict !== 'unhealthy' ? { verdict: 'evaluation-only', findings: reported.findings } : reported;
+  const task = columns.task.values[at]!;
+  const reported = withTaskFindings(health.of(task, columns.rollout.values[at]!), taskFindingsCovering(health.taskFindings(task), columns, at));
+  if (reported.verdict === 'unhealthy') return reported;
+  if (columns.isFailure(at)) return { verdict: 'failed', findings: reported.findings };
+  return columns.evaluationOnly.values[at] === 1 ? { verdict: 'evaluation-only', findings: reported.findings } : reported;
+}
+
+/**
+ * The task's findings that flag the rollout at `at`, as `gymnast health` flags them: a task whose
+ * repeats all scored 0 (a warning) flags its scored successes; a task none of whose repeats succeeded
+ * (an error, never beside a success) flags every rollout. A prompt that never reached the model is not flagged.
+ */
+function taskFindingsCovering(findings: readonly HealthFindingRecord[], columns: RolloutColumns, at: number): readonly HealthFindingRecord[] {
+  if (findings.length === 0) return findings;
+  if (columns.isFailure(at)) return findings.filter((finding) => finding.severity === 'error');
+  return Number.isNaN(columns.reward.values[at]!) ? [] : findings;
+}
+
+function withTaskFindings(reported: RolloutHealth, findings: readonly HealthFindingRecord[]): RolloutHealth {
+  if (findings.length === 0) return reported;
+  const verdict = findings.reduce((worst, finding) => worse(worst, finding.severity === 'error' ? 'unhealthy' : 'warning'), reported.verdict);
+  return { verdict, findings: [...reported.findings, ...findings] };
 }
 
 /** The summary's counts, or null when it is missing or not a summary this viewer reads. */
@@ -145,6 +167,7 @@ async function readOverview(path: string): Promise<HealthOverview | null> {
     warning: rollouts.warning,
     unhealthy: rollouts.unhealthy,
     evaluation_only: rollouts.evaluation_only,
+    failed: rollouts.failed,
     checks: Object.fromEntries(Object.entries(checks).map(([id, count]) => [id, count.findings])),
   };
 }

@@ -77,7 +77,7 @@ describe('gymnast aggregate', () => {
     );
     assert.ok(!('pass@5/accuracy' in aggregate!.agent_metrics));
     const { stderr } = await gymnast('aggregate', '--input', fixture('circle_count/example_rollouts.jsonl'));
-    assert.match(stderr, /^circle_count_simple_agent: \{"mean\/reward":0\.6,/);
+    assert.match(stderr, /^key metrics of 1 file:\ncircle_count_simple_agent \(rates in percent\)\n {2}mean\/reward +0\.600\n/, 'the table collect ends with');
   });
 
   it('refuses a file whose tasks cannot be told, naming the row and why, in one line for aggregate and health alike', async () => {

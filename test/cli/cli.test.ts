@@ -19,6 +19,13 @@ describe('the gymnast command', () => {
     assert.match(stdout, /environments/);
   });
 
+  it("explains in collect's help, once, the pass@k and mean@k of the table it prints at the end, and their unit", async () => {
+    const { stdout } = await run(process.execPath, [bin, 'collect', '--help']);
+    assert.match(stdout, /rates in percent/);
+    assert.equal(stdout.match(/^ {2}pass@k +\S/gm)?.length, 1, stdout);
+    assert.match(stdout, /^ {2}pass@1\[avg-of-k\] +mean@k: /m);
+  });
+
   it('prints the package version', async () => {
     const { stdout } = await run(process.execPath, [bin, '--version']);
     assert.equal(stdout.trim(), manifest.version);

@@ -85,4 +85,15 @@ describe("gymnast collect's progress display", () => {
     );
     assert.doesNotMatch(screen.text, /\x1b|\r/, 'no escape sequences in a log');
   });
+
+  it('shows no ETA until a tenth of the rollouts this run has to do have ended (the first ones promise hours)', async () => {
+    const screen = new Screen(false);
+    const display = await progressDisplay(() => 0, screen as unknown as NodeJS.WriteStream);
+    // A resumed run: 20 rollouts were done before it; this run does 44, and its ETA waits for 5 of them
+    // (the next plain line, at the next tenth of all 64, is at 26).
+    for (let done = 21; done <= 64; done++) display.update(progress(done));
+    const lines = screen.text.trim().split('\n');
+    assert.match(lines[0]!, /^\[collect\] 21\/64 rollouts, \d+\/min, mean reward/, `no ETA on the first line: ${lines[0]}`);
+    assert.match(lines[1]!, /^\[collect\] 26\/64 rollouts, \d+\/min, ETA \S+, mean reward/, `an ETA at a tenth: ${lines[1]}`);
+  });
 });

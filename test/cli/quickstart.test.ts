@@ -61,8 +61,16 @@ describe("the README's quick start", () => {
       "collect ends with the run's health",
     );
     assert.doesNotMatch(stderr, /Warning/, 'a first run prints no Node warnings (a listener leak showed here once)');
-    const keyMetrics = JSON.parse(/^arithmetic: (.*)$/m.exec(stdout)![1]!) as Record<string, number>;
-    assert.ok('pass@4/accuracy' in keyMetrics && 'mean/reward' in keyMetrics);
+    // The key metrics: a heading naming the agent and the unit of rates, then one aligned row per metric.
+    const table = /^arithmetic \(rates in percent\)\n((?: {2}.*\n)+)/m.exec(stdout);
+    assert.ok(table, `a table of the key metrics under the agent's name: ${stdout}`);
+    const metricRows = table[1]!.trimEnd().split('\n');
+    assert.equal(new Set(metricRows.map((row) => row.length)).size, 1, `the values end in one column:\n${table[1]}`);
+    const keyMetrics = new Map(metricRows.map((row) => row.trim().split(/ +/) as [string, string]));
+    assert.match(keyMetrics.get('pass@4/accuracy')!, /^\d+\.\d%$/, 'pass@k in percent');
+    assert.match(keyMetrics.get('mean/terminated')!, /^\d+\.\d%$/, 'the rate of terminated rollouts in percent, as pass@k is');
+    assert.ok(Number(keyMetrics.get('mean/terminated')!.slice(0, -1)) > 1, 'scaled from the fraction the aggregate file holds');
+    assert.match(keyMetrics.get('mean/reward')!, /^\d+(\.\d+)?$/, 'a reward is a number, not a rate');
 
     const rows = readFileSync(output, 'utf8')
       .trim()

@@ -271,7 +271,7 @@ describe('gymnast view: the verdicts of gymnast health beside a run', () => {
       ['logprobs-positive'],
     );
     const overview = await get<RunOverview>('/api/runs/out/overview');
-    assert.deepEqual(overview.health, { healthy: 31, warning: 0, unhealthy: 1, evaluation_only: 0, checks: { 'logprobs-positive': 1 } });
+    assert.deepEqual(overview.health, { healthy: 31, warning: 0, unhealthy: 1, evaluation_only: 0, failed: 0, checks: { 'logprobs-positive': 1 } });
     assert.deepEqual((await get<Group>('/api/runs/out/groups/0')).task_findings, []);
   });
 

@@ -233,7 +233,7 @@ describe('RunIndex: the verdicts of gymnast health joined to the rollouts', () =
   });
   after(() => rmSync(directory, { recursive: true, force: true }));
 
-  it('lists each rollout with its verdict: the corrupted one unhealthy, the unlisted ones healthy', async () => {
+  it("lists each rollout with its verdict: the corrupted one unhealthy, the all-zero task's warnings, the unlisted ones healthy", async () => {
     const items = (await new RolloutLister(index).page(query(''))).items;
     assert.deepEqual(
       items.map((item) => [item.id, item.health]),
@@ -242,8 +242,8 @@ describe('RunIndex: the verdicts of gymnast health joined to the rollouts', () =
         ['o1', 'unhealthy'],
         ['o2', 'healthy'],
         ['o3', 'healthy'],
-        ['o4', 'healthy'],
-        ['o5', 'healthy'],
+        ['o4', 'warning'],
+        ['o5', 'warning'],
       ],
     );
   });
@@ -254,9 +254,27 @@ describe('RunIndex: the verdicts of gymnast health joined to the rollouts', () =
       (await lister.page(query('health=unhealthy'))).items.map((item) => item.id),
       ['o1'],
     );
-    assert.equal((await lister.page(query('health=healthy'))).total, 5);
-    assert.equal((await lister.page(query('health=warning'))).total, 0, 'a task-level finding marks no rollout');
+    assert.equal((await lister.page(query('health=healthy'))).total, 3);
+    assert.deepEqual(
+      (await lister.page(query('health=warning'))).items.map((item) => item.id),
+      ['o4', 'o5'],
+      'a task whose repeats all scored 0 flags each of them, as gymnast health counts them',
+    );
     assert.throws(() => query('health=sick'), /bad query parameter health/);
+  });
+
+  it("counts in the table's health filter what the overview's health tile counts, verdict by verdict", async () => {
+    const lister = new RolloutLister(index);
+    const tile = runOverview(index).health!;
+    for (const verdict of ['healthy', 'warning', 'unhealthy', 'evaluation-only', 'failed'] as const) {
+      const filtered = (await lister.page(query(`health=${verdict}`))).total;
+      assert.equal(filtered, tile[verdict === 'evaluation-only' ? 'evaluation_only' : verdict], `${verdict}: the filter and the tile agree`);
+    }
+  });
+
+  it("gives a rollout of an all-zero task the task's finding with its verdict", async () => {
+    const detail = await rolloutDetail(index, index.columns.find('o4')!);
+    assert.deepEqual([detail.health?.verdict, detail.health?.findings.map((finding) => finding.check)], ['warning', ['task-all-zero-reward']]);
   });
 
   it("gives a rollout's findings with its detail", async () => {
@@ -278,7 +296,7 @@ describe('RunIndex: the verdicts of gymnast health joined to the rollouts', () =
     assert.deepEqual(index.health?.taskFindings(0), []);
     const summary = JSON.parse(readFileSync(join(directory, 'out_health.json'), 'utf8'));
     assert.deepEqual(runOverview(index).health, {
-      ...pick(summary.rollouts, 'healthy', 'warning', 'unhealthy', 'evaluation_only'),
+      ...pick(summary.rollouts, 'healthy', 'warning', 'unhealthy', 'evaluation_only', 'failed'),
       checks: { 'logprobs-positive': 1, 'task-all-zero-reward': 1 },
     });
   });
@@ -294,6 +312,47 @@ describe('RunIndex: the verdicts of gymnast health joined to the rollouts', () =
     await index.refresh();
     assert.ok(index.version > version);
     assert.equal((await new RolloutLister(index).page(query('health=unhealthy'))).total, 0);
+  });
+});
+
+describe('RunIndex: health verdicts of a run with failures, counted as the overview counts them', () => {
+  let directory: string;
+  let index: RunIndex;
+  before(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'gymnast-run-health-failed-'));
+    const files = { id: 'out', output: join(directory, 'out.jsonl'), failures: join(directory, 'out_failures.jsonl') };
+    // Task 0: one success, one failure; task 1: both failed (a task-level error); task 2: both scored 0 (a task-level warning).
+    const successes = [syntheticRow({ task: 0, rollout: 0, reward: 1 }), ...[0, 1].map((rollout) => syntheticRow({ task: 2, rollout, reward: 0 }))];
+    const failed = [
+      syntheticRow({ task: 0, rollout: 1, failure: 'transport' }),
+      ...[0, 1].map((rollout) => syntheticRow({ task: 1, rollout, failure: 'transport' })),
+    ];
+    writeFileSync(files.output, toLines(successes));
+    writeFileSync(files.failures, toLines(failed));
+    await promisify(execFile)(process.execPath, [gymnast, 'health', files.output, '--max-unhealthy', '10']);
+    index = await RunIndex.build(files);
+  });
+  after(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('gives each verdict of the table the count of the tile', async () => {
+    const lister = new RolloutLister(index);
+    const tile = runOverview(index).health!;
+    const counts = Object.fromEntries(
+      await Promise.all(
+        (['healthy', 'warning', 'unhealthy', 'evaluation-only', 'failed'] as const).map(async (verdict) => [
+          verdict,
+          (await lister.page(query(`health=${verdict}`))).total,
+        ]),
+      ),
+    );
+    assert.deepEqual(counts, { healthy: 1, warning: 2, unhealthy: 2, 'evaluation-only': 0, failed: 1 });
+    assert.deepEqual(counts, {
+      healthy: tile.healthy,
+      warning: tile.warning,
+      unhealthy: tile.unhealthy,
+      'evaluation-only': tile.evaluation_only,
+      failed: tile.failed,
+    });
   });
 });
 

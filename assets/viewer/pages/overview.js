@@ -4,7 +4,7 @@ import { api } from '../api.js';
 import { categoryBars, curves, histogram } from '../charts.js';
 import { errorBox, h, replace } from '../dom.js';
 import * as fmt from '../format.js';
-import { indexingNote, NO_REPORT, VERDICTS, verdictCount } from '../health.js';
+import { indexingNote, NO_REPORT, RARE_VERDICTS, VERDICTS, verdictCount } from '../health.js';
 
 export function mount(root, { run }) {
   let generation = 0;
@@ -62,7 +62,7 @@ function view(o) {
 /** The report's rollout verdicts, each linking to its rollouts (evaluation-only when there are some); its counts include task-level findings. */
 function healthTile(health, link) {
   if (!health) return tile('health', h('span', { class: 'health none' }, NO_REPORT));
-  const shown = VERDICTS.filter((verdict) => verdict !== 'evaluation-only' || verdictCount(health, verdict) > 0);
+  const shown = VERDICTS.filter((verdict) => !RARE_VERDICTS.includes(verdict) || verdictCount(health, verdict) > 0);
   const parts = shown.flatMap((verdict, i) => [i > 0 ? ' · ' : null, h('a', { href: link({ health: verdict }), class: `health ${verdict}` }, `${fmt.count(verdictCount(health, verdict))} ${verdict}`)]);
   return tile('health', h('span', {}, parts), 'rollouts, as gymnast health counted them (a task-level finding counts against its rollouts)');
 }
