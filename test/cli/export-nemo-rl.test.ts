@@ -4,14 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
-import { collect } from '../../src/collect/collect-run.js';
 import { countZeroTurnRows } from '../../src/collect/zero-turn-rows.js';
-import { readFullRow, SamplingParams } from '../../src/core/index.js';
+import { readFullRow } from '../../src/core/index.js';
 import { RemotePolicy, vllmCompletionsBackend } from '../../src/policy/index.js';
-import type { Responder } from '../../src/testing/index.js';
-import { TemplateRenderer } from '../../src/tokens/index.js';
-import { qwen3Template, qwen3Tokenizer, startQwen3Server } from '../support/qwen3.js';
+import { qwen3Tokenizer, startQwen3Server } from '../support/qwen3.js';
 import { gymnast } from '../support/run-cli.js';
+import { calculator, collectToolCallTasks } from '../support/tool-call-run.js';
 
 interface Exported {
   _ng_task_index: number;
@@ -34,11 +32,6 @@ const readRows = (path: string) => readJsonl<unknown>(path).map((value, i) => re
 
 const tokenizer = await qwen3Tokenizer();
 
-/** The model: a calc tool call for the question's sum, then its result as the answer. */
-const calculator: Responder = ({ text }) => {
-  const problem = /what is (\d+\+\d+)\?/.exec(text)![1]!;
-  return text.includes('<result>') ? /<result>(\d+)<\/result>/.exec(text)![1]! : `I will use <calc>${problem}</calc>`;
-};
 // The server spells its replies as a real sampler may, not as encode(text): ids re-derived from text would differ.
 const { server, url } = await startQwen3Server({ tokenization: 'non-canonical', respond: calculator });
 const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [url], tokenizer, model: 'm', maxModelLen: 4096 });
@@ -48,26 +41,8 @@ after(() => policy.close());
 async function run(): Promise<{ dir: string; rollouts: string }> {
   server.requests.length = 0;
   const dir = mkdtempSync(join(tmpdir(), 'gymnast-export-'));
-  const input = join(dir, 'in.jsonl');
-  const task = (problem: string, answer: number, padding = '') =>
-    JSON.stringify({
-      responses_create_params: { input: [{ role: 'user', content: `what is ${problem}?${padding}` }] },
-      agent_ref: { name: 'arithmetic' },
-      problem,
-      answer,
-    });
-  writeFileSync(input, `${[task('1+2', 3), task('4+5', 9), task('2+2', 4, ' please'.repeat(150))].join('\n')}\n`);
   const rollouts = join(dir, 'rollouts.jsonl');
-  await collect({
-    input,
-    output: rollouts,
-    concurrency: 1,
-    policy,
-    renderer: new TemplateRenderer(tokenizer, await qwen3Template()),
-    maxSeqLen: 128,
-    maxTurns: 2,
-    sampling: SamplingParams.parse({ max_tokens: 32, seed: 1 }),
-  });
+  await collectToolCallTasks(policy, dir, rollouts);
   return { dir, rollouts };
 }
 

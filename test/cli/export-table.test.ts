@@ -6,13 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { tableFromIPC } from 'apache-arrow';
 import { readParquet } from 'parquet-wasm';
-import { collect } from '../../src/collect/collect-run.js';
-import { readFullRow, SamplingParams } from '../../src/core/index.js';
+import { readFullRow } from '../../src/core/index.js';
 import { RemotePolicy, vllmCompletionsBackend } from '../../src/policy/index.js';
-import type { Responder } from '../../src/testing/index.js';
-import { TemplateRenderer } from '../../src/tokens/index.js';
-import { qwen3Template, qwen3Tokenizer, startQwen3Server } from '../support/qwen3.js';
+import { qwen3Tokenizer, startQwen3Server } from '../support/qwen3.js';
 import { gymnast } from '../support/run-cli.js';
+import { calculator, collectToolCallTasks } from '../support/tool-call-run.js';
 
 type Row = {
   _ng_task_index: number;
@@ -32,11 +30,6 @@ const lines = (path: string) => readFileSync(path, 'utf8').trim().split('\n');
 const readRows = (path: string) => lines(path).map((line, i) => readFullRow(JSON.parse(line), `${path}:${i + 1}`).row as unknown as Row);
 
 const tokenizer = await qwen3Tokenizer();
-/** The model: a calc tool call for the question's sum, then its result as the answer. */
-const calculator: Responder = ({ text }) => {
-  const problem = /what is (\d+\+\d+)\?/.exec(text)![1]!;
-  return text.includes('<result>') ? /<result>(\d+)<\/result>/.exec(text)![1]! : `I will use <calc>${problem}</calc>`;
-};
 const { url } = await startQwen3Server({ tokenization: 'non-canonical', respond: calculator });
 const policy = new RemotePolicy({ backend: vllmCompletionsBackend, urls: [url], tokenizer, model: 'm', maxModelLen: 4096 });
 after(() => policy.close());
@@ -48,26 +41,8 @@ after(() => policy.close());
  */
 async function run(): Promise<{ dir: string; rollouts: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'gymnast-export-table-'));
-  const input = join(dir, 'in.jsonl');
-  const task = (problem: string, answer: number, padding = '') =>
-    JSON.stringify({
-      responses_create_params: { input: [{ role: 'user', content: `what is ${problem}?${padding}` }] },
-      agent_ref: { name: 'arithmetic' },
-      problem,
-      answer,
-    });
-  writeFileSync(input, `${[task('1+2', 3), task('4+5', 9), task('2+2', 4, ' please'.repeat(150))].join('\n')}\n`);
   const collected = join(dir, 'collected.jsonl');
-  await collect({
-    input,
-    output: collected,
-    concurrency: 1,
-    policy,
-    renderer: new TemplateRenderer(tokenizer, await qwen3Template()),
-    maxSeqLen: 128,
-    maxTurns: 2,
-    sampling: SamplingParams.parse({ max_tokens: 32, seed: 1 }),
-  });
+  await collectToolCallTasks(policy, dir, collected);
   const rows = lines(collected).map((line) => JSON.parse(line) as Record<string, unknown>);
   Object.assign(rows[0]!, { reward_components: { correct: 1, 'format, "tags"': 0.25 }, extracted_answer: 'say "3",\nthen stop' });
   Object.assign(rows[1]!, { reward_components: { correct: 1 } });
