@@ -1,9 +1,7 @@
-import { createWriteStream, mkdtempSync } from 'node:fs';
-import { once } from 'node:events';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { collect } from '../src/collect/collect-run.js';
 import { SamplingParams } from '../src/core/index.js';
+import { writeDistinctArithmeticRows } from './distinct-arithmetic-rows.js';
 import { instantAgent } from './instant-agent.js';
 import { ScriptedPolicy } from '../src/testing/index.js';
 import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../src/tokens/index.js';
@@ -17,17 +15,7 @@ import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../src/token
  */
 const rows = Number(process.argv[2]);
 const mode = process.argv[3] === 'all' ? 'all' : 'episodes';
-const dir = mkdtempSync(join(tmpdir(), 'gymnast-memory-'));
-const input = join(dir, 'in.jsonl');
-const file = createWriteStream(input);
-for (let i = 0; i < rows; i++) {
-  const a = 10 + (i % 90);
-  const b = 10 + ((i * 7) % 90);
-  const line = `${JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: `what is ${a}+${b}? (${i})` }] }, agent_ref: { name: 'arithmetic' }, problem: `${a}+${b}`, answer: a + b })}\n`;
-  if (!file.write(line)) await once(file, 'drain');
-}
-file.end();
-await once(file, 'close');
+const input = await writeDistinctArithmeticRows(rows, 'gymnast-memory-');
 
 const sumOf = (question: string) => {
   const [a, b] = /(\d+)\+(\d+)/.exec(question)!.slice(1).map(Number);
@@ -44,7 +32,7 @@ const stop = new AbortController();
 const started = performance.now();
 await collect({
   input,
-  output: join(dir, 'out.jsonl'),
+  output: join(input, '..', 'out.jsonl'),
   concurrency: 64,
   policy: new ScriptedPolicy({ tokenizer, script: (request) => ({ text: String(sumOf(request.messages[0]!.content)) }) }),
   renderer: new TemplateRenderer(tokenizer, new PlainChatTemplate()),

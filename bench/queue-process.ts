@@ -1,6 +1,3 @@
-import { createWriteStream, mkdtempSync } from 'node:fs';
-import { once } from 'node:events';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { collect } from '../src/collect/collect-run.js';
 import { SamplingParams } from '../src/core/index.js';
@@ -9,6 +6,7 @@ import { runQueueWorker } from '../src/queue/queue-worker.js';
 import { redisTarget } from '../src/queue/redis-target.js';
 import { ScriptedPolicy } from '../src/testing/index.js';
 import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../src/tokens/index.js';
+import { writeDistinctArithmeticRows } from './distinct-arithmetic-rows.js';
 import { instantAgent } from './instant-agent.js';
 
 /**
@@ -37,7 +35,7 @@ if (mode === 'worker') {
   });
 } else {
   const rollouts = Number(args[0]);
-  const input = await writeRows(rollouts / 4);
+  const input = await writeDistinctArithmeticRows(rollouts / 4, 'gymnast-queue-bench-');
   const transport = mode === 'coordinator' ? await QueueCoordinator.connect(redisTarget(args[1]!)) : undefined;
   let peak = 0;
   let runPeak = 0;
@@ -66,19 +64,4 @@ if (mode === 'worker') {
   clearInterval(sampler);
   peak = Math.max(peak, process.memoryUsage().rss);
   process.stdout.write(`${JSON.stringify({ rollouts, seconds: ran, peak_rss_mb: peak / 2 ** 20, run_peak_rss_mb: runPeak / 2 ** 20 })}\n`);
-}
-
-/** ROWS arithmetic rows, each a different question. */
-async function writeRows(rows: number): Promise<string> {
-  const input = join(mkdtempSync(join(tmpdir(), 'gymnast-queue-bench-')), 'in.jsonl');
-  const file = createWriteStream(input);
-  for (let i = 0; i < rows; i++) {
-    const a = 10 + (i % 90);
-    const b = 10 + ((i * 7) % 90);
-    const line = `${JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: `what is ${a}+${b}? (${i})` }] }, agent_ref: { name: 'arithmetic' }, problem: `${a}+${b}`, answer: a + b })}\n`;
-    if (!file.write(line)) await once(file, 'drain');
-  }
-  file.end();
-  await once(file, 'close');
-  return input;
 }
