@@ -1,11 +1,12 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { parsePort } from './flag-parsers.js';
+import { parsePort, parseSeconds } from './flag-parsers.js';
 import { checkHeaderFlag } from './policy-flags.js';
 import { portFlagHint } from './port-flag-hint.js';
 import { untilSignalled } from './until-signalled.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { EmbeddedPolicy } from '../policy/embedded/embedded-policy.js';
 import { EMBEDDED_MAX_BODY_BYTES, EMBEDDED_MODEL_NAME, embeddedModelServer } from '../servers/openai-compatible/embedded-model-server.js';
+import { DEFAULT_UPDATE_DEADLINE_MS } from '../servers/openai-compatible/weights-routes.js';
 import { builtinEnvironments } from '../environments/registry.js';
 import type { JsonServer } from '../servers/http-server/json-server.js';
 import { exampleServers } from '../servers/resources/examples/example-servers.js';
@@ -28,6 +29,7 @@ interface ServeModelOptions {
   port: number;
   maxBodyMb?: number;
   apiKey?: string;
+  updateDeadline: number;
 }
 
 const EMBEDDED_MAX_BODY_MB = EMBEDDED_MAX_BODY_BYTES / MEGABYTE;
@@ -60,6 +62,12 @@ export function serveCommand(): Command {
       megabytes,
     )
     .option('--api-key <key>', 'require Authorization: Bearer <key> on every request but /health (as vllm serve --api-key)')
+    .option(
+      '--update-deadline <seconds>',
+      'POST /update_weights waits this long for the generations decoding on the old weights, then answers 503 and changes nothing',
+      parseSeconds,
+      DEFAULT_UPDATE_DEADLINE_MS / 1000,
+    )
     .action(async (options: ServeModelOptions) => {
       if (!options.embedded) throw new ConfigError('say which model to serve: --embedded');
       if (options.apiKey !== undefined) checkHeaderFlag('--api-key', options.apiKey);
@@ -68,6 +76,7 @@ export function serveCommand(): Command {
         maxBodyBytes: Math.floor((options.maxBodyMb ?? EMBEDDED_MAX_BODY_MB) * MEGABYTE),
         host: options.host,
         port: options.port,
+        updateDeadlineMs: options.updateDeadline * 1000,
         ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
       });
       const url = await server.start().catch(portFlagHint);

@@ -15,6 +15,11 @@ export function isInt(value: unknown): value is number {
   return Number.isSafeInteger(value);
 }
 
+/** `z.number().int().nonnegative()`: a safe integer ≥ 0. */
+export function isCount(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
 /** `z.array(z.number().int())`. */
 export function isIntList(value: unknown): value is number[] {
   if (!Array.isArray(value)) return false;

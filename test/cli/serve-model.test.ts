@@ -7,6 +7,7 @@ import { SamplingParams } from '../../src/core/index.js';
 import { calculate, CALCULATOR_TOOL } from '../../src/environments/index.js';
 import { RemotePolicy, vllmCompletionsBackend, chatCompletionsBackend, type PolicyRequest } from '../../src/policy/index.js';
 import { embeddedPolicy } from '../support/embedded-arithmetic.js';
+import { gymnast } from '../support/run-cli.js';
 
 const bin = new URL('../../bin/gymnast.js', import.meta.url).pathname;
 const child = spawn(process.execPath, [bin, 'serve', 'model', '--embedded', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -126,6 +127,15 @@ describe('gymnast serve model --embedded', () => {
       assert.equal(choice!.finish_reason, 'stop', said);
       assert.equal(choice!.stop_reason, null, `ended on its own end token: ${said}`);
       if (content.includes('*')) assert.match(choice!.message.content!, /^<tool_call>.*<\/tool_call>$/, said);
+    }
+  });
+
+  it('refuses an --update-deadline that is not a positive number of seconds, naming the flag, before it loads a model', async () => {
+    for (const given of ['0', '-1', 'NaN', 'soon', '1e9']) {
+      const run = await gymnast('serve', 'model', '--embedded', '--port', '0', '--update-deadline', given);
+      assert.notEqual(run.code, 0, given);
+      assert.match(run.stderr, /--update-deadline/, given);
+      assert.doesNotMatch(run.stderr, /\n\s+at /, `${given}: a stack trace`);
     }
   });
 });

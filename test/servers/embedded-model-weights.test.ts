@@ -104,25 +104,52 @@ describe('POST /update_weights on the served embedded model', () => {
     await inFlight;
   });
 
-  it('reports the version on each completion, and a remote policy records it on its turns', async () => {
-    const remote = await createPolicy({ kind: 'vllm-completions', baseUrls: [url], tokenizerDir: embeddedModelDirectory, apiKey: KEY });
-    try {
-      const task = EpisodeTask.parse({ id: 't', index: 0, messages: arithmeticPrompt({ problem: '12*7' }), data: { problem: '12*7', answer: 84 } });
-      const options = {
-        policy: remote.policy,
-        renderer: remote.renderer,
-        environment: arithmeticEnvironment(),
-        maxTurns: 2,
-        maxSeqLen: remote.maxModelLen,
-        sampling: SamplingParams.parse({ max_tokens: 16, seed: 1 }),
-      };
-      const turns = [];
-      for await (const group of runGroups([task], options, { groupSize: 1 })) turns.push(...group.records.flatMap((record) => record.turns));
-      assert.ok(turns.length > 0);
-      assert.deepEqual(new Set(turns.map((turn) => turn.policy_version)), new Set([policy.version]));
-      assert.equal(policy.version, 1);
-    } finally {
-      await remote.policy.close();
+  for (const kind of ['vllm-completions', 'vllm-chat', 'sglang-chat', 'sglang-generate'] as const) {
+    it(`reports the version on each answer, and a ${kind} policy records it on its turns`, async () => {
+      const remote = await createPolicy({ kind, baseUrls: [url], tokenizerDir: embeddedModelDirectory, apiKey: KEY });
+      try {
+        const task = EpisodeTask.parse({ id: 't', index: 0, messages: arithmeticPrompt({ problem: '12*7' }), data: { problem: '12*7', answer: 84 } });
+        const options = {
+          policy: remote.policy,
+          renderer: remote.renderer,
+          environment: arithmeticEnvironment(),
+          maxTurns: 2,
+          maxSeqLen: remote.maxModelLen,
+          sampling: SamplingParams.parse({ max_tokens: 16, seed: 1 }),
+        };
+        const turns = [];
+        for await (const group of runGroups([task], options, { groupSize: 1 })) turns.push(...group.records.flatMap((record) => record.turns));
+        assert.ok(turns.length > 0, 'the episode took no turn');
+        assert.deepEqual(new Set(turns.map((turn) => turn.policy_version)), new Set([1]));
+        assert.equal(policy.version, 1);
+      } finally {
+        await remote.policy.close();
+      }
+    });
+  }
+
+  it("names the version on a streamed choice's last chunk, for completions and chat", async () => {
+    const prompt = committed.encode('What is 12*7?');
+    const bodies = {
+      '/v1/completions': { model: 'gymnast-tiny-arith', prompt, max_tokens: 4, stream: true },
+      '/v1/chat/completions': { model: 'gymnast-tiny-arith', messages: [{ role: 'user', content: 'What is 12*7?' }], max_tokens: 4, stream: true },
+    };
+    for (const [path, body] of Object.entries(bodies)) {
+      const response = await fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+        body: JSON.stringify(body),
+      });
+      const chunks = (await response.text())
+        .split('\n')
+        .filter((line) => line.startsWith('data: {'))
+        .map((line) => JSON.parse(line.slice(6)) as { choices: Record<string, unknown>[] });
+      const last = chunks.map((chunk) => chunk.choices[0]!).find((choice) => choice.finish_reason !== null);
+      assert.equal(last?.policy_version, 1, `${path}: ${JSON.stringify(last)}`);
+      assert.ok(
+        chunks.filter((chunk) => chunk.choices[0]!.finish_reason === null).every((chunk) => !('policy_version' in chunk.choices[0]!)),
+        `${path}: a chunk before the last names a version`,
+      );
     }
   });
 });

@@ -61,6 +61,7 @@ export function chatCompletionsBackend(flavor: ChatFlavor, options: ChatBackendO
         usage: { prompt_tokens: wire.usage.prompt_tokens, completion_tokens: wire.usage.completion_tokens },
         ...(promptIds ? { prompt_token_ids: promptIds } : {}),
         prompt_source: 'server',
+        ...(choice.policy_version === undefined ? {} : { policy_version: choice.policy_version }),
       };
     },
   };

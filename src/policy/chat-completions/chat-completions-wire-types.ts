@@ -13,6 +13,8 @@ export const ChatCompletionsResponse = z.object({
           .nullable()
           .optional(),
         finish_reason: z.string().nullable(),
+        /** Which weights sampled it: gymnast's served embedded model says (vLLM and SGLang do not). */
+        policy_version: z.number().int().nonnegative().optional(),
       }),
     )
     .min(1),

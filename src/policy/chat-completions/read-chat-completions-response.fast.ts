@@ -1,6 +1,6 @@
 // Fast path: mirrors the ChatCompletionsResponse schema; 24× faster (docs/fast-paths.md#hand-checks); guard: test/policy/wire-response-fast-path.test.ts.
 import { isRecord } from '../../util/is-record.js';
-import { isIntList, isNumber, readUsage } from '../wire-checks.fast.js';
+import { isCount, isIntList, isNumber, readUsage } from '../wire-checks.fast.js';
 import type { ChatCompletionsResponse } from './chat-completions-wire-types.js';
 
 type Choice = ChatCompletionsResponse['choices'][number];
@@ -31,17 +31,19 @@ export function readChatCompletionsResponse(value: unknown): ChatCompletionsResp
 
 function readChoice(value: unknown): Choice | undefined {
   if (!isRecord(value) || !isRecord(value.message)) return undefined;
-  const { token_ids, prompt_token_ids, logprobs, finish_reason } = value;
+  const { token_ids, prompt_token_ids, logprobs, finish_reason, policy_version } = value;
   const { content } = value.message;
   if ((typeof content !== 'string' && content !== null) || (typeof finish_reason !== 'string' && finish_reason !== null)) return undefined;
   if ((token_ids != null && !isIntList(token_ids)) || (prompt_token_ids != null && !isIntList(prompt_token_ids))) return undefined;
   const logprobContent = logprobs == null ? undefined : isRecord(logprobs) ? readLogprobContent(logprobs.content) : undefined;
   if (logprobs != null && logprobContent === undefined) return undefined;
+  if (policy_version !== undefined && !isCount(policy_version)) return undefined;
   const choice: Record<string, unknown> = { message: { content } };
   if ('token_ids' in value) choice.token_ids = token_ids;
   if ('prompt_token_ids' in value) choice.prompt_token_ids = prompt_token_ids;
   if ('logprobs' in value) choice.logprobs = logprobs == null ? logprobs : { content: logprobContent };
   choice.finish_reason = finish_reason;
+  if ('policy_version' in value) choice.policy_version = policy_version;
   return choice as Choice;
 }
 

@@ -25,8 +25,9 @@ export function readSglangGenerateResponse(value: unknown): SglangGenerateRespon
 }
 
 function readMetaInfo(value: Record<string, unknown>): MetaInfo | undefined {
-  const { finish_reason, prompt_tokens, completion_tokens, output_token_logprobs } = value;
+  const { finish_reason, prompt_tokens, completion_tokens, output_token_logprobs, weight_version } = value;
   if (!isInt(prompt_tokens) || !isInt(completion_tokens) || (output_token_logprobs !== undefined && !isTokenLogprobs(output_token_logprobs))) return undefined;
+  if (weight_version != null && typeof weight_version !== 'string' && !isNumber(weight_version)) return undefined;
   let finish: Record<string, unknown> | null = null;
   if (finish_reason !== null) {
     if (!isRecord(finish_reason) || typeof finish_reason.type !== 'string') return undefined;
@@ -37,6 +38,7 @@ function readMetaInfo(value: Record<string, unknown>): MetaInfo | undefined {
   }
   const meta: Record<string, unknown> = { finish_reason: finish, prompt_tokens, completion_tokens };
   if ('output_token_logprobs' in value) meta.output_token_logprobs = output_token_logprobs;
+  if ('weight_version' in value) meta.weight_version = weight_version;
   return meta as MetaInfo;
 }
 

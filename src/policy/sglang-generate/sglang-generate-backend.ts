@@ -70,6 +70,13 @@ export const sglangGenerateBackend: BackendRecipe<SglangGenerateResponse> = {
       // At the top of the answer, beside `output_ids` (python/sglang/srt/managers/tokenizer_manager.py puts
       // `out["prompt_token_ids"]` there); checked against the ids sent. Older versions return none.
       ...(wire.prompt_token_ids ? { prompt_token_ids: wire.prompt_token_ids } : {}),
+      ...versionOf(wire.meta_info.weight_version),
     };
   },
 };
+
+/** SGLang's weight version as a turn's `policy_version` when it is a count; a name such as "default" or "step-100" is not guessed at. */
+function versionOf(weightVersion: string | number | null | undefined): { policy_version?: number } {
+  const version = typeof weightVersion === 'string' && /^\d{1,15}$/.test(weightVersion) ? Number(weightVersion) : weightVersion;
+  return typeof version === 'number' && Number.isSafeInteger(version) && version >= 0 ? { policy_version: version } : {};
+}

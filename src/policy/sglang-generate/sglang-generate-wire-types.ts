@@ -12,6 +12,11 @@ export const SglangGenerateResponse = z.object({
     completion_tokens: z.number().int(),
     /** `[logprob, token_id, text | null]` per output token. */
     output_token_logprobs: z.array(z.tuple([z.number(), z.number().int(), z.string().nullable()])).optional(),
+    /**
+     * Which weights sampled it, as SGLang names them (`--weight-version`, or `weight_version` of
+     * `/update_weights_from_disk`; "default" until set). A count ("3") is read as the turn's `policy_version`.
+     */
+    weight_version: z.union([z.string(), z.number(), z.null()]).optional(),
   }),
 });
 export type SglangGenerateResponse = z.infer<typeof SglangGenerateResponse>;

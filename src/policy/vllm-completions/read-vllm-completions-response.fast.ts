@@ -1,6 +1,6 @@
 // Fast path: mirrors the VllmCompletionsResponse schema; 69× faster (docs/fast-paths.md#hand-checks); guard: test/policy/wire-response-fast-path.test.ts.
 import { isRecord } from '../../util/is-record.js';
-import { isIntList, isNumber, isNumberOrNullList, readUsage } from '../wire-checks.fast.js';
+import { isCount, isIntList, isNumber, isNumberOrNullList, readUsage } from '../wire-checks.fast.js';
 import type { VllmCompletionsResponse } from './vllm-completions-wire-types.js';
 
 type Choice = VllmCompletionsResponse['choices'][number];
@@ -30,7 +30,7 @@ function readChoice(value: unknown): Choice | undefined {
   if ((token_ids != null && !isIntList(token_ids)) || (prompt_token_ids != null && !isIntList(prompt_token_ids))) return undefined;
   if (stop_reason != null && typeof stop_reason !== 'string' && !isNumber(stop_reason)) return undefined;
   if (logprobs != null && !(isRecord(logprobs) && isNumberOrNullList(logprobs.token_logprobs))) return undefined;
-  if (policy_version !== undefined && !(Number.isSafeInteger(policy_version) && (policy_version as number) >= 0)) return undefined;
+  if (policy_version !== undefined && !isCount(policy_version)) return undefined;
   // The schema's keys in its order; an optional one only when the answer has it.
   const choice: Record<string, unknown> = { text };
   if ('token_ids' in value) choice.token_ids = token_ids;

@@ -11,3 +11,9 @@ export const usage = (prompt: number, completion: number) => ({ prompt_tokens: p
 
 /** A sampled token as a logprobs entry names it: its text, or `token_id:N` when the request asks for ids. */
 export const tokenLabel = (context: RouteContext, id: number, asIds: boolean | undefined) => (asIds ? `token_id:${id}` : context.tokenizer.decode([id]));
+
+/**
+ * gymnast's own choice field: which weights sampled it (see `POST /update_weights`), on the whole
+ * choice and on a streamed choice's last chunk; the backends read it back as the turn's `policy_version`.
+ */
+export const policyVersion = (generation: Generation) => (generation.policyVersion === undefined ? {} : { policy_version: generation.policyVersion });

@@ -1,5 +1,5 @@
 import { RequestRejectedError } from '../http-server/request-rejected-error.js';
-import { completionTokens, tokenLabel, usage } from './answer-fields.js';
+import { completionTokens, policyVersion, tokenLabel, usage } from './answer-fields.js';
 import { assistantReply } from './assistant-reply.js';
 import { toMessage } from './chat-request-message.js';
 import type { Generation } from './generator.js';
@@ -55,6 +55,7 @@ export const chatCompletions: Route = async (context, body, signal) => {
   const finish = (generation: Generation, answer = reply(generation)) => ({
     finish_reason: answer.finish_reason,
     ...(context.flavor === 'sglang' ? { matched_stop: generation.stopReason } : { stop_reason: generation.stopReason }),
+    ...policyVersion(generation),
   });
   const logprobs = (ids: readonly number[], values: readonly number[]) => ({
     content: ids.map((id, j) => ({ token: tokenLabel(context, id, request.return_tokens_as_token_ids), logprob: values[j], bytes: null, top_logprobs: [] })),

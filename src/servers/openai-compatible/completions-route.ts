@@ -1,5 +1,5 @@
 import { RequestRejectedError } from '../http-server/request-rejected-error.js';
-import { completionTokens, tokenLabel, usage } from './answer-fields.js';
+import { completionTokens, policyVersion, tokenLabel, usage } from './answer-fields.js';
 import type { Generation } from './generator.js';
 import { checkNoSpecialTokensAdded, checkNoTopLogprobs, checkStreamOptions, checkTextFits, checkTokenIds, parseBody } from './request-checks.js';
 import { CompletionRequest } from './request-wire-types.js';
@@ -54,7 +54,7 @@ export const completions: Route = async (context, body, signal) => {
       : typeof prompts[promptOf(index)] === 'string'
         ? (prompts[promptOf(index)] as string)
         : context.tokenizer.decode(promptIds[promptOf(index)]!);
-  const finish = (generation: Generation) => ({ finish_reason: generation.finish, stop_reason: generation.stopReason });
+  const finish = (generation: Generation) => ({ finish_reason: generation.finish, stop_reason: generation.stopReason, ...policyVersion(generation) });
   const logprobs = (ids: readonly number[], values: readonly number[]) => ({
     tokens: ids.map((id) => tokenLabel(context, id, request.return_tokens_as_token_ids)),
     token_logprobs: values,
@@ -88,8 +88,6 @@ export const completions: Route = async (context, body, signal) => {
     ...(request.return_token_ids ? { token_ids: generation.tokenIds, prompt_token_ids: promptIds[promptOf(index)] } : {}),
     logprobs: request.logprobs === undefined ? null : logprobs(generation.tokenIds, generation.logprobs),
     ...finish(generation),
-    // gymnast's own field: which weights sampled the choice (see POST /update_weights), read back as the turn's `policy_version`.
-    ...(generation.policyVersion === undefined ? {} : { policy_version: generation.policyVersion }),
   }));
   return { status: 200, body: { ...head, object: 'text_completion', choices, usage: usage(promptTokens, completionTokens(generated)) } };
 };

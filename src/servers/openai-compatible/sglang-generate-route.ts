@@ -37,6 +37,8 @@ export const sglangGenerate: Route = async (context, body, signal) => {
         prompt_tokens: input_ids.length,
         completion_tokens: generation.tokenIds.length,
         ...(return_logprob ? { output_token_logprobs: generation.tokenIds.map((id, j) => [generation.logprobs[j], id, null]) } : {}),
+        // SGLang's own field (a string: its versions are names); gymnast's backend reads a count back as the turn's `policy_version`.
+        ...(generation.policyVersion === undefined ? {} : { weight_version: String(generation.policyVersion) }),
       },
     },
   };
