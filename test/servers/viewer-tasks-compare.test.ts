@@ -1,8 +1,8 @@
 // The per-task table and the comparison of two runs, over the viewer's API on loopback, for two
-// small crafted runs whose numbers are worked out by hand below.
+// small crafted runs (test/support/compared-runs.ts) whose numbers are worked out by hand below.
 
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -10,34 +10,8 @@ import { findRuns } from '../../src/servers/viewer/run-files.js';
 import { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
 import type { RunComparison } from '../../src/viewer/run-comparison.js';
 import type { TaskPage } from '../../src/viewer/task-page.js';
-import { syntheticRow, toLines, type SyntheticRollout } from '../support/synthetic-rows.js';
-
-/**
- * base: task 0 rewards 1, 0, 1, 1 (turns 1, 2, 1, 2); task 1 rewards 0, 0 and a failure; task 2
- * rewards 0.5, 0.25 (not 0/1: pass@k is the best reward); task 3 rewards 1, 1 (only in base).
- */
-const base: SyntheticRollout[] = [
-  { task: 0, rollout: 0, reward: 1, turns: 1 },
-  { task: 0, rollout: 1, reward: 0, turns: 2 },
-  { task: 0, rollout: 2, reward: 1, turns: 1 },
-  { task: 0, rollout: 3, reward: 1, turns: 2 },
-  { task: 1, rollout: 0, reward: 0 },
-  { task: 1, rollout: 1, reward: 0 },
-  { task: 2, rollout: 0, reward: 0.5 },
-  { task: 2, rollout: 1, reward: 0.25 },
-  { task: 3, rollout: 0, reward: 1 },
-  { task: 3, rollout: 1, reward: 1 },
-];
-const baseFailures: SyntheticRollout[] = [{ task: 1, rollout: 2, failure: 'transport' }];
-/** next: task 0 all 1 (+0.25), task 1 1 and 0 (+0.5), task 2 0.25 twice (−0.125), task 4 only in next. */
-const next: SyntheticRollout[] = [
-  ...[0, 1, 2, 3].map((rollout) => ({ task: 0, rollout, reward: 1 })),
-  { task: 1, rollout: 0, reward: 1 },
-  { task: 1, rollout: 1, reward: 0 },
-  { task: 2, rollout: 0, reward: 0.25 },
-  { task: 2, rollout: 1, reward: 0.25 },
-  { task: 4, rollout: 0, reward: 0 },
-];
+import { base, baseFailures, next, writeRun } from '../support/compared-runs.js';
+import { syntheticRow, toLines } from '../support/synthetic-rows.js';
 
 describe('gymnast view: the per-task table and two runs compared', () => {
   let directory: string;
@@ -49,14 +23,8 @@ describe('gymnast view: the per-task table and two runs compared', () => {
 
   before(async () => {
     directory = mkdtempSync(join(tmpdir(), 'gymnast-view-tasks-'));
-    for (const [name, rows, failures] of [
-      ['base', base, baseFailures],
-      ['next', next, []],
-    ] as const) {
-      mkdirSync(join(directory, 'runs', name), { recursive: true });
-      writeFileSync(join(directory, 'runs', name, 'rollouts.jsonl'), toLines(rows.map(syntheticRow)));
-      if (failures.length > 0) writeFileSync(join(directory, 'runs', name, 'rollouts_failures.jsonl'), toLines(failures.map(syntheticRow)));
-    }
+    writeRun(join(directory, 'runs'), 'base', base, baseFailures);
+    writeRun(join(directory, 'runs'), 'next', next);
     server = await ViewerServer.open({ runs: await findRuns(join(directory, 'runs')) });
     await server.start();
     await server.indexed();
