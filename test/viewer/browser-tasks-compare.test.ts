@@ -2,12 +2,12 @@
 // /usr/bin/chromium, driven by playwright-core), served by the real ViewerServer over crafted runs
 // laid out as `runs/NAME/rollouts.jsonl`: sorting by a header reorders the rows (aria-sort follows,
 // from the keyboard too), a run of many tasks pages, two runs ticked open their comparison with its
-// deltas and chart, and one task shows both runs' rollouts side by side. Screenshots go to a temp dir
+// deltas and chart, one task shows both runs' rollouts side by side, and the table follows a growing run. Screenshots go to a temp dir
 // (printed as diagnostics; GYMNAST_VIEWER_SHOTS picks the dir).
 
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,6 +15,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { findRuns } from '../../src/servers/viewer/run-files.js';
 import { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
 import { base, baseFailures, next, writeRun } from '../support/compared-runs.js';
+import { syntheticRow, toLines } from '../support/synthetic-rows.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
@@ -127,6 +128,7 @@ describe('gymnast view: the per-task table and two runs compared, in a headless 
     await page.check('input[aria-label="compare base"]');
     await page.check('input[aria-label="compare next"]');
     assert.equal(await page.locator('#compare-hint').textContent(), 'A: base, B: next');
+    await shoot(t, 'runs-compare.png');
     await page.click('#compare-runs');
     await waitForOrder('compare-tasks', [2, 0, 1]);
     assert.match(page.url(), /#\/compare\/base\/next$/);
@@ -162,5 +164,16 @@ describe('gymnast view: the per-task table and two runs compared, in a headless 
     await page.locator('.run-side').nth(1).locator('[role="alert"]').waitFor();
     assert.equal(await page.locator('.run-side').nth(0).locator('.rollout-card').count(), 2);
     assert.ok(problems.splice(0).every((problem) => /404/.test(problem)));
+  });
+
+  it('updates the task table in place while the run grows', async () => {
+    await open('#/run/next/tasks?sort=task');
+    await waitForOrder('tasks', [0, 1, 2, 4]);
+    // Task 4 gets a second rollout, rewarded 1: rewards 0, 1, so mean 0.5, variance 0.25, pass@2 1.
+    await appendFile(join(dir, 'runs', 'next', 'rollouts.jsonl'), toLines([syntheticRow({ task: 4, rollout: 1, reward: 1 })]));
+    await page.waitForFunction(`document.querySelector('table.tasks tr[data-task="4"] td.variance')?.textContent === '0.25'`, undefined, { timeout: 6000 });
+    assert.equal(await page.locator('table.tasks tr[data-task="4"] td.rollouts').textContent(), '2');
+    assert.equal(await page.locator('table.tasks tr[data-task="4"] td.pass').textContent(), '1');
+    noProblems();
   });
 });

@@ -85,8 +85,8 @@ function row(run, task) {
     h('td', { class: 'num pass', title: `pass@${task.scored}` }, fmt.reward(task.pass_at_k)),
     h('td', { class: 'num reward' }, fmt.reward(task.mean_reward)),
     h('td', { class: 'num variance' }, variance(task.reward_variance)),
-    h('td', { class: 'num turns' }, decimal(task.mean_turns)),
-    h('td', { class: 'num tokens' }, decimal(task.mean_tokens)),
+    h('td', { class: 'num mean-turns' }, decimal(task.mean_turns)),
+    h('td', { class: 'num mean-tokens' }, decimal(task.mean_tokens)),
     h('td', { class: task.failures > 0 ? 'num failures warn' : 'num failures' }, fmt.count(task.failures)),
   );
 }
