@@ -1,4 +1,4 @@
-import { PassAtKAccumulator } from '../metrics/pass-at-k.js';
+import { taskPassAtK } from '../metrics/pass-at-k.js';
 import { sortRollouts } from './rollout-query.js';
 import type { RunIndex } from './run-index.js';
 
@@ -79,10 +79,5 @@ function taskStats(index: RunIndex, task: number, positions: Uint32Array): TaskS
   };
 }
 
-/** pass@n of one task's n rewards (in rollout order), by the metrics' own accumulator. */
-function passAtN(rewards: readonly number[]): number | null {
-  if (rewards.length === 0) return null;
-  const accumulator = new PassAtKAccumulator(['reward']);
-  accumulator.addTask([rewards]);
-  return accumulator.metrics()[`pass@${rewards.length}/reward`]! / 100;
-}
+/** pass@n of one task's n rewards (in rollout order), by the metrics' own rule. */
+const passAtN = (rewards: readonly number[]): number | null => (rewards.length === 0 ? null : taskPassAtK(rewards, rewards.length));
