@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { BadQueryError } from './rollout-query.js';
+import { BadQueryError } from './bad-query-error.js';
 
 /** Parses a query string with `schema`; empty values count as absent, and a bad value is a `BadQueryError` naming its parameter. */
 export function parseQueryParameters<T extends z.ZodType>(schema: T, search: URLSearchParams): z.infer<T> {
