@@ -29,4 +29,8 @@ export const api = {
   rollouts: (id, query, signal) => getJson(`${run(id)}/rollouts?${new URLSearchParams(query)}`, signal),
   rollout: (id, rolloutId, signal) => getJson(`${run(id)}/rollouts/${encodeURIComponent(rolloutId)}`, signal),
   group: (id, task, signal) => getJson(`${run(id)}/groups/${encodeURIComponent(task)}`, signal),
+  /** query: {sort, offset, limit}; each task's pass@n, mean reward, reward variance, mean turns and tokens, failures. */
+  tasks: (id, query, signal) => getJson(`${run(id)}/tasks?${new URLSearchParams(query)}`, signal),
+  /** Two runs' tasks matched by index; query: {sort, offset, limit}. */
+  compare: (a, b, query, signal) => getJson(`/api/compare/${encodeURIComponent(a)}/${encodeURIComponent(b)}?${new URLSearchParams(query)}`, signal),
 };

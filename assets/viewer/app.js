@@ -11,6 +11,9 @@ import * as overviewPage from './pages/overview.js';
 import * as rolloutsPage from './pages/rollouts.js';
 import * as rolloutPage from './pages/rollout.js';
 import * as groupPage from './pages/group.js';
+import * as tasksPage from './pages/tasks.js';
+import * as comparePage from './pages/compare.js';
+import * as compareTaskPage from './pages/compare-task.js';
 
 const POLL_MS = 2000;
 
@@ -20,6 +23,9 @@ const routes = [
   { pattern: /^\/run\/([^/?]+)\/rollouts\/?(?:\?(.*))?$/, page: rolloutsPage, params: (m) => ({ run: m[1], query: new URLSearchParams(m[2] ?? '') }) },
   { pattern: /^\/run\/([^/?]+)\/rollout\/([^?]+)$/, page: rolloutPage, params: (m) => ({ run: m[1], id: m[2] }) },
   { pattern: /^\/run\/([^/?]+)\/group\/([^?]+)$/, page: groupPage, params: (m) => ({ run: m[1], task: m[2] }) },
+  { pattern: /^\/run\/([^/?]+)\/tasks\/?(?:\?(.*))?$/, page: tasksPage, params: (m) => ({ run: m[1], query: new URLSearchParams(m[2] ?? '') }) },
+  { pattern: /^\/compare\/([^/?]+)\/([^/?]+)\/?(?:\?(.*))?$/, page: comparePage, params: (m) => ({ a: m[1], b: m[2], query: new URLSearchParams(m[3] ?? '') }) },
+  { pattern: /^\/compare\/([^/?]+)\/([^/?]+)\/task\/([^/?]+)$/, page: compareTaskPage, params: (m) => ({ a: m[1], b: m[2], task: m[3] }) },
 ];
 
 const main = document.getElementById('main');
@@ -54,6 +60,7 @@ function route() {
   }
   current = { params, handle: match.r.page.mount(root, params) };
   markNav(params.run);
+  if (params.a !== undefined) markCompareNav(params);
   main.focus({ preventScroll: true });
   window.scrollTo(0, 0);
 }
@@ -63,7 +70,14 @@ function markNav(run) {
   replace(nav, h('a', { href: '#/' }, 'runs'));
   if (run !== undefined) {
     nav.append(' / ', h('a', { href: `#/run/${encodeURIComponent(run)}` }, run), ' / ', h('a', { href: `#/run/${encodeURIComponent(run)}/rollouts` }, 'rollouts'));
+    nav.append(' · ', h('a', { href: `#/run/${encodeURIComponent(run)}/tasks` }, 'tasks'));
   }
+}
+
+function markCompareNav({ a, b, task }) {
+  const nav = document.getElementById('crumbs');
+  nav.append(' / ', h('a', { href: `#/compare/${encodeURIComponent(a)}/${encodeURIComponent(b)}` }, `compare ${a} with ${b}`));
+  if (task !== undefined) nav.append(' / ', `task ${task}`);
 }
 
 async function poll() {

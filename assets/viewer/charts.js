@@ -105,3 +105,54 @@ export function categoryBars(counts, { label, link }) {
     ),
   );
 }
+
+/**
+ * bins: [{lo, hi, a, b}] (two runs counted in the same bins, see src/viewer/paired-histogram.ts) →
+ * each bin's two bars side by side on one pair of axes, A in the first series colour and B in the
+ * second, with axis titles; names: [A's name, B's name].
+ */
+export function pairedHistogram(bins, { label, names, xTitle, yTitle }) {
+  if (!bins || bins.length === 0) return h('p', { class: 'empty' }, `${label}: no data`);
+  const width = 480;
+  const height = 220;
+  const pad = { left: 50, right: 14, top: 12, bottom: 46 };
+  const plotW = width - pad.left - pad.right;
+  const plotH = height - pad.top - pad.bottom;
+  const y0 = height - pad.bottom;
+  const max = Math.max(1, ...bins.flatMap((bin) => [bin.a, bin.b]));
+  const slot = plotW / bins.length;
+  const bar = Math.max(1, (slot - 4) / 2);
+  const marks = bins.flatMap((bin, i) =>
+    ['a', 'b'].map((side, j) => {
+      const barH = (bin[side] / max) * plotH;
+      return s(
+        'rect',
+        { x: pad.left + i * slot + 2 + j * bar, y: y0 - barH, width: bar, height: barH, class: `pair series-${j}` },
+        s('title', {}, `${names[j]}: ${bin[side]} in ${binLabel(bin)}`),
+      );
+    }),
+  );
+  // Every bin edge when they fit (at most 6 labels), else every other one.
+  const step = bins.length <= 5 ? 1 : 2;
+  const edges = bins.length === 1 ? [bins[0].lo] : [...bins.map((bin) => bin.lo), bins[bins.length - 1].hi];
+  const xTicks = edges
+    .map((value, i) => ({ value, i }))
+    .filter(({ i }) => bins.length === 1 || i % step === 0 || i === edges.length - 1)
+    .map(({ value, i }) => s('text', { x: bins.length === 1 ? pad.left + plotW / 2 : pad.left + i * slot, y: y0 + 14, class: 'tick', 'text-anchor': 'middle' }, tickLabel(value)));
+  // Integer counts: ticks at 0, the top and (when it is a whole number) half way.
+  const yValues = [...new Set([0, max, ...(max % 2 === 0 ? [max / 2] : [])])];
+  const yTicks = yValues.map((value) => s('text', { x: pad.left - 6, y: y0 - (value / max) * plotH + 4, class: 'tick', 'text-anchor': 'end' }, String(value)));
+  const summary = `${label}: ${bins.map((bin) => `${binLabel(bin)}: ${names[0]} ${bin.a}, ${names[1]} ${bin.b}`).join('; ')}`;
+  return s(
+    'svg',
+    { viewBox: `0 0 ${width} ${height}`, class: 'chart paired', role: 'img', 'aria-label': summary },
+    s('title', {}, summary),
+    s('line', { x1: pad.left, y1: pad.top, x2: pad.left, y2: y0, class: 'axis' }),
+    s('line', { x1: pad.left, y1: y0, x2: width - pad.right, y2: y0, class: 'axis' }),
+    ...xTicks,
+    ...yTicks,
+    s('text', { x: pad.left + plotW / 2, y: height - 8, class: 'axis-title', 'text-anchor': 'middle' }, xTitle),
+    s('text', { x: 14, y: pad.top + plotH / 2, class: 'axis-title', 'text-anchor': 'middle', transform: `rotate(-90 14 ${pad.top + plotH / 2})` }, yTitle),
+    ...marks,
+  );
+}

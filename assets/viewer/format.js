@@ -33,4 +33,7 @@ export const href = {
   rollouts: (run, query) => `#/run/${enc(run)}/rollouts${query && Object.keys(query).length > 0 ? `?${new URLSearchParams(query)}` : ''}`,
   rollout: (run, id) => `#/run/${enc(run)}/rollout/${enc(id)}`,
   group: (run, task) => `#/run/${enc(run)}/group/${enc(task)}`,
+  tasks: (run, query) => `#/run/${enc(run)}/tasks${query && Object.keys(query).length > 0 ? `?${new URLSearchParams(query)}` : ''}`,
+  compare: (a, b, query) => `#/compare/${enc(a)}/${enc(b)}${query && Object.keys(query).length > 0 ? `?${new URLSearchParams(query)}` : ''}`,
+  compareTask: (a, b, task) => `#/compare/${enc(a)}/${enc(b)}/task/${enc(task)}`,
 };

@@ -220,6 +220,17 @@ function addPassAtK(pass: NumberList, values: ArrayLike<number>, n: number): voi
   }
 }
 
+/**
+ * pass@k (1 ≤ k ≤ n) of one task's n scores in rollout order, as a fraction, by the very rule
+ * `PassAtKAccumulator` sums over tasks: the unbiased estimator when every score is 0 or 1, else the
+ * best of the first k. For a per-task view (the viewer's task table) without an accumulator per task.
+ */
+export function taskPassAtK(values: ArrayLike<number>, k: number): number {
+  const pass = new NumberList(0);
+  addPassAtK(pass, values, values.length);
+  return pass.get(k);
+}
+
 /** mean@k for every k ≤ n from running sums; past n the task's mean holds, added once at n + 1 and carried. */
 function addMeanAtK(mean: NumberList, tail: NumberList, values: ArrayLike<number>, n: number): void {
   let sum = 0;

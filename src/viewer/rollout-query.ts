@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError } from '../core/errors/config-error.js';
+import { parseQueryParameters } from './query-parameters.js';
 import type { RolloutColumns } from './rollout-columns.js';
 import { ROLLOUT_HEALTH_VERDICTS, rolloutHealthAt, type RolloutHealthVerdict, type HealthReport } from './health-report.js';
 
@@ -30,25 +30,10 @@ export const RolloutQuery = z.object({
 });
 export type RolloutQuery = z.infer<typeof RolloutQuery>;
 
-/** A query parameter the API cannot use: answered with 400 and its name. */
-export class BadQueryError extends ConfigError {
-  readonly parameter: string;
-
-  constructor(parameter: string, message: string) {
-    super(`bad query parameter ${parameter}: ${message}`);
-    this.parameter = parameter;
-  }
-}
+export { BadQueryError } from './bad-query-error.js';
 
 /** Parses a query string; empty values count as absent (`?termination=` filters nothing). */
-export function parseRolloutQuery(search: URLSearchParams): RolloutQuery {
-  const given: Record<string, string> = {};
-  for (const [name, value] of search) if (value !== '') given[name] = value;
-  const parsed = RolloutQuery.safeParse(given);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  throw new BadQueryError(String(issue.path[0] ?? '?'), issue.message);
-}
+export const parseRolloutQuery = (search: URLSearchParams): RolloutQuery => parseQueryParameters(RolloutQuery, search);
 
 /** The positions that pass every filter of `query` but the text search, in index order. */
 export function filterRollouts(columns: RolloutColumns, query: RolloutQuery, health: HealthReport | null = null): Uint32Array {

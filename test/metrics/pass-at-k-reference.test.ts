@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { NO_ANSWER, PassAtKAccumulator, unbiasedPassAtK } from '../../src/metrics/pass-at-k.js';
+import { NO_ANSWER, PassAtKAccumulator, taskPassAtK, unbiasedPassAtK } from '../../src/metrics/pass-at-k.js';
 
 /*
  * PassAtKAccumulator keeps running sums per k; this spec recomputes every metric the slow way, task by
@@ -155,6 +155,19 @@ describe('pass@k, mean@k, majority@k and their spreads, against the definitions 
       ['accuracy', 'zeta'].flatMap((name) => [`pass@${k}/${name}`, `pass@1[avg-of-${k}]/${name}`]),
     );
     assert.deepEqual(new PassAtKAccumulator(names).headlineKeys(), [], 'no task, no headline');
+  });
+});
+
+describe("one task's pass@k (the viewer's task table)", () => {
+  it('is the definition for every k up to n, on 0/1 scores and on graded ones', () => {
+    for (const task of tasks(13, ['accuracy', 'zeta'], 40)) {
+      for (const values of Object.values(task.scores)) {
+        for (let k = 1; k <= values.length; k++) {
+          const expected = passAtK(values, k);
+          assert.ok(Math.abs(taskPassAtK(values, k) - expected) <= 1e-12, `pass@${k} of ${values}: ${taskPassAtK(values, k)} against ${expected}`);
+        }
+      }
+    }
   });
 });
 

@@ -35,7 +35,7 @@ function view(o) {
       { class: 'tiles' },
       tile('rollouts', h('a', { href: link() }, fmt.count(o.counts.rollouts))),
       tile('failures', fmt.count(o.counts.failures)),
-      tile('tasks', fmt.count(o.counts.tasks)),
+      tile('tasks', h('a', { href: fmt.href.tasks(o.id), title: 'one row per task: pass@n, mean reward, reward variance, turns, tokens' }, fmt.count(o.counts.tasks))),
       // Shown only when some prompt alone filled max_seq_len: those rollouts are in no reward figure.
       o.counts.prompt_too_long > 0 ? tile('prompt too long', h('a', { href: link({ termination: 'prompt-too-long' }) }, fmt.count(o.counts.prompt_too_long)), 'not scored') : null,
       tile('mean reward', fmt.reward(o.mean_reward)),

@@ -1,4 +1,5 @@
-// #/ — every run the viewer serves, and their overviews side by side.
+// #/ — every run the viewer serves, and their overviews side by side; two runs ticked open their
+// task-by-task comparison.
 
 import { api } from '../api.js';
 import { curves, histogram } from '../charts.js';
@@ -10,7 +11,22 @@ const MAX_COMPARED = 6;
 export function mount(root) {
   const table = h('div');
   const compare = h('div', { class: 'compare' });
-  replace(root, h('h1', {}, 'Runs'), table, h('h2', {}, 'Side by side'), compare);
+  // Ticked runs in the order ticked: the first is A, the second B. Kept across refreshes.
+  let selected = [];
+  const compareButton = h('button', { type: 'button', id: 'compare-runs', disabled: true, onclick: () => (location.hash = fmt.href.compare(selected[0], selected[1])) }, 'Compare');
+  const compareHint = h('span', { class: 'note', id: 'compare-hint' });
+  const select = (id, on) => {
+    selected = on ? [...selected.filter((one) => one !== id), id] : selected.filter((one) => one !== id);
+    showSelection();
+  };
+  const showSelection = () => {
+    compareButton.disabled = selected.length !== 2;
+    compareHint.textContent =
+      selected.length === 2 ? `A: ${selected[0]}, B: ${selected[1]}` : selected.length > 2 ? 'Tick only two runs to compare them.' : 'Tick two runs to compare them task by task.';
+  };
+  showSelection();
+  const compareBar = h('div', { class: 'compare-bar', hidden: true }, compareButton, compareHint);
+  replace(root, h('h1', {}, 'Runs'), table, compareBar, h('h2', {}, 'Side by side'), compare);
   let generation = 0;
 
   async function load() {
@@ -20,7 +36,10 @@ export function mount(root) {
       const shown = runs.slice(0, MAX_COMPARED);
       const overviews = await Promise.all(shown.map((run) => api.overview(run.id).catch((error) => ({ id: run.id, error }))));
       if (mine !== generation) return;
-      replace(table, runsTable(runs));
+      selected = selected.filter((id) => runs.some((run) => run.id === id));
+      showSelection();
+      compareBar.hidden = runs.length < 2;
+      replace(table, runsTable(runs, selected, select));
       replace(
         compare,
         runs.length > MAX_COMPARED ? h('p', { class: 'note' }, `The first ${MAX_COMPARED} of ${runs.length} runs.`) : null,
@@ -36,12 +55,12 @@ export function mount(root) {
   return { refresh: load, dispose: () => void ++generation };
 }
 
-function runsTable(runs) {
+function runsTable(runs, selected, select) {
   if (runs.length === 0) return h('p', { class: 'empty' }, 'No runs yet.');
   return h(
     'table',
     { class: 'data' },
-    h('thead', {}, h('tr', {}, ['run', 'file', 'agents', 'rollouts', 'failures', 'mean reward'].map((name) => h('th', { scope: 'col' }, name)))),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'compare'), ['run', 'file', 'agents', 'rollouts', 'failures', 'mean reward'].map((name) => h('th', { scope: 'col' }, name)))),
     h(
       'tbody',
       {},
@@ -49,6 +68,11 @@ function runsTable(runs) {
         h(
           'tr',
           {},
+          h(
+            'td',
+            {},
+            h('input', { type: 'checkbox', class: 'pick', 'aria-label': `compare ${run.id}`, checked: selected.includes(run.id), onchange: (event) => select(run.id, event.target.checked) }),
+          ),
           h('th', { scope: 'row' }, h('a', { href: fmt.href.run(run.id) }, run.id)),
           h('td', { class: 'path' }, run.file),
           h('td', {}, run.agents.join(', ')),

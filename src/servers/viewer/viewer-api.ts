@@ -4,6 +4,8 @@ import type { TokenDecoder } from '../../core/token-decoder.js';
 import { type RolloutLister, rolloutDetail, taskGroup } from '../../viewer/rollout-views.js';
 import type { RunIndex } from '../../viewer/run-index.js';
 import { runOverview, runSummary } from '../../viewer/run-overview.js';
+import { parseTaskQuery, taskPage } from '../../viewer/task-page.js';
+import { compareRuns, parseCompareQuery } from '../../viewer/run-comparison.js';
 import type { ViewedRun } from './run-files.js';
 
 /** One run as the API serves it: its index, its lister (whose cache pages cheaply), and how to decode its tokens. */
@@ -25,10 +27,12 @@ const ok = (body: unknown): ApiReply => ({ status: 200, body });
 
 /**
  * The viewer's JSON API by path segments after `/api/`: `runs`, `runs/:run/overview`,
- * `runs/:run/rollouts`, `runs/:run/rollouts/:id`, `runs/:run/groups/:task`. A bad query parameter
+ * `runs/:run/rollouts`, `runs/:run/rollouts/:id`, `runs/:run/groups/:task`, `runs/:run/tasks`,
+ * `compare/:a/:b`. A bad query parameter
  * throws a `BadQueryError` (the server answers 400 naming it).
  */
 export async function answerApi(runs: ReadonlyMap<string, ServedRun>, segments: readonly string[], search: URLSearchParams): Promise<ApiReply> {
+  if (segments[0] === 'compare') return compare(runs, segments, search);
   if (segments[0] !== 'runs') return notFound(`no API route /api/${segments.join('/')}`);
   if (segments.length === 1) return ok({ runs: [...runs.values()].map((served) => runSummary(served.index)) });
   const served = runs.get(segments[1]!);
@@ -41,6 +45,7 @@ export async function answerApi(runs: ReadonlyMap<string, ServedRun>, segments: 
   if (what === 'rollouts' && key === undefined) return ok(await served.lister.page(parseRolloutQuery(search)));
   if (what === 'rollouts' && key !== undefined) return rollout(served, key);
   if (what === 'groups' && key !== undefined) return group(served, key);
+  if (what === 'tasks' && key === undefined) return ok(taskPage(served.index, parseTaskQuery(search)));
   return notFound(`no API route /api/${segments.join('/')}`);
 }
 
@@ -55,6 +60,17 @@ async function group(served: ServedRun, task: string): Promise<ApiReply> {
   if (items.length === 0) return notFound(`no task ${task} in run ${served.run.id}`);
   // Findings about the whole task (every repeat failed or scored 0) are shown here, on no single rollout.
   return ok({ task: Number(task), items, task_findings: served.index.health?.taskFindings(Number(task)) ?? null });
+}
+
+/** Two served runs' tasks side by side: `compare/:a/:b`, each run refreshed first as a single run's routes are. */
+async function compare(runs: ReadonlyMap<string, ServedRun>, segments: readonly string[], search: URLSearchParams): Promise<ApiReply> {
+  if (segments.length !== 3) return notFound(`no API route /api/${segments.join('/')}: compare two runs with /api/compare/:a/:b`);
+  const pair = segments.slice(1).map((id) => runs.get(id));
+  const missing = segments.slice(1).filter((_, i) => pair[i] === undefined);
+  if (missing.length > 0) return notFound(`no run ${missing.join(', ')}: the runs are ${[...runs.keys()].join(', ')}`);
+  const [a, b] = pair as [ServedRun, ServedRun];
+  for (const served of [a, b]) if (served.index.indexing.done) await served.index.refresh();
+  return ok(compareRuns(a.index, b.index, parseCompareQuery(search)));
 }
 
 /** What served the run, as `gymnast collect` recorded it: the embedded model by its served name. */
