@@ -19,7 +19,7 @@ export async function openTensorBoard(folder: string): Promise<EventFileWriter> 
   try {
     return await EventFileWriter.open(folder);
   } catch (error) {
-    if (hasKind(error, 'output-path')) throw new ConfigError(`--tensorboard ${(error as Error).message}`, { cause: error });
+    if (hasKind(error, 'output-path')) throw new ConfigError(`--tensorboard ${error.message}`, { cause: error });
     throw error;
   }
 }

@@ -1,11 +1,11 @@
-import { mkdir, open, stat } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { hostname as osHostname } from 'node:os';
 import { join } from 'node:path';
 import { OutputPathError } from '../core/errors/output-path-error.js';
 import { WriteFailedError } from '../core/errors/write-failed-error.js';
 import { fileErrorReason } from '../util/file-error-reason.js';
-import { encodeEvent, FILE_VERSION } from './event-message.js';
+import { type EventContent, encodeEvent, FILE_VERSION } from './event-message.js';
 import { tfeventsRecord } from './tfevents-record.js';
 
 export interface EventFileWriterOptions {
@@ -42,7 +42,10 @@ export class EventFileWriter {
     const { path, handle } = await createNew(folder, name);
     const writer = new EventFileWriter(path, handle, now);
     writer.append(0, { fileVersion: FILE_VERSION });
-    await writer.flush();
+    await writer.flush().catch(async (error: unknown) => {
+      await handle.close();
+      throw error;
+    });
     return writer;
   }
 
@@ -64,12 +67,12 @@ export class EventFileWriter {
     if (this.failure !== undefined) throw this.failure;
   }
 
-  private append(step: number, content: Parameters<typeof encodeEvent>[0]['content']): void {
+  private append(step: number, content: EventContent): void {
     const record = tfeventsRecord(encodeEvent({ wallTime: this.now() / 1000, step, content }));
     this.pending = this.pending.then(async () => {
       if (this.failure !== undefined) return;
       try {
-        await this.handle.write(record);
+        await writeAll(this.handle, record);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code ?? 'EIO';
         this.failure = new WriteFailedError(this.path, code, `${this.path}: the TensorBoard event file could not be written (${code})`, { cause: error });
@@ -78,13 +81,15 @@ export class EventFileWriter {
   }
 }
 
-/** The folder, made when missing; one that cannot be (a file in the way, no permission) is refused by name. */
+/** All of `bytes`: a write may take fewer than it was given (a disk filling up), and the rest must follow, not be lost. */
+async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+  for (let written = 0; written < bytes.length; ) written += (await handle.write(bytes, written)).bytesWritten;
+}
+
+/** The folder, made when missing; one that cannot be (a file or a link to one in the way, no permission) is refused by name. */
 async function makeFolder(folder: string): Promise<void> {
   try {
     await mkdir(folder, { recursive: true });
-    // mkdir succeeds on an existing folder only; anything else at the path is refused above, but a
-    // symbolic link to a file is not, and is checked here.
-    if (!(await stat(folder)).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const reason = code === 'EEXIST' || code === 'ENOTDIR' ? 'a file is in the way of the folder' : (fileErrorReason(error) ?? String(error));

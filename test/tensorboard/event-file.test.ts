@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { crc32c, maskedCrc32c } from '../../src/tensorboard/crc32c.js';
 import { EventFileWriter } from '../../src/tensorboard/event-file-writer.js';
 import { eventFileIn, readEventFile, referenceCrc32c, referenceMask } from '../support/tfevents-reader.js';
 
+const root = fileURLToPath(new URL('../../', import.meta.url));
 const folder = () => mkdtempSync(join(tmpdir(), 'gymnast-tfevents-'));
 // Past 127 bytes, its length takes two bytes of varint.
 const LONG_TAG = `aggregate/${'very-long-agent-name-'.repeat(10)}/pass@1[avg-of-8]/accuracy`;
@@ -150,6 +154,31 @@ describe('TensorBoard event files, read back by an independent reader (protobufj
     bytes[bytes.length - 6]! ^= 0x01;
     writeFileSync(writer.path, bytes);
     assert.throws(() => readEventFile(writer.path), /bad data CRC/);
+  });
+
+  it('a write the OS refuses (a file size limit, as a full disk) is raised by flush and close as write-failed; what came before reads', async () => {
+    const dir = folder();
+    // Under `ulimit -f 1` the kernel refuses writes past 1 KiB with EFBIG (Node ignores SIGXFSZ).
+    const script = `
+      import { EventFileWriter } from ${JSON.stringify(join(root, 'src/tensorboard/event-file-writer.ts'))};
+      const writer = await EventFileWriter.open(${JSON.stringify(dir)});
+      for (let step = 1; step <= 40; step++) writer.write(step, new Map([['collect/tokens_per_second', step]]));
+      const failed = await writer.flush().then(() => 'flushed', (error) => ({ kind: error.kind, code: error.code }));
+      const closed = await writer.close().then(() => 'closed', (error) => error.kind);
+      console.log(JSON.stringify({ failed, closed, path: writer.path }));
+    `;
+    const quoted = [process.execPath, '--import', 'tsx', '--input-type=module', '-e', script].map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`).join(' ');
+    const { stdout } = await promisify(execFile)('bash', ['-c', `ulimit -f 1; exec ${quoted}`], { cwd: root });
+    const { failed, closed, path } = JSON.parse(stdout) as { failed: unknown; closed: unknown; path: string };
+    assert.deepEqual(failed, { kind: 'write-failed', code: 'EFBIG' });
+    assert.equal(closed, 'write-failed');
+    assert.equal(statSync(path).size, 1024, 'written up to the limit');
+    const { events, truncated } = readEventFile(path);
+    assert.equal(truncated, true, 'the record the limit cut is found cut');
+    assert.deepEqual(
+      events.map((event) => event.step),
+      Array.from({ length: events.length }, (_, i) => i),
+    );
   });
 
   it('refuses a folder with a file in the way, naming it', async () => {
