@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { EventFileWriter } from '../../src/tensorboard/event-file-writer.js';
 import { gymnast } from '../support/run-cli.js';
@@ -21,6 +23,11 @@ const folder = () => mkdtempSync(join(tmpdir(), 'gymnast-tensorboard-reads-'));
 const python = process.env.GYMNAST_TENSORBOARD_PYTHON ?? 'python3';
 const hasTensorBoard = spawnSync(python, ['-c', 'import tensorboard'], { stdio: 'ignore' }).status === 0;
 const skip = !hasTensorBoard && `needs TensorBoard in ${python} (pip install tensorboard, or GYMNAST_TENSORBOARD_PYTHON=…)`;
+
+// TensorBoard's default loader on Linux is its Rust data server (`--load_fast`), shipped in a wheel of its own.
+const hasDataServer =
+  hasTensorBoard &&
+  spawnSync(python, ['-c', 'import sys, tensorboard_data_server as s; sys.exit(s.server_binary() is None)'], { stdio: 'ignore' }).status === 0;
 
 /**
  * What TensorBoard's scalars dashboard reads from a folder, through its own loader (the plugin event
@@ -74,6 +81,53 @@ describe('TensorBoard itself reads the event files', { skip }, () => {
     assert.deepEqual(read.points, expected);
   });
 
+  it('serves them over HTTP from `tensorboard --logdir` with its Rust data server, as the dashboard asks for them', {
+    skip: !hasDataServer && 'needs tensorboard-data-server with its binary',
+  }, async () => {
+    const dir = folder();
+    const writer = await EventFileWriter.open(dir);
+    for (let step = 1; step <= 5; step++)
+      writer.write(
+        step,
+        new Map([
+          ['collect/mean_reward', step / 8],
+          ['collect/failures', step % 2],
+        ]),
+      );
+    writer.write(5, new Map([['aggregate/arith/pass@8/accuracy', 93.75]]));
+    await writer.close();
+    const expected = pointsOf(writer.path);
+
+    const server = spawn(
+      python,
+      ['-m', 'tensorboard.main', '--logdir', dir, '--load_fast=true', '--host', '127.0.0.1', '--port', '0', '--reload_interval', '1'],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    try {
+      let said = '';
+      server.stderr!.on('data', (chunk: Buffer) => void (said += chunk.toString()));
+      const url = await polled(60_000, async () => said.match(/TensorBoard \S+ at (http:\/\/127\.0\.0\.1:\d+)\//)?.[1]);
+      const tags = await polled(60_000, async () => {
+        const listed = (await (await fetch(`${url}/data/plugin/scalars/tags`)).json()) as Record<string, Record<string, unknown>>;
+        return Object.keys(listed['.'] ?? {}).length === 3 ? Object.keys(listed['.']!).sort() : undefined;
+      });
+      assert.deepEqual(tags, Object.keys(expected).sort());
+      for (const tag of tags) {
+        const points = (await (await fetch(`${url}/data/plugin/scalars/scalars?run=.&tag=${encodeURIComponent(tag)}`)).json()) as [number, number, number][];
+        assert.deepEqual(
+          points.map(([, step, value]) => [step, value]),
+          expected[tag],
+          tag,
+        );
+      }
+    } finally {
+      server.kill();
+      await once(server, 'exit');
+    }
+  });
+
   it('reads a file whose last record a crash cut short up to that record', async () => {
     const dir = folder();
     const writer = await EventFileWriter.open(dir);
@@ -86,3 +140,14 @@ describe('TensorBoard itself reads the event files', { skip }, () => {
     assert.deepEqual(read.points, { x: [[1, 0.5]] });
   });
 });
+
+/** Polls `probe` until it gives a value, at most `ms`. */
+async function polled<T>(ms: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`nothing after ${ms} ms`);
+    await sleep(200);
+  }
+}
