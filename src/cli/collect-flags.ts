@@ -10,6 +10,7 @@ import { withEpisodeOptions } from './episode-options.js';
 import { maxUnhealthyOption } from './max-unhealthy-option.js';
 import { nemoGymOption } from './nemo-gym-option.js';
 import { withPolicyOptions } from './policy-flags.js';
+import { parseTensorBoardFolder, tensorBoardHelp } from './tensorboard-flag.js';
 import {
   parseAgentServer,
   parseCollectConcurrency,
@@ -73,6 +74,7 @@ export interface CollectFlags {
   nemoGym?: string;
   queue?: string;
   redisTimeout?: number;
+  tensorboard?: string;
 }
 
 /** Every option of `gymnast collect`, with its parser and default (the library's: `collectDefaults`), added to `command`. */
@@ -143,6 +145,11 @@ export function withCollectOptions(command: Command): Command {
     .option(
       '--tool-call-parser <name>',
       `how the model writes tool calls, for --resources-server and --gymnasium-server: ${toolCallParsers.map((parser) => parser.name).join(', ')} (default hermes)`,
+    )
+    .option(
+      '--tensorboard <dir>',
+      tensorBoardHelp('the progress (rollouts done, completion rate, mean reward, failures, tokens/s; every 1% of the run) and the final aggregate metrics'),
+      parseTensorBoardFolder,
     )
     .option('--rollout-infos', "list every rollout in its task's group in the aggregate file (NeMo Gym's rollout_infos: 14 lines per rollout)")
     .option(

@@ -56,6 +56,8 @@ export async function collectSplit(command: Command, split: DatasetSplit): Promi
         output: join(flags.output, `${name}.jsonl`),
         agentServer: { ...flags.agentServer, ...agents },
         numRepeats: dataset.dataset.num_repeats ?? flags.numRepeats,
+        // One TensorBoard run per dataset: their steps would overlap in one.
+        ...(flags.tensorboard === undefined ? {} : { tensorboard: join(flags.tensorboard, name) }),
       };
       // The agent's own policy and limits sampled its rows: the run records them, and the health check decodes with its tokenizer.
       const collected = await runCollect(settings, remoteAgents, run.episodes.get(dataset.agent));

@@ -1,4 +1,5 @@
 import { collect } from '../collect/collect-run.js';
+import { aggregateScalars } from '../collect/aggregate-scalars.js';
 import { collectPaths } from '../collect/collect-paths.js';
 import { MEGABYTE } from '../collect/collect-settings.js';
 import type { RunFailures } from '../collect/failure-gate.js';
@@ -10,6 +11,7 @@ import { loadPromptConfig } from '../collect/prompt-config.js';
 import { AbortedError } from '../core/errors/aborted-error.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import type { RolloutTransport } from '../collect/rollout-transport.js';
+import { TensorBoardSink } from '../collect/tensorboard-sink.js';
 import { runSampling } from '../core/sampling-params.js';
 import { createPolicy } from '../policy/index.js';
 import type { AgentEpisode } from '../servers/config/config-run.js';
@@ -23,6 +25,7 @@ import { maxUnhealthyOf } from './max-unhealthy-option.js';
 import { policySpec } from './policy-flags.js';
 import { progressDisplay } from './progress-display.js';
 import { resourcesAgents } from './resources-agents.js';
+import { openTensorBoard } from './tensorboard-flag.js';
 
 /**
  * One collection, its files written and its summary printed; resolves with how its rollouts ended and
@@ -78,6 +81,10 @@ export async function runCollect(
     await closeAll();
     throw error;
   });
+  const tensorBoard = await tensorBoardSink(flags).catch(async (error: unknown) => {
+    await Promise.all([closeAll(), coordinator?.close()]);
+    throw error;
+  });
   const display = await progressDisplay(() => retries, process.stderr, coordinator && (() => coordinator.workersAlive ?? 0));
   const { stopAdmitting, abort, dispose } = interruptions(display.notice);
   const summary = await collect({
@@ -114,11 +121,19 @@ export async function runCollect(
     // Its decode check reuses the policy's tokenizer, the one that made the ids: not loaded a second time.
     health: { decoder: renderer.tokenizer, ...(remoteDecoder ? { remoteDecoder } : {}) },
     ...(coordinator ? { transport: coordinator } : {}),
-  }).finally(async () => {
-    display.stop();
-    dispose();
-    await Promise.all([closeAll(), coordinator?.close()]);
-  });
+    ...(tensorBoard ? { sinks: [tensorBoard] } : {}),
+  })
+    .catch(async (error: unknown) => {
+      // The event file keeps what it has; failing to close it must not hide why the run failed.
+      await tensorBoard?.close().catch(() => undefined);
+      throw error;
+    })
+    .finally(async () => {
+      display.stop();
+      dispose();
+      await Promise.all([closeAll(), coordinator?.close()]);
+    });
+  await tensorBoard?.close(aggregateScalars(summary.aggregate));
   // For reading; scripts read the same numbers, unscaled, from the aggregate metrics file.
   process.stdout.write(keyMetricsTable(summary.aggregate));
   const metrics = summary.rollouts === 0 ? 'no aggregate metrics (no rollout succeeded)' : `metrics in ${summary.paths.aggregate}`;
@@ -148,6 +163,11 @@ export async function runCollect(
   }
   const failures = { planned: summary.planned, retryable: summary.retryable, givenUp: summary.givenUp, failuresFile: summary.paths.failures };
   return { failures, ...(health ? { health } : {}) };
+}
+
+/** With `--tensorboard DIR`, the sink of the progress scalars, its event file made before any rollout. */
+async function tensorBoardSink(flags: CollectFlags): Promise<TensorBoardSink | undefined> {
+  return flags.tensorboard === undefined ? undefined : new TensorBoardSink(await openTensorBoard(flags.tensorboard));
 }
 
 /**

@@ -7,10 +7,13 @@ import { createPolicy } from '../policy/create-policy.js';
 import { EmbeddedPolicy } from '../policy/embedded/embedded-policy.js';
 import { GrpoRunSettings, type GrpoRunSettingsInput, type GrpoRunStep, runGrpo } from '../train/grpo-run.js';
 import { numberFlag } from './flag-parsers.js';
+import { openTensorBoard, parseTensorBoardFolder, tensorBoardHelp } from './tensorboard-flag.js';
+import { trainScalars } from './train-scalars.js';
 
 interface TrainFlags extends GrpoRunSettingsInput {
   output: string;
   overwrite?: boolean;
+  tensorboard?: string;
 }
 
 const shape = GrpoRunSettings.shape;
@@ -36,6 +39,11 @@ export function trainCommand(): Command {
     .option('--max-tokens <n>', 'tokens per generation (default 96)', flag(shape.maxTokens))
     .option('--seed <n>', 'seed of the task order and the sampling (default 1)', flag(shape.seed))
     .option('--overwrite', 'replace the metrics of an earlier run in --output')
+    .option(
+      '--tensorboard <dir>',
+      tensorBoardHelp("each step's metrics (reward, pass@1, pass@k, KL, clip fraction, entropy, tokens/s, held-out accuracy when measured)"),
+      parseTensorBoardFolder,
+    )
     .addHelpText(
       'after',
       [
@@ -54,19 +62,29 @@ export function trainCommand(): Command {
           `${metrics} exists: an earlier run's metrics; pass --overwrite to replace them, or another --output`,
         );
       }
-      const { output, overwrite: _, ...settings } = flags;
-      const created = await createPolicy({ kind: 'embedded' });
+      const { output, overwrite: _, tensorboard: tensorBoardFolder, ...settings } = flags;
+      const tensorBoard = tensorBoardFolder === undefined ? undefined : await openTensorBoard(tensorBoardFolder);
+      const created = await createPolicy({ kind: 'embedded' }).catch(async (error: unknown) => {
+        await tensorBoard?.close();
+        throw error;
+      });
       if (!(created.policy instanceof EmbeddedPolicy)) throw new ConfigError('gymnast train needs the embedded model');
       const policy = created.policy;
       try {
-        // Ctrl-C stops it where it is: what it wrote (metrics, plot, checkpoints) is whole up to the last step.
-        const summary = await runGrpo({ policy, renderer: created.renderer, output, settings, onStep: (step) => process.stdout.write(stepLine(step)) });
+        const onStep = (step: GrpoRunStep) => {
+          process.stdout.write(stepLine(step));
+          tensorBoard?.write(step.step, trainScalars(step));
+        };
+        // Ctrl-C stops it where it is: what it wrote (metrics, plot, checkpoints, event file) is whole up to the last step.
+        const summary = await runGrpo({ policy, renderer: created.renderer, output, settings, onStep });
         process.stdout.write(
           `held-out accuracy ${percent(summary.startAccuracy)} → ${percent(summary.endAccuracy)} after ${summary.steps.length} steps\n` +
             `metrics in ${metrics}, plot in ${join(output, 'reward.svg')}, weights in ${summary.checkpoint}\n`,
         );
+        // A write that failed says so on a run that went well; after one that failed, its own error is what counts.
+        await tensorBoard?.flush();
       } finally {
-        await policy.close();
+        await Promise.all([policy.close(), tensorBoard?.close().catch(() => undefined)]);
       }
     });
 }

@@ -248,7 +248,7 @@ async function collectLocked(
   let autoSummary: AutoConcurrencySummary | undefined;
   let transportStarted = false;
   try {
-    await Promise.all(sinks.map((sink) => sink.start({ plannedRollouts: identity.rollouts, resumed })));
+    await Promise.all(sinks.map((sink) => sink.start({ plannedRollouts: identity.rollouts, resumed, ended: progress.done })));
     if (transport) {
       transportStarted = true;
       await transport.start({ runId: transportRunId(identity.plan_sha256!, config, paths.output), fresh: !resumed, config });

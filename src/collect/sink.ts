@@ -9,6 +9,8 @@ export interface SinkRun {
   plannedRollouts: number;
   /** A resumed run continues what earlier runs wrote: a sink appends rather than starting afresh. */
   resumed: boolean;
+  /** Of `plannedRollouts`, those that ended before this run and are not run again (a resumed run's); absent: none. */
+  ended?: number;
 }
 
 /**
