@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { OutputPathError } from '../../src/core/errors/output-path-error.js';
 import { BadQueryError } from '../../src/viewer/rollout-query.js';
+import { classicScript } from '../../src/servers/viewer/classic-script.js';
 import { findRuns } from '../../src/servers/viewer/run-files.js';
 import { servedRuns } from '../../src/servers/viewer/served-runs.js';
 import { answerApi, type ServedRun } from '../../src/servers/viewer/viewer-api.js';
@@ -182,5 +183,20 @@ describe('writeViewerBundle', () => {
     assert.match(html, /window\.gymnastBundle = [^<]*<\/script>\s*<script defer src="viewer\.js"><\/script>/);
     const script = readFileSync(join(dir, 'bundle', 'viewer.js'), 'utf8');
     assert.doesNotMatch(script, /^\s*(import|export)\b/m);
+  });
+});
+
+describe('classicScript', () => {
+  it('refuses module syntax it does not link, naming the file and line, and an import cycle', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gymnast-classic-'));
+    try {
+      writeFileSync(join(dir, 'app.js'), "import { a } from './a.js';\nconsole.log(a);\n");
+      writeFileSync(join(dir, 'a.js'), 'export const a = 1;\n\nexport default a;\n');
+      await assert.rejects(classicScript(dir, 'app.js'), /a\.js:3 has import or export syntax the bundle does not link \(export default a;\)/);
+      writeFileSync(join(dir, 'a.js'), "import { b } from './app.js';\nexport const a = b;\n");
+      await assert.rejects(classicScript(dir, 'app.js'), /an import cycle app\.js → a\.js → app\.js/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -7,14 +7,14 @@ const IMPORT = /^import\s+(?:\{([^}]*)\}|\*\s+as\s+([\w$]+))\s+from\s+'(\.{1,2}\
 /** `export function f`, `export async function f`, `export class C`, `export const x`, `export let x`. */
 const EXPORT = /^export\s+((?:async\s+)?function\*?|class|const|let)\s+([\w$]+)/gm;
 /** Whatever import or export syntax is left once those are rewritten: refused rather than linked wrong. */
-const LEFT_OVER = /^\s*(?:import|export)\b|\bimport\s*\(|\bimport\.meta\b/m;
+const LEFT_OVER = /^\s*(?:import|export)\b|\bimport\s*\(|\bimport\s*\.\s*meta\b/m;
 
 /**
  * The viewer's browser app (plain ES modules under `assetsDirectory`, from `entry`) linked into one
  * classic script, for a copy opened from disk: Chromium loads no module script over file://. Each
  * module becomes a function run once, on first import, with its exports as an object; the viewer's
  * modules use only named imports and exports of declarations, and anything else (a default export, a
- * re-export, a dynamic import, import.meta, an import cycle) is a `ConfigError` naming the file and
+ * re-export, a dynamic import, the module's meta object, an import cycle) is a `ConfigError` naming the file and
  * line, so a change to the viewer that this linker cannot honour fails the bundle spec, never a user's page.
  */
 export async function classicScript(assetsDirectory: string, entry: string): Promise<string> {
