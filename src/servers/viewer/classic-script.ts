@@ -7,7 +7,7 @@ const IMPORT = /^import\s+(?:\{([^}]*)\}|\*\s+as\s+([\w$]+))\s+from\s+'(\.{1,2}\
 /** `export function f`, `export async function f`, `export class C`, `export const x`, `export let x`. */
 const EXPORT = /^export\s+((?:async\s+)?function\*?|class|const|let)\s+([\w$]+)/gm;
 /** Whatever import or export syntax is left once those are rewritten: refused rather than linked wrong. */
-const LEFT_OVER = /^\s*(?:import|export)\b|\bimport\s*\(|\bimport\s*\.\s*meta\b/m;
+const LEFT_OVER = /^[ \t]*(?:import|export)\b|\bimport\s*\(|\bimport\s*\.\s*meta\b/m;
 
 /**
  * The viewer's browser app (plain ES modules under `assetsDirectory`, from `entry`) linked into one
