@@ -6,7 +6,7 @@ const EPSILON = 1e-6;
 
 /** What GRPO makes of one task's rewards. */
 export interface GroupStatistics {
-  /** The rollouts with a reward: failures, and prompts that never reached the model, have none and are left out. */
+  /** The rollouts with a reward: failures have none and are left out, as the GRPO trainer leaves them out. */
   scored: number;
   mean: number | null;
   /** The population standard deviation (over n, not n − 1), as GRPO normalises. */

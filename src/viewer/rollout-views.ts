@@ -144,7 +144,7 @@ export function tokenViews(messages: readonly Message[], decoder?: TokenDecoder)
 
 const driftPoints = (turns: readonly TurnRecord[]) => turns.filter((turn) => turn.token_drift !== undefined).map((turn) => turn.index);
 
-/** One rollout of a group: its summary, its GRPO advantage (null without a reward), its messages minus token fields. */
+/** One rollout of a group: its summary, its GRPO advantage (null for a failure), its messages minus token fields. */
 export type GroupItem = RolloutSummary & { advantage: number | null; messages: Omit<Message, 'token_ids' | 'generation_logprobs'>[] };
 
 /** One task's rollouts, what GRPO makes of their rewards, and the answer the task expected. */
@@ -160,6 +160,8 @@ export async function taskGroup(index: RunIndex, task: number): Promise<TaskGrou
   const columns = index.columns;
   const positions = sortRollouts(columns, filterRollouts(columns, { task, offset: 0, limit: 1 }), undefined);
   const rollouts = [];
+  // What the GRPO trainer averages: every success's recorded reward (a prompt that never reached the model included), no failure's.
+  const rewards: (number | null)[] = [];
   let expected: ExpectedAnswer | null = null;
   for (const at of positions) {
     const line = JSON.parse(await index.lineOf(at));
@@ -167,7 +169,8 @@ export async function taskGroup(index: RunIndex, task: number): Promise<TaskGrou
     expected ??= expectedAnswer(line);
     const messages = (read.row.messages ?? []).map(({ token_ids: _ids, generation_logprobs: _logprobs, ...rest }) => rest);
     rollouts.push({ ...rolloutSummary(index, at), messages });
+    rewards.push(read.kind === 'result' ? read.row.reward : null);
   }
-  const { statistics, advantages } = groupStatistics(rollouts.map((rollout) => rollout.reward));
+  const { statistics, advantages } = groupStatistics(rewards);
   return { items: rollouts.map((rollout, i) => ({ ...rollout, advantage: advantages[i]! })), statistics, expected_answer: expected };
 }

@@ -4,8 +4,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { groupAdvantages } from '../../src/train/group-advantages.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expectedAnswer } from '../../src/viewer/expected-answer.js';
 import { groupStatistics } from '../../src/viewer/group-statistics.js';
+import { taskGroup } from '../../src/viewer/rollout-views.js';
+import { RunIndex } from '../../src/viewer/run-index.js';
+import { syntheticRow, toLines } from '../support/synthetic-rows.js';
 
 describe('groupStatistics', () => {
   it('gives every reward the advantage the GRPO trainer gives it, bit for bit', () => {
@@ -31,6 +37,32 @@ describe('groupStatistics', () => {
     assert.deepEqual(statistics, { scored: 2, mean: 0.5, std: 0.5, signal: true });
     assert.deepEqual(advantages, [...groupAdvantages([1, 0]).slice(0, 1), null, ...groupAdvantages([1, 0]).slice(1)]);
     assert.deepEqual(groupStatistics([null]), { statistics: { scored: 0, mean: null, std: null, signal: false }, advantages: [null] });
+  });
+});
+
+describe('taskGroup', () => {
+  it('averages the rewards the trainer averages: a prompt that never reached the model counts (its 0), a failure does not', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gymnast-group-'));
+    try {
+      const files = { id: 'out', output: join(dir, 'out.jsonl'), failures: join(dir, 'out_failures.jsonl') };
+      const successes = [
+        { task: 0, rollout: 0, reward: 1 },
+        { task: 0, rollout: 1, reward: 1 },
+        { task: 0, rollout: 2, reward: 0, turns: 0 },
+      ];
+      writeFileSync(files.output, toLines(successes.map(syntheticRow)));
+      writeFileSync(files.failures, toLines([syntheticRow({ task: 0, rollout: 3, failure: 'transport' })]));
+      const index = await RunIndex.build(files);
+      const group = await taskGroup(index, 0);
+      index.close();
+      assert.deepEqual(
+        group.items.map((item) => [item.rollout, item.reward, item.advantage]),
+        [...groupAdvantages([1, 1, 0]).map((advantage, i) => [i, i === 2 ? null : 1, advantage]), [3, null, null]],
+      );
+      assert.equal(group.statistics.scored, 3);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
