@@ -93,6 +93,8 @@ describe('a bundle opened from disk in a headless browser', { skip, timeout: 90_
     await page.locator('.tiles').waitFor();
     assert.equal(await page.locator('.tiles dd').first().textContent(), '64');
     assert.equal(await page.locator('svg.chart').count(), 4);
+    const tokenTicks = await page.$$eval('svg.chart[aria-label^="tokens per rollout"] .tick', (ticks) => ticks.map((tick) => tick.textContent ?? ''));
+    assert.ok(tokenTicks.length >= 3 && tokenTicks.every((tick) => /^\d+$/.test(tick)), `token counts tick as integers: ${tokenTicks}`);
     assert.match((await page.locator('#live-status').textContent()) ?? '', /^static copy, written /);
     await page.screenshot({ path: join(shots, 'bundle-overview.png'), fullPage: true });
     t.diagnostic(`screenshot: ${join(shots, 'bundle-overview.png')}`);
