@@ -53,7 +53,7 @@ export async function bundledAnswer(path) {
     const [, , what, key, ...rest] = segments;
     if (rest.length > 0 || what === undefined) return notFound(`no API route ${pathname}`);
     if (what === 'rollouts' && key === undefined) return ok(await rollouts(position, new URLSearchParams(search)));
-    if (what === 'rollouts') return /^[of]\d+$/.test(key) ? ok(await load(`${position}/rollouts/${key}`)) : notFound(`no rollout ${key} in run ${segments[1]}`);
+    if (what === 'rollouts') return /^[of]\d+$/.test(key) ? ok(withTokens(await load(`${position}/rollouts/${key}`))) : notFound(`no rollout ${key} in run ${segments[1]}`);
     if (what === 'groups') return /^\d{1,10}$/.test(key) ? ok(await load(`${position}/groups/${Number(key)}`)) : notFound(`no task ${key} in run ${segments[1]}`);
     if (key === undefined && /^[a-z][a-z0-9-]*$/.test(what)) return ok(await load(`${position}/${what}`));
     return notFound(`no API route ${pathname}`);
@@ -62,6 +62,27 @@ export async function bundledAnswer(path) {
     if (error.status === 404) return notFound(error.message);
     throw error;
   }
+}
+
+/**
+ * A rollout's tokens, written as their texts alone, rebuilt from its row's messages as the server
+ * builds them (src/viewer/rollout-views.ts, tokenViews): every token in message order, with its
+ * logprob where the sampler gave one; those tokens are the trained ones.
+ */
+function withTokens(detail) {
+  const texts = detail.tokens.$texts;
+  let at = 0;
+  const tokens = (detail.row.messages ?? []).flatMap((message, index) =>
+    (message.token_ids ?? []).map((id, position) => ({
+      id,
+      text: texts === null ? null : texts[at++],
+      logprob: message.generation_logprobs?.[position] ?? null,
+      trained: message.generation_logprobs !== undefined,
+      message: index,
+      role: message.role,
+    })),
+  );
+  return { ...detail, tokens };
 }
 
 async function rollouts(position, search) {

@@ -83,8 +83,10 @@ describe('writeViewerBundle', () => {
     writeFileSync(join(dir, 'runs', 'out_failures.jsonl'), toLines(failures.map(syntheticRow)));
     writeFileSync(join(dir, 'runs', 'two.jsonl'), toLines(successes.slice(0, 6).map(syntheticRow)));
     const found = await findRuns(join(dir, 'runs'));
-    await writeViewerBundle({ runs: found, directory: join(dir, 'bundle') });
-    runs = servedRuns(found);
+    // Token texts by a stand-in tokenizer: the bundle keeps them, and the page rebuilds the rest of each token from the row.
+    const tokenizer = { decode: (ids: readonly number[]) => `<${ids.join(',')}>` };
+    await writeViewerBundle({ runs: found, directory: join(dir, 'bundle'), tokenizer });
+    runs = servedRuns(found, { tokenizer });
     for (const { index } of runs.values()) await index.refresh();
 
     // The page's own module, its script tags run by reading the bundle's files.
@@ -173,6 +175,8 @@ describe('writeViewerBundle', () => {
     });
     const written = await writeViewerBundle({ runs: found, directory: empty, overwrite: true });
     assert.deepEqual([written.runs, written.rollouts], [1, 6]);
+    // No tokenizer for this run: a rollout's file holds no token text at all.
+    assert.match(readFileSync(join(empty, 'data', '0', 'rollouts', 'o0.js'), 'utf8'), /"tokens":\{"\$texts":null\}/);
     await assert.rejects(writeViewerBundle({ runs: found, directory: join(dir, 'runs', 'two.jsonl', 'x') }), /two\.jsonl is a file, not a folder/);
     await assert.rejects(writeViewerBundle({ runs: found, directory: join(dir, 'runs', 'two.jsonl') }), /it is a file, not a folder/);
   });
