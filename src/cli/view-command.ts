@@ -48,7 +48,11 @@ export function viewCommand(): Command {
     .action(async (run: string, options: ViewOptions) => {
       const runs = await findRuns(run, { onNotice: (message) => process.stderr.write(`gymnast: ${message}\n`) });
       const tokenizer = options.tokenizer === undefined ? undefined : await loadHfTokenizer(options.tokenizer);
-      if (options.bundle !== undefined) return bundle(runs, options.bundle, options.overwrite, tokenizer);
+      if (options.bundle !== undefined) {
+        // A static copy has no server to check a key: whoever can read DIR reads the runs.
+        if (options.apiKey !== undefined) process.stderr.write('gymnast: --api-key guards the server only; a bundle is open to whoever can read its folder\n');
+        return bundle(runs, options.bundle, options.overwrite, tokenizer);
+      }
       const server = await ViewerServer.open({
         runs,
         host: options.host,
@@ -69,6 +73,6 @@ export function viewCommand(): Command {
 async function bundle(runs: readonly ViewedRun[], directory: string, overwrite: boolean, tokenizer: TokenDecoder | undefined): Promise<void> {
   const written = await writeViewerBundle({ runs, directory, overwrite, ...(tokenizer ? { tokenizer } : {}) });
   const size = `${(written.bytes / 1e6).toFixed(1)} MB in ${written.files.toLocaleString('en-US')} files`;
-  const what = `${written.runs === 1 ? 'a run' : `${written.runs} runs`}, ${written.rollouts.toLocaleString('en-US')} rollouts`;
+  const what = `${written.runs === 1 ? 'a run' : `${written.runs} runs`}, ${written.rollouts.toLocaleString('en-US')} ${written.rollouts === 1 ? 'rollout' : 'rollouts'}`;
   process.stdout.write(`wrote a static copy of ${what} to ${written.directory} (${size}); open ${join(written.directory, 'index.html')}\n`);
 }
