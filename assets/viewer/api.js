@@ -1,4 +1,7 @@
-// The viewer's JSON API (served by `gymnast view`). Errors come back as {error: {message}}.
+// The viewer's JSON API (served by `gymnast view`, or read from a bundle's data files when there is
+// no server). Errors come back as {error: {message}}.
+
+import { bundle, bundledAnswer } from './bundle-data.js';
 
 export class ApiError extends Error {
   constructor(message, status) {
@@ -9,6 +12,11 @@ export class ApiError extends Error {
 }
 
 async function getJson(path, signal) {
+  if (bundle) {
+    const { status, body } = await bundledAnswer(path);
+    if (status !== 200) throw new ApiError(body.error.message, status);
+    return body;
+  }
   const response = await fetch(path, { signal, headers: { accept: 'application/json' } });
   let body;
   try {
@@ -23,6 +31,10 @@ async function getJson(path, signal) {
 const run = (id) => `/api/runs/${encodeURIComponent(id)}`;
 
 export const api = {
+  /** False in a bundle: a static copy, nothing to follow. */
+  live: bundle === null,
+  /** When a bundle was written (an ISO date); null when a server answers. */
+  written: bundle?.written ?? null,
   runs: (signal) => getJson('/api/runs', signal),
   overview: (id, signal) => getJson(`${run(id)}/overview`, signal),
   /** query: URLSearchParams or a plain object of the list filters (offset, limit, sort, termination, …). */

@@ -104,6 +104,7 @@ function schedule() {
 }
 
 document.addEventListener('visibilitychange', () => {
+  if (!api.live) return;
   if (document.visibilityState === 'visible') {
     clearTimeout(timer);
     timer = null;
@@ -117,4 +118,6 @@ document.addEventListener('visibilitychange', () => {
 
 window.addEventListener('hashchange', route);
 route();
-poll();
+// A bundle is a copy of the runs as they were when it was written: nothing changes, nothing to poll.
+if (api.live) poll();
+else status.textContent = `static copy, written ${new Date(api.written).toLocaleString()}`;

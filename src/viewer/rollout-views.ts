@@ -2,6 +2,8 @@ import type { TokenDecoder } from '../core/token-decoder.js';
 import type { Message } from '../core/message.js';
 import { readFullRow, type ReadFullRow } from '../core/row-reader.js';
 import type { TurnRecord } from '../core/turn-record.js';
+import { expectedAnswer, type ExpectedAnswer } from './expected-answer.js';
+import { groupStatistics, type GroupStatistics } from './group-statistics.js';
 import { filterRollouts, sortRollouts, type RolloutQuery } from './rollout-query.js';
 import { rolloutHealthAt, type RolloutHealth, type RolloutHealthVerdict } from './health-report.js';
 import type { RunIndex } from './run-index.js';
@@ -142,18 +144,33 @@ export function tokenViews(messages: readonly Message[], decoder?: TokenDecoder)
 
 const driftPoints = (turns: readonly TurnRecord[]) => turns.filter((turn) => turn.token_drift !== undefined).map((turn) => turn.index);
 
-/** The rollouts of one task in rollout order (successes and failures), each with its messages minus token fields. */
-export async function taskGroup(
-  index: RunIndex,
-  task: number,
-): Promise<(RolloutSummary & { messages: Omit<Message, 'token_ids' | 'generation_logprobs'>[] })[]> {
+/** One rollout of a group: its summary, its GRPO advantage (null for a failure), its messages minus token fields. */
+export type GroupItem = RolloutSummary & { advantage: number | null; messages: Omit<Message, 'token_ids' | 'generation_logprobs'>[] };
+
+/** One task's rollouts, what GRPO makes of their rewards, and the answer the task expected. */
+export interface TaskGroup {
+  items: GroupItem[];
+  statistics: GroupStatistics;
+  /** From the task's row; null when the rows record none. */
+  expected_answer: ExpectedAnswer | null;
+}
+
+/** The rollouts of one task in rollout order (successes and failures), with the group's mean, std and advantages. */
+export async function taskGroup(index: RunIndex, task: number): Promise<TaskGroup> {
   const columns = index.columns;
   const positions = sortRollouts(columns, filterRollouts(columns, { task, offset: 0, limit: 1 }), undefined);
-  const items = [];
+  const rollouts = [];
+  // What the GRPO trainer averages: every success's recorded reward (a prompt that never reached the model included), no failure's.
+  const rewards: (number | null)[] = [];
+  let expected: ExpectedAnswer | null = null;
   for (const at of positions) {
-    const read = readFullRow(JSON.parse(await index.lineOf(at)), index.whereOf(at));
+    const line = JSON.parse(await index.lineOf(at));
+    const read = readFullRow(line, index.whereOf(at));
+    expected ??= expectedAnswer(line);
     const messages = (read.row.messages ?? []).map(({ token_ids: _ids, generation_logprobs: _logprobs, ...rest }) => rest);
-    items.push({ ...rolloutSummary(index, at), messages });
+    rollouts.push({ ...rolloutSummary(index, at), messages });
+    rewards.push(read.kind === 'result' ? read.row.reward : null);
   }
-  return items;
+  const { statistics, advantages } = groupStatistics(rewards);
+  return { items: rollouts.map((rollout, i) => ({ ...rollout, advantage: advantages[i]! })), statistics, expected_answer: expected };
 }

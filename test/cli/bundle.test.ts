@@ -157,6 +157,15 @@ describe('the CLI bundle (dist/cli-bundle)', () => {
     }
   });
 
+  it("writes a static copy of a run from the package's assets/viewer/ (gymnast view --bundle)", async () => {
+    const out = join(dir, 'static copy');
+    const { stdout } = await run(process.execPath, [bundle, 'view', embeddedRun, '--bundle', out], { cwd: dir });
+    assert.match(stdout, /wrote a static copy of a run, \d+ rollouts to /);
+    assert.equal(readFileSync(join(out, 'style.css'), 'utf8'), readFileSync(join(root, 'assets', 'viewer', 'style.css'), 'utf8'));
+    assert.match(readFileSync(join(out, 'viewer.js'), 'utf8'), /"pages\/group\.js": \(__import, __exports\) =>/);
+    assert.match(readFileSync(join(out, 'data', 'runs.js'), 'utf8'), /^gymnastBundle\.put\("runs", /);
+  });
+
   it("carries zod's English messages alone, not its other locales (parsed at every start for nothing)", () => {
     const code = readdirSync(join(dir, 'bundle'))
       .map((name) => readFileSync(join(dir, 'bundle', name), 'utf8'))

@@ -303,8 +303,8 @@ describe('gymnast view in a headless browser', { skip, timeout: 60_000 }, () => 
 
   it('shows the rollouts of one task side by side', async () => {
     await open('#/run/hot/group/0');
-    await page.locator('.side-by-side .column').first().waitFor();
-    assert.equal(await page.locator('.side-by-side .column').count(), 2);
+    await page.locator('.group-grid .column').first().waitFor();
+    assert.equal(await page.locator('.group-grid .column').count(), 2);
     noProblems();
   });
 

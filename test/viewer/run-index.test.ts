@@ -173,7 +173,7 @@ describe('RunIndex: a run indexed once by streaming, then followed', () => {
   });
 
   it('groups a task: its rollouts in order, messages without token fields', async () => {
-    const group = await taskGroup(index, 2);
+    const { items: group } = await taskGroup(index, 2);
     assert.deepEqual(
       group.map((item) => item.id),
       ['o4', 'f0'],

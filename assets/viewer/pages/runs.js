@@ -90,7 +90,7 @@ function passAtK(overviews) {
   return h(
     'div',
     {},
-    curves(series, { label: 'pass@k by run' }),
+    curves(series, { label: 'pass@k by run', yTitle: 'pass@k' }),
     h('ul', { class: 'legend' }, series.map((one, i) => h('li', {}, h('span', { class: `swatch series-${i % 6}` }), one.name))),
   );
 }
@@ -110,7 +110,7 @@ function card(overview) {
       fact('mean reward', fmt.reward(overview.mean_reward)),
       fact('model', overview.model ?? fmt.dash),
     ),
-    histogram(overview.reward_histogram, { label: `${overview.id} reward histogram` }),
+    histogram(overview.reward_histogram, { label: `${overview.id} reward histogram`, xTitle: 'reward' }),
   );
 }
 

@@ -56,10 +56,10 @@ async function rollout(served: ServedRun, id: string): Promise<ApiReply> {
 }
 
 async function group(served: ServedRun, task: string): Promise<ApiReply> {
-  const items = /^\d{1,10}$/.test(task) ? await taskGroup(served.index, Number(task)) : [];
-  if (items.length === 0) return notFound(`no task ${task} in run ${served.run.id}`);
+  const found = /^\d{1,10}$/.test(task) ? await taskGroup(served.index, Number(task)) : undefined;
+  if (!found || found.items.length === 0) return notFound(`no task ${task} in run ${served.run.id}`);
   // Findings about the whole task (every repeat failed or scored 0) are shown here, on no single rollout.
-  return ok({ task: Number(task), items, task_findings: served.index.health?.taskFindings(Number(task)) ?? null });
+  return ok({ task: Number(task), ...found, task_findings: served.index.health?.taskFindings(Number(task)) ?? null });
 }
 
 /** Two served runs' tasks side by side: `compare/:a/:b`, each run refreshed first as a single run's routes are. */

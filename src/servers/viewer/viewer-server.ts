@@ -1,15 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { embeddedModelDirectory } from '../../policy/embedded/embedded-policy.js';
-import { loadHfTokenizer } from '../../tokens/hf-tokenizer.js';
 import { BadQueryError } from '../../viewer/rollout-query.js';
 import type { TokenDecoder } from '../../core/token-decoder.js';
-import { RolloutLister } from '../../viewer/rollout-views.js';
-import { RunIndex } from '../../viewer/run-index.js';
 import { UnsafeFileError } from '../../core/errors/unsafe-file-error.js';
 import { HttpServerCore, sendJson, type ListenOptions } from '../http-server/http-server-core.js';
 import { answerApi, type ServedRun } from './viewer-api.js';
 import type { ViewedRun } from './run-files.js';
+import { servedRuns } from './served-runs.js';
 import { staticFile } from './static-files.js';
 import { ViewerGate, type GateAnswer } from './viewer-gate.js';
 
@@ -57,23 +54,11 @@ export class ViewerServer {
    * (`indexing`), so a 1 GB run shows something in a moment rather than after its whole pass.
    */
   static async open(options: ViewerServerOptions): Promise<ViewerServer> {
-    const runs = new Map<string, ServedRun>();
-    const embedded = lazy(() => loadHfTokenizer(embeddedModelDirectory));
-    for (const run of options.runs) {
-      const index = new RunIndex(run);
+    const runs = servedRuns(options.runs, options);
+    for (const { index } of runs.values()) {
       // A failed first pass is retried by the follow timer, as any failed refresh is.
       void index.refresh().catch(() => undefined);
       index.follow(options.followIntervalMs);
-      const remote = new Set(run.remoteAgents);
-      // An agent server's rows were sampled by its own model: only a tokenizer the user names decodes them.
-      const decoder = async (agent: string) =>
-        options.tokenizer ? options.tokenizer : run.policy === 'embedded' && !remote.has(agent) ? embedded() : undefined;
-      runs.set(run.id, {
-        run,
-        index,
-        lister: new RolloutLister(index, { ...(options.searchBudgetMs === undefined ? {} : { searchBudgetMs: options.searchBudgetMs }) }),
-        decoder,
-      });
     }
     return new ViewerServer(runs, options);
   }
@@ -142,10 +127,4 @@ function sendGateAnswer(response: ServerResponse, answer: GateAnswer): void {
   }
   response.writeHead(answer.status, answer.headers);
   response.end();
-}
-
-/** Calls `load` once, on first use. */
-function lazy<T>(load: () => Promise<T>): () => Promise<T> {
-  let loaded: Promise<T> | undefined;
-  return () => (loaded ??= load());
 }
