@@ -4,6 +4,10 @@
 // filtered here over every rollout's summary, and a text search loads the messages' text.
 
 import { BadQuery, rolloutPage } from './rollout-filter.js';
+import { sortedPage } from './sorted-page.js';
+
+const TASK_SORT_KEYS = ['task', 'rollouts', 'pass_at_k', 'mean_reward', 'reward_variance', 'mean_turns', 'mean_tokens', 'failures'];
+const COMPARE_SORT_KEYS = ['task', 'mean_reward_a', 'mean_reward_b', 'delta'];
 
 /** The bundle's store, set by its index.html; null when a server answers. */
 export const bundle = globalThis.gymnastBundle ?? null;
@@ -46,6 +50,7 @@ export async function bundledAnswer(path) {
   const segments = pathname.replace(/^\/api\//, '').split('/').filter(Boolean).map(decodeURIComponent);
   try {
     const runs = await load('runs');
+    if (segments[0] === 'compare') return await compare(runs, segments, new URLSearchParams(search));
     if (segments[0] !== 'runs') return notFound(`no API route ${pathname}`);
     if (segments.length === 1) return ok(runs);
     const position = runs.runs.findIndex((run) => run.id === segments[1]);
@@ -55,6 +60,7 @@ export async function bundledAnswer(path) {
     if (what === 'rollouts' && key === undefined) return ok(await rollouts(position, new URLSearchParams(search)));
     if (what === 'rollouts') return /^[of]\d+$/.test(key) ? ok(withTokens(await load(`${position}/rollouts/${key}`))) : notFound(`no rollout ${key} in run ${segments[1]}`);
     if (what === 'groups') return /^\d{1,10}$/.test(key) ? ok(await load(`${position}/groups/${Number(key)}`)) : notFound(`no task ${key} in run ${segments[1]}`);
+    if (what === 'tasks' && key === undefined) return ok(await tasks(position, new URLSearchParams(search)));
     if (key === undefined && /^[a-z][a-z0-9-]*$/.test(what)) return ok(await load(`${position}/${what}`));
     return notFound(`no API route ${pathname}`);
   } catch (error) {
@@ -89,6 +95,23 @@ async function rollouts(position, search) {
   const summaries = await load(`${position}/rollouts`);
   const texts = search.get('q') ? await load(`${position}/texts`) : null;
   return rolloutPage(summaries, texts, search);
+}
+
+async function tasks(position, search) {
+  const { total, items } = await load(`${position}/tasks`);
+  const page = sortedPage(items, search, TASK_SORT_KEYS, '-reward_variance');
+  return { total, offset: page.offset, sort: page.sort, items: page.items };
+}
+
+/** Two runs compared: written for every ordered pair of a bundle of a few runs (see viewer-bundle.ts). */
+async function compare(runs, segments, search) {
+  if (segments.length !== 3) return notFound(`no API route /api/${segments.join('/')}: compare two runs with /api/compare/:a/:b`);
+  const positions = segments.slice(1).map((id) => runs.runs.findIndex((run) => run.id === id));
+  const unknown = segments.slice(1).find((_, i) => positions[i] === -1);
+  if (unknown !== undefined) return notFound(`no run ${unknown}: the runs are ${runs.runs.map((run) => run.id).join(', ')}`);
+  const { items, ...comparison } = await load(`compare/${positions[0]}-${positions[1]}`);
+  const page = sortedPage(items, search, COMPARE_SORT_KEYS, 'delta');
+  return ok({ ...comparison, sort: page.sort, offset: page.offset, items: page.items });
 }
 
 const ok = (body) => ({ status: 200, body });

@@ -148,6 +148,28 @@ describe('writeViewerBundle', () => {
     assert.ok((body as { total: number }).total >= 2, 'the search finds the answers that say it');
   });
 
+  it("sorts and pages a run's task table and two runs' comparison in the page as the server does", async () => {
+    const pages = ['', 'sort=task', 'sort=-mean_reward&limit=3', 'sort=pass_at_k&offset=2', 'sort=-failures', 'sort=mean_tokens&limit=1&offset=7'];
+    for (const query of pages) for (const id of ['out', 'two']) await same(`/api/runs/${id}/tasks?${query}`);
+    for (const query of ['', 'sort=-delta', 'sort=mean_reward_b&limit=2&offset=1', 'sort=-task'])
+      for (const [a, b] of [
+        ['out', 'two'],
+        ['two', 'out'],
+      ])
+        await same(`/api/compare/${a}/${b}?${query}`);
+    for (const path of [
+      '/api/runs/out/tasks?sort=color',
+      '/api/runs/out/tasks?limit=0',
+      '/api/compare/out/two?offset=-1',
+      '/api/compare/out/nope',
+      '/api/compare/out',
+    ]) {
+      const [fromBundle, fromServer] = [await bundled(path), await served(path)];
+      assert.equal(fromBundle.status, fromServer.status, path);
+      assert.notEqual(fromBundle.status, 200, path);
+    }
+  });
+
   it('answers 404 and 400 where the server does', async () => {
     for (const path of ['/api/runs/nope/overview', '/api/runs/out/rollouts/o999', '/api/runs/out/groups/99']) {
       assert.equal((await bundled(path)).status, 404, path);

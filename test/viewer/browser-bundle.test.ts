@@ -22,6 +22,7 @@ const gymnast = (...args: string[]) => promisify(execFile)(process.execPath, ['b
 
 interface Row {
   reward: number;
+  _ng_task_index: number;
 }
 
 describe('a bundle opened from disk in a headless browser', { skip, timeout: 90_000 }, () => {
@@ -153,6 +154,28 @@ describe('a bundle opened from disk in a headless browser', { skip, timeout: 90_
     assert.equal(await page.locator('.expected code').textContent(), '87');
     await page.screenshot({ path: join(shots, 'bundle-group.png'), fullPage: true });
     t.diagnostic(`screenshot: ${join(shots, 'bundle-group.png')}`);
+    noProblems();
+  });
+
+  it("shows the run's task table from disk, sorted by a header in the page", async (t) => {
+    const order = () => page.$$eval('table.tasks tbody th', (cells) => cells.map((cell) => Number(cell.textContent)));
+    const meanReward = (task: number) => {
+      const scored = rows.filter((row) => row._ng_task_index === task).map((row) => row.reward);
+      return scored.length === 0 ? -Infinity : scored.reduce((a, b) => a + b, 0) / scored.length;
+    };
+    await open('#/run/hot/tasks');
+    await page.waitForFunction(`document.querySelectorAll('table.tasks tbody tr').length === 16`);
+    await page.click('button.sort[data-sort="mean_reward"]');
+    await page.waitForFunction(`/sort=-mean_reward/.test(location.hash)`);
+    await page.waitForFunction(`document.querySelector('th[aria-sort="descending"] button')?.dataset.sort === 'mean_reward'`);
+    const shown = (await order()).map(meanReward);
+    assert.deepEqual(
+      shown,
+      [...shown].sort((a, b) => b - a),
+      'most mean reward first',
+    );
+    await page.screenshot({ path: join(shots, 'bundle-tasks.png'), fullPage: true });
+    t.diagnostic(`screenshot: ${join(shots, 'bundle-tasks.png')}`);
     noProblems();
   });
 

@@ -6,6 +6,8 @@ import type { TokenDecoder } from '../../core/token-decoder.js';
 import type { Message } from '../../core/message.js';
 import type { RolloutDetail, RolloutPage, RolloutSummary, TokenView } from '../../viewer/rollout-views.js';
 import type { RunSummary } from '../../viewer/run-overview.js';
+import type { RunComparison } from '../../viewer/run-comparison.js';
+import type { TaskPage } from '../../viewer/task-page.js';
 import { classicScript } from './classic-script.js';
 import type { ViewedRun } from './run-files.js';
 import { servedRuns } from './served-runs.js';
@@ -21,6 +23,9 @@ const WHOLE_RUN_ROUTES: readonly string[] = ['overview'];
 
 /** The largest page the API gives (`limit`). */
 const PAGE = 1000;
+
+/** Runs a bundle compares two by two (a file per ordered pair); a bundle of more runs has no compare pages. */
+const MAX_COMPARED_RUNS = 8;
 
 export interface ViewerBundleOptions {
   runs: readonly ViewedRun[];
@@ -47,7 +52,8 @@ export interface ViewerBundle {
  * is linked into one classic script (`viewer.js`) and the API's answers are written as classic scripts
  * under `data/`, each handing its answer to `gymnastBundle.put`, which the page loads when it needs
  * them: the run list and overviews, every rollout's summary (the rollouts page filters and sorts them
- * itself) and the searchable text of its messages, each rollout, each task's group. The answers are
+ * itself) and the searchable text of its messages, each rollout, each task's group, its task table, and
+ * every pair of runs compared (both tables sorted and paged in the page). The answers are
  * the server's own (`answerApi`), so the copy shows what `gymnast view` shows.
  */
 export async function writeViewerBundle(options: ViewerBundleOptions): Promise<ViewerBundle> {
@@ -64,6 +70,7 @@ export async function writeViewerBundle(options: ViewerBundleOptions): Promise<V
     await data.put('runs', list);
     let rollouts = 0;
     for (const [position, served] of [...runs.values()].entries()) rollouts += await writeRun(runs, served, String(position), data);
+    if (runs.size <= MAX_COMPARED_RUNS) await writeComparisons(runs, data);
     await writeFile(join(directory, 'viewer.js'), await classicScript(assets, 'app.js'));
     await writeFile(join(directory, 'style.css'), await readFile(join(assets, 'style.css')));
     await writeFile(join(directory, 'index.html'), bundlePage(await readFile(join(assets, 'index.html'), 'utf8')));
@@ -87,6 +94,8 @@ async function writeRun(runs: ReadonlyMap<string, ServedRun>, served: ServedRun,
     if (offset + PAGE >= page.total) break;
   }
   await data.put(`${position}/rollouts`, packed(summaries));
+  const tasks = await wholeTable<TaskPage>(runs, ['runs', id, 'tasks'], (page) => page.total);
+  await data.put(`${position}/tasks`, { total: tasks.items.length, items: packed(tasks.items) });
   const texts: string[] = [];
   for (const summary of summaries) {
     const detail = (await answer(runs, ['runs', id, 'rollouts', summary.id])) as RolloutDetail;
@@ -97,6 +106,28 @@ async function writeRun(runs: ReadonlyMap<string, ServedRun>, served: ServedRun,
   for (const task of new Set(summaries.map((summary) => summary.task)))
     await data.put(`${position}/groups/${task}`, await answer(runs, ['runs', id, 'groups', String(task)]));
   return summaries.length;
+}
+
+/** Every ordered pair of runs compared, at `data/compare/<a>-<b>`: the comparison with all its tasks, which the page sorts and pages. */
+async function writeComparisons(runs: ReadonlyMap<string, ServedRun>, data: DataFiles): Promise<void> {
+  const ids = [...runs.keys()];
+  for (const [a, idA] of ids.entries()) {
+    for (const [b, idB] of ids.entries()) {
+      if (a === b) continue;
+      const { items, sort: _sort, offset: _offset, ...comparison } = await wholeTable<RunComparison>(runs, ['compare', idA, idB], (page) => page.matched);
+      await data.put(`compare/${a}-${b}`, { ...comparison, items: packed(items) });
+    }
+  }
+}
+
+/** A paged answer's every row (in task order), read a page at a time, with the rest of its last page. */
+async function wholeTable<T extends { items: object[] }>(runs: ReadonlyMap<string, ServedRun>, segments: string[], total: (page: T) => number): Promise<T> {
+  const items: T['items'] = [];
+  for (let offset = 0; ; offset += PAGE) {
+    const page = (await answer(runs, segments, { sort: 'task', offset: String(offset), limit: String(PAGE) })) as T;
+    items.push(...page.items);
+    if (offset + PAGE >= total(page)) return { ...page, items };
+  }
 }
 
 async function answer(runs: ReadonlyMap<string, ServedRun>, segments: string[], query: Record<string, string> = {}): Promise<unknown> {
