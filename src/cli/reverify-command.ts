@@ -14,6 +14,7 @@ interface ReverifyFlags {
   resourcesServer: Record<string, string>;
   concurrency?: number;
   timeout?: number;
+  overwrite?: boolean;
 }
 
 /** `gymnast reverify RUN -o OUT`: scores saved rollouts again with a verifier, without a model (a fixed verifier, a judge that failed). */
@@ -28,6 +29,7 @@ export function reverifyCommand(): Command {
     .option('--resources-server <name=url>', 'a NeMo Gym resources server: each row and its saved response are POSTed to its /verify', parseAgentServer, {})
     .option('--concurrency <n>', 'rows re-scored at once (default 16)', parseConcurrency)
     .option('--timeout <seconds>', 'deadline of one row (one /verify call, retries each their own) (default 300)', parseSeconds)
+    .option('--overwrite', 'replace the files an earlier reverify wrote to -o (refused by default)')
     .action(async (run: string, flags: ReverifyFlags) => {
       const verifier = await verifierOf(run, flags);
       // Ctrl-C stops the rows in flight; the files keep what was written.
@@ -42,6 +44,7 @@ export function reverifyCommand(): Command {
           signal: interrupted.signal,
           ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
           ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout * 1000 }),
+          overwrite: flags.overwrite === true,
         });
         process.stdout.write(summaryText(summary));
       } finally {

@@ -8,6 +8,8 @@ import { deadlineSignal } from '../util/deadline-signal.js';
 import { readJsonLines } from '../util/json-lines.js';
 import { writeFileAtomic } from '../util/write-file-atomic.js';
 import { ReverifyError } from './reverify-error.js';
+import { OutputExistsError } from '../core/errors/output-exists-error.js';
+import { countLines } from '../util/count-lines.js';
 import type { RowVerifier } from './row-verifier.js';
 
 export interface ReverifyOptions {
@@ -20,6 +22,8 @@ export interface ReverifyOptions {
   concurrency?: number;
   /** Deadline of one row's re-scoring (default 300 s). */
   timeoutMs?: number;
+  /** Replace the files an earlier reverify wrote to `output` (by default they are refused: OutputExistsError). */
+  overwrite?: boolean;
   signal?: AbortSignal;
 }
 
@@ -83,9 +87,12 @@ async function reverifyInto(options: ReverifyOptions): Promise<ReverifySummary> 
   };
   const totals = { previous: 0, reward: 0 };
   await mkdir(dirname(resolve(options.output)), { recursive: true });
-  const rows = await open(options.output, 'w');
+  if (!options.overwrite) await refuseEarlierOutput(paths);
+  // Without --overwrite the files are made, never truncated: a second reverify to the same -o started at once is refused too.
+  const flags = options.overwrite ? 'w' : 'wx';
+  const rows = await openOutput(options.output, flags);
   try {
-    const failures = await open(paths.failures, 'w');
+    const failures = await openOutput(paths.failures, flags);
     try {
       await rescoreRows(options, summary, totals, { rows, failures });
     } finally {
@@ -160,4 +167,28 @@ async function rescoreLine(text: string, where: string, line: number, options: R
 
 async function write(file: FileHandle, value: unknown): Promise<void> {
   await file.write(`${JSON.stringify(value)}\n`);
+}
+
+/** An earlier reverify's files at this -o: refused, with their rows counted, rather than erased. */
+async function refuseEarlierOutput(paths: ReturnType<typeof reverifyPaths>): Promise<void> {
+  const found = [paths.output, paths.failures, paths.summary].filter((path) => existsSync(path));
+  if (found.length === 0) return;
+  const files = await Promise.all(found.map(async (path) => ({ path, rows: await countLines(path) })));
+  throw new OutputExistsError(
+    files,
+    `${found.join(', ')} ${found.length === 1 ? 'exists' : 'exist'}: an earlier reverify's output; pass --overwrite to replace it, or another -o`,
+  );
+}
+
+async function openOutput(path: string, flags: 'w' | 'wx'): Promise<FileHandle> {
+  try {
+    return await open(path, flags);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new OutputExistsError(
+        [{ path, rows: 0 }],
+        `${path} was made by another reverify as this one started: pass --overwrite to replace it, or another -o`,
+      );
+    throw error;
+  }
 }

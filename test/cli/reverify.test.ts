@@ -111,4 +111,17 @@ describe('gymnast reverify', () => {
     assert.equal(notAFolder.code, 1);
     assert.match(notAFolder.stderr, /^gymnast: [^\n]*out\.jsonl[^\n]*\n$/);
   });
+
+  it("refuses to write over an earlier reverify's output unless --overwrite, and then replaces it", async () => {
+    const output = outputIn('again.jsonl');
+    assert.equal((await gymnast('reverify', run, '-o', output)).code, 0);
+    const again = await gymnast('reverify', changedKey(run), '--env', 'arithmetic', '-o', output);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /^gymnast: [^\n]*again\.jsonl[^\n]* an earlier reverify's output; pass --overwrite to replace it, or another -o\n$/);
+    assert.equal(rowsOf(output).length, 32, 'the earlier rows are kept');
+    assert.equal(summaryOf(output).fell, 0, 'the earlier summary is kept');
+    const replaced = await gymnast('reverify', changedKey(run), '--env', 'arithmetic', '-o', output, '--overwrite');
+    assert.equal(replaced.code, 0, replaced.stderr);
+    assert.equal(summaryOf(output).fell, 2);
+  });
 });
