@@ -59,7 +59,10 @@ export function trainCommand(): Command {
         '',
         'Rollouts are sampled at temperature 1 with no filters, where the logprobs the embedded model records',
         '(raw: before temperature and filters) are the sampling distribution: the first importance ratio of every',
-        'step is 1 (to ~1e-6), and the metrics line says so (first_ratio_error).',
+        'step is 1 (to ~1e-6), and the metrics line says so (first_ratio_error). With --async a step also learns from',
+        'turns sampled by older weights (their ratios move off 1, which the clip bounds); each line of metrics.jsonl',
+        'gives the versions of the turns it trained on (versions, staleness), the groups dropped as too stale, and',
+        'the seconds spent collecting (in the sampler process), waiting for the groups and training (seconds).',
         'A checkpoint is a folder EmbeddedPolicy.load(folder) reads.',
       ].join('\n'),
     )
