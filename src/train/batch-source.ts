@@ -2,16 +2,19 @@ import type { EpisodeGroup } from '../engine/run-groups.js';
 import { runGroups } from '../engine/run-groups.js';
 import type { EpisodeOptions } from '../engine/episode-options.js';
 import type { SamplingParams } from '../core/sampling-params.js';
+import type { RolloutGroup } from './grpo-trainer.js';
 import type { StepCollection } from './sampler-messages.js';
 
 /** The groups a training step learns from, and where the time went getting them. */
 export interface StepBatch {
-  groups: EpisodeGroup[];
+  groups: (EpisodeGroup & RolloutGroup)[];
   /** Seconds the collection took (in the sampler process, while the trainer did something else, when asynchronous). */
   collectSeconds: number;
   /** Seconds the trainer waited for the batch: all of the collection when synchronous, what overlap did not hide when asynchronous. */
   waitSeconds: number;
   groupsRerun: number;
+  /** Seconds the sampler process spent on the records' logprobs under the starting weights, which the trainer then skips (asynchronous only). */
+  referenceSeconds?: number;
   /** How the last weights the sampler got reached it (asynchronous only): see `FromSampler`'s `weights-applied`. */
   weights?: { version: number; transferSeconds: number; applySeconds: number };
 }

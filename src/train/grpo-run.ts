@@ -60,6 +60,8 @@ export interface GrpoRunStep extends GrpoStepMetrics {
   groups_rerun: number;
   /** Rollouts trained on whose turns more than one version sampled (`inFlight: 'finish'`). */
   rollouts_mixed_versions: number;
+  /** Seconds the sampler process spent computing the rollouts' logprobs under the starting weights for the KL, off the trainer (asynchronous only). */
+  reference_seconds?: number;
   /** How long the last weights took to reach the sampler process and to go in there (asynchronous only). */
   weights_transfer_seconds?: number;
   weights_apply_seconds?: number;
@@ -158,6 +160,7 @@ function batchMetrics(batch: StepBatch, fresh: FreshGroups, version: number): Om
     groups_dropped: fresh.dropped,
     groups_rerun: batch.groupsRerun,
     rollouts_mixed_versions: fresh.mixedVersions,
+    ...(batch.referenceSeconds === undefined ? {} : { reference_seconds: batch.referenceSeconds }),
     ...(batch.weights === undefined ? {} : { weights_transfer_seconds: batch.weights.transferSeconds, weights_apply_seconds: batch.weights.applySeconds }),
   };
 }

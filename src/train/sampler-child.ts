@@ -63,6 +63,7 @@ export function startSamplerChild(options: SamplerChildOptions): BatchSource {
         collectSeconds: batch.seconds,
         waitSeconds: Math.max(0, arrived - asked) / 1000,
         groupsRerun: batch.groupsRerun,
+        referenceSeconds: batch.referenceSeconds,
         ...(weights === undefined ? {} : { weights }),
       };
     },

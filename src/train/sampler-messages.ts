@@ -2,6 +2,7 @@ import type { EpisodeTask } from '../core/episode-task.js';
 import type { SamplingParams } from '../core/sampling-params.js';
 import type { EpisodeGroup } from '../engine/run-groups.js';
 import type { GptConfig } from '../policy/embedded/gpt-config.js';
+import type { RolloutGroup } from './grpo-trainer.js';
 import type { InFlight } from './rollout-sampler.js';
 
 /** What one training step collects: its tasks (each gets `groupSize` rollouts) and its sampling. */
@@ -24,7 +25,8 @@ export type ToSampler =
 
 /** The sampler process → trainer messages. */
 export type FromSampler =
-  | { type: 'batch'; step: number; groups: EpisodeGroup[]; seconds: number; groupsRerun: number }
+  /** A step's groups, with their records' logprobs under the starting weights (`referenceSeconds` went into computing those). */
+  | { type: 'batch'; step: number; groups: (EpisodeGroup & RolloutGroup)[]; seconds: number; referenceSeconds: number; groupsRerun: number }
   /** New weights are in: `transferSeconds` from the trainer's send to their arrival, `applySeconds` from there to sampling with them. */
   | { type: 'weights-applied'; version: number; transferSeconds: number; applySeconds: number }
   | { type: 'error'; message: string };

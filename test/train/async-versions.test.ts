@@ -29,7 +29,11 @@ describe('asynchronous training: versions are honest', () => {
     const steps = readFileSync(join(output, 'metrics.jsonl'), 'utf8')
       .trim()
       .split('\n')
-      .map((line) => JSON.parse(line) as { step: number; policy_version: number; versions: Record<string, number>; staleness: Record<string, number> });
+      .map(
+        (line) => JSON.parse(line) as { step: number; policy_version: number; versions: Record<string, number>; staleness: Record<string, number>; kl: number },
+      );
+    // The sampler process computed the logprobs under the starting weights for the KL: at the first step, still those weights, it is 0.
+    assert.equal(steps[0]!.kl, 0);
     assert.deepEqual(
       steps.map((step) => [step.step, step.policy_version]),
       [
