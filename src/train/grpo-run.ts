@@ -118,7 +118,7 @@ export async function runGrpo(options: GrpoRunOptions): Promise<GrpoRunSummary> 
   });
   const asynchronous = options.async === undefined ? undefined : AsyncTraining.parse(options.async);
   const batches: BatchSource = asynchronous
-    ? startSamplerChild({ model: policy.model, groupSize: settings.groupSize, schedule, ...asynchronous })
+    ? startSamplerChild({ model: policy.model, groupSize: settings.groupSize, klInLoss: settings.klCoefficient > 0, schedule, ...asynchronous })
     : inProcessBatches(episode, settings.groupSize, options.signal);
   try {
     for (const collection of schedule) {

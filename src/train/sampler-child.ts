@@ -15,6 +15,8 @@ export interface SamplerChildOptions {
   groupSize: number;
   maxStaleness: number;
   inFlight: InFlight;
+  /** The trainer's KL penalty is in its loss: it reads every rollout, not only those with an advantage. */
+  klInLoss: boolean;
   /** Every step's collection, in order: the sampler runs ahead of the trainer as far as the staleness bound lets it. */
   schedule: StepCollection[];
 }

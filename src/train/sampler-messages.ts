@@ -18,7 +18,16 @@ export interface StepCollection {
  * serialization: Float32Arrays go as they are). `start` comes first and once.
  */
 export type ToSampler =
-  | { type: 'start'; config: GptConfig; params: Float32Array; groupSize: number; maxStaleness: number; inFlight: InFlight; schedule: StepCollection[] }
+  | {
+      type: 'start';
+      config: GptConfig;
+      params: Float32Array;
+      groupSize: number;
+      maxStaleness: number;
+      inFlight: InFlight;
+      klInLoss: boolean;
+      schedule: StepCollection[];
+    }
   /** The trainer's weights after its step `version`; `sentAt` is epoch milliseconds (performance.timeOrigin + now). */
   | { type: 'weights'; version: number; params: Float32Array; sentAt: number }
   | { type: 'stop' };

@@ -2,10 +2,8 @@ import { createPolicy } from '../policy/create-policy.js';
 import { EmbeddedPolicy } from '../policy/embedded/embedded-policy.js';
 import { GptModel } from '../policy/embedded/gpt-model.js';
 import { ConfigError } from '../core/errors/config-error.js';
-import type { EpisodeRecord } from '../core/rollout-record.js';
-import { recomputeLogprobs } from './recompute-logprobs.js';
+import { referenceLogprobs } from './reference-logprobs.js';
 import { RolloutSampler } from './rollout-sampler.js';
-import { rolloutSequence } from './rollout-sequence.js';
 import { epochMs, type FromSampler, type ToSampler } from './sampler-messages.js';
 import { mayStartCollecting } from './staleness.js';
 import { trainingEpisode } from './training-episode.js';
@@ -41,10 +39,6 @@ export async function runSamplerProcess(): Promise<void> {
     const sampler = new RolloutSampler(policy, (sampling) => trainingEpisode(policy, created.renderer, sampling), start.inFlight);
     // The trainer's KL is to the weights both start from: computing those logprobs here takes a forward pass per rollout off the trainer.
     const reference = new GptModel(start.config, start.params.slice());
-    const referenceOf = (record: EpisodeRecord) => {
-      const sequence = rolloutSequence(record);
-      return sequence && recomputeLogprobs(reference, sequence).logprobs;
-    };
     const versionChanged = new Set<() => void>();
     // Weights go in one version after another, while the collection below goes on.
     const updates = (async () => {
@@ -74,7 +68,8 @@ export async function runSamplerProcess(): Promise<void> {
           );
         const batch = await sampler.collect(collect.tasks, collect.sampling, start.groupSize);
         const started = performance.now();
-        const groups = batch.groups.map((group) => ({ ...group, referenceLogprobs: group.records.map(referenceOf) }));
+        const groups = [];
+        for (const group of batch.groups) groups.push({ ...group, referenceLogprobs: await referenceLogprobs(reference, group, start.klInLoss) });
         const referenceSeconds = (performance.now() - started) / 1000;
         send({ type: 'batch', step: collect.step, groups, seconds: batch.seconds, referenceSeconds, groupsRerun: batch.groupsRerun });
       }
