@@ -13,6 +13,9 @@ const GROUP_SIZE = Number(process.env.TRAIN_ASYNC_GROUP ?? 8);
 
 interface Timed {
   minutes: number;
+  /** CPU seconds of this process (the trainer's, and the sampling too when synchronous) and, when asynchronous, of the sampler process. */
+  cpuSeconds: number;
+  samplerCpuSeconds: number;
   startAccuracy: number;
   endAccuracy: number;
   steps: GrpoRunStep[];
@@ -25,6 +28,7 @@ async function timedRun(name: string, async: AsyncTrainingInput | undefined): Pr
   if (!(created.policy instanceof EmbeddedPolicy)) throw new Error('the embedded policy');
   const settings: GrpoRunSettingsInput = { steps: STEPS, tasksPerStep: TASKS_PER_STEP, groupSize: GROUP_SIZE, evalEvery: STEPS };
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   try {
     const summary = await runGrpo({
       policy: created.policy,
@@ -39,7 +43,10 @@ async function timedRun(name: string, async: AsyncTrainingInput | undefined): Pr
         ),
     });
     const minutes = (performance.now() - started) / 60_000;
-    const timed = { minutes, startAccuracy: summary.startAccuracy, endAccuracy: summary.endAccuracy, steps: summary.steps };
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+    const samplerCpuSeconds = summary.steps.at(-1)?.sampler_cpu_seconds ?? 0;
+    const timed = { minutes, cpuSeconds, samplerCpuSeconds, startAccuracy: summary.startAccuracy, endAccuracy: summary.endAccuracy, steps: summary.steps };
     process.stdout.write(`  ${name}: ${describe(timed)}; run in ${output}\n`);
     return timed;
   } finally {
@@ -53,7 +60,8 @@ function describe(run: Timed): string {
   const transfer = transfers.length === 0 ? '' : `, weights reach the sampler in ${(1000 * Math.max(...transfers)).toFixed(1)} ms at most`;
   return (
     `${run.minutes.toFixed(2)} min; collecting ${sum((step) => step.collect_seconds)} s, waiting ${sum((step) => step.wait_seconds)} s, ` +
-    `training ${sum((step) => step.seconds)} s${transfer}; held-out ${(100 * run.startAccuracy).toFixed(1)}% → ${(100 * run.endAccuracy).toFixed(1)}%`
+    `training ${sum((step) => step.seconds)} s${transfer}; CPU ${run.cpuSeconds.toFixed(1)} s here` +
+    `${run.samplerCpuSeconds > 0 ? ` and ${run.samplerCpuSeconds.toFixed(1)} s in the sampler process` : ''}; held-out ${(100 * run.startAccuracy).toFixed(1)}% → ${(100 * run.endAccuracy).toFixed(1)}%`
   );
 }
 

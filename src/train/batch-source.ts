@@ -15,6 +15,8 @@ export interface StepBatch {
   groupsRerun: number;
   /** Seconds the sampler process spent on the records' logprobs under the starting weights, which the trainer then skips (asynchronous only). */
   referenceSeconds?: number;
+  /** CPU seconds the sampler process has used so far (asynchronous only). */
+  samplerCpuSeconds?: number;
   /** How the last weights the sampler got reached it (asynchronous only): see `FromSampler`'s `weights-applied`. */
   weights?: { version: number; transferSeconds: number; applySeconds: number };
 }

@@ -62,6 +62,8 @@ export interface GrpoRunStep extends GrpoStepMetrics {
   rollouts_mixed_versions: number;
   /** Seconds the sampler process spent computing the rollouts' logprobs under the starting weights for the KL, off the trainer (asynchronous only). */
   reference_seconds?: number;
+  /** CPU seconds the sampler process has used since it started, up to sending this step's groups (asynchronous only). */
+  sampler_cpu_seconds?: number;
   /** How long the last weights took to reach the sampler process and to go in there (asynchronous only). */
   weights_transfer_seconds?: number;
   weights_apply_seconds?: number;
@@ -161,6 +163,7 @@ function batchMetrics(batch: StepBatch, fresh: FreshGroups, version: number): Om
     groups_rerun: batch.groupsRerun,
     rollouts_mixed_versions: fresh.mixedVersions,
     ...(batch.referenceSeconds === undefined ? {} : { reference_seconds: batch.referenceSeconds }),
+    ...(batch.samplerCpuSeconds === undefined ? {} : { sampler_cpu_seconds: batch.samplerCpuSeconds }),
     ...(batch.weights === undefined ? {} : { weights_transfer_seconds: batch.weights.transferSeconds, weights_apply_seconds: batch.weights.applySeconds }),
   };
 }

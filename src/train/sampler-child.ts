@@ -66,6 +66,7 @@ export function startSamplerChild(options: SamplerChildOptions): BatchSource {
         waitSeconds: Math.max(0, arrived - asked) / 1000,
         groupsRerun: batch.groupsRerun,
         referenceSeconds: batch.referenceSeconds,
+        samplerCpuSeconds: batch.cpuSeconds,
         ...(weights === undefined ? {} : { weights }),
       };
     },

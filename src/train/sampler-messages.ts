@@ -34,8 +34,11 @@ export type ToSampler =
 
 /** The sampler process → trainer messages. */
 export type FromSampler =
-  /** A step's groups, with their records' logprobs under the starting weights (`referenceSeconds` went into computing those). */
-  | { type: 'batch'; step: number; groups: (EpisodeGroup & RolloutGroup)[]; seconds: number; referenceSeconds: number; groupsRerun: number }
+  /**
+   * A step's groups, with their records' logprobs under the starting weights (`referenceSeconds` went
+   * into computing those); `cpuSeconds` is the CPU time the sampler process has used so far.
+   */
+  | { type: 'batch'; step: number; groups: (EpisodeGroup & RolloutGroup)[]; seconds: number; referenceSeconds: number; groupsRerun: number; cpuSeconds: number }
   /** New weights are in: `transferSeconds` from the trainer's send to their arrival, `applySeconds` from there to sampling with them. */
   | { type: 'weights-applied'; version: number; transferSeconds: number; applySeconds: number }
   | { type: 'error'; message: string };

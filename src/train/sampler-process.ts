@@ -71,7 +71,9 @@ export async function runSamplerProcess(): Promise<void> {
         const groups = [];
         for (const group of batch.groups) groups.push({ ...group, referenceLogprobs: await referenceLogprobs(reference, group, start.klInLoss) });
         const referenceSeconds = (performance.now() - started) / 1000;
-        send({ type: 'batch', step: collect.step, groups, seconds: batch.seconds, referenceSeconds, groupsRerun: batch.groupsRerun });
+        const cpu = process.cpuUsage();
+        const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+        send({ type: 'batch', step: collect.step, groups, seconds: batch.seconds, referenceSeconds, groupsRerun: batch.groupsRerun, cpuSeconds });
       }
     })();
     await Promise.race([updates, collection]);
