@@ -7,7 +7,7 @@ import type { AsyncTrainingInput } from '../src/train/async-training.js';
 import { type GrpoRunSettingsInput, type GrpoRunStep, runGrpo } from '../src/train/grpo-run.js';
 import type { BenchLine } from './bench-result.js';
 
-const STEPS = Number(process.env.TRAIN_ASYNC_STEPS ?? 20);
+const STEPS = Number(process.env.TRAIN_ASYNC_STEPS ?? 16);
 const TASKS_PER_STEP = Number(process.env.TRAIN_ASYNC_TASKS ?? 8);
 const GROUP_SIZE = Number(process.env.TRAIN_ASYNC_GROUP ?? 8);
 
