@@ -19,6 +19,7 @@ import { runSlotsScaling } from './run-slots-bench.js';
 import { sandboxCost } from './sandbox-bench.js';
 import { schedulingOnFleet } from './sched-bench.js';
 import { streamFirstText } from './stream-bench.js';
+import { trainAsyncOverlap } from './train-async-bench.js';
 import { trainLearning } from './train-bench.js';
 import { viewerScaling } from './viewer-bench.js';
 
@@ -54,6 +55,7 @@ const suites: Record<string, () => Promise<BenchLine | BenchLine[]>> = {
   queue: queueScaling,
   'queue-chaos': queueChaosRun,
   train: trainLearning,
+  'train-async': trainAsyncOverlap,
 };
 
 const wanted = [...process.argv.slice(2), ...(process.env.BENCH ?? '').split(',')].map((name) => name.trim()).filter(Boolean);
@@ -76,7 +78,7 @@ function targetLine(measured: Side, target: FixedFigure, lowerIsBetter: boolean)
  * client's and the queue's take minutes, the sandbox's needs bubblewrap and runs 1,400 sandboxes, the
  * queue's need redis-server, and train's is a GRPO run of minutes.
  */
-const onlyWhenNamed = new Set(['sched', 'fleet-memory', 'fleet-client', 'sandbox', 'queue', 'queue-chaos', 'train']);
+const onlyWhenNamed = new Set(['sched', 'fleet-memory', 'fleet-client', 'sandbox', 'queue', 'queue-chaos', 'train', 'train-async']);
 
 for (const [name, suite] of Object.entries(suites)) {
   if (wanted.length > 0 ? !wanted.includes(name) : onlyWhenNamed.has(name)) continue;

@@ -22,9 +22,13 @@ const commands: Record<string, () => Promise<Command>> = {
   render: async () => (await import('./render-command.js')).renderCommand(),
   sandbox: async () => (await import('./sandbox-command.js')).sandboxCommand(),
   train: async () => (await import('./train-command.js')).trainCommand(),
+  'train-sampler': async () => (await import('./train-sampler-command.js')).trainSamplerCommand(),
   serve: async () => (await import('./serve-command.js')).serveCommand(),
   view: async () => (await import('./view-command.js')).viewCommand(),
 };
+
+/** Commands gymnast runs itself, not listed in --help. */
+const hidden = new Set(['train-sampler']);
 
 /**
  * The program with the subcommand `args` names (the arguments after the script), or with every
@@ -41,7 +45,7 @@ export async function createProgram(args: readonly string[] = []): Promise<Comma
     .enablePositionalOptions()
     .exitOverride();
   const named = args[0] !== undefined && Object.hasOwn(commands, args[0]) ? [commands[args[0]]!] : Object.values(commands);
-  for (const command of await Promise.all(named.map((load) => load()))) program.addCommand(command);
+  for (const command of await Promise.all(named.map((load) => load()))) program.addCommand(command, { hidden: hidden.has(command.name()) });
   return program;
 }
 

@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { OutputExistsError } from '../core/errors/output-exists-error.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { createPolicy } from '../policy/create-policy.js';
 import { EmbeddedPolicy } from '../policy/embedded/embedded-policy.js';
+import { AsyncTraining } from '../train/async-training.js';
+import { InFlight } from '../train/rollout-sampler.js';
 import { GrpoRunSettings, type GrpoRunSettingsInput, type GrpoRunStep, runGrpo } from '../train/grpo-run.js';
 import { numberFlag } from './flag-parsers.js';
 import { openTensorBoard, parseTensorBoardFolder, tensorBoardHelp } from './tensorboard-flag.js';
@@ -14,6 +16,9 @@ interface TrainFlags extends GrpoRunSettingsInput {
   output: string;
   overwrite?: boolean;
   tensorboard?: string;
+  async?: boolean;
+  maxStaleness?: number;
+  inFlight?: InFlight;
 }
 
 const shape = GrpoRunSettings.shape;
@@ -44,13 +49,28 @@ export function trainCommand(): Command {
       tensorBoardHelp("each step's metrics (reward, pass@1, pass@k, KL, clip fraction, entropy, tokens/s, held-out accuracy when measured)"),
       parseTensorBoardFolder,
     )
+    .option('--async', "collect in a sampler process while the trainer steps: a step's groups are collected while the steps before it train")
+    .option(
+      '--max-staleness <k>',
+      "with --async: train only on groups every turn of which was sampled at most k weight versions before the trainer's (0: synchronous; default 1)",
+      flag(AsyncTraining.shape.maxStaleness),
+    )
+    .addOption(
+      new Option(
+        '--in-flight <mode>',
+        'with --async, rollouts in flight when new weights arrive: finish (their generations end on the old weights, later turns use the new ones; each turn records its policy_version) or rerun (their groups are cut and collected again on the new weights) (default finish)',
+      ).choices(InFlight.options),
+    )
     .addHelpText(
       'after',
       [
         '',
         'Rollouts are sampled at temperature 1 with no filters, where the logprobs the embedded model records',
         '(raw: before temperature and filters) are the sampling distribution: the first importance ratio of every',
-        'step is 1 (to ~1e-6), and the metrics line says so (first_ratio_error).',
+        'step is 1 (to ~1e-6), and the metrics line says so (first_ratio_error). With --async a step also learns from',
+        'turns sampled by older weights (their ratios move off 1, which the clip bounds); each line of metrics.jsonl',
+        'gives the versions of the turns it trained on (versions, staleness), the groups dropped as too stale, and',
+        'the seconds spent collecting (in the sampler process), waiting for the groups and training (seconds).',
         'A checkpoint is a folder EmbeddedPolicy.load(folder) reads.',
       ].join('\n'),
     )
@@ -62,7 +82,9 @@ export function trainCommand(): Command {
           `${metrics} exists: an earlier run's metrics; pass --overwrite to replace them, or another --output`,
         );
       }
-      const { output, overwrite: _, tensorboard: tensorBoardFolder, ...settings } = flags;
+      const { output, overwrite: _, tensorboard: tensorBoardFolder, async: asynchronous, maxStaleness, inFlight, ...settings } = flags;
+      if (!asynchronous && (maxStaleness !== undefined || inFlight !== undefined)) throw new ConfigError('--max-staleness and --in-flight need --async');
+      const async = asynchronous ? { ...(maxStaleness === undefined ? {} : { maxStaleness }), ...(inFlight === undefined ? {} : { inFlight }) } : undefined;
       const tensorBoard = tensorBoardFolder === undefined ? undefined : await openTensorBoard(tensorBoardFolder);
       const created = await createPolicy({ kind: 'embedded' }).catch(async (error: unknown) => {
         await tensorBoard?.close();
@@ -76,7 +98,7 @@ export function trainCommand(): Command {
           tensorBoard?.write(step.step, trainScalars(step));
         };
         // Ctrl-C stops it where it is: what it wrote (metrics, plot, checkpoints, event file) is whole up to the last step.
-        const summary = await runGrpo({ policy, renderer: created.renderer, output, settings, onStep });
+        const summary = await runGrpo({ policy, renderer: created.renderer, output, settings, ...(async === undefined ? {} : { async }), onStep });
         process.stdout.write(
           `held-out accuracy ${percent(summary.startAccuracy)} → ${percent(summary.endAccuracy)} after ${summary.steps.length} steps\n` +
             `metrics in ${metrics}, plot in ${join(output, 'reward.svg')}, weights in ${summary.checkpoint}\n`,
@@ -94,8 +116,14 @@ function stepLine(step: GrpoRunStep): string {
   return (
     `[train] step ${step.step}: reward ${step.reward.toFixed(3)}, pass@k ${step.pass_at_k.toFixed(3)}, KL ${step.kl.toExponential(2)}, ` +
     `clip ${step.clip_fraction.toFixed(3)}, entropy ${step.entropy.toFixed(3)}, ${Math.round(step.tokens_per_second)} tok/s, ` +
-    `collect ${step.collect_seconds.toFixed(1)} s, step ${step.seconds.toFixed(1)} s${heldOut}\n`
+    `collect ${step.collect_seconds.toFixed(1)} s, wait ${step.wait_seconds.toFixed(1)} s, step ${step.seconds.toFixed(1)} s, ` +
+    `turns by staleness ${stalenessText(step.staleness)}${step.groups_dropped > 0 ? `, ${step.groups_dropped} groups dropped` : ''}${heldOut}\n`
   );
 }
+
+const stalenessText = (staleness: Record<string, number>) =>
+  Object.entries(staleness)
+    .map(([versions, turns]) => `${versions}:${turns}`)
+    .join(' ') || 'none';
 
 const percent = (value: number) => `${(100 * value).toFixed(1)}%`;

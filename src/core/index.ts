@@ -17,6 +17,7 @@ export { RequestTimeoutError } from './errors/request-timeout-error.js';
 export { ServerError } from './errors/server-error.js';
 export { ContextLengthError } from './errors/context-length-error.js';
 export { SamplerReplyError } from './errors/sampler-reply-error.js';
+export { SamplerProcessError } from './errors/sampler-process-error.js';
 export { OutputExistsError } from './errors/output-exists-error.js';
 export { OutputPathError } from './errors/output-path-error.js';
 export { RunLockedError } from './errors/run-locked-error.js';

@@ -4,16 +4,21 @@ import { z } from 'zod';
 import { EpisodeTask } from '../core/episode-task.js';
 import { ConfigError } from '../core/errors/config-error.js';
 import { SamplingParams } from '../core/sampling-params.js';
-import type { EpisodeGroup } from '../engine/run-groups.js';
 import { runGroups } from '../engine/run-groups.js';
 import type { EpisodeOptions } from '../engine/episode-options.js';
-import { arithmeticEnvironment, arithmeticPrompt, type ArithmeticTask } from '../environments/arithmetic.js';
+import { arithmeticPrompt, type ArithmeticTask } from '../environments/arithmetic.js';
 import { smallProductTasks } from '../environments/small-product-tasks.js';
 import type { EmbeddedPolicy } from '../policy/embedded/embedded-policy.js';
 import type { ConversationRenderer } from '../tokens/conversation-renderer.js';
 import { createSeededRandom } from '../util/seeded-random.js';
 import { writeFileAtomic } from '../util/write-file-atomic.js';
+import { AsyncTraining, type AsyncTrainingInput } from './async-training.js';
+import { type BatchSource, inProcessBatches, type StepBatch } from './batch-source.js';
 import { GrpoSettings, type GrpoStepMetrics, GrpoTrainer } from './grpo-trainer.js';
+import type { StepCollection } from './sampler-messages.js';
+import { startSamplerChild } from './sampler-child.js';
+import { type FreshGroups, keepFresh } from './staleness.js';
+import { trainingEpisode } from './training-episode.js';
 import { type RewardPoint, rewardPlotSvg } from './reward-plot.js';
 import { writeCheckpoint } from './write-checkpoint.js';
 
@@ -35,9 +40,33 @@ export const GrpoRunSettings = GrpoSettings.extend({
 export type GrpoRunSettings = z.infer<typeof GrpoRunSettings>;
 export type GrpoRunSettingsInput = z.input<typeof GrpoRunSettings>;
 
-/** A step's metrics as the run writes them, with the time spent collecting and, when measured, the held-out accuracy. */
+/**
+ * A step's metrics as the run writes them: the trainer's, where the time went (`seconds` is the
+ * step's own), the versions of the turns it learned from, and, when measured, the held-out accuracy.
+ */
 export interface GrpoRunStep extends GrpoStepMetrics {
   collect_seconds: number;
+  /** Seconds the trainer waited for this step's groups (all of `collect_seconds` when synchronous). */
+  wait_seconds: number;
+  /** The trainer's weights the step started from: the steps taken before it. */
+  policy_version: number;
+  /** Turns trained on, by the `policy_version` that sampled them. */
+  versions: Record<string, number>;
+  /** Turns trained on, by staleness (`policy_version` minus the turn's): none above the run's bound. */
+  staleness: Record<string, number>;
+  /** Groups left out for a turn older than the bound (counted, never trained on). */
+  groups_dropped: number;
+  /** Groups cut by new weights mid-collection and collected again (`inFlight: 'rerun'`). */
+  groups_rerun: number;
+  /** Rollouts trained on whose turns more than one version sampled (`inFlight: 'finish'`). */
+  rollouts_mixed_versions: number;
+  /** Seconds the sampler process spent computing the rollouts' logprobs under the starting weights for the KL, off the trainer (asynchronous only). */
+  reference_seconds?: number;
+  /** CPU seconds the sampler process has used since it started, up to sending this step's groups (asynchronous only). */
+  sampler_cpu_seconds?: number;
+  /** How long the last weights took to reach the sampler process and to go in there (asynchronous only). */
+  weights_transfer_seconds?: number;
+  weights_apply_seconds?: number;
   held_out_accuracy?: number;
 }
 
@@ -49,6 +78,8 @@ export interface GrpoRunOptions {
   settings?: GrpoRunSettingsInput;
   onStep?: (step: GrpoRunStep) => void;
   signal?: AbortSignal;
+  /** Collects in a sampler process while the trainer steps, with bounded staleness; absent, each step collects and then trains. */
+  async?: AsyncTrainingInput;
 }
 
 export interface GrpoRunSummary {
@@ -75,47 +106,66 @@ export async function runGrpo(options: GrpoRunOptions): Promise<GrpoRunSummary> 
   const trainer = new GrpoTrainer(policy.model, settings);
   const train = shuffled(smallProductTasks('train'), settings.seed);
   const heldOut = smallProductTasks('held-out').slice(0, settings.heldOut);
-  const episode = (sampling: SamplingParams): EpisodeOptions => ({
-    policy,
-    environment: arithmeticEnvironment(),
-    renderer: options.renderer,
-    maxTurns: 4,
-    maxSeqLen: policy.maxModelLen,
-    sampling,
-  });
+  const episode = (sampling: SamplingParams): EpisodeOptions => trainingEpisode(policy, options.renderer, sampling);
   const evaluate = () => heldOutAccuracy(heldOut, episode(SamplingParams.parse({ greedy: true, max_tokens: settings.maxTokens })), options.signal);
 
   const startAccuracy = await evaluate();
   const points: RewardPoint[] = [{ step: 0, heldOut: startAccuracy }];
   const steps: GrpoRunStep[] = [];
   let checkpoint = '';
-  for (let s = 0; s < settings.steps; s++) {
-    options.signal?.throwIfAborted();
-    const started = performance.now();
+  const schedule = Array.from({ length: settings.steps }, (_, s): StepCollection => {
     const tasks = Array.from({ length: settings.tasksPerStep }, (_, i) => train[(s * settings.tasksPerStep + i) % train.length]!);
     const sampling = SamplingParams.parse({ temperature: 1, max_tokens: settings.maxTokens, seed: settings.seed * 100_003 + s });
-    const groups: EpisodeGroup[] = [];
-    for await (const group of runGroups(episodeTasks(tasks), episode(sampling), { groupSize: settings.groupSize, ...signalOf(options.signal) }))
-      groups.push(group);
-    const collectSeconds = (performance.now() - started) / 1000;
-    const metrics = trainer.step(groups);
-    policy.updateWeights(trainer.model.params);
-    const last = s === settings.steps - 1;
-    const measured = last || (s + 1) % settings.evalEvery === 0 ? await evaluate() : undefined;
-    const step: GrpoRunStep = { ...metrics, collect_seconds: collectSeconds, ...(measured === undefined ? {} : { held_out_accuracy: measured }) };
-    steps.push(step);
-    points.push({ step: step.step, reward: step.reward, ...(measured === undefined ? {} : { heldOut: measured }) });
-    await appendFile(metricsFile, `${JSON.stringify(step)}\n`);
-    await writeFileAtomic(join(output, 'reward.svg'), rewardPlotSvg(points));
-    if (last || step.step % settings.checkpointEvery === 0) {
-      checkpoint = await writeCheckpoint(join(output, 'checkpoints', `step-${step.step}`), trainer.model, {
-        name: 'gymnast-tiny-arith (GRPO)',
-        grpo: { step: step.step, settings, held_out_accuracy: measured ?? null },
-      });
+    return { step: s + 1, tasks: episodeTasks(tasks), sampling };
+  });
+  const asynchronous = options.async === undefined ? undefined : AsyncTraining.parse(options.async);
+  const batches: BatchSource = asynchronous
+    ? startSamplerChild({ model: policy.model, groupSize: settings.groupSize, klInLoss: settings.klCoefficient > 0, schedule, ...asynchronous })
+    : inProcessBatches(episode, settings.groupSize, options.signal);
+  try {
+    for (const collection of schedule) {
+      options.signal?.throwIfAborted();
+      const batch = await batches.next(collection);
+      const fresh = keepFresh(batch.groups, trainer.steps, asynchronous?.maxStaleness ?? 0);
+      const version = trainer.steps;
+      const metrics = trainer.step(fresh.groups);
+      policy.updateWeights(trainer.model.params);
+      batches.publish(trainer.model.params, trainer.steps);
+      const last = collection.step === settings.steps;
+      const measured = last || collection.step % settings.evalEvery === 0 ? await evaluate() : undefined;
+      const step: GrpoRunStep = { ...metrics, ...batchMetrics(batch, fresh, version), ...(measured === undefined ? {} : { held_out_accuracy: measured }) };
+      steps.push(step);
+      points.push({ step: step.step, reward: step.reward, ...(measured === undefined ? {} : { heldOut: measured }) });
+      await appendFile(metricsFile, `${JSON.stringify(step)}\n`);
+      await writeFileAtomic(join(output, 'reward.svg'), rewardPlotSvg(points));
+      if (last || step.step % settings.checkpointEvery === 0) {
+        checkpoint = await writeCheckpoint(join(output, 'checkpoints', `step-${step.step}`), trainer.model, {
+          name: 'gymnast-tiny-arith (GRPO)',
+          grpo: { step: step.step, settings, held_out_accuracy: measured ?? null },
+        });
+      }
+      options.onStep?.(step);
     }
-    options.onStep?.(step);
+  } finally {
+    await batches.close();
   }
   return { steps, startAccuracy, endAccuracy: steps.at(-1)?.held_out_accuracy ?? startAccuracy, checkpoint };
+}
+
+function batchMetrics(batch: StepBatch, fresh: FreshGroups, version: number): Omit<GrpoRunStep, keyof GrpoStepMetrics | 'held_out_accuracy'> {
+  return {
+    collect_seconds: batch.collectSeconds,
+    wait_seconds: batch.waitSeconds,
+    policy_version: version,
+    versions: fresh.versions,
+    staleness: fresh.staleness,
+    groups_dropped: fresh.dropped,
+    groups_rerun: batch.groupsRerun,
+    rollouts_mixed_versions: fresh.mixedVersions,
+    ...(batch.referenceSeconds === undefined ? {} : { reference_seconds: batch.referenceSeconds }),
+    ...(batch.samplerCpuSeconds === undefined ? {} : { sampler_cpu_seconds: batch.samplerCpuSeconds }),
+    ...(batch.weights === undefined ? {} : { weights_transfer_seconds: batch.weights.transferSeconds, weights_apply_seconds: batch.weights.applySeconds }),
+  };
 }
 
 function signalOf(signal: AbortSignal | undefined): { signal?: AbortSignal } {

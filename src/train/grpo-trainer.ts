@@ -28,6 +28,11 @@ export type GrpoSettingsInput = z.input<typeof GrpoSettings>;
 /** The rollouts of one task, as `runGroups` yields them: what a step learns from. */
 export interface RolloutGroup {
   records: readonly EpisodeRecord[];
+  /**
+   * `recomputeLogprobs` of each record under the trainer's starting weights, when another process
+   * (`gymnast train --async`'s sampler) computed them: the step then skips that forward pass.
+   */
+  referenceLogprobs?: readonly (Float64Array | undefined)[];
 }
 
 /**
@@ -64,6 +69,7 @@ export interface GrpoStepMetrics {
 interface Sample {
   sequence: RolloutSequence;
   advantage: number;
+  reference: Float64Array | undefined;
 }
 
 /** Sums over a step's generated tokens, and the largest first-minibatch ratio error. */
@@ -148,7 +154,7 @@ export class GrpoTrainer {
   ): void {
     const { sequence, advantage } = sample;
     const { clipEpsilon, klCoefficient } = this.settings;
-    const reference = recomputeLogprobs(this.reference, sequence).logprobs;
+    const reference = sample.reference ?? recomputeLogprobs(this.reference, sequence).logprobs;
     accumulateSequenceGradients(this.model, this.#grads, {
       tokens: sequence.tokens,
       weights: sequence.mask,
@@ -190,7 +196,7 @@ function groupSamples(group: RolloutGroup): Sample[] {
   const advantages = groupAdvantages(rollouts.map((record) => record.reward));
   return rollouts.flatMap((record, i) => {
     const sequence = rolloutSequence(record);
-    return sequence ? [{ sequence, advantage: advantages[i]! }] : [];
+    return sequence ? [{ sequence, advantage: advantages[i]!, reference: group.referenceLogprobs?.[group.records.indexOf(record)] }] : [];
   });
 }
 

@@ -10,7 +10,19 @@ describe('gymnast train', () => {
   it('documents its flags', async () => {
     const { code, stdout } = await gymnast('train', '--help');
     assert.equal(code, 0);
-    for (const flag of ['--output', '--steps', '--group-size', '--learning-rate', '--clip-epsilon', '--kl-coefficient', '--eval-every', '--checkpoint-every']) {
+    for (const flag of [
+      '--output',
+      '--steps',
+      '--group-size',
+      '--learning-rate',
+      '--clip-epsilon',
+      '--kl-coefficient',
+      '--eval-every',
+      '--checkpoint-every',
+      '--async',
+      '--max-staleness',
+      '--in-flight',
+    ]) {
       assert.match(stdout, new RegExp(flag));
     }
   });

@@ -15,6 +15,7 @@ import type { RequestTimeoutError } from './request-timeout-error.js';
 import type { RetryableFailuresError } from './retryable-failures-error.js';
 import type { RewardComponentsError } from './reward-components-error.js';
 import type { RunLockedError } from './run-locked-error.js';
+import type { SamplerProcessError } from './sampler-process-error.js';
 import type { SamplerReplyError } from './sampler-reply-error.js';
 import type { SandboxUnavailableError } from './sandbox-unavailable-error.js';
 import type { ServerError } from './server-error.js';
@@ -43,6 +44,7 @@ export interface ErrorKinds {
   'retryable-failures': RetryableFailuresError;
   'reward-components': RewardComponentsError;
   'run-locked': RunLockedError;
+  'sampler-process': SamplerProcessError;
   'sampler-reply': SamplerReplyError;
   'sandbox-unavailable': SandboxUnavailableError;
   server: ServerError;
