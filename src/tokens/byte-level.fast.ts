@@ -215,7 +215,7 @@ function installIdDecode(parts: Partial<TextPreparation>, addedContents: Readonl
   const size = vocab.length;
   const bytes: TokenBytes = { start: new Int32Array(size), length: new Int32Array(size).fill(UNREAD), pool: new Uint8Array(1 << 16), used: 0 };
   parts.decode = function decode(this: unknown, ids: readonly number[], options?: DecodeOptions): string {
-    const plain = options?.skip_special_tokens !== true && options?.clean_up_tokenization_spaces === false && !parts.decoder?.end_of_word_suffix;
+    const plain = !options?.skip_special_tokens && options?.clean_up_tokenization_spaces === false && !parts.decoder?.end_of_word_suffix;
     if (!plain || ids.length === 0 || model.vocab !== vocab) return library.call(this, ids, options);
     let text = '';
     let length = 0;
