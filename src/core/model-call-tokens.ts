@@ -36,8 +36,10 @@ export function modelCallTokens(messages: readonly Message[], from: number): Tra
 function promptIds(messages: readonly Message[], end: number, length: number): number[] {
   const ids = new Array<number>(length);
   let at = 0;
+  // Indexed, not for…of: for…of allocated an iterator result per id here (collect writes every row's).
   for (let i = 0; i < end; i++) {
-    for (const id of messages[i]!.token_ids!) ids[at++] = id;
+    const part = messages[i]!.token_ids!;
+    for (let j = 0; j < part.length; j++) ids[at++] = part[j]!;
   }
   return ids;
 }

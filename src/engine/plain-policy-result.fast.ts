@@ -30,7 +30,7 @@ export function plainPolicyResult(raw: unknown): PolicyResult | undefined {
     isTokenIds(token_ids) &&
     Array.isArray(logprobs) &&
     logprobs.length === token_ids.length &&
-    logprobs.every(Number.isFinite) &&
+    allFinite(logprobs) &&
     typeof text === 'string' &&
     typeof unified === 'string' &&
     FINISH.has(unified) &&
@@ -61,6 +61,14 @@ function isCount(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) >= 0;
 }
 
+// Indexed loops, not every(): a callback per element boxed each logprob (a double) on every turn.
 function isTokenIds(value: unknown): value is number[] {
-  return Array.isArray(value) && value.every(isCount);
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i++) if (!isCount(value[i])) return false;
+  return true;
+}
+
+function allFinite(values: readonly unknown[]): boolean {
+  for (let i = 0; i < values.length; i++) if (!Number.isFinite(values[i])) return false;
+  return true;
 }

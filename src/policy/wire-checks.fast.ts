@@ -23,14 +23,18 @@ export function isCount(value: unknown): value is number {
 /** `z.array(z.number().int())`. */
 export function isIntList(value: unknown): value is number[] {
   if (!Array.isArray(value)) return false;
-  for (const item of value) if (!Number.isSafeInteger(item)) return false;
+  // Indexed, not for…of: for…of boxed every element (a logprob list is doubles) on every reply.
+  for (let i = 0; i < value.length; i++) if (!Number.isSafeInteger(value[i])) return false;
   return true;
 }
 
 /** `z.array(z.number().nullable())`. */
 export function isNumberOrNullList(value: unknown): value is (number | null)[] {
   if (!Array.isArray(value)) return false;
-  for (const item of value) if (item !== null && !Number.isFinite(item)) return false;
+  for (let i = 0; i < value.length; i++) {
+    const item: unknown = value[i];
+    if (item !== null && !Number.isFinite(item)) return false;
+  }
   return true;
 }
 

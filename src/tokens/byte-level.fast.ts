@@ -1,4 +1,4 @@
-// Fast path: mirrors @huggingface/tokenizers 0.2.0's ByteLevel steps; encode 3.0×, decode 5.5× faster (docs/fast-paths.md#byte-level); guard: test/tokens/byte-level-fast-path.test.ts.
+// Fast path: mirrors @huggingface/tokenizers 0.2.0's ByteLevel steps; encode 3.0×, decode 12× faster (docs/fast-paths.md#byte-level); guard: test/tokens/byte-level-fast-path.test.ts.
 import { z } from 'zod';
 import { sayFastPathOff } from '../util/fast-path-off.js';
 
@@ -79,6 +79,14 @@ interface TextPreparation {
   pre_tokenizer: ((text: string, options?: unknown) => string[]) | null;
   decoder: (((tokens: (string | undefined)[]) => string) & { end_of_word_suffix?: unknown }) | null;
   added_tokens: { content?: unknown }[];
+  /** Ids to text: the tokens looked up in `model.vocab` (or `model.unk_token`), through the decoder. */
+  decode: (ids: readonly number[], options?: DecodeOptions) => string;
+  model: { vocab?: unknown; unk_token?: unknown };
+}
+
+interface DecodeOptions {
+  skip_special_tokens?: boolean;
+  clean_up_tokenization_spaces?: boolean;
 }
 
 /** The library version these steps were written for and measured against. */
@@ -171,7 +179,94 @@ function installDecode(parts: Partial<TextPreparation>, json: { decoder?: unknow
   ];
   if (direct(tokens) !== probe(() => library(tokens))) return off('its decoder reads probe tokens otherwise');
   parts.decoder = Object.assign(direct, { end_of_word_suffix: library.end_of_word_suffix });
+  installIdDecode(parts, addedContents);
   return true;
+}
+
+/** Bytes of the text being decoded, reused across decodes (one decode runs at a time). */
+let decodeBytes: Uint8Array = new Uint8Array(4096);
+
+/** `TokenBytes.length` of an id not looked up yet, of an added token (its text as it is), of one without a token. */
+const UNREAD = -1;
+const ADDED = -2;
+const NONE = -3;
+
+/** Each id's bytes, once worked out, in one pool: a typed array a token would cost more than its bytes. */
+interface TokenBytes {
+  start: Int32Array;
+  length: Int32Array;
+  pool: Uint8Array;
+  used: number;
+}
+
+/**
+ * Ids straight to text, for the options gymnast decodes with (special tokens kept, no clean-up): the
+ * library's decode looks each id up, joins the tokens of a run into one string and turns that string
+ * back into bytes character by character, on every decode; here each id's bytes are worked out once
+ * and copied. The same text: a run's bytes are the concatenation of its tokens' bytes, since a
+ * byte-level token spells whole bytes (a token holding a surrogate, which could pair across tokens,
+ * goes to the library). Other options, and ids outside the vocabulary's range, go to the library too.
+ */
+function installIdDecode(parts: Partial<TextPreparation>, addedContents: ReadonlySet<unknown>): void {
+  const library = parts.decode;
+  const model = parts.model;
+  if (typeof library !== 'function' || !model || !Array.isArray(model.vocab)) return;
+  const vocab = model.vocab as unknown[];
+  const size = vocab.length;
+  const bytes: TokenBytes = { start: new Int32Array(size), length: new Int32Array(size).fill(UNREAD), pool: new Uint8Array(1 << 16), used: 0 };
+  parts.decode = function decode(this: unknown, ids: readonly number[], options?: DecodeOptions): string {
+    const plain = !options?.skip_special_tokens && options?.clean_up_tokenization_spaces === false && !parts.decoder?.end_of_word_suffix;
+    if (!plain || ids.length === 0 || model.vocab !== vocab) return library.call(this, ids, options);
+    let text = '';
+    let length = 0;
+    for (let index = 0; index < ids.length; index++) {
+      const id = ids[index]!;
+      if (!Number.isInteger(id) || id < 0 || id >= size) return library.call(this, ids, options);
+      let count = bytes.length[id]!;
+      // An id without a token reads as the unknown token, through the library: a vocabulary built
+      // from tables fills an id's token in before its first decode, so an id read stays read.
+      if (count === UNREAD) count = readToken(bytes, id, vocab[id], addedContents);
+      if (count === NONE) return library.call(this, ids, options);
+      if (count === ADDED) {
+        if (length > 0) text += utf8Decoder.decode(decodeBytes.subarray(0, length));
+        length = 0;
+        text += vocab[id] as string;
+        continue;
+      }
+      if (length + count > decodeBytes.length) decodeBytes = grown(decodeBytes, length + count, length);
+      const { pool } = bytes;
+      for (let at = bytes.start[id]!, end = at + count; at < end; at++) decodeBytes[length++] = pool[at]!;
+    }
+    return length > 0 ? text + utf8Decoder.decode(decodeBytes.subarray(0, length)) : text;
+  };
+}
+
+/**
+ * Works out what `token` (id `id`'s) adds to the text, and returns its `TokenBytes.length`: an added
+ * token is its text as it is; another its bytes, as `byteLevelText` reads them; no token, an empty
+ * one or one holding a surrogate is left to the library.
+ */
+function readToken(bytes: TokenBytes, id: number, token: unknown, addedContents: ReadonlySet<unknown>): number {
+  if (typeof token !== 'string' || token.length === 0) return NONE;
+  if (addedContents.has(token)) return (bytes.length[id] = ADDED);
+  for (let i = 0; i < token.length; i++) {
+    const code = token.charCodeAt(i);
+    if (code >= 0xd800 && code <= 0xdfff) return (bytes.length[id] = NONE);
+  }
+  if (bytes.used + token.length > bytes.pool.length) bytes.pool = grown(bytes.pool, bytes.used + token.length, bytes.used);
+  bytes.start[id] = bytes.used;
+  for (let i = 0; i < token.length; i++) {
+    const code = token.charCodeAt(i);
+    bytes.pool[bytes.used++] = code < BYTE_OF_CHARACTER.length ? BYTE_OF_CHARACTER[code]! : 0;
+  }
+  return (bytes.length[id] = token.length);
+}
+
+/** A copy of `bytes` at least `needed` long, its first `used` bytes kept. */
+function grown(bytes: Uint8Array, needed: number, used: number): Uint8Array {
+  const larger = new Uint8Array(Math.max(needed, 2 * bytes.length));
+  larger.set(bytes.subarray(0, used));
+  return larger;
 }
 
 /** What a library step gives on a probe, or undefined when it throws (which the direct step never does). */

@@ -113,7 +113,8 @@ export class HfTokenizer implements Tokenizer {
 
   #decodeUncached(ids: readonly number[]): string {
     this.#fillVocabulary?.(ids);
-    return this.#implementation.decode([...ids], { skip_special_tokens: false, clean_up_tokenization_spaces: false });
+    // The library reads the ids and keeps nothing of them: no copy.
+    return this.#implementation.decode(ids as number[], { skip_special_tokens: false, clean_up_tokenization_spaces: false });
   }
 
   tokenId(token: string): number | undefined {
