@@ -32,6 +32,11 @@ export function trainCommand(): Command {
     .option('--minibatches <n>', 'optimizer steps per collected batch (default 1)', flag(shape.minibatches))
     .option('--eval-every <n>', 'measure held-out accuracy every n steps, and before the first and after the last (default 5)', flag(shape.evalEvery))
     .option('--held-out <n>', 'held-out tasks measured, greedy (default all 198)', flag(shape.heldOut))
+    .option(
+      '--eval-samples <n>',
+      'rollouts per held-out task sampled as in training, for the held-out pass@1 beside greedy accuracy; 0: greedy only (default 4)',
+      flag(shape.evalSamples),
+    )
     .option('--checkpoint-every <n>', 'save the weights every n steps, and after the last (default 10)', flag(shape.checkpointEvery))
     .option('--max-tokens <n>', 'tokens per generation (default 96)', flag(shape.maxTokens))
     .option('--seed <n>', 'seed of the task order and the sampling (default 1)', flag(shape.seed))
@@ -61,8 +66,9 @@ export function trainCommand(): Command {
       try {
         // Ctrl-C stops it where it is: what it wrote (metrics, plot, checkpoints) is whole up to the last step.
         const summary = await runGrpo({ policy, renderer: created.renderer, output, settings, onStep: (step) => process.stdout.write(stepLine(step)) });
+        const sampled = summary.startPassAt1 === undefined ? '' : `, pass@1 ${percent(summary.startPassAt1)} → ${percent(summary.endPassAt1 ?? 0)}`;
         process.stdout.write(
-          `held-out accuracy ${percent(summary.startAccuracy)} → ${percent(summary.endAccuracy)} after ${summary.steps.length} steps\n` +
+          `held-out accuracy ${percent(summary.startAccuracy)} → ${percent(summary.endAccuracy)}${sampled} after ${summary.steps.length} steps\n` +
             `metrics in ${metrics}, plot in ${join(output, 'reward.svg')}, weights in ${summary.checkpoint}\n`,
         );
       } finally {
@@ -72,7 +78,8 @@ export function trainCommand(): Command {
 }
 
 function stepLine(step: GrpoRunStep): string {
-  const heldOut = step.held_out_accuracy === undefined ? '' : `, held-out ${percent(step.held_out_accuracy)}`;
+  const sampled = step.held_out_pass_at_1 === undefined ? '' : ` (pass@1 ${percent(step.held_out_pass_at_1)})`;
+  const heldOut = step.held_out_accuracy === undefined ? '' : `, held-out ${percent(step.held_out_accuracy)}${sampled}`;
   return (
     `[train] step ${step.step}: reward ${step.reward.toFixed(3)}, pass@k ${step.pass_at_k.toFixed(3)}, KL ${step.kl.toExponential(2)}, ` +
     `clip ${step.clip_fraction.toFixed(3)}, entropy ${step.entropy.toFixed(3)}, ${Math.round(step.tokens_per_second)} tok/s, ` +
