@@ -31,7 +31,7 @@ export function trainCommand(): Command {
     .option('--kl-coefficient <x>', 'weight of the KL penalty to the starting weights (default 0: measured, not in the loss)', flag(shape.klCoefficient))
     .option('--minibatches <n>', 'optimizer steps per collected batch (default 1)', flag(shape.minibatches))
     .option('--eval-every <n>', 'measure held-out accuracy every n steps, and before the first and after the last (default 5)', flag(shape.evalEvery))
-    .option('--held-out <n>', 'held-out tasks measured, greedy (default all 198)', flag(shape.heldOut))
+    .option('--held-out <n>', 'held-out tasks measured, greedy and sampled (default all 198)', flag(shape.heldOut))
     .option(
       '--eval-samples <n>',
       'rollouts per held-out task sampled as in training, for the held-out pass@1 beside greedy accuracy; 0: greedy only (default 4)',
