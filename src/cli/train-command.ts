@@ -29,7 +29,7 @@ export function trainCommand(): Command {
     .option('--learning-rate <x>', 'AdamW learning rate (default 3e-4)', flag(shape.learningRate))
     .option('--clip-epsilon <x>', "PPO's clip range ε (default 0.2)", flag(shape.clipEpsilon))
     .option('--kl-coefficient <x>', 'weight of the KL penalty to the starting weights (default 0: measured, not in the loss)', flag(shape.klCoefficient))
-    .option('--minibatches <n>', 'optimizer steps per collected batch (default 1)', flag(shape.minibatches))
+    .option('--minibatches <n>', 'optimizer steps per collected batch, each on its share of the groups (default 2)', flag(shape.minibatches))
     .option('--eval-every <n>', 'measure held-out accuracy every n steps, and before the first and after the last (default 5)', flag(shape.evalEvery))
     .option('--held-out <n>', 'held-out tasks measured, greedy and sampled (default all 198)', flag(shape.heldOut))
     .option(

@@ -20,6 +20,12 @@ import { writeCheckpoint } from './write-checkpoint.js';
 /** A training run: how many steps, how much each collects, how often it measures and saves. */
 export const GrpoRunSettings = GrpoSettings.extend({
   steps: z.number().int().positive().default(20),
+  /**
+   * Two optimizer steps per collected batch, each on half its groups: twice the updates for the same
+   * CPU. Over 40 steps on the small-products tasks, held-out pass@1 went 19.1% → 47.7% (greedy
+   * 39.9% → 58.1%) with two, against 23.0% → 41.2% (greedy 39.9% → 54.5%) with one.
+   */
+  minibatches: z.number().int().positive().default(2),
   /** Training tasks per step; each gets `groupSize` rollouts. */
   tasksPerStep: z.number().int().positive().default(8),
   groupSize: z.number().int().min(2).default(8),
