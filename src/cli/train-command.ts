@@ -37,9 +37,14 @@ export function trainCommand(): Command {
     .option('--learning-rate <x>', 'AdamW learning rate (default 3e-4)', flag(shape.learningRate))
     .option('--clip-epsilon <x>', "PPO's clip range ε (default 0.2)", flag(shape.clipEpsilon))
     .option('--kl-coefficient <x>', 'weight of the KL penalty to the starting weights (default 0: measured, not in the loss)', flag(shape.klCoefficient))
-    .option('--minibatches <n>', 'optimizer steps per collected batch (default 1)', flag(shape.minibatches))
+    .option('--minibatches <n>', 'optimizer steps per collected batch, each on its share of the groups (default 2)', flag(shape.minibatches))
     .option('--eval-every <n>', 'measure held-out accuracy every n steps, and before the first and after the last (default 5)', flag(shape.evalEvery))
-    .option('--held-out <n>', 'held-out tasks measured, greedy (default all 198)', flag(shape.heldOut))
+    .option('--held-out <n>', 'held-out tasks measured, greedy and sampled (default all 198)', flag(shape.heldOut))
+    .option(
+      '--eval-samples <n>',
+      'rollouts per held-out task sampled as in training, for the held-out pass@1 beside greedy accuracy; 0: greedy only (default 4)',
+      flag(shape.evalSamples),
+    )
     .option('--checkpoint-every <n>', 'save the weights every n steps, and after the last (default 10)', flag(shape.checkpointEvery))
     .option('--max-tokens <n>', 'tokens per generation (default 96)', flag(shape.maxTokens))
     .option('--seed <n>', 'seed of the task order and the sampling (default 1)', flag(shape.seed))
@@ -99,8 +104,9 @@ export function trainCommand(): Command {
         };
         // Ctrl-C stops it where it is: what it wrote (metrics, plot, checkpoints, event file) is whole up to the last step.
         const summary = await runGrpo({ policy, renderer: created.renderer, output, settings, ...(async === undefined ? {} : { async }), onStep });
+        const sampled = summary.startPassAt1 === undefined ? '' : `, pass@1 ${percent(summary.startPassAt1)} → ${percent(summary.endPassAt1 ?? 0)}`;
         process.stdout.write(
-          `held-out accuracy ${percent(summary.startAccuracy)} → ${percent(summary.endAccuracy)} after ${summary.steps.length} steps\n` +
+          `held-out accuracy ${percent(summary.startAccuracy)} → ${percent(summary.endAccuracy)}${sampled} after ${summary.steps.length} steps\n` +
             `metrics in ${metrics}, plot in ${join(output, 'reward.svg')}, weights in ${summary.checkpoint}\n`,
         );
         // A write that failed says so on a run that went well; after one that failed, its own error is what counts.
@@ -112,7 +118,8 @@ export function trainCommand(): Command {
 }
 
 function stepLine(step: GrpoRunStep): string {
-  const heldOut = step.held_out_accuracy === undefined ? '' : `, held-out ${percent(step.held_out_accuracy)}`;
+  const sampled = step.held_out_pass_at_1 === undefined ? '' : ` (pass@1 ${percent(step.held_out_pass_at_1)})`;
+  const heldOut = step.held_out_accuracy === undefined ? '' : `, held-out ${percent(step.held_out_accuracy)}${sampled}`;
   return (
     `[train] step ${step.step}: reward ${step.reward.toFixed(3)}, pass@k ${step.pass_at_k.toFixed(3)}, KL ${step.kl.toExponential(2)}, ` +
     `clip ${step.clip_fraction.toFixed(3)}, entropy ${step.entropy.toFixed(3)}, ${Math.round(step.tokens_per_second)} tok/s, ` +

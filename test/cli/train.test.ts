@@ -18,6 +18,7 @@ describe('gymnast train', () => {
       '--clip-epsilon',
       '--kl-coefficient',
       '--eval-every',
+      '--eval-samples',
       '--checkpoint-every',
       '--async',
       '--max-staleness',
@@ -33,7 +34,7 @@ describe('gymnast train', () => {
     const { code, stdout, stderr } = await gymnast(...args);
     assert.equal(code, 0, stderr);
     assert.match(stdout, /\[train\] step 2: reward /);
-    assert.match(stdout, /held-out accuracy \d+\.\d% → \d+\.\d% after 2 steps/);
+    assert.match(stdout, /held-out accuracy \d+\.\d% → \d+\.\d%, pass@1 \d+\.\d% → \d+\.\d% after 2 steps/);
 
     const steps = readFileSync(join(output, 'metrics.jsonl'), 'utf8')
       .trim()
@@ -46,12 +47,12 @@ describe('gymnast train', () => {
     for (const step of steps) {
       assert.equal(step.rollouts, 16);
       assert.ok(step.first_ratio_error < 1e-5, `step ${step.step}: max |ratio − 1| = ${step.first_ratio_error}`);
-      for (const key of ['reward', 'pass_at_k', 'kl', 'clip_fraction', 'entropy', 'tokens_per_second', 'held_out_accuracy'])
+      for (const key of ['reward', 'pass_at_k', 'kl', 'clip_fraction', 'entropy', 'tokens_per_second', 'held_out_accuracy', 'held_out_pass_at_1'])
         assert.equal(typeof step[key], 'number', key);
     }
     const svg = readFileSync(join(output, 'reward.svg'), 'utf8');
     assert.match(svg, /^<svg /);
-    assert.equal((svg.match(/<polyline /g) ?? []).length, 2, 'a training-reward line and a held-out line');
+    assert.equal((svg.match(/<polyline /g) ?? []).length, 3, 'a training-reward line and two held-out lines (greedy, sampled)');
 
     const [start, trained] = await Promise.all([EmbeddedPolicy.load(), EmbeddedPolicy.load(join(output, 'checkpoints', 'step-2'))]);
     assert.notEqual(trained.model.sha256(), start.model.sha256(), 'the checkpoint holds the trained weights');

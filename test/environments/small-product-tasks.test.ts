@@ -16,6 +16,15 @@ describe('small products: a task family the embedded model is weak at', () => {
     }
   });
 
+  it('holds out products ending in each digit about as often as the trained ones: the copy errors differ by digit', () => {
+    const lastDigits = (tasks: readonly { answer: number }[]) =>
+      Array.from({ length: 10 }, (_, digit) => tasks.filter((task) => task.answer % 10 === digit).length / tasks.length);
+    const train = lastDigits(smallProductTasks('train'));
+    lastDigits(smallProductTasks('held-out')).forEach((share, digit) => {
+      assert.ok(Math.abs(share - train[digit]!) < 0.05, `products ending in ${digit}: ${share.toFixed(2)} of held-out, ${train[digit]!.toFixed(2)} of train`);
+    });
+  });
+
   it('gives the embedded model groups whose rewards differ: pass@1 well under pass@4', async () => {
     const problems = smallProductTasks('held-out')
       .filter((_, i) => i % 8 === 0)
