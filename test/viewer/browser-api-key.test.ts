@@ -4,18 +4,17 @@
 // a key; a browser without the key gets a 401 that says how to get in.
 
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { findRuns } from '../../src/servers/viewer/run-files.js';
 import { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
 import { syntheticRow, toLines } from '../support/synthetic-rows.js';
+import { launchChromium, recordProblems, skipWithoutChromium } from '../support/headless-chromium.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+const skip = skipWithoutChromium;
 const KEY = 'open sesame/+&=';
 
 describe('gymnast view --api-key in a headless browser', { skip, timeout: 60_000 }, () => {
@@ -31,7 +30,7 @@ describe('gymnast view --api-key in a headless browser', { skip, timeout: 60_000
     );
     server = await ViewerServer.open({ runs: await findRuns(join(dir, 'out.jsonl')), apiKey: KEY });
     await server.start();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
@@ -43,10 +42,7 @@ describe('gymnast view --api-key in a headless browser', { skip, timeout: 60_000
     const context = await browser.newContext();
     const page = await context.newPage();
     const problems: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+    recordProblems(page, problems);
     try {
       // As the CLI opens it, with a view of the app in the fragment.
       await page.goto(`${server.url}/?key=${encodeURIComponent(KEY)}#/run/out`);

@@ -6,17 +6,16 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, openPage, skipWithoutChromium } from '../support/headless-chromium.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+const skip = skipWithoutChromium;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const gymnast = (...args: string[]) => promisify(execFile)(process.execPath, ['bin/gymnast.js', ...args], { cwd: ROOT });
 
@@ -63,12 +62,8 @@ describe('a bundle opened from disk in a headless browser', { skip, timeout: 90_
     assert.match(stdout, /wrote a static copy of a run, 64 rollouts to .* \(\d+\.\d MB in \d+ files\); open .*index\.html/);
     shots = process.env.GYMNAST_VIEWER_SHOTS ?? join(dir, 'shots');
     await mkdir(shots, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+    browser = await launchChromium();
+    page = await openPage(browser, problems);
     page.on('request', (request) => requests.push(request.url()));
   });
   after(async () => {

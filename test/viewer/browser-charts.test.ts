@@ -7,19 +7,18 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { findRuns } from '../../src/servers/viewer/run-files.js';
 import { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
+import { launchChromium, openPage, skipWithoutChromium } from '../support/headless-chromium.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+const skip = skipWithoutChromium;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 const collect = (output: string, ...args: string[]) =>
@@ -54,12 +53,8 @@ describe("the overview's charts in a headless browser", { skip, timeout: 90_000 
     await server.indexed();
     shots = process.env.GYMNAST_VIEWER_SHOTS ?? join(dir, 'shots');
     await mkdir(shots, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+    browser = await launchChromium();
+    page = await openPage(browser, problems);
   });
   after(async () => {
     await browser?.close();

@@ -6,19 +6,18 @@
 // (printed as diagnostics; GYMNAST_VIEWER_SHOTS picks the dir).
 
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { appendFile, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { findRuns } from '../../src/servers/viewer/run-files.js';
 import { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
 import { base, baseFailures, next, writeRun } from '../support/compared-runs.js';
 import { syntheticRow, toLines } from '../support/synthetic-rows.js';
+import { launchChromium, openPage, skipWithoutChromium } from '../support/headless-chromium.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+const skip = skipWithoutChromium;
 
 /** 250 tasks of 4 rollouts: task t solved by its first t mod 5 rollouts (capped at 4), so rewards vary task to task. */
 const wide = Array.from({ length: 250 }, (_, task) =>
@@ -44,12 +43,8 @@ describe('gymnast view: the per-task table and two runs compared, in a headless 
     await server.indexed();
     shots = process.env.GYMNAST_VIEWER_SHOTS ?? join(dir, 'shots');
     await mkdir(shots, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+    browser = await launchChromium();
+    page = await openPage(browser, problems);
   });
   after(async () => {
     await browser?.close();

@@ -8,22 +8,21 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { appendFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { findRuns } from '../../src/servers/viewer/run-files.js';
 import { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
 import type { InferenceServer } from '../../src/testing/index.js';
 import { startServers } from '../support/loopback-model.js';
 import { qwen3Directory } from '../support/qwen3.js';
+import { launchChromium, openPage, skipWithoutChromium } from '../support/headless-chromium.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+const skip = skipWithoutChromium;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 const collect = (...args: string[]) =>
@@ -69,12 +68,8 @@ describe('gymnast view in a headless browser', { skip, timeout: 60_000 }, () => 
     await evalServer.start();
     shots = process.env.GYMNAST_VIEWER_SHOTS ?? join(dir, 'shots');
     await mkdir(shots, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+    browser = await launchChromium();
+    page = await openPage(browser, problems);
     page.on('request', (request) => {
       const url = new URL(request.url());
       if (url.pathname.startsWith('/api/')) requests.push(url.pathname + url.search);
