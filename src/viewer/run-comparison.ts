@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pairedHistogram, type PairedBin } from './paired-histogram.js';
-import { parseQueryParameters } from './query-parameters.js';
+import { PageWindow, parseQueryParameters } from './query-parameters.js';
 import type { RunIndex } from './run-index.js';
 import { sortedBy } from './task-page.js';
 import { taskTable, type TaskStats } from './task-table.js';
@@ -38,14 +38,7 @@ export interface RunComparison {
 const COMPARE_SORT_KEYS = ['task', 'mean_reward_a', 'mean_reward_b', 'delta'] as const;
 
 /** By default the tasks B lost most on first. */
-export const CompareQuery = z.object({
-  offset: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(2 ** 32)
-    .default(0),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
+export const CompareQuery = PageWindow.extend({
   sort: z.enum(COMPARE_SORT_KEYS.flatMap((key) => [key, `-${key}`] as const)).default('delta'),
 });
 export type CompareQuery = z.infer<typeof CompareQuery>;

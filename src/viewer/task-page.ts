@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseQueryParameters } from './query-parameters.js';
+import { PageWindow, parseQueryParameters } from './query-parameters.js';
 import type { RunIndex } from './run-index.js';
 import { taskTable, type TaskStats } from './task-table.js';
 
@@ -7,14 +7,7 @@ const TASK_SORT_KEYS = ['task', 'rollouts', 'pass_at_k', 'mean_reward', 'reward_
 type TaskSortKey = (typeof TASK_SORT_KEYS)[number];
 
 /** The query string of `GET /api/runs/:run/tasks`: by default the tasks with the most reward variance (the most GRPO signal) first. */
-export const TaskQuery = z.object({
-  offset: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(2 ** 32)
-    .default(0),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
+export const TaskQuery = PageWindow.extend({
   sort: z.enum(TASK_SORT_KEYS.flatMap((key) => [key, `-${key}`] as const)).default('-reward_variance'),
 });
 export type TaskQuery = z.infer<typeof TaskQuery>;
