@@ -119,9 +119,9 @@ describe("the overview's charts in a headless browser", { skip, timeout: 90_000 
   it('shows a single-valued axis as one labelled bar or point', async () => {
     const all = await charts('one', 'charts-one.png');
     const byLabel = new Map(all.map((chart) => [chart.label, chart]));
-    assert.deepEqual(byLabel.get('reward histogram')!.xTicks, ['1']);
-    assert.deepEqual(byLabel.get('turns per rollout')!.xTicks, ['1']);
-    assert.equal(byLabel.get('tokens per rollout')!.xTicks.length, 1);
+    // One rollout, sampled: its reward, turns and tokens vary from run to run, but each axis has the one value.
+    for (const label of ['reward histogram', 'turns per rollout', 'tokens per rollout'])
+      assert.match(byLabel.get(label)!.xTicks.join(' '), /^\d+$/, `${label}: one integer tick`);
     assert.deepEqual(byLabel.get('pass@k')!.xTicks, ['1']);
     assert.equal(await page.locator('svg.chart rect.bar').count(), 3, 'one bar per histogram');
     for (const chart of all) {
