@@ -20,8 +20,12 @@ type Classified = Pick<SandboxVerdict, 'status' | 'limit' | 'exitCode' | 'signal
 const SIGNAL_NAMES = new Map<number, string>();
 for (const [name, number] of Object.entries(constants.signals)) if (!SIGNAL_NAMES.has(number)) SIGNAL_NAMES.set(number, name);
 
-// Python ends its traceback with the exception; V8 prints one of these when an allocation fails.
-const PYTHON_MEMORY = /(^|\n)MemoryError\b[^\n]*\n*$/;
+// Python ends a traceback with the exception's line, unindented. The last such line says how the
+// program ended: when its first process (the namespace's init) ends, the processes it forked are killed,
+// and stderr can end in one of their tracebacks cut short after it.
+const PYTHON_EXCEPTION_LINE = /^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)\b.*$/gm;
+// V8 prints one of these when an allocation fails.
+
 const NODE_MEMORY = /heap out of memory|Fatal process out of memory|Array buffer allocation failed|Failed to reserve virtual memory|Cannot allocate memory/;
 
 /** The verdict's status and cause from how the run ended. */
@@ -46,5 +50,5 @@ function programExit(end: RunEnd): { exitCode: number | null; signal: string | n
 }
 
 function outOfMemory(language: SandboxLanguage, stderr: string): boolean {
-  return language === 'python' ? PYTHON_MEMORY.test(stderr) : NODE_MEMORY.test(stderr);
+  return language === 'python' ? (stderr.match(PYTHON_EXCEPTION_LINE)?.at(-1)?.startsWith('MemoryError') ?? false) : NODE_MEMORY.test(stderr);
 }

@@ -25,6 +25,14 @@ describe('classifyRun: the verdict from how a run ended', () => {
     assert.equal(classifyRun({ ...end, exitCode: 1, stderr: 'Traceback (most recent call last):\n  File "x"\nMemoryError\n' }).status, 'memory');
     assert.equal(classifyRun({ ...end, exitCode: 1, stderr: 'MemoryError is what I print\nValueError: no\n' }).status, 'runtime-error');
     assert.equal(classifyRun({ ...end, exitCode: 0, stderr: 'MemoryError\n' }).status, 'ok');
+    // A forked process's traceback cut short when the program's first process ended (it took the others with it).
+    const cut = 'Traceback (most recent call last):\n  File "x"\nMemoryError\nTraceback (most recent call last):\n  File "x", line 7\n    chunks.app';
+    assert.equal(classifyRun({ ...end, exitCode: 1, stderr: cut }).status, 'memory');
+    assert.equal(
+      classifyRun({ ...end, exitCode: 1, stderr: 'Traceback:\nMemoryError\nTraceback:\nValueError: later\nTraceback (most recent call last):\n' }).status,
+      'runtime-error',
+    );
+    assert.equal(classifyRun({ ...end, exitCode: 1, stderr: 'Traceback (most recent call last):\n' }).status, 'runtime-error');
     assert.equal(
       classifyRun({ ...end, exitCode: 134, language: 'node', stderr: 'FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory' })
         .status,
