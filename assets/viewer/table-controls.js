@@ -2,7 +2,7 @@
 // table, two runs compared). A header is a button inside its <th> (Tab and Enter or Space reach
 // it); the <th> carries aria-sort.
 
-import { h } from './dom.js';
+import { errorBox, h, replace } from './dom.js';
 import * as fmt from './format.js';
 
 /**
@@ -46,4 +46,57 @@ export function pagerControls(total, offset, limit, go) {
     h('button', { type: 'button', disabled: offset + limit >= total, onclick: () => go(offset + limit) }, 'Next ›'),
     h('button', { type: 'button', disabled: offset + limit >= total, onclick: () => go(last) }, 'Last »'),
   ];
+}
+
+/**
+ * A table sorted and paged by the server, its sort and offset kept in the address. Returns the
+ * elements a page places (head, body, summary, pager, errors) and load(), which fetches the page
+ * again (a refresh, a new sort or offset), and dispose(). The page says:
+ * - columns, defaultSort, query (the address's URLSearchParams), limit;
+ * - fetch(query) → the API's answer ({sort, offset, items, …}); href(shown) → the address of a state;
+ * - total(answer): all rows; rows(answer): the body's rows; empty: what an empty table says;
+ *   noun(n): "n tasks" as the summary names the rows; show(answer): anything else drawn from the answer.
+ */
+export function serverTable({ columns, defaultSort, query, limit, fetch, href, total, rows, empty, noun, show = () => {} }) {
+  const state = { sort: query.get('sort') || defaultSort, offset: Math.max(0, Number.parseInt(query.get('offset') ?? '0', 10) || 0) };
+  let generation = 0;
+  const head = h('thead');
+  const body = h('tbody');
+  const summary = h('p', { class: 'summary', role: 'status', 'aria-live': 'polite' });
+  const pager = h('nav', { class: 'pager', 'aria-label': 'Pages' });
+  const errors = h('div');
+
+  function sortBy(next) {
+    state.sort = next;
+    state.offset = 0;
+    load().then(() => head.querySelector(`[data-sort="${next.replace(/^-/, '')}"]`)?.focus());
+  }
+
+  async function load() {
+    const mine = ++generation;
+    const shown = { ...(state.sort === defaultSort ? {} : { sort: state.sort }), ...(state.offset > 0 ? { offset: String(state.offset) } : {}) };
+    history.replaceState(null, '', href(shown));
+    try {
+      const page = await fetch({ sort: state.sort, offset: String(state.offset), limit: String(limit) });
+      if (mine !== generation) return;
+      replace(errors);
+      show(page);
+      replace(head, sortableHead(columns, page.sort, sortBy));
+      replace(body, page.items.length === 0 ? h('tr', {}, h('td', { colspan: columns.length, class: 'empty' }, empty)) : rows(page));
+      const count = total(page);
+      summary.textContent = count === 0 ? empty : `${fmt.count(page.offset + 1)}–${fmt.count(page.offset + page.items.length)} of ${noun(count)}`;
+      replace(
+        pager,
+        pagerControls(count, page.offset, limit, (offset) => {
+          state.offset = offset;
+          load();
+        }),
+      );
+    } catch (error) {
+      if (mine === generation) replace(errors, errorBox(error));
+    }
+  }
+
+  replace(head, sortableHead(columns, state.sort, sortBy));
+  return { head, body, summary, pager, errors, load, dispose: () => void ++generation };
 }

@@ -4,15 +4,14 @@
 
 import { api } from '../api.js';
 import { pairedHistogram } from '../charts.js';
-import { errorBox, h, replace } from '../dom.js';
+import { h, replace } from '../dom.js';
 import * as fmt from '../format.js';
-import { pagerControls, sortableHead } from '../table-controls.js';
+import { serverTable } from '../table-controls.js';
 
 const LIMIT = 100;
 const DEFAULT_SORT = 'delta';
 
 export function mount(root, { a, b, query }) {
-  const state = { sort: query.get('sort') || DEFAULT_SORT, offset: Math.max(0, Number.parseInt(query.get('offset') ?? '0', 10) || 0) };
   const columns = [
     { key: 'task', label: 'task' },
     { key: 'rollouts_a', label: `rollouts A`, num: true, sortable: false, title: `rollouts of the task in ${a}` },
@@ -21,14 +20,33 @@ export function mount(root, { a, b, query }) {
     { key: 'mean_reward_b', label: `mean reward B`, num: true, title: `${b}: mean reward of the task's scored rollouts` },
     { key: 'delta', label: 'delta (B − A)', num: true, title: `${b}'s mean reward minus ${a}'s` },
   ];
-  let generation = 0;
   const facts = h('div');
   const chart = h('div');
-  const head = h('thead');
-  const body = h('tbody');
-  const summary = h('p', { class: 'summary', role: 'status', 'aria-live': 'polite' });
-  const pager = h('nav', { class: 'pager', 'aria-label': 'Pages' });
-  const errors = h('div');
+  const table = serverTable({
+    columns,
+    defaultSort: DEFAULT_SORT,
+    query,
+    limit: LIMIT,
+    fetch: (page) => api.compare(a, b, page),
+    href: (shown) => fmt.href.compare(a, b, shown),
+    total: (page) => page.matched,
+    rows: (page) => page.items.map((task) => row(a, b, task)),
+    empty: 'No task is in both runs.',
+    noun: (n) => `${fmt.plural(n, 'task')} in both runs`,
+    show: (page) => {
+      replace(facts, tiles(page));
+      replace(
+        chart,
+        h(
+          'section',
+          { class: 'card paired-chart' },
+          h('h2', {}, 'Per-task mean reward'),
+          pairedHistogram(page.distribution, { label: 'per-task mean reward over the matched tasks', names: [a, b], xTitle: 'mean reward of a task', yTitle: 'tasks' }),
+          h('ul', { class: 'legend' }, [a, b].map((name, i) => h('li', {}, h('span', { class: `swatch series-${i}` }), `${i === 0 ? 'A' : 'B'}: ${name}`))),
+        ),
+      );
+    },
+  });
   replace(
     root,
     h('h1', {}, `Compare ${a} with ${b}`),
@@ -42,59 +60,16 @@ export function mount(root, { a, b, query }) {
       '. Tasks are matched by task index (the same row of the input dataset), so compare runs over the same data. ',
       h('a', { href: fmt.href.compare(b, a), class: 'swap' }, 'Swap A and B'),
     ),
-    errors,
+    table.errors,
     facts,
     chart,
     h('h2', {}, 'Tasks'),
-    summary,
-    h('div', { class: 'scroll' }, h('table', { class: 'data compare-tasks' }, head, body)),
-    pager,
+    table.summary,
+    h('div', { class: 'scroll' }, h('table', { class: 'data compare-tasks' }, table.head, table.body)),
+    table.pager,
   );
-
-  function sortBy(next) {
-    state.sort = next;
-    state.offset = 0;
-    load().then(() => head.querySelector(`[data-sort="${next.replace(/^-/, '')}"]`)?.focus());
-  }
-
-  async function load() {
-    const mine = ++generation;
-    const shown = { ...(state.sort === DEFAULT_SORT ? {} : { sort: state.sort }), ...(state.offset > 0 ? { offset: String(state.offset) } : {}) };
-    history.replaceState(null, '', fmt.href.compare(a, b, shown));
-    try {
-      const page = await api.compare(a, b, { sort: state.sort, offset: String(state.offset), limit: String(LIMIT) });
-      if (mine !== generation) return;
-      replace(errors);
-      replace(facts, tiles(page));
-      replace(
-        chart,
-        h(
-          'section',
-          { class: 'card paired-chart' },
-          h('h2', {}, 'Per-task mean reward'),
-          pairedHistogram(page.distribution, { label: 'per-task mean reward over the matched tasks', names: [a, b], xTitle: 'mean reward of a task', yTitle: 'tasks' }),
-          h('ul', { class: 'legend' }, [a, b].map((name, i) => h('li', {}, h('span', { class: `swatch series-${i}` }), `${i === 0 ? 'A' : 'B'}: ${name}`))),
-        ),
-      );
-      replace(head, sortableHead(columns, page.sort, sortBy));
-      replace(body, page.items.length === 0 ? h('tr', {}, h('td', { colspan: columns.length, class: 'empty' }, 'No task is in both runs.')) : page.items.map((task) => row(a, b, task)));
-      summary.textContent =
-        page.matched === 0 ? 'No task is in both runs.' : `${fmt.count(page.offset + 1)}–${fmt.count(page.offset + page.items.length)} of ${fmt.plural(page.matched, 'task')} in both runs`;
-      replace(
-        pager,
-        pagerControls(page.matched, page.offset, LIMIT, (offset) => {
-          state.offset = offset;
-          load();
-        }),
-      );
-    } catch (error) {
-      if (mine === generation) replace(errors, errorBox(error));
-    }
-  }
-
-  replace(head, sortableHead(columns, state.sort, sortBy));
-  load();
-  return { refresh: load, dispose: () => void ++generation };
+  table.load();
+  return { refresh: table.load, dispose: table.dispose };
 }
 
 function tiles(page) {

@@ -3,9 +3,9 @@
 // rewards differ (a task all right or all wrong gives every rollout a zero advantage).
 
 import { api } from '../api.js';
-import { errorBox, h, replace } from '../dom.js';
+import { h, replace } from '../dom.js';
 import * as fmt from '../format.js';
-import { pagerControls, sortableHead } from '../table-controls.js';
+import { serverTable } from '../table-controls.js';
 
 const LIMIT = 100;
 const DEFAULT_SORT = '-reward_variance';
@@ -21,13 +21,18 @@ const COLUMNS = [
 ];
 
 export function mount(root, { run, query }) {
-  const state = { sort: query.get('sort') || DEFAULT_SORT, offset: Math.max(0, Number.parseInt(query.get('offset') ?? '0', 10) || 0) };
-  let generation = 0;
-  const head = h('thead');
-  const body = h('tbody');
-  const summary = h('p', { class: 'summary', role: 'status', 'aria-live': 'polite' });
-  const pager = h('nav', { class: 'pager', 'aria-label': 'Pages' });
-  const errors = h('div');
+  const table = serverTable({
+    columns: COLUMNS,
+    defaultSort: DEFAULT_SORT,
+    query,
+    limit: LIMIT,
+    fetch: (page) => api.tasks(run, page),
+    href: (shown) => fmt.href.tasks(run, shown),
+    total: (page) => page.total,
+    rows: (page) => page.items.map((task) => row(run, task)),
+    empty: 'No tasks yet.',
+    noun: (n) => fmt.plural(n, 'task'),
+  });
   replace(
     root,
     h('h1', {}, `${run}: tasks`),
@@ -36,44 +41,13 @@ export function mount(root, { run, query }) {
       { class: 'note' },
       'One row per task. Reward variance is the population variance (divided by n) of the task’s scored rewards: a task whose rollouts all got the same reward gives GRPO no signal. pass@n takes k = the task’s scored rollouts.',
     ),
-    errors,
-    summary,
-    h('div', { class: 'scroll' }, h('table', { class: 'data tasks' }, head, body)),
-    pager,
+    table.errors,
+    table.summary,
+    h('div', { class: 'scroll' }, h('table', { class: 'data tasks' }, table.head, table.body)),
+    table.pager,
   );
-
-  function sortBy(next) {
-    state.sort = next;
-    state.offset = 0;
-    load().then(() => head.querySelector(`[data-sort="${next.replace(/^-/, '')}"]`)?.focus());
-  }
-
-  async function load() {
-    const mine = ++generation;
-    const shown = { ...(state.sort === DEFAULT_SORT ? {} : { sort: state.sort }), ...(state.offset > 0 ? { offset: String(state.offset) } : {}) };
-    history.replaceState(null, '', fmt.href.tasks(run, shown));
-    try {
-      const page = await api.tasks(run, { sort: state.sort, offset: String(state.offset), limit: String(LIMIT) });
-      if (mine !== generation) return;
-      replace(errors);
-      replace(head, sortableHead(COLUMNS, page.sort, sortBy));
-      replace(body, page.items.length === 0 ? h('tr', {}, h('td', { colspan: COLUMNS.length, class: 'empty' }, 'No tasks yet.')) : page.items.map((task) => row(run, task)));
-      summary.textContent = page.total === 0 ? 'No tasks yet.' : `${fmt.count(page.offset + 1)}–${fmt.count(page.offset + page.items.length)} of ${fmt.plural(page.total, 'task')}`;
-      replace(
-        pager,
-        pagerControls(page.total, page.offset, LIMIT, (offset) => {
-          state.offset = offset;
-          load();
-        }),
-      );
-    } catch (error) {
-      if (mine === generation) replace(errors, errorBox(error));
-    }
-  }
-
-  replace(head, sortableHead(COLUMNS, state.sort, sortBy));
-  load();
-  return { refresh: load, dispose: () => void ++generation };
+  table.load();
+  return { refresh: table.load, dispose: table.dispose };
 }
 
 function row(run, task) {
