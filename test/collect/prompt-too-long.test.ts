@@ -10,6 +10,7 @@ import { ScriptedPolicy } from '../../src/testing/index.js';
 import { CharTokenizer, PlainChatTemplate, TemplateRenderer } from '../../src/tokens/index.js';
 import { RunIndex } from '../../src/viewer/run-index.js';
 import { runOverview } from '../../src/viewer/run-overview.js';
+import { arithmeticTaskLine } from '../support/tool-call-run.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: rows of NeMo Gym's files, read field by field as each spec needs
 type Row = Record<string, any>;
@@ -32,14 +33,7 @@ describe('a prompt longer than max_seq_len is a typed outcome (prompt-too-long, 
     const tokenizer = new CharTokenizer();
     dir = mkdtempSync(join(tmpdir(), 'gymnast-prompt-too-long-'));
     const input = join(dir, 'in.jsonl');
-    const task = (problem: string, answer: number, padding = '') =>
-      JSON.stringify({
-        responses_create_params: { input: [{ role: 'user', content: `what is ${problem}?${padding}` }] },
-        agent_ref: { name: 'arithmetic' },
-        problem,
-        answer,
-      });
-    writeFileSync(input, `${[task('1+2', 3), task('4+5', 9), task('2+2', 4, ' '.repeat(200))].join('\n')}\n`);
+    writeFileSync(input, `${[arithmeticTaskLine('1+2', 3), arithmeticTaskLine('4+5', 9), arithmeticTaskLine('2+2', 4, ' '.repeat(200))].join('\n')}\n`);
     const policy = new ScriptedPolicy({
       tokenizer,
       script: (request) => {

@@ -13,20 +13,23 @@ export const calculator: Responder = ({ text }) => {
   return text.includes('<result>') ? /<result>(\d+)<\/result>/.exec(text)![1]! : `I will use <calc>${problem}</calc>`;
 };
 
+/** An input line of the arithmetic environment: "what is PROBLEM?" with `padding` after it, and its answer. */
+export function arithmeticTaskLine(problem: string, answer: number, padding = ''): string {
+  return JSON.stringify({
+    responses_create_params: { input: [{ role: 'user', content: `what is ${problem}?${padding}` }] },
+    agent_ref: { name: 'arithmetic' },
+    problem,
+    answer,
+  });
+}
+
 /**
  * Collects into `output` two arithmetic tasks answered right after a tool call (with `calculator`
  * serving `policy`), and a third whose prompt alone is longer than max_seq_len (a zero-turn row).
  */
 export async function collectToolCallTasks(policy: Policy, dir: string, output: string): Promise<void> {
   const input = join(dir, 'in.jsonl');
-  const task = (problem: string, answer: number, padding = '') =>
-    JSON.stringify({
-      responses_create_params: { input: [{ role: 'user', content: `what is ${problem}?${padding}` }] },
-      agent_ref: { name: 'arithmetic' },
-      problem,
-      answer,
-    });
-  writeFileSync(input, `${[task('1+2', 3), task('4+5', 9), task('2+2', 4, ' please'.repeat(150))].join('\n')}\n`);
+  writeFileSync(input, `${[arithmeticTaskLine('1+2', 3), arithmeticTaskLine('4+5', 9), arithmeticTaskLine('2+2', 4, ' please'.repeat(150))].join('\n')}\n`);
   await collect({
     input,
     output,
