@@ -1,6 +1,6 @@
-import type { Dispatcher } from 'undici';
 import { type AbortWatcher, unwatchAbort, watchAbort } from '../util/subscribe-abort.js';
 import type { HttpReply } from './http-reply.js';
+import type { HttpRequest, RequestController, RequestDispatcher, RequestHandler } from './request-dispatcher.js';
 
 /** What a request rejects with when it fails: one set per client, shared by its requests (no closures per request in flight). */
 export interface ReplyErrors {
@@ -34,7 +34,7 @@ export interface ReplyLimits {
  * AbortController per request. Nothing is left behind (timer, subscription) however it ends. Failures
  * are typed here (`limits.errors`), so a caller waits on this promise alone.
  */
-export function dispatchReply(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, limits: ReplyLimits): Promise<HttpReply> {
+export function dispatchReply(dispatcher: RequestDispatcher, options: HttpRequest, limits: ReplyLimits): Promise<HttpReply> {
   if (limits.signal?.aborted) return Promise.reject(limits.signal.reason);
   return new Promise((resolve, reject) => {
     const handler = new ReplyHandler(limits, resolve, reject);
@@ -47,7 +47,7 @@ export function dispatchReply(dispatcher: Dispatcher, options: Dispatcher.Dispat
 }
 
 /** One per request in flight, so it holds what the request needs and no closure of its own (issue 26). */
-class ReplyHandler implements Dispatcher.DispatchHandler, AbortWatcher {
+class ReplyHandler implements RequestHandler, AbortWatcher {
   readonly #timer: NodeJS.Timeout;
   #reason: unknown;
   #resolve: ((reply: HttpReply) => void) | undefined;
@@ -57,7 +57,7 @@ class ReplyHandler implements Dispatcher.DispatchHandler, AbortWatcher {
   readonly #signal: AbortSignal | undefined;
   readonly #maxBodyBytes: number;
   readonly #errors: ReplyErrors;
-  #controller: Dispatcher.DispatchController | undefined;
+  #controller: RequestController | undefined;
   #status = 0;
   #headers: HttpReply['headers'] | undefined;
   #chunks: Buffer[] | undefined;
@@ -89,19 +89,19 @@ class ReplyHandler implements Dispatcher.DispatchHandler, AbortWatcher {
     controller?.abort(reason as Error);
   }
 
-  onRequestStart(controller: Dispatcher.DispatchController): void {
+  onRequestStart(controller: RequestController): void {
     if (this.#resolve === undefined) controller.abort(this.#reason as Error);
     else this.#controller = controller;
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: HttpReply['headers']): void {
+  onResponseStart(_controller: RequestController, status: number, headers: HttpReply['headers']): void {
     // 1xx answers are informational; the answer proper follows.
     if (status < 200) return;
     this.#status = status;
     this.#headers = headers;
   }
 
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+  onResponseData(_controller: RequestController, chunk: Buffer): void {
     if (this.#resolve === undefined) return;
     this.#length += chunk.length;
     // A server that never stops sending must not fill the client's memory before the deadline.
@@ -119,7 +119,7 @@ class ReplyHandler implements Dispatcher.DispatchHandler, AbortWatcher {
     resolve({ status: this.#status, headers: this.#headers ?? {}, text: decode(this.#chunks ?? [], this.#length) });
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
+  onResponseError(_controller: RequestController | undefined, error: Error): void {
     if (this.#resolve === undefined) return;
     this.#settle();
     const signal = this.#signal;

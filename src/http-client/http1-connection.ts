@@ -1,0 +1,178 @@
+import { connect, type Socket } from 'node:net';
+import { HttpProtocolError, ResponseParser, type ResponseHeaders, type ResponseSink } from './http1-response-parser.js';
+import type { HttpRequest, RequestController, RequestHandler } from './request-dispatcher.js';
+
+/** Where a connection goes, and how long it may sit idle. */
+export interface Origin {
+  /** `host:port` as the Host header gives it. */
+  host: string;
+  hostname: string;
+  port: number;
+  /** The longest a connection waits idle for its next request (the server's own hint may shorten it). */
+  keepAliveMs: number;
+  maxHeaderBytes: number;
+}
+
+/** What a connection tells its pool. */
+export interface ConnectionOwner {
+  /** The request is done and the connection can take another. */
+  released(connection: Http1Connection): void;
+  /** The connection is gone (closed by either side, or broken). */
+  closed(connection: Http1Connection): void;
+}
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** A header value may not break the request's framing: no CR, LF or NUL. */
+const UNSAFE_VALUE = /[\r\n\0]/;
+const UNSAFE_TARGET = /[\s\0]/;
+/** A server's `Keep-Alive: timeout=N` is followed with this much to spare: a request sent as the server closes is lost. */
+const KEEP_ALIVE_MARGIN_MS = 1_000;
+
+/**
+ * One HTTP/1.1 keep-alive connection carrying one request at a time: the request written in one
+ * piece, the answer read by `ResponseParser` and handed to the request's handler as it comes. A
+ * request aborted before it is written leaves the connection clean for the next; one aborted after
+ * drops the connection, since its answer may still come.
+ */
+export class Http1Connection implements ResponseSink, RequestController {
+  readonly #socket: Socket;
+  readonly #origin: Origin;
+  readonly #owner: ConnectionOwner;
+  readonly #parser: ResponseParser;
+  #handler: RequestHandler | undefined;
+  #written = false;
+  #idleSince = 0;
+  #idleLimitMs: number;
+  #gone = false;
+
+  constructor(origin: Origin, owner: ConnectionOwner) {
+    this.#origin = origin;
+    this.#owner = owner;
+    this.#idleLimitMs = origin.keepAliveMs;
+    this.#parser = new ResponseParser(this, origin.maxHeaderBytes);
+    this.#socket = connect({ host: origin.hostname, port: origin.port, noDelay: true });
+    this.#socket.on('data', (chunk: Buffer) => this.#read(chunk));
+    this.#socket.on('end', () => this.#ended());
+    this.#socket.on('error', (error: Error) => this.#fail(error));
+    this.#socket.on('close', () => this.#closed());
+  }
+
+  /** Whether it sat idle past its limit (the server may have closed it meanwhile). */
+  expired(now: number): boolean {
+    return now - this.#idleSince >= this.#idleLimitMs;
+  }
+
+  /**
+   * Sends `request`; false when its handler aborted it before it was written (the connection is then
+   * free for another at once).
+   */
+  start(request: HttpRequest, handler: RequestHandler): boolean {
+    this.#handler = handler;
+    this.#written = false;
+    handler.onRequestStart(this);
+    if (this.#handler !== handler) return false;
+    let text: string;
+    try {
+      text = requestText(request, this.#origin.host);
+    } catch (error) {
+      this.#handler = undefined;
+      handler.onResponseError(this, error as Error);
+      return false;
+    }
+    this.#parser.expect(request.method === 'HEAD');
+    this.#socket.ref();
+    this.#socket.write(text);
+    this.#written = true;
+    return true;
+  }
+
+  /** The request's handler gave up: the answer, if it comes, must not reach the next request. */
+  abort(): void {
+    if (this.#handler === undefined) return;
+    this.#handler = undefined;
+    if (this.#written) this.destroy();
+  }
+
+  destroy(): void {
+    this.#socket.destroy();
+  }
+
+  head(status: number, headers: ResponseHeaders): void {
+    this.#idleLimitMs = Math.min(this.#origin.keepAliveMs, keepAliveHintMs(headers['keep-alive']));
+    this.#handler?.onResponseStart(this, status, headers);
+  }
+
+  body(chunk: Buffer): void {
+    this.#handler?.onResponseData(this, chunk);
+  }
+
+  complete(reusable: boolean): void {
+    const handler = this.#handler;
+    this.#handler = undefined;
+    if (reusable && handler !== undefined && !this.#gone) {
+      this.#idleSince = performance.now();
+      this.#socket.unref();
+      this.#owner.released(this);
+    } else {
+      this.destroy();
+    }
+    handler?.onResponseEnd(this);
+  }
+
+  #read(chunk: Buffer): void {
+    // Bytes while no request waits (an answer to an aborted one, or nothing asked for): the connection is out of step.
+    if (this.#handler === undefined) {
+      this.destroy();
+      return;
+    }
+    try {
+      this.#parser.push(chunk);
+    } catch (error) {
+      this.#fail(error as Error);
+    }
+  }
+
+  /** The server closed its side: the end of an answer read until close, or one cut short. */
+  #ended(): void {
+    if (this.#handler === undefined) return;
+    try {
+      this.#parser.finish();
+    } catch (error) {
+      this.#fail(error as Error);
+    }
+  }
+
+  #fail(error: Error): void {
+    const handler = this.#handler;
+    this.#handler = undefined;
+    this.destroy();
+    handler?.onResponseError(this, error);
+  }
+
+  #closed(): void {
+    if (this.#handler !== undefined) this.#fail(new HttpProtocolError('other side closed'));
+    this.#gone = true;
+    this.#owner.closed(this);
+  }
+}
+
+/** The request line, headers and body as one string, so the request goes out in one write. */
+function requestText(request: HttpRequest, host: string): string {
+  if (UNSAFE_TARGET.test(request.path)) throw new TypeError(`the request path ${JSON.stringify(request.path)} has a space or control character`);
+  let text = `${request.method} ${request.path} HTTP/1.1\r\nhost: ${host}\r\n`;
+  for (const name in request.headers) {
+    const value = request.headers[name]!;
+    if (!TOKEN.test(name) || UNSAFE_VALUE.test(value)) throw new TypeError(`the request header ${JSON.stringify(name)} is not a valid HTTP header`);
+    text += `${name}: ${value}\r\n`;
+  }
+  if (request.body === null) return `${text}\r\n`;
+  return `${text}content-length: ${Buffer.byteLength(request.body)}\r\n\r\n${request.body}`;
+}
+
+/** A server's `Keep-Alive: timeout=N` as the most a connection may then sit idle; Infinity without one. */
+function keepAliveHintMs(value: string | string[] | undefined): number {
+  if (value === undefined) return Number.POSITIVE_INFINITY;
+  const timeout = /(?:^|[,;\s])timeout\s*=\s*(\d+)/i.exec(String(value));
+  if (!timeout) return Number.POSITIVE_INFINITY;
+  return Math.max(0, Number(timeout[1]) * 1_000 - KEEP_ALIVE_MARGIN_MS);
+}
