@@ -109,7 +109,10 @@ describe('ResponseParser', () => {
     const read = parse('HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nX-Mixed-Case:  yes \r\nset-cookie: b=2\r\n__proto__: p\r\nContent-Length: 0\r\n\r\n');
     assert.deepEqual(read.headers?.['set-cookie'], ['a=1', 'b=2']);
     assert.equal(read.headers?.['x-mixed-case'], 'yes');
-    assert.equal(read.headers?.['__proto__'], 'p');
+    assert.deepEqual(
+      Object.entries(read.headers ?? {}).find(([name]) => name.startsWith('__')),
+      ['__proto__', 'p'],
+    );
   });
 
   it('delivers an answer followed by bytes nobody asked for, and drops the connection', () => {
