@@ -1,4 +1,4 @@
-import { type AbortWatcher, unwatchAbort, watchAbort } from './subscribe-abort.js';
+import { type AbortWatcher, unwatchAbort, WatchedAbortController, watchAbort } from './subscribe-abort.js';
 
 export interface DeadlineSignal {
   signal: AbortSignal;
@@ -21,7 +21,7 @@ export function deadlineSignal(outer: AbortSignal | undefined, timeoutMs: number
 
 /** One object, its own watcher of `outer`: every episode in flight holds one, and closures would be more (issue 26). */
 class Deadline implements DeadlineSignal, AbortWatcher {
-  readonly #controller = new AbortController();
+  readonly #controller = new WatchedAbortController();
   readonly #outer: AbortSignal | undefined;
   readonly #timer: NodeJS.Timeout | undefined;
 

@@ -3,7 +3,7 @@ import { getEventListeners } from 'node:events';
 import { describe, it } from 'node:test';
 import { deadlineSignal } from '../../src/util/deadline-signal.js';
 import { raceAbort } from '../../src/util/race-abort.js';
-import { subscribeAbort } from '../../src/util/subscribe-abort.js';
+import { subscribeAbort, WatchedAbortController } from '../../src/util/subscribe-abort.js';
 
 const abortListeners = (signal: AbortSignal) => getEventListeners(signal, 'abort').length;
 
@@ -70,6 +70,45 @@ describe('deadline signals on a shared run signal (deadlineSignal, subscribeAbor
     deadline.abort('this one');
     assert.deepEqual([deadline.signal.reason, run.signal.aborted], ['this one', false]);
     deadline.dispose();
+  });
+
+  it("tell the watchers of a deadline's own signal without a listener on it, however it aborts", async () => {
+    const run = new AbortController();
+    const byHand = deadlineSignal(run.signal, undefined);
+    const byTimer = deadlineSignal(run.signal, 5);
+    const byRun = deadlineSignal(run.signal, undefined);
+    const told: unknown[][] = [[], [], []];
+    const unsubscribes = [byHand, byTimer, byRun].map((deadline, i) => [
+      subscribeAbort(deadline.signal, (reason) => told[i]!.push(reason)),
+      subscribeAbort(deadline.signal, (reason) => told[i]!.push(`second ${String(reason)}`)),
+    ]);
+    const gone = subscribeAbort(byHand.signal, () => told[0]!.push('unsubscribed first'));
+    gone();
+    assert.deepEqual(
+      [byHand, byTimer, byRun].map((deadline) => abortListeners(deadline.signal)),
+      [0, 0, 0],
+    );
+    byHand.abort('by hand');
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    run.abort('the run');
+    assert.deepEqual(told, [
+      ['by hand', 'second by hand'],
+      [byTimer.signal.reason, `second ${String(byTimer.signal.reason)}`],
+      ['the run', 'second the run'],
+    ]);
+    for (const unsubscribe of unsubscribes.flat()) unsubscribe();
+    for (const deadline of [byHand, byTimer, byRun]) deadline.dispose();
+  });
+
+  it('abort a WatchedAbortController once: a second abort tells no one again and keeps the first reason', () => {
+    const controller = new WatchedAbortController();
+    const told: unknown[] = [];
+    subscribeAbort(controller.signal, (reason) => told.push(reason));
+    const listener: unknown[] = [];
+    controller.signal.addEventListener('abort', () => listener.push(controller.signal.reason));
+    controller.abort('first');
+    controller.abort('second');
+    assert.deepEqual({ told, listener, reason: controller.signal.reason }, { told: ['first'], listener: ['first'], reason: 'first' });
   });
 
   it('tell each subscriber once, even one that unsubscribes after the abort', () => {
