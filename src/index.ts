@@ -235,6 +235,7 @@ export { runHealth } from './collect/health/run-health.js';
 export { checkRunHealth, type RunHealthOptions } from './collect/health/check-run-health.js';
 export { healthPaths } from './metrics/health/health-paths.js';
 export { healthSummaryLine, type HealthSummary, type HealthVerdictLine } from './collect/health/health-summary.js';
+export { EventFileWriter, type EventFileWriterOptions } from './tensorboard/event-file-writer.js';
 export { parseMaxUnhealthy, assertHealthy, DEFAULT_MAX_UNHEALTHY, type MaxUnhealthy } from './collect/health/health-gate.js';
 export { UnhealthyRunError } from './core/errors/unhealthy-run-error.js';
 export { RetryableFailuresError } from './core/errors/retryable-failures-error.js';

@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { crc32c, maskedCrc32c } from '../../src/tensorboard/crc32c.js';
+import { EventFileWriter as PackageEventFileWriter } from '../../src/index.js';
 import { EventFileWriter } from '../../src/tensorboard/event-file-writer.js';
 import { eventFileIn, readEventFile, referenceCrc32c, referenceMask } from '../support/tfevents-reader.js';
 
@@ -95,6 +96,19 @@ describe('TensorBoard event files, read back by an independent reader (protobufj
     assert.deepEqual(
       events.flatMap((event) => event.otherValues),
       [],
+    );
+  });
+
+  it("is the package's own EventFileWriter, for programs that write their scalars as README's example does", async () => {
+    assert.equal(PackageEventFileWriter, EventFileWriter);
+    const dir = mkdtempSync(join(tmpdir(), 'gymnast-tfevents-api-'));
+    const writer = await PackageEventFileWriter.open(dir);
+    writer.write(7, new Map([['loss', 0.3]]));
+    await writer.close();
+    const { events } = readEventFile(eventFileIn(dir));
+    assert.deepEqual(
+      events.flatMap((event) => [...event.scalars].map(([tag, value]) => [event.step, tag, value])),
+      [[7, 'loss', Math.fround(0.3)]],
     );
   });
 
