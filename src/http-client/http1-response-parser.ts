@@ -21,6 +21,8 @@ const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: [^\r\n]*)?$/;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
 const DIGITS = /^\d+$/;
 const HEX = /^[0-9a-fA-F]+$/;
+const SINGLE_TOKEN = /^[a-z0-9-]+$/;
+const NONE: readonly string[] = [];
 /** A chunk-size line (with its extensions) or a trailer line past this is refused: no real server sends one. */
 const MAX_LINE_BYTES = 8 * 1024;
 
@@ -152,8 +154,7 @@ export class ResponseParser {
       if (code === 101) throw new HttpProtocolError('the server switched protocols (101), which was not asked for');
       return;
     }
-    const connection = commaList(headers.connection);
-    this.#reusable = status[1] === '1' ? !connection.includes('close') : connection.includes('keep-alive');
+    this.#reusable = status[1] === '1' ? !commaList(headers.connection).includes('close') : commaList(headers.connection).includes('keep-alive');
     this.#sink.head(code, headers);
     if (this.#noBody || code === 204 || code === 304) {
       this.#end();
@@ -183,9 +184,10 @@ export class ResponseParser {
       this.#reusable = false;
       return;
     }
-    const values = new Set(commaList(length));
+    // One length, as servers send it; a list of equal ones ("5, 5", or the header twice) is one length too.
+    const values = typeof length === 'string' && DIGITS.test(length) ? [length] : [...new Set(commaList(length))];
     const [value] = values;
-    if (values.size !== 1 || !DIGITS.test(value!) || !Number.isSafeInteger(Number(value))) {
+    if (values.length !== 1 || !DIGITS.test(value!) || !Number.isSafeInteger(Number(value))) {
       throw new HttpProtocolError(`the answer's Content-Length is not one number: ${JSON.stringify(length)}`);
     }
     this.#remaining = Number(value);
@@ -253,8 +255,10 @@ function readHeaders(lines: readonly string[]): ResponseHeaders {
 }
 
 /** A header's comma-separated values, trimmed and lower-case; a repeated header's lists joined. */
-function commaList(value: string | string[] | undefined): string[] {
-  if (value === undefined) return [];
+function commaList(value: string | string[] | undefined): readonly string[] {
+  if (value === undefined) return NONE;
+  // The usual header holds one lower-case token (`keep-alive`, `chunked`): nothing to split or copy.
+  if (typeof value === 'string' && SINGLE_TOKEN.test(value)) return [value];
   const joined = typeof value === 'string' ? value : value.join(',');
   return joined
     .toLowerCase()
