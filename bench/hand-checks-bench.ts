@@ -11,6 +11,9 @@ import { readFullRow, readRow, ResultRowHead } from '../src/core/row-reader.js';
 import { parseWithIssues } from '../src/core/schema-issues.js';
 import { plainPolicyResult } from '../src/engine/plain-policy-result.fast.js';
 import { readPolicyResult } from '../src/engine/read-policy-result.js';
+import { plainStepResult } from '../src/engine/plain-step-result.fast.js';
+import { readStepResult } from '../src/engine/read-step-result.js';
+import { StepResult } from '../src/core/step-result.js';
 import { ChatCompletionsResponse } from '../src/policy/chat-completions/chat-completions-wire-types.js';
 import { readChatCompletionsResponse } from '../src/policy/chat-completions/read-chat-completions-response.fast.js';
 import { PolicyResult } from '../src/core/policy-result.js';
@@ -45,6 +48,14 @@ const vllmAnswer = parsed({
   ],
   usage: { prompt_tokens: PROMPT, completion_tokens: GENERATED, total_tokens: PROMPT + GENERATED },
 });
+/** What the arithmetic environment returns after a wrong answer with attempts left: the commonest step of a collect. */
+const stepResult = {
+  observation: [{ role: 'user', content: 'Incorrect, try again.' }],
+  reward: 0,
+  terminated: false,
+  metadata: { problem: '3+4', answer: 7, attempts: 1 },
+  answer: '8',
+};
 const chatAnswer = parsed({
   id: 'c',
   object: 'chat.completion',
@@ -131,6 +142,12 @@ const HAND_CHECKS: HandCheck[] = [
     taken: () => plainPolicyResult(policyResult) !== undefined,
     fast: () => readPolicyResult(policyResult),
     slow: () => PolicyResult.safeParse(policyResult),
+  },
+  {
+    name: "StepResult, the arithmetic environment's retry (readStepResult: every turn)",
+    taken: () => plainStepResult(stepResult) !== undefined,
+    fast: () => readStepResult(stepResult),
+    slow: () => StepResult.safeParse(stepResult),
   },
   {
     name: `VllmCompletionsResponse, a ${GENERATED}-token answer with logprobs (every turn)`,

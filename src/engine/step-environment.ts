@@ -2,12 +2,13 @@ import { EnvironmentError } from '../core/errors/environment-error.js';
 import { RewardComponentsError } from '../core/errors/reward-components-error.js';
 import type { Message } from '../core/message.js';
 import type { EnvironmentTurn, EpisodeUsage } from '../environments/environment.js';
-import { StepResult } from '../core/step-result.js';
+import type { StepResult } from '../core/step-result.js';
 import { elapsedMs, systemClock } from '../util/clock.js';
 import type { EpisodeOptions } from './episode-options.js';
 import type { EpisodeState } from './episode-state.js';
 import type { Generation } from './generation.js';
 import { generatedTokens } from './generated-tokens.js';
+import { readStepResult } from './read-step-result.js';
 import { limitEnd } from './next-step.js';
 import { asEnvironmentError, typedErrors } from './wrap-error.js';
 
@@ -35,7 +36,7 @@ export async function stepEnvironment(state: EpisodeState, options: EpisodeOptio
     final: limitEnd(generation, turn, options) !== undefined,
   };
   const raw = await typedErrors(signal, asEnvironmentError(environment.name, 'step'), () => environment.step(handed, signal));
-  const parsed = StepResult.safeParse(raw);
+  const parsed = readStepResult(raw);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(result)'}: ${issue.message}`).join('; ');
     throw new EnvironmentError(environment.name, `step returned an invalid result: ${issues}`);
