@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { smallProductTasks } from '../../src/environments/index.js';
 import { runArithmetic } from '../support/embedded-arithmetic.js';
@@ -14,6 +15,20 @@ describe('small products: a task family the embedded model is weak at', () => {
       const [a, b] = task.problem.split('*').map(Number);
       assert.equal(task.answer, a! * b!);
     }
+  });
+
+  it('gives examples/small-products.jsonl held-out tasks only, as examples/README.md says', () => {
+    const heldOut = new Map(smallProductTasks('held-out').map((task) => [task.problem, task.answer]));
+    const rows = readFileSync(new URL('../../examples/small-products.jsonl', import.meta.url), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { problem: string; answer: number });
+    assert.equal(rows.length, 25);
+    assert.deepEqual(
+      rows.filter((row) => heldOut.get(row.problem) !== row.answer).map((row) => row.problem),
+      [],
+      'rows that are not held-out tasks with their answer',
+    );
   });
 
   it('holds out products ending in each digit about as often as the trained ones: the copy errors differ by digit', () => {
