@@ -154,14 +154,22 @@ describe('the episode loop', () => {
     assert.deepEqual(record.terminal_env_metadata, { moves: 1 });
   });
 
-  it('hands the environment text only, never token fields', async () => {
-    const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }] });
-    const environment = new ScriptedEnvironment({ step: () => ({ reward: 0, terminated: true }) });
+  it("hands the environment every message's text fields, never its token fields", async () => {
+    const policy = new ScriptedPolicy({ tokenizer, script: [{ text: 'a' }, { text: 'b' }] });
+    const environment = new ScriptedEnvironment({
+      step: (_turn, index) =>
+        index === 0
+          ? { observation: [{ role: 'tool', content: '42', tool_call_id: 'call_1' }], reward: 0, terminated: false }
+          : { reward: 0, terminated: true },
+    });
     await runEpisode(task(0), 0, episodeOptions(policy, environment));
-    for (const message of environment.turns[0]!.messages) {
-      assert.equal(message.token_ids, undefined);
-      assert.equal(message.generation_logprobs, undefined);
-    }
+    const opening = [{ role: 'user', content: 'task 0' }];
+    assert.deepEqual(environment.turns[1]!.messages, [
+      ...opening,
+      { role: 'assistant', content: 'a' },
+      { role: 'tool', content: '42', tool_call_id: 'call_1' },
+      { role: 'assistant', content: 'b' },
+    ]);
   });
 
   it('sums rewards and named reward components over turns', async () => {
