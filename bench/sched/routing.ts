@@ -6,6 +6,7 @@ import { createSeededRandom, mixSeed } from '../../src/util/seeded-random.js';
 import type { BenchLine } from '../bench-result.js';
 import { PROFILE, REPLICAS, startBenchFleet } from './bench-fleet.js';
 import { CacheableTokens } from './cacheable-tokens.js';
+import { CriticalRollout, type RolloutSpan, uncontendedSeconds } from './critical-rollout.js';
 import { percent } from './fleet-timeline.js';
 import { type WorkloadShape, words, workloadTask } from './fleet-workload.js';
 import { runWorkload } from './run-workload.js';
@@ -57,11 +58,14 @@ interface RoutingRun {
   prefill: number;
   preemptions: number;
   wallSeconds: number;
+  /** The rollout that ended last. */
+  last: RolloutSpan;
 }
 
 async function run(routing: Routing): Promise<RoutingRun> {
   const fleet = await startBenchFleet({ routing, profile: AGENT_PROFILE });
   const counted = new CacheableTokens(AGENT_PROFILE.engine.blockSize);
+  const critical = new CriticalRollout(fleet.clock);
   try {
     const tasks = Array.from({ length: TASKS }, (_, index) => workloadTask(index, 150, { system: SYSTEM, tools: TOOLS }));
     const result = await runWorkload(fleet, {
@@ -70,7 +74,7 @@ async function run(routing: Routing): Promise<RoutingRun> {
       shape,
       schedule: { kind: 'async', concurrency: CONCURRENCY },
       maxTokens: MAX_TOKENS,
-      policy: counted.wrap(fleet.policy),
+      policy: critical.wrap(counted.wrap(fleet.policy)),
     });
     const sum = (key: 'prefixCacheHits' | 'prefillTokens' | 'preemptions') => result.reports.reduce((total, report) => total + report[key], 0);
     return {
@@ -82,6 +86,7 @@ async function run(routing: Routing): Promise<RoutingRun> {
       prefill: sum('prefillTokens'),
       preemptions: sum('preemptions'),
       wallSeconds: result.wallSeconds,
+      last: critical.last(),
     };
   } finally {
     await fleet.close();
@@ -93,6 +98,17 @@ const NAMES: Record<Routing, string> = {
   'least-loaded': 'least-loaded, no affinity',
   'round-robin': 'round-robin',
 };
+
+/**
+ * What bounds a run's drain: its last rollout's chain of turns. Even alone on a replica from its start,
+ * it would keep the run going until `floor`; what the run took past that is the time its turns waited
+ * on busier replicas.
+ */
+function lastRollout(result: RoutingRun, roundRobin: RoutingRun): string {
+  const { last } = result;
+  const floor = last.start + uncontendedSeconds(last, AGENT_PROFILE.stepTime, shape.stepSeconds);
+  return `    last rollout to end: ${last.session}, started at ${last.start.toFixed(1)} s, ${last.turns} turns, ${last.decoded} tokens decoded; alone on a replica from then it would end the run at ${floor.toFixed(1)} s (${(floor / roundRobin.makespan).toFixed(3)}× round-robin's makespan)`;
+}
 
 /**
  * Routing (issue 26, item 2): the same agent rollouts under each routing policy of gymnast's router;
@@ -107,7 +123,7 @@ export async function routing(svgPath: string): Promise<BenchLine[]> {
   out.write(`sched: routing: ${routingWorkload}\n`);
   for (const result of runs)
     out.write(
-      `  ${NAMES[result.routing]}: makespan ${result.makespan.toFixed(1)} s, prefix-cache hits ${result.hits} of ${result.cacheable} cacheable prompt tokens (${percent(result.hits / result.cacheable)}; ${result.prompts} prompt tokens sent), ${result.prefill} tokens prefilled, ${result.preemptions} preemptions, ${result.wallSeconds.toFixed(0)} s of wall time\n`,
+      `  ${NAMES[result.routing]}: makespan ${result.makespan.toFixed(1)} s, prefix-cache hits ${result.hits} of ${result.cacheable} cacheable prompt tokens (${percent(result.hits / result.cacheable)}; ${result.prompts} prompt tokens sent), ${result.prefill} tokens prefilled, ${result.preemptions} preemptions, ${result.wallSeconds.toFixed(0)} s of wall time\n${lastRollout(result, roundRobin)}\n`,
     );
   writeFileSync(
     svgPath,
