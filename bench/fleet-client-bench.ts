@@ -27,6 +27,7 @@ import { build, writeRows } from './collect-bench.js';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'gymnast.js');
 const PYTHON_COLLECTOR = fileURLToPath(new URL('./python-collector.py', import.meta.url));
+const NODE_COLLECTOR = fileURLToPath(new URL('./node-collector.mjs', import.meta.url));
 const REPLICAS = 4;
 const REPEATS = 4;
 /** Replies are drawn around 512 tokens and cut here: long enough to cost what a real reply costs to read, short enough that one process simulates a fleet at speed. */
@@ -156,6 +157,20 @@ async function pythonCost(dir: string, python: string, http: 'aiohttp' | 'stdlib
   }
 }
 
+/** bench/node-collector.mjs over node:net with the same rollouts: the least a Node client of these servers can spend a turn. */
+async function nodeFloorCost(dir: string, concurrency: number, rollouts: number): Promise<ClientCost> {
+  const fleet = await startFleet();
+  try {
+    const input = join(dir, `rows-${rollouts}.jsonl`);
+    await writeRows(input, rollouts / REPEATS);
+    const output = join(dir, `node-${concurrency}.jsonl`);
+    const args = [NODE_COLLECTOR, '--http', 'net', fleet.urls.join(','), fleet.model, input, output, String(concurrency), String(REPEATS), String(MAX_TOKENS)];
+    return await measure(fleet, process.execPath, args, 2 * rollouts);
+  } finally {
+    fleet.stop();
+  }
+}
+
 /** The first Python that imports aiohttp, or undefined. */
 async function findAiohttp(): Promise<string | undefined> {
   for (const python of PYTHONS) {
@@ -187,11 +202,32 @@ export async function fleetClient(): Promise<BenchLine[]> {
         lowerIsBetter: true,
       });
     }
-    lines.push(await versusPython(dir));
+    lines.push(await nodeFloor(dir), await versusPython(dir));
     return lines;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * What the 0.1-core goal is up against: the same rollouts by a collector that does nothing but HTTP,
+ * JSON and the arithmetic rules, on a hand-written HTTP/1.1 client (no template, tokenizer, checks or
+ * token ledger), at 1,024 in flight.
+ */
+async function nodeFloor(dir: string): Promise<BenchLine> {
+  const concurrency = 1_024;
+  const cost = await nodeFloorCost(dir, concurrency, 2 * concurrency);
+  return {
+    name: `fleet client: the floor under the goal, bench/node-collector.mjs (Node, chat requests over node:net, JSON and the arithmetic rules, nothing else) with ${concurrency.toLocaleString('en-US')} rollouts in flight on ${REPLICAS} simulated replicas (${ms(cost)}, ${cost.cores.toFixed(2)} cores)`,
+    measured: { label: 'bare Node collector', value: cost.cpuPerTurnS * 1000, unit: 'cores per 1,000 turns/s' },
+    target: {
+      label: 'target',
+      value: CORE_PER_1000_TURNS_TARGET,
+      unit: 'cores per 1,000 turns/s',
+      source: "issue 26's goal for gymnast collect, held against a client that does far less",
+    },
+    lowerIsBetter: true,
+  };
 }
 
 /** Issue 13's target restated on the fleet: 3 runs of each collector, alternating, at 1,024 in flight; medians compared. */

@@ -10,7 +10,9 @@
 // connection per concurrent worker over node:net, content-length bodies, the cheapest client Node
 // can have). Plain JavaScript, run by node itself: nothing to compile or load beyond the client.
 //
-//     node bench/node-collector.mjs [--http net|undici] URL MODEL INPUT OUTPUT CONCURRENCY REPEATS [MAX_TOKENS]
+//     node bench/node-collector.mjs [--http net|undici] URL[,URL…] MODEL INPUT OUTPUT CONCURRENCY REPEATS [MAX_TOKENS]
+//
+// Several URLs (replicas of one model) share the workers: worker i talks to URL i mod n.
 //
 // Prints one JSON line, as the Python collector does: rollouts, turns (generation requests sent), its
 // own CPU split at the first request (startup, run), and peak RSS.
@@ -216,11 +218,12 @@ async function main(args) {
   let http = 'net';
   if (args[0] === '--http') [http, args] = [args[1], args.slice(2)];
   if (http !== 'net' && http !== 'undici') throw new Error(`--http is net or undici, not ${JSON.stringify(http)}`);
-  const [url, model, input, outputPath] = args;
+  const [urls, model, input, outputPath] = args;
   const [concurrency, repeats] = [Number(args[4]), Number(args[5])];
   const maxTokens = args[6] === undefined ? 256 : Number(args[6]);
-  const base = new URL(url);
-  const shared = http === 'undici' ? new UndiciClient((await import('undici')).Pool, base, concurrency) : undefined;
+  const bases = urls.split(',').map((url) => new URL(url));
+  const Pool = http === 'undici' ? (await import('undici')).Pool : undefined;
+  const shared = Pool ? bases.map((base) => new UndiciClient(Pool, base, concurrency)) : undefined;
   const pending = jobs(input, repeats);
   const out = createWriteStream(outputPath);
   let rollouts = 0;
@@ -231,8 +234,8 @@ async function main(args) {
     drained ??= once(out, 'drain').finally(() => (drained = undefined));
     await drained;
   };
-  const worker = async () => {
-    const client = shared ?? new Connection(base);
+  const worker = async (_, index) => {
+    const client = shared?.[index % bases.length] ?? new Connection(bases[index % bases.length]);
     try {
       for (const [task, repeat, row] of pending) {
         const result = await rollout(client, model, row, maxTokens, task * repeats + repeat);
@@ -246,7 +249,7 @@ async function main(args) {
   try {
     await Promise.all(Array.from({ length: concurrency }, worker));
   } finally {
-    await shared?.close();
+    await Promise.all((shared ?? []).map((client) => client.close()));
     out.end();
     await once(out, 'close');
   }
