@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { startTimeout, stopTimeout, type TimeoutWatcher } from '../util/shared-timeouts.js';
 import { type AbortWatcher, unwatchAbort, watchAbort } from '../util/subscribe-abort.js';
 import type { HttpReply } from './http-reply.js';
 
@@ -30,8 +31,8 @@ export interface ReplyLimits {
  * as undici's `request()` + `body.text()` decode it, without the Readable stream they build for every
  * response. It gives up when `limits` say, at once even while the request still waits for a
  * connection (undici then drops it when it reaches one). Otherwise it rejects with undici's error.
- * The deadline is a timer of its own and the signal is watched through `subscribeAbort`: no
- * AbortController per request. Nothing is left behind (timer, subscription) however it ends. Failures
+ * The deadline is a shared timeout (`startTimeout`) and the signal is watched through `watchAbort`:
+ * no timer, closure or AbortController per request. Nothing is left behind (timer, subscription) however it ends. Failures
  * are typed here (`limits.errors`), so a caller waits on this promise alone.
  */
 export function dispatchReply(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, limits: ReplyLimits): Promise<HttpReply> {
@@ -47,8 +48,8 @@ export function dispatchReply(dispatcher: Dispatcher, options: Dispatcher.Dispat
 }
 
 /** One per request in flight, so it holds what the request needs and no closure of its own (issue 26). */
-class ReplyHandler implements Dispatcher.DispatchHandler, AbortWatcher {
-  readonly #timer: NodeJS.Timeout;
+class ReplyHandler implements Dispatcher.DispatchHandler, AbortWatcher, TimeoutWatcher {
+  readonly #timeoutMs: number;
   #reason: unknown;
   #resolve: ((reply: HttpReply) => void) | undefined;
   readonly #reject: (reason: unknown) => void;
@@ -66,13 +67,19 @@ class ReplyHandler implements Dispatcher.DispatchHandler, AbortWatcher {
   constructor(limits: ReplyLimits, resolve: (reply: HttpReply) => void, reject: (reason: unknown) => void) {
     this.#resolve = resolve;
     this.#reject = reject;
-    const { url, signal, timeoutMs, errors } = limits;
+    const { url, signal, errors } = limits;
     this.#url = url;
     this.#signal = signal;
     this.#maxBodyBytes = limits.maxBodyBytes;
     this.#errors = errors;
-    this.#timer = setTimeout(() => this.#abort(errors.timedOut(url, timeoutMs)), timeoutMs);
+    this.#timeoutMs = limits.timeoutMs;
+    startTimeout(this, limits.timeoutMs);
     if (signal) watchAbort(signal, this);
+  }
+
+  /** The deadline passed. */
+  onTimeout(): void {
+    this.#abort(this.#errors.timedOut(this.#url, this.#timeoutMs));
   }
 
   /** The caller's signal aborted. */
@@ -129,7 +136,7 @@ class ReplyHandler implements Dispatcher.DispatchHandler, AbortWatcher {
   #settle(): void {
     this.#resolve = undefined;
     this.#controller = undefined;
-    clearTimeout(this.#timer);
+    stopTimeout(this, this.#timeoutMs);
     if (this.#signal) unwatchAbort(this.#signal, this);
   }
 }

@@ -1,4 +1,5 @@
-import { type AbortWatcher, unwatchAbort, watchAbort } from './subscribe-abort.js';
+import { startTimeout, stopTimeout, type TimeoutWatcher } from './shared-timeouts.js';
+import { type AbortWatcher, unwatchAbort, WatchedAbortController, watchAbort } from './subscribe-abort.js';
 
 export interface DeadlineSignal {
   signal: AbortSignal;
@@ -10,20 +11,23 @@ export interface DeadlineSignal {
 
 /**
  * A signal that aborts when `outer` does (with its reason) or when `timeoutMs` passes, with a
- * `TimeoutError` reason. The timer is held here rather than through `AbortSignal.timeout`, which
- * Node 20's `AbortSignal.any` references weakly: a collected timeout signal never fires. Every
- * episode and request in flight watches the one run signal, so `outer` is watched through
- * `watchAbort` (one listener on it, whatever the concurrency).
+ * `TimeoutError` reason. The timeout is held here (`startTimeout`) rather than through
+ * `AbortSignal.timeout`, which Node 20's `AbortSignal.any` references weakly: a collected timeout
+ * signal never fires. Every episode and request in flight watches the one run signal, so `outer` is
+ * watched through `watchAbort` (one listener on it, whatever the concurrency).
  */
 export function deadlineSignal(outer: AbortSignal | undefined, timeoutMs: number | undefined): DeadlineSignal {
   return new Deadline(outer, timeoutMs);
 }
 
-/** One object, its own watcher of `outer`: every episode in flight holds one, and closures would be more (issue 26). */
-class Deadline implements DeadlineSignal, AbortWatcher {
-  readonly #controller = new AbortController();
+/**
+ * One object, its own watcher of `outer`: every episode in flight holds one, and closures would be
+ * more (issue 26). Its signal tells `watchAbort`'s watchers without a listener (`WatchedAbortController`).
+ */
+class Deadline implements DeadlineSignal, AbortWatcher, TimeoutWatcher {
+  readonly #controller = new WatchedAbortController();
   readonly #outer: AbortSignal | undefined;
-  readonly #timer: NodeJS.Timeout | undefined;
+  readonly #timeoutMs: number | undefined;
 
   constructor(outer: AbortSignal | undefined, timeoutMs: number | undefined) {
     if (outer?.aborted) this.#controller.abort(outer.reason);
@@ -32,8 +36,13 @@ class Deadline implements DeadlineSignal, AbortWatcher {
       watchAbort(outer, this);
     }
     if (timeoutMs !== undefined) {
-      this.#timer = setTimeout(() => this.abort(new DOMException(`deadline of ${timeoutMs} ms passed`, 'TimeoutError')), timeoutMs);
+      this.#timeoutMs = timeoutMs;
+      startTimeout(this, timeoutMs);
     }
+  }
+
+  onTimeout(): void {
+    this.abort(new DOMException(`deadline of ${this.#timeoutMs} ms passed`, 'TimeoutError'));
   }
 
   get signal(): AbortSignal {
@@ -49,7 +58,7 @@ class Deadline implements DeadlineSignal, AbortWatcher {
   }
 
   dispose(): void {
-    clearTimeout(this.#timer);
+    if (this.#timeoutMs !== undefined) stopTimeout(this, this.#timeoutMs);
     if (this.#outer) unwatchAbort(this.#outer, this);
   }
 }

@@ -12,22 +12,30 @@ export interface AbortWatcher {
  * only from the second on. Every episode in flight keeps one of these (issue 26).
  */
 class FanOut {
-  watchers: AbortWatcher | Set<AbortWatcher>;
+  /** Undefined only in an owned fan-out (`WatchedAbortController`'s) while none watch. */
+  watchers: AbortWatcher | Set<AbortWatcher> | undefined;
   readonly #signal: AbortSignal;
+  /** A `WatchedAbortController`'s, which tells it itself: it stays while none watch, and has no listener to remove. */
+  readonly owned: boolean;
 
-  constructor(signal: AbortSignal, first: AbortWatcher) {
+  constructor(signal: AbortSignal, first: AbortWatcher | undefined, owned = false) {
     this.#signal = signal;
     this.watchers = first;
+    this.owned = owned;
   }
 
   add(watcher: AbortWatcher): void {
     if (this.watchers instanceof Set) this.watchers.add(watcher);
-    else this.watchers = new Set([this.watchers, watcher]);
+    else this.watchers = this.watchers === undefined ? watcher : new Set([this.watchers, watcher]);
   }
 
   /** Whether `watcher` was there; `empty` then says whether it was the last. */
   delete(watcher: AbortWatcher): { found: boolean; empty: boolean } {
-    if (!(this.watchers instanceof Set)) return this.watchers === watcher ? { found: true, empty: true } : { found: false, empty: false };
+    if (!(this.watchers instanceof Set)) {
+      if (this.watchers !== watcher) return { found: false, empty: false };
+      this.watchers = undefined;
+      return { found: true, empty: true };
+    }
     return { found: this.watchers.delete(watcher), empty: this.watchers.size === 0 };
   }
 
@@ -39,7 +47,7 @@ class FanOut {
     // As EventTarget does: a watcher removed by an earlier one is not told, and one that throws does
     // not keep the others from being told (its error is reported as uncaught). The fan-out stays
     // findable until all are told, so `unwatchAbort` reaches it meanwhile.
-    const all = this.watchers instanceof Set ? [...this.watchers] : [this.watchers];
+    const all = this.watchers instanceof Set ? [...this.watchers] : this.watchers === undefined ? [] : [this.watchers];
     for (const watcher of all) {
       if (!this.has(watcher)) continue;
       try {
@@ -55,6 +63,28 @@ class FanOut {
 }
 
 const fanOuts = new WeakMap<AbortSignal, FanOut>();
+
+/**
+ * An AbortController whose signal's watchers (`watchAbort`) are told by `abort` itself, right after
+ * the signal's own listeners, with no `abort` listener on the signal: an episode's signal is watched
+ * by its request in flight, and a listener costs ~250 bytes (its record, a closure Node makes for an
+ * object listener, the event's list), held per episode in flight (issue 26).
+ */
+export class WatchedAbortController extends AbortController {
+  readonly #fanOut: FanOut;
+
+  constructor() {
+    super();
+    this.#fanOut = new FanOut(this.signal, undefined, true);
+    fanOuts.set(this.signal, this.#fanOut);
+  }
+
+  override abort(reason?: unknown): void {
+    if (this.signal.aborted) return;
+    super.abort(reason);
+    this.#fanOut.handleEvent();
+  }
+}
 
 /**
  * Tells `watcher` once when `signal` aborts (not if it already has: check `aborted` first), unless
@@ -79,7 +109,7 @@ export function unwatchAbort(signal: AbortSignal, watcher: AbortWatcher): void {
   const fanOut = fanOuts.get(signal);
   if (!fanOut) return;
   const { found, empty } = fanOut.delete(watcher);
-  if (!found || !empty) return;
+  if (!found || !empty || fanOut.owned) return;
   fanOuts.delete(signal);
   signal.removeEventListener('abort', fanOut);
 }
