@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici';
 import { startTimeout, stopTimeout, type TimeoutWatcher } from '../util/shared-timeouts.js';
 import { type AbortWatcher, unwatchAbort, watchAbort } from '../util/subscribe-abort.js';
 import type { HttpReply } from './http-reply.js';
+import { type JsonReading, readJsonReply } from './read-json-reply.js';
 
 /** What a request rejects with when it fails: one set per client, shared by its requests (no closures per request in flight). */
 export interface ReplyErrors {
@@ -24,18 +25,22 @@ export interface ReplyLimits {
   /** The most body bytes kept: past it, the request rejects with `errors.tooLarge` and the connection is dropped. */
   maxBodyBytes: number;
   errors: ReplyErrors;
+  /** When given, the answer is read as JSON (`readJsonReply`) and the request gives what it reads, or rejects with why it could not. */
+  schema?: JsonReading<unknown>['schema'] | undefined;
+  read?: JsonReading<unknown>['read'];
 }
 
 /**
- * Sends one request through `dispatcher` and gives its whole answer, the body decoded once at the end
- * as undici's `request()` + `body.text()` decode it, without the Readable stream they build for every
- * response. It gives up when `limits` say, at once even while the request still waits for a
- * connection (undici then drops it when it reaches one). Otherwise it rejects with undici's error.
- * The deadline is a shared timeout (`startTimeout`) and the signal is watched through `watchAbort`:
- * no timer, closure or AbortController per request. Nothing is left behind (timer, subscription) however it ends. Failures
- * are typed here (`limits.errors`), so a caller waits on this promise alone.
+ * Sends one request through `dispatcher` and gives its whole answer (an `HttpReply`, or what
+ * `limits.schema` reads from it), the body decoded once at the end as undici's `request()` +
+ * `body.text()` decode it, without the Readable stream they build for every response. It gives up
+ * when `limits` say, at once even while the request still waits for a connection (undici then drops
+ * it when it reaches one). Otherwise it rejects with undici's error. The deadline is a shared timeout
+ * (`startTimeout`) and the signal is watched through `watchAbort`: no timer, closure or
+ * AbortController per request. Nothing is left behind (timeout, subscription) however it ends.
+ * Failures are typed here (`limits.errors`, `readJsonReply`), so a caller waits on this promise alone.
  */
-export function dispatchReply(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, limits: ReplyLimits): Promise<HttpReply> {
+export function dispatchReply(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, limits: ReplyLimits): Promise<unknown> {
   if (limits.signal?.aborted) return Promise.reject(limits.signal.reason);
   return new Promise((resolve, reject) => {
     const handler = new ReplyHandler(limits, resolve, reject);
@@ -51,20 +56,22 @@ export function dispatchReply(dispatcher: Dispatcher, options: Dispatcher.Dispat
 class ReplyHandler implements Dispatcher.DispatchHandler, AbortWatcher, TimeoutWatcher {
   readonly #timeoutMs: number;
   #reason: unknown;
-  #resolve: ((reply: HttpReply) => void) | undefined;
+  #resolve: ((answer: unknown) => void) | undefined;
   readonly #reject: (reason: unknown) => void;
   // The limits' fields, not the limits object: one object less per request in flight.
   readonly #url: string;
   readonly #signal: AbortSignal | undefined;
   readonly #maxBodyBytes: number;
   readonly #errors: ReplyErrors;
+  readonly #schema: ReplyLimits['schema'];
+  readonly #read: ReplyLimits['read'];
   #controller: Dispatcher.DispatchController | undefined;
   #status = 0;
   #headers: HttpReply['headers'] | undefined;
   #chunks: Buffer[] | undefined;
   #length = 0;
 
-  constructor(limits: ReplyLimits, resolve: (reply: HttpReply) => void, reject: (reason: unknown) => void) {
+  constructor(limits: ReplyLimits, resolve: (answer: unknown) => void, reject: (reason: unknown) => void) {
     this.#resolve = resolve;
     this.#reject = reject;
     const { url, signal, errors } = limits;
@@ -72,6 +79,8 @@ class ReplyHandler implements Dispatcher.DispatchHandler, AbortWatcher, TimeoutW
     this.#signal = signal;
     this.#maxBodyBytes = limits.maxBodyBytes;
     this.#errors = errors;
+    this.#schema = limits.schema;
+    this.#read = limits.read;
     this.#timeoutMs = limits.timeoutMs;
     startTimeout(this, limits.timeoutMs);
     if (signal) watchAbort(signal, this);
@@ -123,7 +132,20 @@ class ReplyHandler implements Dispatcher.DispatchHandler, AbortWatcher, TimeoutW
     const resolve = this.#resolve;
     if (resolve === undefined) return;
     this.#settle();
-    resolve({ status: this.#status, headers: this.#headers ?? {}, text: decode(this.#chunks ?? [], this.#length) });
+    const reply: HttpReply = { status: this.#status, headers: this.#headers ?? {}, text: decode(this.#chunks ?? [], this.#length) };
+    const schema = this.#schema;
+    if (schema === undefined) {
+      resolve(reply);
+      return;
+    }
+    let answer: unknown;
+    try {
+      answer = readJsonReply(this.#url, reply, { schema, read: this.#read });
+    } catch (error) {
+      this.#reject(error);
+      return;
+    }
+    resolve(answer);
   }
 
   onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
