@@ -22,10 +22,25 @@ import { extensibleCopy } from '../util/extensible-copy.js';
  * `prompt-too-long` when that happens before any turn: nothing was sampled, so nothing can be scored.
  */
 export async function generateTurn(state: EpisodeState, options: EpisodeOptions, turn: number, signal: AbortSignal): Promise<Generation | EpisodeEnd> {
-  const { policy } = options;
-  const clock = options.clock ?? systemClock;
+  // The frame waiting on the policy, most of an episode's life, holds these few locals alone: an async
+  // frame keeps a slot for every local of its function, so the request is built and the result read
+  // by functions of their own (issue 26).
+  const request = policyRequest(state, options, turn);
+  const started = (options.clock ?? systemClock).now();
+  let raw: unknown;
+  try {
+    // Awaited here rather than through `typedErrors`: every async frame an episode waits in is memory held per episode in flight.
+    raw = await options.policy.generate(request, signal);
+  } catch (error) {
+    return refusedTurn(state, options, signal, error);
+  }
+  return generatedTurn(state, options, request, raw, started);
+}
+
+/** What the policy is asked for this turn: the ledger's ids, the messages so far, `max_tokens` cut to the room left in the sequence. */
+function policyRequest(state: EpisodeState, options: EpisodeOptions, turn: number): PolicyRequest {
   const maxTokens = Math.min(state.sampling.max_tokens, options.maxSeqLen - state.ledger.length);
-  const request: PolicyRequest = {
+  return {
     session_id: state.sessionId,
     prompt_token_ids: state.ledger.tokenIds(),
     messages: [...state.messages],
@@ -34,21 +49,22 @@ export async function generateTurn(state: EpisodeState, options: EpisodeOptions,
     stop_strings: state.stopStrings,
     stop_token_ids: options.stopTokenIds ?? options.renderer.tokenizer.stopTokenIds,
   };
-  const started = clock.now();
-  let raw: unknown;
-  try {
-    // Awaited here rather than through `typedErrors`: an episode waits on its policy most of its life,
-    // and every async frame it waits in is memory held per episode in flight (issue 26).
-    raw = await policy.generate(request, signal);
-  } catch (error) {
-    const typed = typedError(signal, asPolicyError(policy.name), error);
-    if (hasKind(typed, 'context-length')) return endWith(state.turns.length === 0 ? 'prompt-too-long' : 'max-seq-len', typed.message);
-    throw typed;
-  }
-  const result = checkResult(policy.name, raw, maxTokens);
+}
+
+/** A policy's failure, typed: no room left in the model's context ends the episode, anything else is thrown. */
+function refusedTurn(state: EpisodeState, options: EpisodeOptions, signal: AbortSignal, error: unknown): EpisodeEnd {
+  const typed = typedError(signal, asPolicyError(options.policy.name), error);
+  if (hasKind(typed, 'context-length')) return endWith(state.turns.length === 0 ? 'prompt-too-long' : 'max-seq-len', typed.message);
+  throw typed;
+}
+
+/** The sampled turn, checked and appended to the conversation. */
+function generatedTurn(state: EpisodeState, options: EpisodeOptions, request: PolicyRequest, raw: unknown, started: number): Generation {
+  const maxTokens = request.sampling.max_tokens;
+  const result = checkResult(options.policy.name, raw, maxTokens);
   const drift = serverPromptDrift(request.prompt_token_ids, result.prompt_token_ids, options);
   const driftUnchecked = result.prompt_source === 'server' ? result.prompt_token_ids === undefined : undefined;
-  const ms = elapsedMs(started, clock.now());
+  const ms = elapsedMs(started, (options.clock ?? systemClock).now());
   appendMessages(state, [assistantMessage(result, options)]);
   const filledSequence = result.finish_reason.unified === 'length' && maxTokens < state.sampling.max_tokens;
   return {

@@ -4,6 +4,7 @@ import { GymnastError } from '../core/errors/gymnast-error.js';
 import { LimitExceededError } from '../core/errors/limit-exceeded-error.js';
 import { RequestTimeoutError } from '../core/errors/request-timeout-error.js';
 import { TransportError } from '../core/errors/transport-error.js';
+import { extensibleCopy } from '../util/extensible-copy.js';
 import { redactUrls } from '../util/redact-urls.js';
 import { dispatchReply, type ReplyErrors } from './dispatch-reply.js';
 import type { HttpReply } from './http-reply.js';
@@ -140,7 +141,8 @@ export class JsonClient {
       options = {
         method: request.method,
         path: `${prefix}${request.path}${query}`,
-        headers: request.headers ? { ...headers, ...request.headers } : headers,
+        // Not a spread: a spread copy of a non-literal object gets a hidden class of its own, ~200 bytes per request in flight (see extensibleCopy).
+        headers: request.headers ? extensibleCopy(headers, request.headers) : headers,
         body: request.body === undefined ? null : JSON.stringify(request.body),
       };
     } catch (error) {
