@@ -9,6 +9,7 @@ import { redactUrls } from '../util/redact-urls.js';
 import { dispatchReply, type ReplyErrors } from './dispatch-reply.js';
 import type { HttpReply } from './http-reply.js';
 import type { JsonReading } from './read-json-reply.js';
+import { plainConnector } from './plain-connector.js';
 import { requestUrl } from './request-url.js';
 import { undiciPool } from './undici-pool.fast.js';
 
@@ -171,7 +172,14 @@ export class JsonClient {
       const url = new URL(baseUrl);
       // No headers or body timeout of undici's own: each request's deadline (`timeoutMs`, over the
       // whole exchange) is the one that counts, and undici's is a timer per connection in flight (issue 26).
-      const options = { connections: this.#connections, keepAliveTimeout: 60_000, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 };
+      const options = {
+        connections: this.#connections,
+        keepAliveTimeout: 60_000,
+        pipelining: 1,
+        headersTimeout: 0,
+        bodyTimeout: 0,
+        ...(url.protocol === 'http:' ? { connect: plainConnector } : {}),
+      };
       const made: Endpoint = {
         loading: undiciPool().then((PoolClass) => (made.pool = new PoolClass(url.origin, options))),
         pool: undefined,
