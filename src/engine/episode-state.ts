@@ -14,7 +14,8 @@ export interface EpisodeState {
   /** Names the episode to the policy, which keeps its turns on one replica until `endSession`. */
   sessionId: string;
   task: EpisodeTask;
-  messages: Message[];
+  /** Never changed in place: each append makes a new array, so a request in flight shares the one it was asked with (issue 26). */
+  messages: readonly Message[];
   /** The token sequence so far: the `token_ids` of `messages`, in order. */
   ledger: TokenLedger;
   /** The environment's state as the next turn would get it: NeMo RL's `extra_env_info`. */
@@ -52,7 +53,7 @@ export function createEpisodeState(task: EpisodeTask, rolloutIndex: number, samp
 /** Appends messages to the log and their tokens to the ledger. */
 export function appendMessages(state: EpisodeState, messages: readonly Message[]): void {
   for (const message of messages) {
-    state.messages.push(message);
+    state.messages = [...state.messages, message];
     state.ledger.appendMessage(message);
   }
 }

@@ -21,20 +21,22 @@ import { extensibleCopy } from '../util/extensible-copy.js';
  * `max-seq-len` (a truncation, not a failure) when the model's context has no room for the turn, or as
  * `prompt-too-long` when that happens before any turn: nothing was sampled, so nothing can be scored.
  */
-export async function generateTurn(state: EpisodeState, options: EpisodeOptions, turn: number, signal: AbortSignal): Promise<Generation | EpisodeEnd> {
-  // The frame waiting on the policy, most of an episode's life, holds these few locals alone: an async
-  // frame keeps a slot for every local of its function, so the request is built and the result read
-  // by functions of their own (issue 26).
+export function generateTurn(state: EpisodeState, options: EpisodeOptions, turn: number, signal: AbortSignal): Promise<Generation | EpisodeEnd> {
+  // Not an async function: an episode waits here on its policy most of its life, and an async frame
+  // (a generator, its registers, promise and closures) is more memory per episode in flight than
+  // the promise step below (issue 26). The request is built and the result read by functions of their own.
   const request = policyRequest(state, options, turn);
   const started = (options.clock ?? systemClock).now();
-  let raw: unknown;
+  let pending: Promise<unknown>;
   try {
-    // Awaited here rather than through `typedErrors`: every async frame an episode waits in is memory held per episode in flight.
-    raw = await options.policy.generate(request, signal);
+    pending = options.policy.generate(request, signal);
   } catch (error) {
-    return refusedTurn(state, options, signal, error);
+    pending = Promise.reject(error);
   }
-  return generatedTurn(state, options, request, raw, started);
+  return pending.then(
+    (raw) => generatedTurn(state, options, request, raw, started),
+    (error: unknown) => refusedTurn(state, options, signal, error),
+  );
 }
 
 /** What the policy is asked for this turn: the ledger's ids, the messages so far, `max_tokens` cut to the room left in the sequence. */
@@ -43,7 +45,8 @@ function policyRequest(state: EpisodeState, options: EpisodeOptions, turn: numbe
   return {
     session_id: state.sessionId,
     prompt_token_ids: state.ledger.tokenIds(),
-    messages: [...state.messages],
+    // Shared, not copied: the log is never changed in place (see EpisodeState.messages).
+    messages: state.messages,
     ...(state.task.tools ? { tools: state.task.tools } : {}),
     sampling: extensibleCopy(state.sampling, { max_tokens: maxTokens, seed: turnSeed(state, turn) }),
     stop_strings: state.stopStrings,
