@@ -40,16 +40,57 @@ export interface ReplyLimits {
  * AbortController per request. Nothing is left behind (timeout, subscription) however it ends.
  * Failures are typed here (`limits.errors`, `readJsonReply`), so a caller waits on this promise alone.
  */
-export function dispatchReply(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, limits: ReplyLimits): Promise<unknown> {
+export function dispatchReply(dispatcher: Dispatcher, request: ReplyRequest, limits: ReplyLimits): Promise<unknown> {
   if (limits.signal?.aborted) return Promise.reject(limits.signal.reason);
   return new Promise((resolve, reject) => {
     const handler = new ReplyHandler(limits, resolve, reject);
     try {
-      dispatcher.dispatch(options, handler);
+      dispatcher.dispatch(new JsonDispatch(request, handler), handler);
     } catch (error) {
       handler.onResponseError(undefined, error as Error);
     }
   });
+}
+
+/** What is sent: `body` is a JSON value (undefined for none), serialized as undici takes the request to a connection. */
+export interface ReplyRequest {
+  method: Dispatcher.HttpMethod;
+  path: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/**
+ * undici's options for one request, its body serialized when undici reads it, as it takes the request
+ * to a connection, not before: a request waiting in the pool for one (most, at fleet scale) holds the
+ * value, which its caller keeps anyway for a retry, and not its JSON too, as long as the prompt's ids
+ * (issue 26). A value JSON cannot serialize fails the request there, as undici's own failure (no
+ * answer) would, and the request is dropped before it is written (`onRequestStart`).
+ */
+class JsonDispatch implements Dispatcher.DispatchOptions {
+  readonly method: Dispatcher.HttpMethod;
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly #value: unknown;
+  readonly #handler: ReplyHandler;
+
+  constructor({ method, path, headers, body }: ReplyRequest, handler: ReplyHandler) {
+    this.method = method;
+    this.path = path;
+    this.headers = headers;
+    this.#value = body;
+    this.#handler = handler;
+  }
+
+  get body(): string | null {
+    if (this.#value === undefined) return null;
+    try {
+      return JSON.stringify(this.#value);
+    } catch (error) {
+      this.#handler.fail(error);
+      return null;
+    }
+  }
 }
 
 /** One per request in flight, so it holds what the request needs and no closure of its own (issue 26). */
@@ -84,6 +125,11 @@ class ReplyHandler implements Dispatcher.DispatchHandler, AbortWatcher, TimeoutW
     this.#timeoutMs = limits.timeoutMs;
     startTimeout(this, limits.timeoutMs);
     if (signal) watchAbort(signal, this);
+  }
+
+  /** The request cannot be sent (its body is not JSON): it fails as undici's failures do, and is dropped when it reaches a connection. */
+  fail(error: unknown): void {
+    if (this.#resolve !== undefined) this.#abort(this.#errors.failed(this.#url, error));
   }
 
   /** The deadline passed. */
