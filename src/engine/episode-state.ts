@@ -27,8 +27,8 @@ export interface EpisodeState {
   turns: TurnRecord[];
   /** The tool calls environments read in sampled turns, by message index: shown on those messages in the record. Made at the first (most episodes have none). */
   toolCalls: Map<number, ToolCall[]> | undefined;
-  /** What the environment reported beyond rewards, merged over its steps (`StepResult.fields`). */
-  fields: Record<string, unknown>;
+  /** What the environment reported beyond rewards, merged over its steps (`StepResult.fields`); undefined until it reports any (most never do). */
+  fields: Record<string, unknown> | undefined;
   startedAt: number;
 }
 
@@ -45,7 +45,7 @@ export function createEpisodeState(task: EpisodeTask, rolloutIndex: number, samp
     sampling: extensibleCopy(sampling, task.sampling),
     turns: [],
     toolCalls: undefined,
-    fields: {},
+    fields: undefined,
     startedAt,
   };
 }

@@ -21,16 +21,17 @@ export function deadlineSignal(outer: AbortSignal | undefined, timeoutMs: number
 }
 
 /**
- * One object, its own watcher of `outer`: every episode in flight holds one, and closures would be
- * more (issue 26). Its signal tells `watchAbort`'s watchers without a listener (`WatchedAbortController`).
+ * One object, the controller of its signal and its own watcher of `outer`: every episode in flight
+ * holds one, and closures or an object more would be more memory (issue 26). Its signal tells
+ * `watchAbort`'s watchers without a listener (`WatchedAbortController`).
  */
-class Deadline implements DeadlineSignal, AbortWatcher, TimeoutWatcher {
-  readonly #controller = new WatchedAbortController();
+class Deadline extends WatchedAbortController implements DeadlineSignal, AbortWatcher, TimeoutWatcher {
   readonly #outer: AbortSignal | undefined;
   readonly #timeoutMs: number | undefined;
 
   constructor(outer: AbortSignal | undefined, timeoutMs: number | undefined) {
-    if (outer?.aborted) this.#controller.abort(outer.reason);
+    super();
+    if (outer?.aborted) this.abort(outer.reason);
     else if (outer) {
       this.#outer = outer;
       watchAbort(outer, this);
@@ -45,16 +46,8 @@ class Deadline implements DeadlineSignal, AbortWatcher, TimeoutWatcher {
     this.abort(new DOMException(`deadline of ${this.#timeoutMs} ms passed`, 'TimeoutError'));
   }
 
-  get signal(): AbortSignal {
-    return this.#controller.signal;
-  }
-
-  abort(reason: unknown): void {
-    this.#controller.abort(reason);
-  }
-
   onAbort(reason: unknown): void {
-    this.#controller.abort(reason);
+    this.abort(reason);
   }
 
   dispose(): void {
