@@ -110,7 +110,13 @@ export class Router {
   }
 
   /** One attempt on the session's replica, counted in its `inFlight` until it ends (a retry's backoff included). */
-  #attempt<T>(attempt: number, sessionId: string, send: (replica: Replica) => Promise<T>, signal: AbortSignal, promptKey: (() => number) | undefined): Promise<T> {
+  #attempt<T>(
+    attempt: number,
+    sessionId: string,
+    send: (replica: Replica) => Promise<T>,
+    signal: AbortSignal,
+    promptKey: (() => number) | undefined,
+  ): Promise<T> {
     let replica: Replica;
     let sent: Promise<T>;
     try {
