@@ -29,9 +29,14 @@ export function startTimeout(watcher: TimeoutWatcher, delayMs: number): void {
     lane = { due: new Map(), timer: undefined };
     lanes.set(delayMs, lane);
   }
-  lane.due.set(watcher, now() + delayMs);
-  lane.timer ??= setTimeout(expire, delayMs, delayMs);
+  const waitMs = timerDelay(delayMs);
+  lane.due.set(watcher, now() + waitMs);
+  lane.timer ??= setTimeout(expire, waitMs, delayMs);
 }
+
+/** Node's largest timer delay: a longer one (or less than 1 ms, or not a number) fires after 1 ms, as `setTimeout` does. */
+const TIMEOUT_MAX = 2 ** 31 - 1;
+const timerDelay = (delayMs: number) => (delayMs >= 1 && delayMs <= TIMEOUT_MAX ? delayMs : 1);
 
 /** Forgets `watcher`'s timeout of `delayMs` (nothing if it passed already); the lane's timer goes with its last watcher. */
 export function stopTimeout(watcher: TimeoutWatcher, delayMs: number): void {

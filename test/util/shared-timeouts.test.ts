@@ -46,6 +46,16 @@ describe('deadlines in flight (startTimeout, deadlineSignal)', () => {
     assert.equal(timers(), before, 'no timer keeps the process alive once nothing waits');
   });
 
+  it('past the largest delay a timer takes, or under 1 ms, are told after 1 ms, as setTimeout does', async () => {
+    const before = timers();
+    const told: string[] = [];
+    startTimeout({ onTimeout: () => told.push('3e9') }, 3e9);
+    startTimeout({ onTimeout: () => told.push('0') }, 0);
+    await sleep(30);
+    assert.deepEqual(told.sort(), ['0', '3e9']);
+    assert.equal(timers(), before);
+  });
+
   it('abort episode signals with a TimeoutError at their deadline, one timer for them all', async () => {
     const before = timers();
     const deadlines = Array.from({ length: 50 }, () => deadlineSignal(undefined, 20));
