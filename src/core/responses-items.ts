@@ -63,7 +63,9 @@ export function responsesInputToMessages(input: string | readonly ResponsesItem[
       if (role === 'assistant') reasoning = undefined;
     }
   }
-  return messages;
+  // Exactly as long: an array grown by `push` from empty has room for 17, and a task's messages live
+  // as long as its episodes (~130 bytes each in flight, issue 26).
+  return messages.slice();
 }
 
 function withReasoning(message: Message, reasoning: string | undefined): Message {

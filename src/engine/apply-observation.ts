@@ -67,7 +67,7 @@ function noRoomLeft(observationCut: boolean): NextStep {
  * episode's terminal metadata, and the state stays the one that step was given. Reported fields always merge.
  */
 export function carryForward(state: EpisodeState, step: StepResult, ended: boolean): void {
-  if (step.fields) state.fields = extensibleCopy(state.fields, step.fields);
+  if (step.fields) state.fields = extensibleCopy(state.fields ?? {}, step.fields);
   const metadata = step.metadata ?? undefined;
   if (ended) {
     if (metadata !== undefined) state.terminalMetadata = metadata;

@@ -61,7 +61,8 @@ function hasTextOnlyTurn(state: EpisodeState): boolean {
 /** The log with the tool calls environments read shown on the sampled messages they came from. */
 function withToolCalls(state: EpisodeState): Message[] {
   const { toolCalls } = state;
-  if (toolCalls === undefined) return state.messages;
+  // The log itself: it is never changed in place (a new array per append), so the record may own it.
+  if (toolCalls === undefined) return state.messages as Message[];
   return state.messages.map((message, i) => {
     const calls = toolCalls.get(i);
     return calls ? extensibleCopy(message, { tool_calls: calls }) : message;

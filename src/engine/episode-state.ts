@@ -14,7 +14,8 @@ export interface EpisodeState {
   /** Names the episode to the policy, which keeps its turns on one replica until `endSession`. */
   sessionId: string;
   task: EpisodeTask;
-  messages: Message[];
+  /** Never changed in place: each append makes a new array, so a request in flight shares the one it was asked with (issue 26). */
+  messages: readonly Message[];
   /** The token sequence so far: the `token_ids` of `messages`, in order. */
   ledger: TokenLedger;
   /** The environment's state as the next turn would get it: NeMo RL's `extra_env_info`. */
@@ -26,8 +27,8 @@ export interface EpisodeState {
   turns: TurnRecord[];
   /** The tool calls environments read in sampled turns, by message index: shown on those messages in the record. Made at the first (most episodes have none). */
   toolCalls: Map<number, ToolCall[]> | undefined;
-  /** What the environment reported beyond rewards, merged over its steps (`StepResult.fields`). */
-  fields: Record<string, unknown>;
+  /** What the environment reported beyond rewards, merged over its steps (`StepResult.fields`); undefined until it reports any (most never do). */
+  fields: Record<string, unknown> | undefined;
   startedAt: number;
 }
 
@@ -44,7 +45,7 @@ export function createEpisodeState(task: EpisodeTask, rolloutIndex: number, samp
     sampling: extensibleCopy(sampling, task.sampling),
     turns: [],
     toolCalls: undefined,
-    fields: {},
+    fields: undefined,
     startedAt,
   };
 }
@@ -52,7 +53,8 @@ export function createEpisodeState(task: EpisodeTask, rolloutIndex: number, samp
 /** Appends messages to the log and their tokens to the ledger. */
 export function appendMessages(state: EpisodeState, messages: readonly Message[]): void {
   for (const message of messages) {
-    state.messages.push(message);
+    // `concat`, exactly as long: a spread with one more has room for 19.
+    state.messages = state.messages.concat([message]);
     state.ledger.appendMessage(message);
   }
 }

@@ -21,34 +21,53 @@ import { extensibleCopy } from '../util/extensible-copy.js';
  * `max-seq-len` (a truncation, not a failure) when the model's context has no room for the turn, or as
  * `prompt-too-long` when that happens before any turn: nothing was sampled, so nothing can be scored.
  */
-export async function generateTurn(state: EpisodeState, options: EpisodeOptions, turn: number, signal: AbortSignal): Promise<Generation | EpisodeEnd> {
-  const { policy } = options;
-  const clock = options.clock ?? systemClock;
+export function generateTurn(state: EpisodeState, options: EpisodeOptions, turn: number, signal: AbortSignal): Promise<Generation | EpisodeEnd> {
+  // Not an async function: an episode waits here on its policy most of its life, and an async frame
+  // (a generator, its registers, promise and closures) is more memory per episode in flight than
+  // the promise step below (issue 26). The request is built and the result read by functions of their own.
+  const request = policyRequest(state, options, turn);
+  const started = (options.clock ?? systemClock).now();
+  let pending: Promise<unknown>;
+  try {
+    pending = options.policy.generate(request, signal);
+  } catch (error) {
+    pending = Promise.reject(error);
+  }
+  return pending.then(
+    (raw) => generatedTurn(state, options, request, raw, started),
+    (error: unknown) => refusedTurn(state, options, signal, error),
+  );
+}
+
+/** What the policy is asked for this turn: the ledger's ids, the messages so far, `max_tokens` cut to the room left in the sequence. */
+function policyRequest(state: EpisodeState, options: EpisodeOptions, turn: number): PolicyRequest {
   const maxTokens = Math.min(state.sampling.max_tokens, options.maxSeqLen - state.ledger.length);
-  const request: PolicyRequest = {
+  return {
     session_id: state.sessionId,
     prompt_token_ids: state.ledger.tokenIds(),
-    messages: [...state.messages],
+    // Shared, not copied: the log is never changed in place (see EpisodeState.messages).
+    messages: state.messages,
     ...(state.task.tools ? { tools: state.task.tools } : {}),
     sampling: extensibleCopy(state.sampling, { max_tokens: maxTokens, seed: turnSeed(state, turn) }),
     stop_strings: state.stopStrings,
     stop_token_ids: options.stopTokenIds ?? options.renderer.tokenizer.stopTokenIds,
   };
-  const started = clock.now();
-  let raw: unknown;
-  try {
-    // Awaited here rather than through `typedErrors`: an episode waits on its policy most of its life,
-    // and every async frame it waits in is memory held per episode in flight (issue 26).
-    raw = await policy.generate(request, signal);
-  } catch (error) {
-    const typed = typedError(signal, asPolicyError(policy.name), error);
-    if (hasKind(typed, 'context-length')) return endWith(state.turns.length === 0 ? 'prompt-too-long' : 'max-seq-len', typed.message);
-    throw typed;
-  }
-  const result = checkResult(policy.name, raw, maxTokens);
+}
+
+/** A policy's failure, typed: no room left in the model's context ends the episode, anything else is thrown. */
+function refusedTurn(state: EpisodeState, options: EpisodeOptions, signal: AbortSignal, error: unknown): EpisodeEnd {
+  const typed = typedError(signal, asPolicyError(options.policy.name), error);
+  if (hasKind(typed, 'context-length')) return endWith(state.turns.length === 0 ? 'prompt-too-long' : 'max-seq-len', typed.message);
+  throw typed;
+}
+
+/** The sampled turn, checked and appended to the conversation. */
+function generatedTurn(state: EpisodeState, options: EpisodeOptions, request: PolicyRequest, raw: unknown, started: number): Generation {
+  const maxTokens = request.sampling.max_tokens;
+  const result = checkResult(options.policy.name, raw, maxTokens);
   const drift = serverPromptDrift(request.prompt_token_ids, result.prompt_token_ids, options);
   const driftUnchecked = result.prompt_source === 'server' ? result.prompt_token_ids === undefined : undefined;
-  const ms = elapsedMs(started, clock.now());
+  const ms = elapsedMs(started, (options.clock ?? systemClock).now());
   appendMessages(state, [assistantMessage(result, options)]);
   const filledSequence = result.finish_reason.unified === 'length' && maxTokens < state.sampling.max_tokens;
   return {

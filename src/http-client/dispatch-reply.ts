@@ -1,5 +1,7 @@
+import { startTimeout, stopTimeout, type TimeoutWatcher } from '../util/shared-timeouts.js';
 import { type AbortWatcher, unwatchAbort, watchAbort } from '../util/subscribe-abort.js';
 import type { HttpReply } from './http-reply.js';
+import { type JsonReading, readJsonReply } from './read-json-reply.js';
 import type { HttpRequest, RequestController, RequestDispatcher, RequestHandler } from './request-dispatcher.js';
 
 /** What a request rejects with when it fails: one set per client, shared by its requests (no closures per request in flight). */
@@ -8,7 +10,7 @@ export interface ReplyErrors {
   timedOut(url: string, timeoutMs: number): unknown;
   /** The body passed `maxBodyBytes`. */
   tooLarge(url: string, bytes: number, maxBodyBytes: number): unknown;
-  /** No answer: undici's error, or a request it refused to send. */
+  /** No answer: the connection's error, or a request the pool refused to send. */
   failed(url: string, error: unknown): unknown;
 }
 
@@ -23,56 +25,116 @@ export interface ReplyLimits {
   /** The most body bytes kept: past it, the request rejects with `errors.tooLarge` and the connection is dropped. */
   maxBodyBytes: number;
   errors: ReplyErrors;
+  /** When given, the answer is read as JSON (`readJsonReply`) and the request gives what it reads, or rejects with why it could not. */
+  schema?: JsonReading<unknown>['schema'] | undefined;
+  read?: JsonReading<unknown>['read'];
 }
 
 /**
- * Sends one request through `dispatcher` and gives its whole answer, the body decoded once at the end
- * as undici's `request()` + `body.text()` decode it, without the Readable stream they build for every
- * response. It gives up when `limits` say, at once even while the request still waits for a
- * connection (undici then drops it when it reaches one). Otherwise it rejects with undici's error.
- * The deadline is a timer of its own and the signal is watched through `subscribeAbort`: no
- * AbortController per request. Nothing is left behind (timer, subscription) however it ends. Failures
- * are typed here (`limits.errors`), so a caller waits on this promise alone.
+ * Sends one request through `dispatcher` and gives its whole answer (an `HttpReply`, or what
+ * `limits.schema` reads from it), the body decoded once at the end as undici's `request()` +
+ * `body.text()` decode it, without a Readable stream per response. It gives up when `limits` say, at
+ * once even while the request still waits for a connection (the pool then drops it when it reaches
+ * one). Otherwise it rejects with the connection's error. The deadline is a shared timeout
+ * (`startTimeout`) and the signal is watched through `watchAbort`: no timer, closure or
+ * AbortController per request. Nothing is left behind (timeout, subscription) however it ends.
+ * Failures are typed here (`limits.errors`, `readJsonReply`), so a caller waits on this promise alone.
  */
-export function dispatchReply(dispatcher: RequestDispatcher, options: HttpRequest, limits: ReplyLimits): Promise<HttpReply> {
+export function dispatchReply(dispatcher: RequestDispatcher, request: ReplyRequest, limits: ReplyLimits): Promise<unknown> {
   if (limits.signal?.aborted) return Promise.reject(limits.signal.reason);
   return new Promise((resolve, reject) => {
     const handler = new ReplyHandler(limits, resolve, reject);
     try {
-      dispatcher.dispatch(options, handler);
+      dispatcher.dispatch(new JsonDispatch(request, handler), handler);
     } catch (error) {
       handler.onResponseError(undefined, error as Error);
     }
   });
 }
 
+/** What is sent: `body` is a JSON value (undefined for none), serialized as the pool takes the request to a connection. */
+export interface ReplyRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/**
+ * One request as a dispatcher takes it, its body serialized when the dispatcher reads it, as it takes
+ * the request to a connection, not before: a request waiting in the pool for one (most, at fleet
+ * scale) holds the value, which its caller keeps anyway for a retry, and not its JSON too, as long as
+ * the prompt's ids (issue 26). A value JSON cannot serialize fails the request there, as a failed
+ * connection would (no answer), and the request is dropped before it is written.
+ */
+class JsonDispatch implements HttpRequest {
+  readonly method: ReplyRequest['method'];
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly #value: unknown;
+  readonly #handler: ReplyHandler;
+
+  constructor({ method, path, headers, body }: ReplyRequest, handler: ReplyHandler) {
+    this.method = method;
+    this.path = path;
+    this.headers = headers;
+    this.#value = body;
+    this.#handler = handler;
+  }
+
+  get body(): string | null {
+    if (this.#value === undefined) return null;
+    try {
+      return JSON.stringify(this.#value);
+    } catch (error) {
+      this.#handler.fail(error);
+      return null;
+    }
+  }
+}
+
 /** One per request in flight, so it holds what the request needs and no closure of its own (issue 26). */
-class ReplyHandler implements RequestHandler, AbortWatcher {
-  readonly #timer: NodeJS.Timeout;
+class ReplyHandler implements RequestHandler, AbortWatcher, TimeoutWatcher {
+  readonly #timeoutMs: number;
   #reason: unknown;
-  #resolve: ((reply: HttpReply) => void) | undefined;
+  #resolve: ((answer: unknown) => void) | undefined;
   readonly #reject: (reason: unknown) => void;
   // The limits' fields, not the limits object: one object less per request in flight.
   readonly #url: string;
   readonly #signal: AbortSignal | undefined;
   readonly #maxBodyBytes: number;
   readonly #errors: ReplyErrors;
+  readonly #schema: ReplyLimits['schema'];
+  readonly #read: ReplyLimits['read'];
   #controller: RequestController | undefined;
   #status = 0;
   #headers: HttpReply['headers'] | undefined;
   #chunks: Buffer[] | undefined;
   #length = 0;
 
-  constructor(limits: ReplyLimits, resolve: (reply: HttpReply) => void, reject: (reason: unknown) => void) {
+  constructor(limits: ReplyLimits, resolve: (answer: unknown) => void, reject: (reason: unknown) => void) {
     this.#resolve = resolve;
     this.#reject = reject;
-    const { url, signal, timeoutMs, errors } = limits;
+    const { url, signal, errors } = limits;
     this.#url = url;
     this.#signal = signal;
     this.#maxBodyBytes = limits.maxBodyBytes;
     this.#errors = errors;
-    this.#timer = setTimeout(() => this.#abort(errors.timedOut(url, timeoutMs)), timeoutMs);
+    this.#schema = limits.schema;
+    this.#read = limits.read;
+    this.#timeoutMs = limits.timeoutMs;
+    startTimeout(this, limits.timeoutMs);
     if (signal) watchAbort(signal, this);
+  }
+
+  /** The request cannot be sent (its body is not JSON): it fails as undici's failures do, and is dropped when it reaches a connection. */
+  fail(error: unknown): void {
+    if (this.#resolve !== undefined) this.#abort(this.#errors.failed(this.#url, error));
+  }
+
+  /** The deadline passed. */
+  onTimeout(): void {
+    this.#abort(this.#errors.timedOut(this.#url, this.#timeoutMs));
   }
 
   /** The caller's signal aborted. */
@@ -116,7 +178,20 @@ class ReplyHandler implements RequestHandler, AbortWatcher {
     const resolve = this.#resolve;
     if (resolve === undefined) return;
     this.#settle();
-    resolve({ status: this.#status, headers: this.#headers ?? {}, text: decode(this.#chunks ?? [], this.#length) });
+    const reply: HttpReply = { status: this.#status, headers: this.#headers ?? {}, text: decode(this.#chunks ?? [], this.#length) };
+    const schema = this.#schema;
+    if (schema === undefined) {
+      resolve(reply);
+      return;
+    }
+    let answer: unknown;
+    try {
+      answer = readJsonReply(this.#url, reply, { schema, read: this.#read });
+    } catch (error) {
+      this.#reject(error);
+      return;
+    }
+    resolve(answer);
   }
 
   onResponseError(_controller: RequestController | undefined, error: Error): void {
@@ -129,7 +204,7 @@ class ReplyHandler implements RequestHandler, AbortWatcher {
   #settle(): void {
     this.#resolve = undefined;
     this.#controller = undefined;
-    clearTimeout(this.#timer);
+    stopTimeout(this, this.#timeoutMs);
     if (this.#signal) unwatchAbort(this.#signal, this);
   }
 }

@@ -25,6 +25,9 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** A header value may not break the request's framing: no CR, LF or NUL. */
 const UNSAFE_VALUE = /[\r\n\0]/;
 const UNSAFE_TARGET = /[\s\0]/;
+/** undici's defaults, kept: how long a connect may take, and TCP keep-alive probes after a minute idle. */
+const CONNECT_TIMEOUT_MS = 10_000;
+const TCP_KEEP_ALIVE_MS = 60_000;
 /** A server's `Keep-Alive: timeout=N` is followed with this much to spare: a request sent as the server closes is lost. */
 const KEEP_ALIVE_MARGIN_MS = 1_000;
 
@@ -50,7 +53,13 @@ export class Http1Connection implements ResponseSink, RequestController {
     this.#owner = owner;
     this.#idleLimitMs = origin.keepAliveMs;
     this.#parser = new ResponseParser(this, origin.maxHeaderBytes);
-    this.#socket = connect({ host: origin.hostname, port: origin.port, noDelay: true });
+    this.#socket = connect({ host: origin.hostname, port: origin.port, noDelay: true, keepAlive: true, keepAliveInitialDelay: TCP_KEEP_ALIVE_MS });
+    // A server that never answers the connect fails its request in seconds, not at the request's deadline, so the router moves on.
+    this.#socket.setTimeout(CONNECT_TIMEOUT_MS);
+    this.#socket.once('connect', () => this.#socket.setTimeout(0));
+    this.#socket.on('timeout', () =>
+      this.#fail(Object.assign(new Error(`connect timed out after ${CONNECT_TIMEOUT_MS} ms (${origin.host})`), { code: 'ETIMEDOUT' })),
+    );
     this.#socket.on('data', (chunk: Buffer) => this.#read(chunk));
     this.#socket.on('end', () => this.#ended());
     this.#socket.on('error', (error: Error) => this.#fail(error));
@@ -79,6 +88,8 @@ export class Http1Connection implements ResponseSink, RequestController {
       handler.onResponseError(this, error as Error);
       return false;
     }
+    // Reading the body serializes it, and a body that is not JSON fails its request there (JsonDispatch).
+    if (this.#handler !== handler) return false;
     this.#parser.expect(request.method === 'HEAD');
     this.#socket.ref();
     this.#socket.write(text);
@@ -165,8 +176,10 @@ function requestText(request: HttpRequest, host: string): string {
     if (!TOKEN.test(name) || UNSAFE_VALUE.test(value)) throw new TypeError(`the request header ${JSON.stringify(name)} is not a valid HTTP header`);
     text += `${name}: ${value}\r\n`;
   }
-  if (request.body === null) return `${text}\r\n`;
-  return `${text}content-length: ${Buffer.byteLength(request.body)}\r\n\r\n${request.body}`;
+  // Read once: a dispatcher may serialize the body as it is read (JsonDispatch).
+  const { body } = request;
+  if (body === null) return `${text}\r\n`;
+  return `${text}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }
 
 /** A server's `Keep-Alive: timeout=N` as the most a connection may then sit idle; Infinity without one. */

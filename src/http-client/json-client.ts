@@ -1,15 +1,15 @@
 import type { z } from 'zod';
 import { GymnastError } from '../core/errors/gymnast-error.js';
 import { LimitExceededError } from '../core/errors/limit-exceeded-error.js';
-import { PolicyError } from '../core/errors/policy-error.js';
 import { RequestTimeoutError } from '../core/errors/request-timeout-error.js';
-import { ServerError } from '../core/errors/server-error.js';
 import { TransportError } from '../core/errors/transport-error.js';
+import { extensibleCopy } from '../util/extensible-copy.js';
 import { redactUrls } from '../util/redact-urls.js';
-import { dispatchReply, type ReplyErrors } from './dispatch-reply.js';
+import { dispatchReply, type ReplyErrors, type ReplyRequest } from './dispatch-reply.js';
 import type { HttpReply } from './http-reply.js';
 import { Http1Pool } from './http1-pool.js';
-import type { HttpRequest, RequestDispatcher } from './request-dispatcher.js';
+import type { JsonReading } from './read-json-reply.js';
+import type { RequestDispatcher } from './request-dispatcher.js';
 import { requestUrl } from './request-url.js';
 import { undiciPool } from './undici-pool.fast.js';
 
@@ -105,18 +105,15 @@ export class JsonClient {
     this.#maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   }
 
-  /** The answer's body read as `schema` says; a status of 400 or more is a `ServerError`. */
+  /**
+   * The answer's body read as `schema` says (`readJsonReply`); a status of 400 or more is a
+   * `ServerError`. The answer is read by the request's handler as it ends, not in a promise step of
+   * its own: that step (a promise, its reaction, a closure and its context) was memory per request in
+   * flight (issue 26). A subclass that answers `exchange` itself (SimFleetClient) reads its answers
+   * with `readJsonReply` too.
+   */
   request<T>(request: JsonClientRequest<T>): Promise<T> {
-    const url = requestUrl(request.baseUrl, request.path);
-    // The answer is read with these alone: the request itself is not kept while it waits.
-    const { schema, read } = request;
-    // Through `exchange`, not straight to the pool: a subclass that answers requests itself (SimFleetClient) answers these too.
-    return this.exchange(request).then((reply) => {
-      if (reply.status >= 400) {
-        throw new ServerError(url, reply.status, errorMessage(reply.text), retryAfterMs(reply.headers['retry-after']));
-      }
-      return parseBody(url, reply.text, schema, read);
-    });
+    return this.#exchange(request, requestUrl(request.baseUrl, request.path), request) as Promise<T>;
   }
 
   /**
@@ -127,39 +124,45 @@ export class JsonClient {
    * failures, and nothing else, since every frame waiting is memory per request in flight (issue 26).
    */
   exchange(request: HttpExchange): Promise<HttpReply> {
-    return this.#exchange(request, requestUrl(request.baseUrl, request.path));
+    return this.#exchange(request, requestUrl(request.baseUrl, request.path), undefined) as Promise<HttpReply>;
   }
 
-  #exchange(request: HttpExchange, url: string): Promise<HttpReply> {
+  /** The answer as it came, or read as `reading` says when there is one. */
+  #exchange(request: HttpExchange, url: string, reading: JsonReading<unknown> | undefined): Promise<unknown> {
     const endpoint = this.#endpoint(request.baseUrl);
     const { pool } = endpoint;
-    if (pool !== undefined) return this.#dispatch(pool, endpoint, request, url);
+    if (pool !== undefined) return this.#dispatch(pool, endpoint, request, url, reading);
     return endpoint.loading.then(
-      () => this.#exchange(request, url),
+      () => this.#exchange(request, url, reading),
       (error: unknown) => {
         throw request.signal?.aborted ? request.signal.reason : this.#errors.failed(url, error);
       },
     );
   }
 
-  #dispatch(pool: RequestDispatcher, { prefix, query, headers }: Endpoint, request: HttpExchange, url: string): Promise<HttpReply> {
-    let options: HttpRequest;
-    try {
-      options = {
-        method: request.method,
-        path: `${prefix}${request.path}${query}`,
-        headers: request.headers ? { ...headers, ...request.headers } : headers,
-        body: request.body === undefined ? null : JSON.stringify(request.body),
-      };
-    } catch (error) {
-      return Promise.reject(this.#errors.failed(url, error));
-    }
-    return dispatchReply(pool, options, {
+  #dispatch(
+    pool: RequestDispatcher,
+    { prefix, query, headers }: Endpoint,
+    request: HttpExchange,
+    url: string,
+    reading: JsonReading<unknown> | undefined,
+  ): Promise<unknown> {
+    const sent: ReplyRequest = {
+      method: request.method,
+      path: `${prefix}${request.path}${query}`,
+      // Not a spread: a spread copy of a non-literal object gets a hidden class of its own, ~200 bytes per request in flight (see extensibleCopy).
+      headers: request.headers ? extensibleCopy(headers, request.headers) : headers,
+      body: request.body,
+    };
+    return dispatchReply(pool, sent, {
       url,
       signal: request.signal,
       timeoutMs: request.timeoutMs,
       maxBodyBytes: this.#maxResponseBytes,
       errors: this.#errors,
+      // The reading's fields, not the request: the request itself is not kept while it waits.
+      schema: reading?.schema,
+      read: reading?.read,
     });
   }
 
@@ -171,7 +174,9 @@ export class JsonClient {
   async #pool(url: URL): Promise<RequestDispatcher> {
     if (url.protocol === 'http:') return new Http1Pool(url, { connections: this.#connections, keepAliveMs: KEEP_ALIVE_MS });
     const PoolClass = await undiciPool();
-    return new PoolClass(url.origin, { connections: this.#connections, keepAliveTimeout: KEEP_ALIVE_MS, pipelining: 1 });
+    // No headers or body timeout of undici's own: each request's deadline (`timeoutMs`, over the
+    // whole exchange) is the one that counts, and undici's is a timer per connection in flight (issue 26).
+    return new PoolClass(url.origin, { connections: this.#connections, keepAliveTimeout: KEEP_ALIVE_MS, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
   }
 
   #endpoint(baseUrl: string): Endpoint {
@@ -196,41 +201,4 @@ export class JsonClient {
 function basicAuthorization(url: URL): { authorization?: string } {
   if (url.username === '' && url.password === '') return {};
   return { authorization: `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` };
-}
-
-function parseBody<T>(url: string, text: string, schema: z.ZodType<T>, read: JsonClientRequest<T>['read']): T {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new TransportError(url, `the response body is not complete JSON (${text.length} bytes)`);
-  }
-  const plain = read?.(value);
-  if (plain !== undefined) return plain;
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`).join('; ');
-    throw new PolicyError(`${redactUrls(url)}: unexpected response: ${issues}`);
-  }
-  return parsed.data;
-}
-
-/** OpenAI-style `{error: {message}}`, vLLM's `{message}`, or the raw text. */
-function errorMessage(text: string): string {
-  try {
-    const body = JSON.parse(text) as { error?: { message?: string } | string; message?: string };
-    if (typeof body.error === 'string') return body.error;
-    return body.error?.message ?? body.message ?? text;
-  } catch {
-    return text.slice(0, 500);
-  }
-}
-
-function retryAfterMs(header: string | string[] | undefined): number | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }

@@ -1,7 +1,8 @@
 import { GymnastError } from '../core/errors/gymnast-error.js';
 import { TransportError } from '../core/errors/transport-error.js';
-import { type HttpExchange, JsonClient } from '../http-client/json-client.js';
+import { type HttpExchange, JsonClient, type JsonClientRequest } from '../http-client/json-client.js';
 import type { HttpReply } from '../http-client/http-reply.js';
+import { readJsonReply } from '../http-client/read-json-reply.js';
 import { requestUrl } from '../http-client/request-url.js';
 import type { SimFleet } from '../servers/sim/sim-fleet.js';
 
@@ -18,6 +19,11 @@ export class SimFleetClient extends JsonClient {
   constructor(fleet: SimFleet) {
     super();
     this.#fleet = fleet;
+  }
+
+  /** Read from `exchange`'s answer as JsonClient reads one from a server. */
+  override request<T>(request: JsonClientRequest<T>): Promise<T> {
+    return this.exchange(request).then((reply) => readJsonReply(requestUrl(request.baseUrl, request.path), reply, request));
   }
 
   override async exchange(request: HttpExchange): Promise<HttpReply> {

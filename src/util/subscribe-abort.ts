@@ -7,28 +7,35 @@ export interface AbortWatcher {
 }
 
 /**
- * A signal's one `abort` listener (an `EventListener` object, so no closure; none on the signal of a
- * `WatchedAbortController`, which calls it itself) and the watchers it tells:
+ * A signal's one `abort` listener (an `EventListener` object, so no closure) and the watchers it tells:
  * one held alone, as most signals have at a time (an episode's, by its request in flight), and a Set
  * only from the second on. Every episode in flight keeps one of these (issue 26).
  */
 class FanOut {
-  watchers: AbortWatcher | Set<AbortWatcher>;
+  /** Undefined only in an owned fan-out (`WatchedAbortController`'s) while none watch. */
+  watchers: AbortWatcher | Set<AbortWatcher> | undefined;
   readonly #signal: AbortSignal;
+  /** A `WatchedAbortController`'s, which tells it itself: it stays while none watch, and has no listener to remove. */
+  readonly owned: boolean;
 
-  constructor(signal: AbortSignal, first: AbortWatcher) {
+  constructor(signal: AbortSignal, first: AbortWatcher | undefined, owned = false) {
     this.#signal = signal;
     this.watchers = first;
+    this.owned = owned;
   }
 
   add(watcher: AbortWatcher): void {
     if (this.watchers instanceof Set) this.watchers.add(watcher);
-    else this.watchers = new Set([this.watchers, watcher]);
+    else this.watchers = this.watchers === undefined ? watcher : new Set([this.watchers, watcher]);
   }
 
   /** Whether `watcher` was there; `empty` then says whether it was the last. */
   delete(watcher: AbortWatcher): { found: boolean; empty: boolean } {
-    if (!(this.watchers instanceof Set)) return this.watchers === watcher ? { found: true, empty: true } : { found: false, empty: false };
+    if (!(this.watchers instanceof Set)) {
+      if (this.watchers !== watcher) return { found: false, empty: false };
+      this.watchers = undefined;
+      return { found: true, empty: true };
+    }
     return { found: this.watchers.delete(watcher), empty: this.watchers.size === 0 };
   }
 
@@ -40,7 +47,7 @@ class FanOut {
     // As EventTarget does: a watcher removed by an earlier one is not told, and one that throws does
     // not keep the others from being told (its error is reported as uncaught). The fan-out stays
     // findable until all are told, so `unwatchAbort` reaches it meanwhile.
-    const all = this.watchers instanceof Set ? [...this.watchers] : [this.watchers];
+    const all = this.watchers instanceof Set ? [...this.watchers] : this.watchers === undefined ? [] : [this.watchers];
     for (const watcher of all) {
       if (!this.has(watcher)) continue;
       try {
@@ -56,32 +63,26 @@ class FanOut {
 }
 
 const fanOuts = new WeakMap<AbortSignal, FanOut>();
-/** Signals of `WatchedAbortController`s: their watchers are told by the controller, not by a listener. */
-const watched = new WeakSet<AbortSignal>();
 
 /**
- * An AbortController that tells its signal's watchers (`watchAbort`) itself when it aborts, so
- * watching its signal adds no listener to it: Node's `addEventListener` and `removeEventListener`
- * cost about a microsecond each, and every request and environment step of an episode watched the
- * episode's signal (4% of a collect's CPU at fleet scale). Listeners others add are called as ever,
- * by the signal, before the watchers.
+ * An AbortController whose signal's watchers (`watchAbort`) are told by `abort` itself, right after
+ * the signal's own listeners, with no `abort` listener on the signal: an episode's signal is watched
+ * by its request in flight, and a listener costs ~250 bytes (its record, a closure Node makes for an
+ * object listener, the event's list), held per episode in flight (issue 26).
  */
-export class WatchedAbortController {
-  readonly #controller = new AbortController();
+export class WatchedAbortController extends AbortController {
+  readonly #fanOut: FanOut;
 
   constructor() {
-    watched.add(this.#controller.signal);
+    super();
+    this.#fanOut = new FanOut(this.signal, undefined, true);
+    fanOuts.set(this.signal, this.#fanOut);
   }
 
-  get signal(): AbortSignal {
-    return this.#controller.signal;
-  }
-
-  abort(reason?: unknown): void {
-    const { signal } = this.#controller;
-    if (signal.aborted) return;
-    this.#controller.abort(reason);
-    fanOuts.get(signal)?.handleEvent();
+  override abort(reason?: unknown): void {
+    if (this.signal.aborted) return;
+    super.abort(reason);
+    this.#fanOut.handleEvent();
   }
 }
 
@@ -100,7 +101,7 @@ export function watchAbort(signal: AbortSignal, watcher: AbortWatcher): void {
   }
   const made = new FanOut(signal, watcher);
   fanOuts.set(signal, made);
-  if (!watched.has(signal)) signal.addEventListener('abort', made, { once: true });
+  signal.addEventListener('abort', made, { once: true });
 }
 
 /** Stops telling `watcher` about `signal` (nothing if it was not watching, or was told already). */
@@ -108,9 +109,9 @@ export function unwatchAbort(signal: AbortSignal, watcher: AbortWatcher): void {
   const fanOut = fanOuts.get(signal);
   if (!fanOut) return;
   const { found, empty } = fanOut.delete(watcher);
-  if (!found || !empty) return;
+  if (!found || !empty || fanOut.owned) return;
   fanOuts.delete(signal);
-  if (!watched.has(signal)) signal.removeEventListener('abort', fanOut);
+  signal.removeEventListener('abort', fanOut);
 }
 
 /** `watchAbort` for a callback: calls it once when `signal` aborts, unless the returned function unsubscribed it before. */

@@ -100,29 +100,74 @@ export class Router {
   /**
    * Runs `send` on the session's replica, retrying retryable failures as described above.
    * `promptKey` gives the key of the request's prompt (see `promptKey`); it is asked only when a new
-   * session is placed under `sticky` routing.
+   * session is placed under `sticky` routing. Not an async function: every request in flight waits
+   * here, and a promise step per attempt is less memory than an async frame (a generator, its
+   * registers, promise and closures) per request (issue 26).
    */
-  async call<T>(sessionId: string, send: (replica: Replica) => Promise<T>, signal: AbortSignal, promptKey?: () => number): Promise<T> {
+  call<T>(sessionId: string, send: (replica: Replica) => Promise<T>, signal: AbortSignal, promptKey?: () => number): Promise<T> {
     this.#budget.recordRequest();
-    for (let attempt = 1; ; attempt++) {
-      const replica = this.#replicaFor(sessionId, promptKey);
-      replica.inFlight += 1;
-      try {
-        return await send(replica);
-      } catch (error) {
-        if (signal.aborted || !isRetryable(error) || attempt >= this.#retry.maxAttempts) throw error;
-        if (!this.#budget.tryRetry()) {
-          this.#onEvent({ type: 'retry-budget-exhausted', url: redactUrls(replica.url), error: error.message });
-          throw error;
-        }
-        if (hasKind(error, 'transport')) this.#evict(replica, error);
-        const delayMs = backoffDelay(attempt, this.#retry, this.#random, hasKind(error, 'server') ? error.retryAfterMs : undefined);
-        this.#onEvent({ type: 'retry', url: redactUrls(replica.url), attempt, delayMs, error: error.message });
-        await abortableDelay(delayMs, signal);
-      } finally {
-        replica.inFlight -= 1;
-      }
+    return this.#attempt(1, sessionId, send, signal, promptKey);
+  }
+
+  /** One attempt on the session's replica, counted in its `inFlight` until it ends (a retry's backoff included). */
+  #attempt<T>(
+    attempt: number,
+    sessionId: string,
+    send: (replica: Replica) => Promise<T>,
+    signal: AbortSignal,
+    promptKey: (() => number) | undefined,
+  ): Promise<T> {
+    let replica: Replica;
+    let sent: Promise<T>;
+    try {
+      replica = this.#replicaFor(sessionId, promptKey);
+    } catch (error) {
+      return Promise.reject(error);
     }
+    replica.inFlight += 1;
+    try {
+      sent = send(replica);
+    } catch (error) {
+      sent = Promise.reject(error);
+    }
+    return sent.then(
+      (value) => {
+        replica.inFlight -= 1;
+        return value;
+      },
+      (error: unknown) => {
+        let delayMs: number;
+        try {
+          delayMs = this.#retryDelay(error, attempt, replica, signal);
+        } catch (final) {
+          replica.inFlight -= 1;
+          throw final;
+        }
+        return abortableDelay(delayMs, signal).then(
+          () => {
+            replica.inFlight -= 1;
+            return this.#attempt(attempt + 1, sessionId, send, signal, promptKey);
+          },
+          (aborted: unknown) => {
+            replica.inFlight -= 1;
+            throw aborted;
+          },
+        );
+      },
+    );
+  }
+
+  /** How long to wait before retrying `error` (told to `onEvent`), or `error` thrown when it is not to be retried. */
+  #retryDelay(error: unknown, attempt: number, replica: Replica, signal: AbortSignal): number {
+    if (signal.aborted || !isRetryable(error) || attempt >= this.#retry.maxAttempts) throw error;
+    if (!this.#budget.tryRetry()) {
+      this.#onEvent({ type: 'retry-budget-exhausted', url: redactUrls(replica.url), error: error.message });
+      throw error;
+    }
+    if (hasKind(error, 'transport')) this.#evict(replica, error);
+    const delayMs = backoffDelay(attempt, this.#retry, this.#random, hasKind(error, 'server') ? error.retryAfterMs : undefined);
+    this.#onEvent({ type: 'retry', url: redactUrls(replica.url), attempt, delayMs, error: error.message });
+    return delayMs;
   }
 
   /** Probes evicted replicas once and re-admits those that answer. */
