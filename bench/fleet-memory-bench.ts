@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,8 +30,15 @@ const HOLD_SERVER = fileURLToPath(new URL('./hold-server-process.ts', import.met
 const REPEATS = 4;
 /** The most connections gymnast opens to one server (JsonClient's default): requests past it wait in the client. */
 const CONNECTIONS = 1_024;
-/** After the server has every first turn answered and holds what it can: time for the client to read the last answers and queue their second turns. */
-const QUEUE_SETTLE_MS = 2_000;
+/**
+ * After the server has every first turn answered and holds what it can, the client reads the last
+ * answers and queues their second turns: thousands of answers, seconds on a loaded machine. It has
+ * settled once it spends under SETTLED_CPU_S in a SETTLE_SAMPLE_MS twice running: then every episode
+ * has its first turn done, whatever the load (a fixed wait read some mid-turn, ±0.7 KB run to run).
+ */
+const SETTLE_SAMPLE_MS = 500;
+const SETTLED_CPU_S = 0.02;
+const SETTLE_MAX_MS = 120_000;
 const HELD_TIMEOUT_MS = 300_000;
 /** What main measured at 96e35dd (before issue 26), KB per episode in flight: the runs of this suite there, on this machine. */
 const MAIN_KB = { own: 21.1, queued: 13.4, long: 126.7 };
@@ -76,13 +83,32 @@ export async function heldEpisodeHeap(inFlight: number, workload: Workload = {},
     const held = await lines.next().finally(() => clearTimeout(timer));
     if (!String(held.value).startsWith('held '))
       throw new Error(`fleet memory bench: the hold server said ${JSON.stringify(held.value)} (or nothing within ${HELD_TIMEOUT_MS} ms)`);
-    await new Promise((resolve) => setTimeout(resolve, QUEUE_SETTLE_MS));
+    await settled(collect.pid!);
     collect.kill('SIGUSR2');
     return (await readWhenWritten(heapFile)).heapUsed;
   } finally {
     collect?.kill('SIGKILL');
     server.kill('SIGTERM');
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Waits until process `pid` is idle (see SETTLED_CPU_S). */
+async function settled(pid: number): Promise<void> {
+  const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+  const cpuS = () => {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+  };
+  const deadline = performance.now() + SETTLE_MAX_MS;
+  let quiet = 0;
+  let last = cpuS();
+  while (quiet < 2 && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_SAMPLE_MS));
+    const now = cpuS();
+    quiet = now - last < SETTLED_CPU_S ? quiet + 1 : 0;
+    last = now;
   }
 }
 
