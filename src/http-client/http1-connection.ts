@@ -25,6 +25,8 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** A header value may not break the request's framing: no CR, LF or NUL. */
 const UNSAFE_VALUE = /[\r\n\0]/;
 const UNSAFE_TARGET = /[\s\0]/;
+/** The body's framing is the client's: a caller's length or coding beside it would make the server read another body, and answer requests never sent. */
+const FRAMING_HEADER = /^(?:content-length|transfer-encoding)$/i;
 /** undici's defaults, kept: how long a connect may take, and TCP keep-alive probes after a minute idle. */
 const CONNECT_TIMEOUT_MS = 10_000;
 const TCP_KEEP_ALIVE_MS = 60_000;
@@ -174,6 +176,7 @@ function requestText(request: HttpRequest, host: string): string {
   for (const name in request.headers) {
     const value = request.headers[name]!;
     if (!TOKEN.test(name) || UNSAFE_VALUE.test(value)) throw new TypeError(`the request header ${JSON.stringify(name)} is not a valid HTTP header`);
+    if (FRAMING_HEADER.test(name)) throw new TypeError(`the request header ${JSON.stringify(name)} is set by the client from the body`);
     text += `${name}: ${value}\r\n`;
   }
   // Read once: a dispatcher may serialize the body as it is read (JsonDispatch).

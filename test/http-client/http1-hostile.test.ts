@@ -74,14 +74,15 @@ async function setUp(
   const client = new JsonClient(options);
   servers.push(server);
   clients.push(client);
-  const post = (path: string, extra: { signal?: AbortSignal; timeoutMs?: number; body?: unknown; baseUrl?: string } = {}) =>
+  const post = (path: string, extra: { signal?: AbortSignal; timeoutMs?: number; body?: unknown; headers?: Record<string, string> } = {}) =>
     client.exchange({
       method: 'POST',
-      baseUrl: extra.baseUrl ?? server.baseUrl,
+      baseUrl: server.baseUrl,
       path,
       body: extra.body ?? { path },
       timeoutMs: extra.timeoutMs ?? 10_000,
       signal: extra.signal,
+      headers: extra.headers,
     });
   return { server, client, post };
 }
@@ -248,5 +249,22 @@ describe('JsonClient on plain HTTP against a hostile server (Http1Pool)', () => 
     const { post, server } = await setUp((request) => request.socket.write(json(JSON.stringify(request.head))), { host: '::1' });
     const head = JSON.parse((await post('/x')).text) as string;
     assert.match(head, new RegExp(`\\r\\nhost: \\[::1\\]:${new URL(server.baseUrl).port}\\r\\n`));
+  });
+
+  it("refuses a caller's Content-Length or Transfer-Encoding header before anything is sent: the server would read another body than the one sent", async () => {
+    let requests = 0;
+    const { post } = await setUp((request) => {
+      requests += 1;
+      request.socket.write(json('{}'));
+    });
+    for (const headers of [{ 'Content-Length': '2' }, { 'transfer-encoding': 'chunked' }] as Record<string, string>[]) {
+      const result = await settlesWithin(post('/x', { headers, timeoutMs: 1_000 }), 900);
+      assert.ok(
+        result.status === 'rejected' && hasKind(result.reason, 'transport') && /is set by the client/.test(String(result.reason)),
+        JSON.stringify(headers),
+      );
+    }
+    assert.equal(requests, 0);
+    assert.equal((await post('/x')).status, 200);
   });
 });
