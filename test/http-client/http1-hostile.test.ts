@@ -267,4 +267,10 @@ describe('JsonClient on plain HTTP against a hostile server (Http1Pool)', () => 
     assert.equal(requests, 0);
     assert.equal((await post('/x')).status, 200);
   });
+
+  it("sends a caller's Host header in place of the origin's, never both (a server behind nginx answers two with a 400)", async () => {
+    const { post } = await setUp((request) => request.socket.write(json(JSON.stringify(request.head))));
+    const head = JSON.parse((await post('/x', { headers: { Host: 'api.example.com' } })).text) as string;
+    assert.deepEqual(head.match(/\r\nhost: [^\r]*/gi), ['\r\nHost: api.example.com']);
+  });
 });
