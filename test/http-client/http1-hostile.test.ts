@@ -179,19 +179,22 @@ describe('JsonClient on plain HTTP against a hostile server (Http1Pool)', () => 
     assert.ok(result.status === 'rejected' && hasKind(result.reason, 'timeout'), String((result as PromiseRejectedResult).reason));
   });
 
-  it('refuses chunk sizes and lengths it cannot read for certain, and serves the next request on a new connection', async () => {
+  it('refuses at once chunk sizes, lengths and heads it cannot read for certain, and serves the next request on a new connection', async () => {
     const answers = [
       'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\n{}',
       'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-2\r\n{}\r\n0\r\n\r\n',
       'HTTP/1.1 200 OK\r\nContent-Length: +2\r\n\r\n{}',
       'http/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}',
+      // Lines ended by LF alone: refused at once, not waited for until the deadline.
+      'HTTP/1.1 200 OK\nContent-Length: 2\n\n{}',
     ];
     const { post, server } = await setUp((request) => {
       const at = /\/bad\/(\d)/.exec(request.line)?.[1];
       request.socket.write(at === undefined ? json('{"next":1}') : answers[Number(at)]!);
     });
     for (let at = 0; at < answers.length; at++) {
-      await assert.rejects(post(`/bad/${at}`), (error) => hasKind(error, 'transport'), answers[at]);
+      const result = await settlesWithin(post(`/bad/${at}`), 2_000);
+      assert.ok(result.status === 'rejected' && hasKind(result.reason, 'transport'), answers[at]);
       assert.equal((await post('/next')).text, '{"next":1}');
     }
     assert.equal(server.connections(), answers.length + 1);
