@@ -25,6 +25,12 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** A header value may not break the request's framing: no CR, LF or NUL. */
 const UNSAFE_VALUE = /[\r\n\0]/;
 const UNSAFE_TARGET = /[\s\0]/;
+/**
+ * Headers the client sets itself. The body's framing is the client's: a caller's length or coding
+ * beside it would make the server read another body, and answer requests never sent. A caller's Host
+ * (a virtual host behind a proxy) replaces the origin's, as undici sent it: two are a 400 at nginx.
+ */
+const CLIENT_HEADER = /^(?:host|content-length|transfer-encoding)$/i;
 /** undici's defaults, kept: how long a connect may take, and TCP keep-alive probes after a minute idle. */
 const CONNECT_TIMEOUT_MS = 10_000;
 const TCP_KEEP_ALIVE_MS = 60_000;
@@ -170,12 +176,16 @@ export class Http1Connection implements ResponseSink, RequestController {
 /** The request line, headers and body as one string, so the request goes out in one write. */
 function requestText(request: HttpRequest, host: string): string {
   if (UNSAFE_TARGET.test(request.path)) throw new TypeError(`the request path ${JSON.stringify(request.path)} has a space or control character`);
-  let text = `${request.method} ${request.path} HTTP/1.1\r\nhost: ${host}\r\n`;
+  let hostLine = `host: ${host}\r\n`;
+  let headers = '';
   for (const name in request.headers) {
     const value = request.headers[name]!;
     if (!TOKEN.test(name) || UNSAFE_VALUE.test(value)) throw new TypeError(`the request header ${JSON.stringify(name)} is not a valid HTTP header`);
-    text += `${name}: ${value}\r\n`;
+    if (!CLIENT_HEADER.test(name)) headers += `${name}: ${value}\r\n`;
+    else if (name.length === 4) hostLine = `${name}: ${value}\r\n`;
+    else throw new TypeError(`the request header ${JSON.stringify(name)} is set by the client from the body`);
   }
+  const text = `${request.method} ${request.path} HTTP/1.1\r\n${hostLine}${headers}`;
   // Read once: a dispatcher may serialize the body as it is read (JsonDispatch).
   const { body } = request;
   if (body === null) return `${text}\r\n`;

@@ -31,6 +31,8 @@ export class Http1Pool implements RequestDispatcher, ConnectionOwner {
   #waiting: (Waiting | undefined)[] = [];
   #next = 0;
   #closing: (() => void) | undefined;
+  /** Every caller of `close` waits on this one promise: a second call must not orphan the first. */
+  #closedPromise: Promise<void> | undefined;
   #closed = false;
 
   constructor(url: URL, options: Http1PoolOptions) {
@@ -89,10 +91,11 @@ export class Http1Pool implements RequestDispatcher, ConnectionOwner {
   /** Takes no more requests, waits for those in flight and waiting, then closes every connection. */
   close(): Promise<void> {
     this.#closed = true;
-    return new Promise((resolve) => {
+    this.#closedPromise ??= new Promise((resolve) => {
       this.#closing = resolve;
       this.#settleClose();
     });
+    return this.#closedPromise;
   }
 
   #settleClose(): void {

@@ -136,6 +136,8 @@ export class ResponseParser {
     const end = data.indexOf('\r\n\r\n', at, 'latin1');
     if (end < 0) {
       if (data.length - at > this.#maxHeaderBytes) throw new HttpProtocolError(`the answer's headers passed ${this.#maxHeaderBytes} bytes`);
+      // No head line holds a bare LF: a head that ends its lines with LF alone would otherwise be waited for until the deadline.
+      if (data.indexOf('\n\n', at, 'latin1') >= 0) throw new HttpProtocolError("the answer's head ends its lines with LF, not CRLF");
       return this.#keep(data, at);
     }
     if (end - at > this.#maxHeaderBytes) throw new HttpProtocolError(`the answer's headers passed ${this.#maxHeaderBytes} bytes`);
