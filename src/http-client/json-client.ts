@@ -102,6 +102,10 @@ export class JsonClient {
 
   constructor(options: JsonClientOptions = {}) {
     this.#connections = options.connections ?? MAX_CONNECTIONS;
+    // undici read 0 as no cap; a pool of none would hold every request to its deadline.
+    if (!Number.isSafeInteger(this.#connections) || this.#connections < 1) {
+      throw new TypeError(`JsonClientOptions.connections must be a whole number of at least 1, not ${String(options.connections)}`);
+    }
     this.#maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   }
 

@@ -267,6 +267,12 @@ describe('JsonClient', () => {
     }
   });
 
+  it('refuses a connection cap that is not a whole number of at least 1', () => {
+    for (const connections of [0, -1, 1.5, Number.NaN]) {
+      assert.throws(() => new JsonClient({ connections }), /JsonClientOptions\.connections must be a whole number of at least 1/, String(connections));
+    }
+  });
+
   it('gives up at its deadline while it waits for a connection, and the connection then serves the next request', async () => {
     const single = new JsonClient({ connections: 1 });
     // The one connection is held by a request that would wait a minute, until the spec lets it go.
