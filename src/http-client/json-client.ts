@@ -10,7 +10,7 @@ import type { HttpReply } from './http-reply.js';
 import { Http1Pool } from './http1-pool.js';
 import type { JsonReading } from './read-json-reply.js';
 import type { RequestDispatcher } from './request-dispatcher.js';
-import { requestUrl } from './request-url.js';
+import { requestUrl, withQuery } from './request-url.js';
 import { undiciPool } from './undici-pool.fast.js';
 
 /** A request `JsonClient` sends, and what its answer must be (the server side's is `JsonRequest`). */
@@ -153,7 +153,7 @@ export class JsonClient {
   ): Promise<unknown> {
     const sent: ReplyRequest = {
       method: request.method,
-      path: `${prefix}${request.path}${query}`,
+      path: withQuery(`${prefix}${request.path}`, query),
       // Not a spread: a spread copy of a non-literal object gets a hidden class of its own, ~200 bytes per request in flight (see extensibleCopy).
       headers: request.headers ? extensibleCopy(headers, request.headers) : headers,
       body: request.body,

@@ -4,5 +4,11 @@
  */
 export function requestUrl(baseUrl: string, path: string): string {
   const query = baseUrl.indexOf('?');
-  return query < 0 ? `${baseUrl}${path}` : `${baseUrl.slice(0, query)}${path}${baseUrl.slice(query)}`;
+  return query < 0 ? `${baseUrl}${path}` : `${baseUrl.slice(0, query)}${withQuery(path, baseUrl.slice(query))}`;
+}
+
+/** `path` with `query` (`?a=1`, or empty) after it: joined by `&` when the path has a query of its own. */
+export function withQuery(path: string, query: string): string {
+  if (query === '') return path;
+  return path.includes('?') ? `${path}&${query.slice(1)}` : `${path}${query}`;
 }

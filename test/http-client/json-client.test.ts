@@ -37,6 +37,7 @@ const routes: Record<string, (request: IncomingMessage, response: ServerResponse
   // Behind a proxy: a path prefix, a query it wants on every request, and Basic auth.
   '/proxy/v1/models?api-version=2024': (request, response) => response.end(JSON.stringify({ authorization: request.headers.authorization })),
   '/proxy/v1/broken?api-version=2024&sig=SECRET': (_request, response) => response.writeHead(502).end('no upstream'),
+  '/proxy/v1/models?limit=5&api-version=2024': (request, response) => response.end(JSON.stringify({ authorization: request.url })),
   '/busy': (_request, response) =>
     response.writeHead(429, { 'retry-after': '2', 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'slow down' } })),
   '/wrong-shape': (_request, response) => response.end(JSON.stringify({ count: 'three' })),
@@ -132,6 +133,8 @@ describe('JsonClient', () => {
       timeoutMs: 5_000,
     });
     assert.deepEqual(bearer, { authorization: 'Bearer k' }, "the caller's own authorization wins");
+    const ownQuery = await client.request({ method: 'GET', baseUrl: proxy, path: '/v1/models?limit=5', schema: Reply, timeoutMs: 5_000 });
+    assert.deepEqual(ownQuery, { authorization: '/proxy/v1/models?limit=5&api-version=2024' }, "a path's own query and the base URL's, joined by &");
   });
 
   it("names the request's URL in its errors, the base URL's credentials masked", async () => {
