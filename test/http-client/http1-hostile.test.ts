@@ -1,91 +1,11 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { hasKind } from '../../src/core/errors/has-kind.js';
-import { JsonClient } from '../../src/http-client/json-client.js';
+import { jsonAnswer as json, rawHttpFixture } from '../support/raw-http-server.js';
 
-interface RawRequest {
-  line: string;
-  head: string;
-  body: string;
-  socket: Socket;
-  connection: number;
-}
-
-/** A loopback server that answers with bytes written by hand; `onHead` sees a request's head before its body has all come. */
-async function rawServer(answer: (request: RawRequest) => void, host = '127.0.0.1', onHead?: (head: string, socket: Socket) => boolean) {
-  let connections = 0;
-  const sockets = new Set<Socket>();
-  const server = createServer((socket) => {
-    const connection = ++connections;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);
-    let buffered = Buffer.alloc(0);
-    let headSeen = false;
-    socket.on('data', (chunk: Buffer) => {
-      buffered = Buffer.concat([buffered, chunk]);
-      for (;;) {
-        const end = buffered.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        const head = buffered.toString('latin1', 0, end);
-        if (!headSeen && onHead) {
-          headSeen = true;
-          if (onHead(head, socket)) return;
-        }
-        const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
-        if (buffered.length < end + 4 + length) return;
-        const body = buffered.toString('utf8', end + 4, end + 4 + length);
-        buffered = buffered.subarray(end + 4 + length);
-        headSeen = false;
-        answer({ line: head.split('\r\n')[0]!, head, body, socket, connection });
-      }
-    });
-  });
-  server.listen(0, host);
-  await once(server, 'listening');
-  const port = (server.address() as AddressInfo).port;
-  return {
-    baseUrl: host.includes(':') ? `http://[${host}]:${port}` : `http://${host}:${port}`,
-    connections: () => connections,
-    close: () => {
-      for (const socket of sockets) socket.destroy();
-      return new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
-
-const json = (body: string, extra = '') =>
-  `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`;
-
-const servers: { close(): Promise<unknown> }[] = [];
-const clients: JsonClient[] = [];
-after(async () => {
-  await Promise.all(clients.map((client) => client.close()));
-  await Promise.all(servers.map((server) => server.close()));
-});
-
-async function setUp(
-  answer: (request: RawRequest) => void,
-  options: { connections?: number; maxResponseBytes?: number; host?: string; onHead?: (head: string, socket: Socket) => boolean } = {},
-) {
-  const server = await rawServer(answer, options.host, options.onHead);
-  const client = new JsonClient(options);
-  servers.push(server);
-  clients.push(client);
-  const post = (path: string, extra: { signal?: AbortSignal; timeoutMs?: number; body?: unknown; headers?: Record<string, string> } = {}) =>
-    client.exchange({
-      method: 'POST',
-      baseUrl: server.baseUrl,
-      path,
-      body: extra.body ?? { path },
-      timeoutMs: extra.timeoutMs ?? 10_000,
-      signal: extra.signal,
-      headers: extra.headers,
-    });
-  return { server, client, post };
-}
+const fixture = rawHttpFixture();
+after(() => fixture.closeAll());
+const setUp = fixture.setUp;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,78 +1,11 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { hasKind } from '../../src/core/errors/has-kind.js';
-import { JsonClient } from '../../src/http-client/json-client.js';
+import { jsonAnswer as json, rawHttpFixture } from '../support/raw-http-server.js';
 
-/** A request as the raw server read it. */
-interface RawRequest {
-  line: string;
-  head: string;
-  body: string;
-  socket: Socket;
-  /** This connection's number, from 1, in the order the server accepted them. */
-  connection: number;
-}
-
-/**
- * A loopback server that answers with bytes written by hand, so a spec can send what node:http never
- * would: odd framings, answers split anywhere, extra bytes, early closes. `answer` writes to the socket.
- */
-async function rawServer(answer: (request: RawRequest) => void) {
-  let connections = 0;
-  let open = 0;
-  let mostOpen = 0;
-  const server = createServer((socket) => {
-    const connection = ++connections;
-    open += 1;
-    mostOpen = Math.max(mostOpen, open);
-    socket.on('close', () => (open -= 1));
-    socket.on('error', () => undefined);
-    let buffered = Buffer.alloc(0);
-    socket.on('data', (chunk: Buffer) => {
-      buffered = Buffer.concat([buffered, chunk]);
-      for (;;) {
-        const end = buffered.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        const head = buffered.toString('latin1', 0, end);
-        const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
-        if (buffered.length < end + 4 + length) return;
-        const body = buffered.toString('utf8', end + 4, end + 4 + length);
-        buffered = buffered.subarray(end + 4 + length);
-        answer({ line: head.split('\r\n')[0]!, head, body, socket, connection });
-      }
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    connections: () => connections,
-    mostOpen: () => mostOpen,
-    close: () => new Promise((resolve) => server.close(resolve)),
-  };
-}
-
-const json = (body: string, extra = '') =>
-  `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`;
-
-const servers: { close(): Promise<unknown> }[] = [];
-const clients: JsonClient[] = [];
-after(async () => {
-  await Promise.all(clients.map((client) => client.close()));
-  await Promise.all(servers.map((server) => server.close()));
-});
-
-async function setUp(answer: (request: RawRequest) => void, options: { connections?: number } = {}) {
-  const server = await rawServer(answer);
-  const client = new JsonClient(options);
-  servers.push(server);
-  clients.push(client);
-  const post = (path: string, extra: { signal?: AbortSignal; headers?: Record<string, string>; timeoutMs?: number } = {}) =>
-    client.exchange({ method: 'POST', baseUrl: server.baseUrl, path, body: { path }, timeoutMs: extra.timeoutMs ?? 10_000, ...extra });
-  return { server, client, post };
-}
+const fixture = rawHttpFixture();
+after(() => fixture.closeAll());
+const setUp = fixture.setUp;
 
 describe('JsonClient on plain HTTP (Http1Pool)', () => {
   it('sends one request per connection at a time and reuses a kept-alive connection', async () => {
