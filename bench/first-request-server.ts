@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { createInterface } from 'node:readline';
@@ -6,6 +5,7 @@ import { InferenceServer, type RecordedRequest } from '../src/testing/index.js';
 import { abortableDelay } from '../src/util/abortable-delay.js';
 import { JinjaChatTemplate, loadHfTokenizer } from '../src/tokens/index.js';
 import { qwen3Directory } from '../test/support/qwen3.js';
+import { cpuSecondsOf } from './process-cpu.js';
 
 /**
  * The test inference server (Qwen3 tokenizer, zero latency unless told, answering `ok`) in its own process, for
@@ -23,15 +23,6 @@ import { qwen3Directory } from '../test/support/qwen3.js';
  * Requests are counted, not recorded (the InferenceServer's log would grow with a 100,000-rollout run).
  */
 const GENERATION_PATHS = new Set(['/v1/completions', '/v1/chat/completions', '/v1/responses', '/generate']);
-const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-
-/** utime + stime of a process, in seconds (fields 14 and 15 of /proc/PID/stat, after the parenthesized name). */
-function cpuSecondsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
-}
-
 /** Peak RSS so far (VmHWM) in MB. */
 function peakRssMbOf(pid: number): number {
   const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

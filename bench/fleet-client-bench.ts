@@ -1,6 +1,6 @@
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { qwen3Directory } from '../test/support/qwen3.js';
 import type { BenchLine } from './bench-result.js';
 import { build, writeRows } from './collect-bench.js';
+import { cpuSecondsOf } from './process-cpu.js';
 
 /**
  * Issue 26, item 5: what the client costs at fleet scale. The simulated fleet (`gymnast serve sim`:
@@ -39,7 +40,6 @@ const CORE_PER_1000_TURNS_TARGET = 0.1;
 const AIOHTTP_RATIO_TARGET = 0.8;
 /** Pythons that may have aiohttp: the one on PATH, and Debian's, where `apt-get install python3-aiohttp` puts it. */
 const PYTHONS = ['python3', '/usr/bin/python3'];
-const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 
 const run = promisify(execFile);
 
@@ -72,12 +72,6 @@ async function answeredTurns(fleet: Fleet): Promise<number> {
     fleet.urls.map(async (url) => (await (await fetch(`${url}/sim/stats`)).json()) as { requestsEnded: { stop: number; length: number } }),
   );
   return reports.reduce((total, report) => total + report.requestsEnded.stop + report.requestsEnded.length, 0);
-}
-
-function cpuSecondsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }
 
 /** One reading of a collector and the fleet. */

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { qwen3Directory } from '../test/support/qwen3.js';
 import type { TargetResult } from './bench-result.js';
 import { build, writeRows } from './collect-bench.js';
+import { cpuSecondsOf } from './process-cpu.js';
 
 /**
  * Issue 26: the live memory an episode holds while it waits on the policy, in the real `gymnast
@@ -95,12 +96,7 @@ export async function heldEpisodeHeap(inFlight: number, workload: Workload = {},
 
 /** Waits until process `pid` is idle (see SETTLED_CPU_S). */
 async function settled(pid: number): Promise<void> {
-  const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-  const cpuS = () => {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
-  };
+  const cpuS = () => cpuSecondsOf(pid);
   const deadline = performance.now() + SETTLE_MAX_MS;
   let quiet = 0;
   let last = cpuS();

@@ -60,11 +60,6 @@ export class ResponseParser {
     this.#noBody = noBody;
   }
 
-  /** Whether an answer is being read (some of it may have come). */
-  get reading(): boolean {
-    return this.#state !== 'done';
-  }
-
   /**
    * Reads the bytes that came. The answer's end is told once all of `chunk` is read: bytes past it (no
    * request asked for them) make the connection unfit for another request, not the answer wrong.
