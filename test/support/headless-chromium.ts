@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
 /** Debian's Chromium, which `.ci/run` installs, or the one CHROMIUM_PATH names. */
@@ -25,4 +27,16 @@ export async function openPage(browser: Browser, problems: string[]): Promise<Pa
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   recordProblems(page, problems);
   return page;
+}
+
+/** Where a browser spec's screenshots go, made: the folder GYMNAST_VIEWER_SHOTS names, else `dir/shots`. */
+export async function screenshotsFolder(dir: string): Promise<string> {
+  const shots = process.env.GYMNAST_VIEWER_SHOTS ?? join(dir, 'shots');
+  await mkdir(shots, { recursive: true });
+  return shots;
+}
+
+/** A browser spec's temp folder, removed unless GYMNAST_VIEWER_SHOTS asks to keep what the spec wrote. */
+export async function removeSpecFolder(dir: string | undefined): Promise<void> {
+  if (dir && !process.env.GYMNAST_VIEWER_SHOTS) await rm(dir, { recursive: true, force: true });
 }

@@ -6,14 +6,14 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, openPage, skipWithoutChromium } from '../support/headless-chromium.js';
+import { launchChromium, openPage, removeSpecFolder, screenshotsFolder, skipWithoutChromium } from '../support/headless-chromium.js';
 
 const skip = skipWithoutChromium;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -60,15 +60,14 @@ describe('a bundle opened from disk in a headless browser', { skip, timeout: 90_
     bundle = join(dir, 'bundle');
     const { stdout } = await gymnast('view', run, '--bundle', bundle);
     assert.match(stdout, /wrote a static copy of a run, 64 rollouts to .* \(\d+\.\d MB in \d+ files\); open .*index\.html/);
-    shots = process.env.GYMNAST_VIEWER_SHOTS ?? join(dir, 'shots');
-    await mkdir(shots, { recursive: true });
+    shots = await screenshotsFolder(dir);
     browser = await launchChromium();
     page = await openPage(browser, problems);
     page.on('request', (request) => requests.push(request.url()));
   });
   after(async () => {
     await browser?.close();
-    if (dir && !process.env.GYMNAST_VIEWER_SHOTS) await rm(dir, { recursive: true, force: true });
+    await removeSpecFolder(dir);
   });
 
   const open = async (hash: string) => {

@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -16,7 +16,7 @@ import type { Browser, Page } from 'playwright-core';
 import { findRuns } from '../../src/servers/viewer/run-files.js';
 import { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
 import { groupAdvantages } from '../../src/train/group-advantages.js';
-import { launchChromium, openPage, skipWithoutChromium } from '../support/headless-chromium.js';
+import { launchChromium, openPage, removeSpecFolder, screenshotsFolder, skipWithoutChromium } from '../support/headless-chromium.js';
 
 const skip = skipWithoutChromium;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -65,15 +65,14 @@ describe('the group page in a headless browser', { skip, timeout: 90_000 }, () =
     server = await ViewerServer.open({ runs: await findRuns(join(dir, 'runs')) });
     await server.start();
     await server.indexed();
-    shots = process.env.GYMNAST_VIEWER_SHOTS ?? join(dir, 'shots');
-    await mkdir(shots, { recursive: true });
+    shots = await screenshotsFolder(dir);
     browser = await launchChromium();
     page = await openPage(browser, problems);
   });
   after(async () => {
     await browser?.close();
     await server?.close();
-    if (dir && !process.env.GYMNAST_VIEWER_SHOTS) await rm(dir, { recursive: true, force: true });
+    await removeSpecFolder(dir);
   });
 
   const api = async <T>(path: string) => (await (await fetch(`${server.url}${path}`)).json()) as T;

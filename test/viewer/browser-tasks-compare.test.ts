@@ -6,7 +6,7 @@
 // (printed as diagnostics; GYMNAST_VIEWER_SHOTS picks the dir).
 
 import assert from 'node:assert/strict';
-import { appendFile, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { appendFile, mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,7 +15,7 @@ import { findRuns } from '../../src/servers/viewer/run-files.js';
 import { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
 import { base, baseFailures, next, writeRun } from '../support/compared-runs.js';
 import { syntheticRow, toLines } from '../support/synthetic-rows.js';
-import { launchChromium, openPage, skipWithoutChromium } from '../support/headless-chromium.js';
+import { launchChromium, openPage, removeSpecFolder, screenshotsFolder, skipWithoutChromium } from '../support/headless-chromium.js';
 
 const skip = skipWithoutChromium;
 
@@ -41,15 +41,14 @@ describe('gymnast view: the per-task table and two runs compared, in a headless 
     server = await ViewerServer.open({ runs: await findRuns(runs), followIntervalMs: 200 });
     await server.start();
     await server.indexed();
-    shots = process.env.GYMNAST_VIEWER_SHOTS ?? join(dir, 'shots');
-    await mkdir(shots, { recursive: true });
+    shots = await screenshotsFolder(dir);
     browser = await launchChromium();
     page = await openPage(browser, problems);
   });
   after(async () => {
     await browser?.close();
     await server?.close();
-    if (dir && !process.env.GYMNAST_VIEWER_SHOTS) await rm(dir, { recursive: true, force: true });
+    await removeSpecFolder(dir);
   });
 
   const open = async (hash: string) => {

@@ -8,7 +8,7 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { appendFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -20,7 +20,7 @@ import { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
 import type { InferenceServer } from '../../src/testing/index.js';
 import { startServers } from '../support/loopback-model.js';
 import { qwen3Directory } from '../support/qwen3.js';
-import { launchChromium, openPage, skipWithoutChromium } from '../support/headless-chromium.js';
+import { launchChromium, openPage, removeSpecFolder, screenshotsFolder, skipWithoutChromium } from '../support/headless-chromium.js';
 
 const skip = skipWithoutChromium;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -66,8 +66,7 @@ describe('gymnast view in a headless browser', { skip, timeout: 60_000 }, () => 
     await collect('--output', join(dir, 'eval', 'eval.jsonl'), '--limit', '3', '--policy', 'openai', '--base-url', model!.url, '--tokenizer', qwen3Directory);
     evalServer = await ViewerServer.open({ runs: await findRuns(join(dir, 'eval')) });
     await evalServer.start();
-    shots = process.env.GYMNAST_VIEWER_SHOTS ?? join(dir, 'shots');
-    await mkdir(shots, { recursive: true });
+    shots = await screenshotsFolder(dir);
     browser = await launchChromium();
     page = await openPage(browser, problems);
     page.on('request', (request) => {
@@ -80,7 +79,7 @@ describe('gymnast view in a headless browser', { skip, timeout: 60_000 }, () => 
     await server?.close();
     await evalServer?.close();
     await model?.close();
-    if (dir && !process.env.GYMNAST_VIEWER_SHOTS) await rm(dir, { recursive: true, force: true });
+    await removeSpecFolder(dir);
   });
 
   const open = async (hash: string) => {
