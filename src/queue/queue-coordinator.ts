@@ -181,6 +181,8 @@ export class QueueCoordinator implements RolloutTransport {
       const text = await this.#redis.hget(keys.results, key).catch(() => null);
       if (text !== null) this.#settle(key, text);
       else await this.#workerError(keys, key);
+      // A worker just committed: counted none (it started after the last count), the count is stale, not a second away.
+      if (this.workersAlive === 0) await this.#countWorkers().catch(() => undefined);
     }
   }
 
