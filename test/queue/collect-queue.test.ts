@@ -107,6 +107,8 @@ describe('collect --queue with gymnast worker', { skip: redisMissing }, () => {
     const single = await finished(start(...collectArgs(local, 4)));
     assert.equal(single.code, 0, single.output);
     const workers = [worker(redis.url), worker(redis.url)];
+    // A worker says it waits only after its first heartbeat: from then on the coordinator counts it.
+    await until(() => workers.every((cli) => /worker \S+ waiting/.test(cli.output())), 'both workers to wait for rollouts');
     const run = await finished(start(...collectArgs(queued, 4, '--queue', redis.url)));
     const said = await Promise.all(workers.map(stopWorker));
     assert.equal(run.code, 0, run.output);
