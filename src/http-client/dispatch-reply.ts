@@ -151,6 +151,10 @@ class ReplyHandler implements RequestHandler, AbortWatcher, TimeoutWatcher {
     controller?.abort(reason as Error);
   }
 
+  get gaveUp(): boolean {
+    return this.#resolve === undefined;
+  }
+
   onRequestStart(controller: RequestController): void {
     if (this.#resolve === undefined) controller.abort(this.#reason as Error);
     else this.#controller = controller;

@@ -122,7 +122,14 @@ export class Http1Pool implements RequestDispatcher, ConnectionOwner {
     return undefined;
   }
 
+  /** The first waiting request that has not given up; those that have are dropped on the way (no connection is opened for them). */
   #dequeue(): Waiting | undefined {
+    let waiting = this.#shift();
+    while (waiting?.handler.gaveUp) waiting = this.#shift();
+    return waiting;
+  }
+
+  #shift(): Waiting | undefined {
     if (this.#next >= this.#waiting.length) return undefined;
     const waiting = this.#waiting[this.#next];
     this.#waiting[this.#next] = undefined;

@@ -18,6 +18,8 @@ export interface RequestController {
  * so one handler serves undici's pools and gymnast's own (`Http1Pool`).
  */
 export interface RequestHandler {
+  /** True once it gave up (aborted, timed out) before reaching a connection: a pool drops it rather than open one for it. */
+  readonly gaveUp: boolean;
   onRequestStart(controller: RequestController): void;
   onResponseStart(controller: RequestController, status: number, headers: Readonly<Record<string, string | string[] | undefined>>): void;
   onResponseData(controller: RequestController, chunk: Buffer): void;

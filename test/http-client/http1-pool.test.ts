@@ -117,6 +117,22 @@ describe('JsonClient on plain HTTP (Http1Pool)', () => {
     assert.equal(server.connections(), 2);
   });
 
+  it('opens no connection for a waiting request that gave up before its turn came', async () => {
+    const { server, post } = await setUp((request) => setTimeout(() => request.socket.end(json('{"first":true}', 'Connection: close\r\n')), 200), {
+      connections: 1,
+    });
+    const first = post('/first');
+    const controller = new AbortController();
+    const waiting = post('/waiting', { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('gave up waiting')), 20);
+    await assert.rejects(waiting, /gave up waiting/);
+    assert.equal((await first).text, '{"first":true}');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(server.connections(), 1, 'the closed connection was not replaced for a request no one waits for');
+    assert.equal((await post('/next')).text, '{"first":true}');
+    assert.equal(server.connections(), 2);
+  });
+
   it('refuses a header that would break the request framing before anything is sent', async () => {
     let requests = 0;
     const { post } = await setUp((request) => {
