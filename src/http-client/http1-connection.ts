@@ -22,9 +22,13 @@ export interface ConnectionOwner {
 }
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** A header value may not break the request's framing: no CR, LF or NUL. */
-const UNSAFE_VALUE = /[\r\n\0]/;
-const UNSAFE_TARGET = /[\s\0]/;
+/**
+ * A header value may not break the request's framing (no CR, LF or NUL), and is ASCII: a character
+ * past it has no one encoding on the wire (Node's http sends Latin-1, a server may read UTF-8).
+ */
+const UNSAFE_VALUE = /[^\t\x20-\x7e]/;
+/** A request target is visible ASCII: a URL's own parser percent-encodes the rest, so anything else was never through one. */
+const UNSAFE_TARGET = /[^\x21-\x7e]/;
 /**
  * Headers the client sets itself. The body's framing is the client's: a caller's length or coding
  * beside it would make the server read another body, and answer requests never sent. A caller's Host
@@ -175,12 +179,14 @@ export class Http1Connection implements ResponseSink, RequestController {
 
 /** The request line, headers and body as one string, so the request goes out in one write. */
 function requestText(request: HttpRequest, host: string): string {
-  if (UNSAFE_TARGET.test(request.path)) throw new TypeError(`the request path ${JSON.stringify(request.path)} has a space or control character`);
+  if (UNSAFE_TARGET.test(request.path))
+    throw new TypeError(`the request path ${JSON.stringify(request.path)} has a space, control or non-ASCII character (percent-encode it)`);
   let hostLine = `host: ${host}\r\n`;
   let headers = '';
   for (const name in request.headers) {
     const value = request.headers[name]!;
-    if (!TOKEN.test(name) || UNSAFE_VALUE.test(value)) throw new TypeError(`the request header ${JSON.stringify(name)} is not a valid HTTP header`);
+    if (!TOKEN.test(name) || UNSAFE_VALUE.test(value))
+      throw new TypeError(`the request header ${JSON.stringify(name)} is not a valid HTTP header (a name is a token, a value ASCII without CR, LF or NUL)`);
     if (!CLIENT_HEADER.test(name)) headers += `${name}: ${value}\r\n`;
     else if (name.length === 4) hostLine = `${name}: ${value}\r\n`;
     else throw new TypeError(`the request header ${JSON.stringify(name)} is set by the client from the body`);

@@ -144,6 +144,12 @@ describe('JsonClient on plain HTTP (Http1Pool)', () => {
       (error) => hasKind(error, 'transport') && /header "x-session-id" is not a valid HTTP header/.test(error.message),
     );
     await assert.rejects(post('/x', { headers: { 'bad name': 'v' } }), (error) => hasKind(error, 'transport'));
+    // Past ASCII there is no one encoding on the wire: a server might read another key than the one meant.
+    await assert.rejects(
+      post('/x', { headers: { authorization: 'Bearer clé' } }),
+      (error) => hasKind(error, 'transport') && /header "authorization" is not a valid HTTP header/.test(error.message),
+    );
+    await assert.rejects(post('/modèle', {}), (error) => hasKind(error, 'transport') && /non-ASCII character \(percent-encode it\)/.test(error.message));
     assert.equal(requests, 0);
     assert.equal((await post('/x')).status, 200);
   });
