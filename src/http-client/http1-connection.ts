@@ -13,12 +13,22 @@ export interface Origin {
   maxHeaderBytes: number;
 }
 
+/** A request and its handler, as a pool holds them. */
+export interface PendingRequest {
+  request: HttpRequest;
+  handler: RequestHandler;
+}
+
 /** What a connection tells its pool. */
 export interface ConnectionOwner {
   /** The request is done and the connection can take another. */
   released(connection: Http1Connection): void;
-  /** The connection is gone (closed by either side, or broken). */
-  closed(connection: Http1Connection): void;
+  /**
+   * The connection is gone (closed by either side, or broken). `lost` is a request it had written
+   * after an earlier one and heard nothing of: the server closed the connection as it sat idle
+   * (uvicorn does at 5 s, saying nothing beforehand) and never read it. It is to be sent again.
+   */
+  closed(connection: Http1Connection, lost?: PendingRequest): void;
 }
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -45,7 +55,9 @@ const KEEP_ALIVE_MARGIN_MS = 1_000;
  * One HTTP/1.1 keep-alive connection carrying one request at a time: the request written in one
  * piece, the answer read by `ResponseParser` and handed to the request's handler as it comes. A
  * request aborted before it is written leaves the connection clean for the next; one aborted after
- * drops the connection, since its answer may still come.
+ * drops the connection, since its answer may still come. A request lost to the server's idle close
+ * (written on a reused connection, closed with no byte of answer) goes back to the pool once, as
+ * browsers resend it: otherwise a healthy replica's reset fails a rollout and evicts the replica.
  */
 export class Http1Connection implements ResponseSink, RequestController {
   readonly #socket: Socket;
@@ -53,7 +65,13 @@ export class Http1Connection implements ResponseSink, RequestController {
   readonly #owner: ConnectionOwner;
   readonly #parser: ResponseParser;
   #handler: RequestHandler | undefined;
+  #request: HttpRequest | undefined;
   #written = false;
+  /** Requests written on it: from the second on, the server may have closed it as idle. */
+  #sent = 0;
+  /** Whether any byte of the current request's answer came. */
+  #heard = false;
+  #lost: PendingRequest | undefined;
   #idleSince = 0;
   #idleLimitMs: number;
   #gone = false;
@@ -87,7 +105,9 @@ export class Http1Connection implements ResponseSink, RequestController {
    */
   start(request: HttpRequest, handler: RequestHandler): boolean {
     this.#handler = handler;
+    this.#request = request;
     this.#written = false;
+    this.#heard = false;
     handler.onRequestStart(this);
     if (this.#handler !== handler) return false;
     let text: string;
@@ -104,6 +124,7 @@ export class Http1Connection implements ResponseSink, RequestController {
     this.#socket.ref();
     this.#socket.write(text);
     this.#written = true;
+    this.#sent += 1;
     return true;
   }
 
@@ -130,6 +151,7 @@ export class Http1Connection implements ResponseSink, RequestController {
   complete(reusable: boolean): void {
     const handler = this.#handler;
     this.#handler = undefined;
+    this.#request = undefined;
     if (reusable && handler !== undefined && !this.#gone) {
       this.#idleSince = performance.now();
       this.#socket.unref();
@@ -146,6 +168,7 @@ export class Http1Connection implements ResponseSink, RequestController {
       this.destroy();
       return;
     }
+    this.#heard = true;
     try {
       this.#parser.push(chunk);
     } catch (error) {
@@ -165,15 +188,20 @@ export class Http1Connection implements ResponseSink, RequestController {
 
   #fail(error: Error): void {
     const handler = this.#handler;
+    const request = this.#request;
     this.#handler = undefined;
+    this.#request = undefined;
     this.destroy();
-    handler?.onResponseError(this, error);
+    if (handler === undefined) return;
+    if (request !== undefined && this.#written && this.#sent > 1 && !this.#heard) this.#lost = { request, handler };
+    else handler.onResponseError(this, error);
   }
 
   #closed(): void {
     if (this.#handler !== undefined) this.#fail(new HttpProtocolError('other side closed'));
     this.#gone = true;
-    this.#owner.closed(this);
+    this.#owner.closed(this, this.#lost);
+    this.#lost = undefined;
   }
 }
 

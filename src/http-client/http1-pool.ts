@@ -1,5 +1,5 @@
 import { maxHeaderSize } from 'node:http';
-import { type ConnectionOwner, Http1Connection, type Origin } from './http1-connection.js';
+import { type ConnectionOwner, Http1Connection, type Origin, type PendingRequest } from './http1-connection.js';
 import type { HttpRequest, RequestDispatcher, RequestHandler } from './request-dispatcher.js';
 
 export interface Http1PoolOptions {
@@ -7,11 +7,6 @@ export interface Http1PoolOptions {
   connections: number;
   /** The longest a connection sits idle before it is closed rather than reused. */
   keepAliveMs: number;
-}
-
-interface Waiting {
-  request: HttpRequest;
-  handler: RequestHandler;
 }
 
 /**
@@ -28,7 +23,7 @@ export class Http1Pool implements RequestDispatcher, ConnectionOwner {
   readonly #idle: Http1Connection[] = [];
   readonly #open = new Set<Http1Connection>();
   /** Requests waiting for a connection, from `#next` on (a queue without shifting the array). */
-  #waiting: (Waiting | undefined)[] = [];
+  #waiting: (PendingRequest | undefined)[] = [];
   #next = 0;
   #closing: (() => void) | undefined;
   /** Every caller of `close` waits on this one promise: a second call must not orphan the first. */
@@ -78,13 +73,19 @@ export class Http1Pool implements RequestDispatcher, ConnectionOwner {
     this.#settleClose();
   }
 
-  closed(connection: Http1Connection): void {
+  closed(connection: Http1Connection, lost?: PendingRequest): void {
     this.#open.delete(connection);
     const at = this.#idle.lastIndexOf(connection);
     if (at >= 0) this.#idle.splice(at, 1);
-    // A request waiting for a connection gets this one's place.
-    const waiting = this.#dequeue();
-    if (waiting !== undefined) this.#send(waiting.request, waiting.handler);
+    if (lost !== undefined && !lost.handler.gaveUp) {
+      // Sent again first, and on a new connection: a first request is never resent, so once at most.
+      const fresh = this.#connect();
+      if (!fresh.start(lost.request, lost.handler)) this.released(fresh);
+    } else {
+      // A request waiting for a connection gets this one's place.
+      const waiting = this.#dequeue();
+      if (waiting !== undefined) this.#send(waiting.request, waiting.handler);
+    }
     this.#settleClose();
   }
 
@@ -123,13 +124,13 @@ export class Http1Pool implements RequestDispatcher, ConnectionOwner {
   }
 
   /** The first waiting request that has not given up; those that have are dropped on the way (no connection is opened for them). */
-  #dequeue(): Waiting | undefined {
+  #dequeue(): PendingRequest | undefined {
     let waiting = this.#shift();
     while (waiting?.handler.gaveUp) waiting = this.#shift();
     return waiting;
   }
 
-  #shift(): Waiting | undefined {
+  #shift(): PendingRequest | undefined {
     if (this.#next >= this.#waiting.length) return undefined;
     const waiting = this.#waiting[this.#next];
     this.#waiting[this.#next] = undefined;

@@ -133,6 +133,40 @@ describe('JsonClient on plain HTTP (Http1Pool)', () => {
     assert.equal(server.connections(), 2);
   });
 
+  it("sends once more, on a new connection, a request the server's idle close lost: written on a reused connection, closed with no answer", async () => {
+    const seen: string[] = [];
+    const { server, post } = await setUp((request) => {
+      seen.push(`${request.connection}${request.line.split(' ')[1]}`);
+      // The second request on the first connection meets the server closing it as idle, as uvicorn does at 5 s.
+      if (request.connection === 1 && seen.length === 2) request.socket.destroy();
+      else request.socket.write(json(`{"connection":${request.connection}}`));
+    });
+    assert.equal((await post('/first')).text, '{"connection":1}');
+    assert.equal((await post('/second')).text, '{"connection":2}');
+    assert.deepEqual(seen, ['1/first', '1/second', '2/second']);
+    assert.equal(server.connections(), 2);
+  });
+
+  it('does not send again a request that heard part of its answer, or one that was the first on its connection, and resends at most once', async () => {
+    const { post } = await setUp((request) => {
+      if (request.line.includes('/ok')) request.socket.write(json('{}'));
+      else if (request.line.includes('/half')) request.socket.end('HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\n{');
+      else request.socket.destroy();
+    });
+    let sent = 0;
+    const counting = await setUp((request) => {
+      sent += 1;
+      if (request.line.includes('/ok')) request.socket.write(json('{}'));
+      else request.socket.destroy();
+    });
+    await assert.rejects(post('/first-dies'), (error) => hasKind(error, 'transport'));
+    await post('/ok');
+    await assert.rejects(post('/half'), (error) => hasKind(error, 'transport'));
+    await counting.post('/ok');
+    await assert.rejects(counting.post('/always-dies'), (error) => hasKind(error, 'transport'));
+    assert.equal(sent, 3, 'the lost request went out twice: on the reused connection, then once on a new one');
+  });
+
   it('refuses a header that would break the request framing before anything is sent', async () => {
     let requests = 0;
     const { post } = await setUp((request) => {
