@@ -43,6 +43,8 @@ export const api = {
   group: (id, task, signal) => getJson(`${run(id)}/groups/${encodeURIComponent(task)}`, signal),
   /** query: {sort, offset, limit}; each task's pass@n, mean reward, reward variance, mean turns and tokens, failures. */
   tasks: (id, query, signal) => getJson(`${run(id)}/tasks?${new URLSearchParams(query)}`, signal),
+  /** query: {offset, limit}; the run's rollouts in the order they started, each turn's times and replica (`recorded: false` when its rows do not say). */
+  timeline: (id, query, signal) => getJson(`${run(id)}/timeline?${new URLSearchParams(query)}`, signal),
   /** Two runs' tasks matched by index; query: {sort, offset, limit}. */
   compare: (a, b, query, signal) => getJson(`/api/compare/${encodeURIComponent(a)}/${encodeURIComponent(b)}?${new URLSearchParams(query)}`, signal),
 };

@@ -14,6 +14,7 @@ import * as groupPage from './pages/group.js';
 import * as tasksPage from './pages/tasks.js';
 import * as comparePage from './pages/compare.js';
 import * as compareTaskPage from './pages/compare-task.js';
+import * as timelinePage from './pages/timeline.js';
 
 const POLL_MS = 2000;
 
@@ -24,6 +25,7 @@ const routes = [
   { pattern: /^\/run\/([^/?]+)\/rollout\/([^?]+)$/, page: rolloutPage, params: (m) => ({ run: m[1], id: m[2] }) },
   { pattern: /^\/run\/([^/?]+)\/group\/([^?]+)$/, page: groupPage, params: (m) => ({ run: m[1], task: m[2] }) },
   { pattern: /^\/run\/([^/?]+)\/tasks\/?(?:\?(.*))?$/, page: tasksPage, params: (m) => ({ run: m[1], query: new URLSearchParams(m[2] ?? '') }) },
+  { pattern: /^\/run\/([^/?]+)\/timeline\/?(?:\?(.*))?$/, page: timelinePage, params: (m) => ({ run: m[1], query: new URLSearchParams(m[2] ?? '') }) },
   { pattern: /^\/compare\/([^/?]+)\/([^/?]+)\/?(?:\?(.*))?$/, page: comparePage, params: (m) => ({ a: m[1], b: m[2], query: new URLSearchParams(m[3] ?? '') }) },
   { pattern: /^\/compare\/([^/?]+)\/([^/?]+)\/task\/([^/?]+)$/, page: compareTaskPage, params: (m) => ({ a: m[1], b: m[2], task: m[3] }) },
 ];

@@ -34,6 +34,7 @@ export const href = {
   rollout: (run, id) => `#/run/${enc(run)}/rollout/${enc(id)}`,
   group: (run, task) => `#/run/${enc(run)}/group/${enc(task)}`,
   tasks: (run, query) => `#/run/${enc(run)}/tasks${query && Object.keys(query).length > 0 ? `?${new URLSearchParams(query)}` : ''}`,
+  timeline: (run, query) => `#/run/${enc(run)}/timeline${query && Object.keys(query).length > 0 ? `?${new URLSearchParams(query)}` : ''}`,
   compare: (a, b, query) => `#/compare/${enc(a)}/${enc(b)}${query && Object.keys(query).length > 0 ? `?${new URLSearchParams(query)}` : ''}`,
   compareTask: (a, b, task) => `#/compare/${enc(a)}/${enc(b)}/task/${enc(task)}`,
 };

@@ -41,6 +41,7 @@ export function episodeOutcome(row: MaterializedRow, record: EpisodeRecord, open
   putReportedFields(built, record);
   built.schema_version = ROW_SCHEMA_VERSION;
   built.duration_ms = record.timing.duration_ms;
+  if (record.timing.started_at !== undefined) built.started_at = record.timing.started_at;
   built.response = {
     output: withTrainingTokens(items, record.messages, prompted),
     // NeMo Gym's rows carry OpenAI's ResponseUsage whole, its `*_details` included (as /verify is sent it).

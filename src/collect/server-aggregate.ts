@@ -32,6 +32,7 @@ const STRIPPED: ReadonlySet<string> = new Set([
   'termination',
   'schema_version',
   'duration_ms',
+  'started_at',
 ]);
 
 /** A persisted success as NeMo Gym sends it in `verify_responses`. */

@@ -19,7 +19,15 @@ function isIndex(value: unknown): value is number {
  * the problem.
  */
 export function isPlainResultRow(row: Record<string, unknown>, heavy: boolean): boolean {
-  const { response, agent_ref: agent, _ng_attempt_index: attempt, duration_ms: duration, reward_components: components, extracted_answer: answer } = row;
+  const {
+    response,
+    agent_ref: agent,
+    _ng_attempt_index: attempt,
+    duration_ms: duration,
+    started_at: started,
+    reward_components: components,
+    extracted_answer: answer,
+  } = row;
   if (!isRecord(row.responses_create_params) || !isRecord(agent) || !isRecord(response)) return false;
   const { output, usage } = response;
   return (
@@ -30,6 +38,7 @@ export function isPlainResultRow(row: Record<string, unknown>, heavy: boolean): 
     isIndex(row._ng_rollout_index) &&
     (attempt === undefined || (isIndex(attempt) && attempt > 0)) &&
     (duration === null || (isNumber(duration) && duration >= 0)) &&
+    optional(started, isNonnegative) &&
     isNumber(row.reward) &&
     (output === undefined || Array.isArray(output)) &&
     (usage === undefined || usage === null || isUsage(usage)) &&
@@ -73,6 +82,7 @@ function isTurn(value: unknown): boolean {
     optional(finish.raw, isString) &&
     hasOnly(finish, FinishReason.shape) &&
     isRecord(timing) &&
+    optional(timing.start_ms, isNonnegative) &&
     isNumber(timing.generation_ms) &&
     timing.generation_ms >= 0 &&
     isNumber(timing.env_ms) &&
@@ -80,6 +90,7 @@ function isTurn(value: unknown): boolean {
     hasOnly(timing, TurnRecord.shape.timing.shape) &&
     (mode === undefined || mode === 'raw' || mode === 'processed') &&
     optional(value.policy_version, isIndex) &&
+    optional(value.server, isString) &&
     optional(value.reward_components, isNumberRecord) &&
     (answer === undefined || answer === null || typeof answer === 'string') &&
     optional(value.env_terminated, isBoolean) &&
@@ -146,5 +157,6 @@ function hasOnly(value: Record<string, unknown>, shape: object): boolean {
 
 const optional = (value: unknown, is: (value: unknown) => boolean) => value === undefined || is(value);
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+const isNonnegative = (value: unknown): boolean => isNumber(value) && value >= 0;
 const isString = (value: unknown): value is string => typeof value === 'string';
 const isBoolean = (value: unknown): value is boolean => typeof value === 'boolean';

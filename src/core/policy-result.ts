@@ -32,6 +32,8 @@ export const PolicyResult = z
     prompt_source: z.enum(['ledger', 'server']).default('ledger'),
     /** Which weights sampled it (0 for the starting ones, +1 per update), when the policy says: recorded on the turn. */
     policy_version: z.number().int().nonnegative().optional(),
+    /** The base URL of the replica that answered, its credentials masked: recorded on the turn. Absent when no server did. */
+    server: z.string().optional(),
   })
   .refine((result) => result.token_ids.length === result.logprobs.length, {
     message: 'token_ids and logprobs must have the same length',

@@ -84,6 +84,8 @@ const rowBase = {
   ...MaterializedRow.shape,
   /** Wall time of the rollout; null only in rows read from version 1, which did not record it. */
   duration_ms: z.number().nonnegative().nullable(),
+  /** When the rollout started, in ms since the epoch; absent in rows written before gymnast recorded it, and in NeMo Gym's. */
+  started_at: z.number().nonnegative().optional(),
   response: RowResponse.optional(),
   ...EpisodeFields,
 };

@@ -45,7 +45,8 @@ const recordKeys = {
   env_fields: z.record(z.string(), z.unknown()).optional(),
   /** The sampling params the episode ran with: the meaning of `generation_logprobs` depends on them. */
   sampling: SamplingParams,
-  timing: z.object({ duration_ms: z.number().nonnegative() }),
+  /** `started_at`: epoch ms, when the clock tells the wall time (an injected test clock may not). */
+  timing: z.object({ duration_ms: z.number().nonnegative(), started_at: z.number().nonnegative().optional() }),
 };
 
 /** A finished episode whose reward is real. */

@@ -14,6 +14,11 @@ export const TurnRecord = z.object({
   logprobs_mode: z.enum(['raw', 'processed']).optional(),
   /** The version of the weights that sampled this turn (0 at start, +1 per update), when the policy reports one; absent otherwise. */
   policy_version: z.number().int().nonnegative().optional(),
+  /**
+   * The base URL of the replica that sampled this turn (its credentials masked), when the policy is
+   * served over HTTP; absent for the embedded model and scripted policies.
+   */
+  server: z.string().optional(),
   reward: z.number(),
   reward_components: z.record(z.string(), z.number()).optional(),
   /** The answer the environment extracted from this turn, if it reports one (for majority voting). */
@@ -44,6 +49,8 @@ export const TurnRecord = z.object({
    */
   drift_unchecked: z.boolean().optional(),
   timing: z.object({
+    /** When the generation was asked for, in ms from the rollout's start (`started_at`); absent in rows written before gymnast recorded it. */
+    start_ms: z.number().nonnegative().optional(),
     generation_ms: z.number().nonnegative(),
     env_ms: z.number().nonnegative(),
   }),

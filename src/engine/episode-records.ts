@@ -18,6 +18,7 @@ type FailedTermination = FailureRecord['termination'];
 
 /** The keys rollout and failure records share, reduced from the episode's facts. */
 function commonKeys(state: EpisodeState, finishedAt: number, recorded: RecordedMetadata, reported: Readonly<Record<string, unknown>> = {}) {
+  const duration_ms = elapsedMs(state.startedAt, finishedAt);
   const reward_components: Record<string, number> = {};
   for (const turn of state.turns) {
     for (const [name, value] of Object.entries(turn.reward_components ?? {})) {
@@ -39,7 +40,7 @@ function commonKeys(state: EpisodeState, finishedAt: number, recorded: RecordedM
     ...(state.terminalMetadata === undefined ? {} : { terminal_env_metadata: recorded(state.terminalMetadata) }),
     ...envFields({ ...state.fields, ...reported }),
     sampling: state.sampling,
-    timing: { duration_ms: elapsedMs(state.startedAt, finishedAt) },
+    timing: state.startedAtEpochMs === undefined ? { duration_ms } : { duration_ms, started_at: state.startedAtEpochMs },
   };
 }
 
@@ -86,6 +87,7 @@ export function turnRecord(index: number, generation: Generation, step: Step, ob
     finish_reason: result.finish_reason,
     ...(result.logprobs_mode ? { logprobs_mode: result.logprobs_mode } : {}),
     ...(result.policy_version === undefined ? {} : { policy_version: result.policy_version }),
+    ...(result.server === undefined ? {} : { server: result.server }),
     reward: step.result.reward,
     ...(step.result.reward_components ? { reward_components: step.result.reward_components } : {}),
     ...(step.result.answer !== undefined ? { answer: step.result.answer } : {}),
@@ -96,7 +98,7 @@ export function turnRecord(index: number, generation: Generation, step: Step, ob
     ...(observation.maxSeqLenReached ? { max_seq_len_reached: true as const } : {}),
     ...(drift ? { token_drift: drift } : {}),
     ...(generation.driftUnchecked === undefined ? {} : { drift_unchecked: generation.driftUnchecked }),
-    timing: { generation_ms: generation.ms, env_ms: step.ms },
+    timing: { start_ms: generation.startMs, generation_ms: generation.ms, env_ms: step.ms },
   };
 }
 

@@ -5,6 +5,7 @@ import type { ToolCall } from '../core/tool-call.js';
 import type { TurnRecord } from '../core/turn-record.js';
 import { TokenLedger } from '../tokens/token-ledger.js';
 import type { Tokenizer } from '../tokens/tokenizer.js';
+import type { Clock } from '../util/clock.js';
 import type { EpisodeKey } from './engine-events.js';
 import { extensibleCopy } from '../util/extensible-copy.js';
 
@@ -29,10 +30,14 @@ export interface EpisodeState {
   toolCalls: Map<number, ToolCall[]> | undefined;
   /** What the environment reported beyond rewards, merged over its steps (`StepResult.fields`); undefined until it reports any (most never do). */
   fields: Record<string, unknown> | undefined;
+  /** A reading of the episode's clock. */
   startedAt: number;
+  /** The wall time of `startedAt` (epoch ms), when the clock tells it. */
+  startedAtEpochMs: number | undefined;
 }
 
-export function createEpisodeState(task: EpisodeTask, rolloutIndex: number, sampling: SamplingParams, tokenizer: Tokenizer, startedAt: number): EpisodeState {
+export function createEpisodeState(task: EpisodeTask, rolloutIndex: number, sampling: SamplingParams, tokenizer: Tokenizer, clock: Clock): EpisodeState {
+  const startedAt = clock.now();
   return {
     key: { task_id: task.id, task_index: task.index, rollout_index: rolloutIndex },
     sessionId: `${task.id}#${rolloutIndex}`,
@@ -47,6 +52,7 @@ export function createEpisodeState(task: EpisodeTask, rolloutIndex: number, samp
     toolCalls: undefined,
     fields: undefined,
     startedAt,
+    startedAtEpochMs: clock.epochMs?.(startedAt),
   };
 }
 

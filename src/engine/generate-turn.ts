@@ -77,6 +77,7 @@ function generatedTurn(state: EpisodeState, options: EpisodeOptions, request: Po
     filledSequence,
     ...(drift ? { drift } : {}),
     ...(driftUnchecked === undefined ? {} : { driftUnchecked }),
+    startMs: elapsedMs(state.startedAt, started),
     ms,
   };
 }

@@ -13,5 +13,7 @@ export interface Generation {
   drift?: TokenDrift;
   /** Set when the server rendered the prompt: `true` when it did not return its ids, so the turn could not be checked for drift. */
   driftUnchecked?: boolean;
+  /** When the policy was asked, in ms from the episode's start. */
+  startMs: number;
   ms: number;
 }

@@ -23,6 +23,7 @@ export function plainPolicyResult(raw: unknown): PolicyResult | undefined {
     prompt_token_ids,
     prompt_source = 'ledger',
     policy_version,
+    server,
   } = raw;
   const { unified, raw: rawReason } = finish_reason;
   const { prompt_tokens, completion_tokens } = usage;
@@ -41,7 +42,8 @@ export function plainPolicyResult(raw: unknown): PolicyResult | undefined {
     (logprobs_mode === undefined || logprobs_mode === 'raw' || logprobs_mode === 'processed') &&
     (prompt_token_ids === undefined || isTokenIds(prompt_token_ids)) &&
     (prompt_source === 'ledger' || prompt_source === 'server') &&
-    (policy_version === undefined || isCount(policy_version));
+    (policy_version === undefined || isCount(policy_version)) &&
+    (server === undefined || typeof server === 'string');
   if (!plain) return undefined;
   return {
     token_ids,
@@ -54,6 +56,7 @@ export function plainPolicyResult(raw: unknown): PolicyResult | undefined {
     ...(prompt_token_ids === undefined ? {} : { prompt_token_ids }),
     prompt_source,
     ...(policy_version === undefined ? {} : { policy_version: policy_version as number }),
+    ...(server === undefined ? {} : { server }),
   };
 }
 

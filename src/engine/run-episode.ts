@@ -32,7 +32,7 @@ export async function runEpisode(task: EpisodeTask, rolloutIndex: number, option
   const emit = options.onEvent;
   const deadline = deadlineSignal(control.signal, options.episodeTimeoutMs);
   const { signal } = deadline;
-  const state = createEpisodeState(task, rolloutIndex, options.sampling, options.renderer.tokenizer, clock.now());
+  const state = createEpisodeState(task, rolloutIndex, options.sampling, options.renderer.tokenizer, clock);
   emit?.({ type: 'episode-start', ...state.key });
 
   let record: EpisodeRecord;

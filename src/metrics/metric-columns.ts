@@ -5,7 +5,7 @@ import { NumberList } from './number-list.js';
 export const USAGE_FIELDS = ['input_tokens', 'output_tokens', 'total_tokens'] as const;
 
 /** gymnast's bookkeeping: numbers about the record, not about the rollout. */
-const BOOKKEEPING_FIELDS = ['schema_version', 'duration_ms'] as const;
+const BOOKKEEPING_FIELDS = ['schema_version', 'duration_ms', 'started_at'] as const;
 
 export interface MetricColumn {
   readonly name: string;
@@ -26,7 +26,7 @@ interface TrackedColumn extends MetricColumn {
  * Which fields are metrics is NeMo Gym's rule (`RewardProfiler.profile_from_data`): every top-level
  * number or boolean (as 0/1) whose name does not start with `_`, plus `input_tokens`, `output_tokens`
  * and `total_tokens` of `response.usage`. Left out, beyond NeMo Gym's rule:
- * - gymnast's bookkeeping, `schema_version` and `duration_ms`;
+ * - gymnast's bookkeeping, `schema_version`, `duration_ms` and `started_at`;
  * - the task's own fields, when known (`taskFields`: the field names of the run's materialized inputs
  *   other than `responses_create_params`, `agent_ref` and `_ng_*`). A row echoes its input, and an
  *   `answer: 42` or a `difficulty: 3` there describes the question, not the rollout. `reward` is

@@ -129,7 +129,10 @@ export class RemotePolicy<Wire> implements Policy {
       .then(
         (reply) => {
           this.#checkSampled(reply, url);
-          return this.#backend.fromWire(reply, request);
+          const result = this.#backend.fromWire(reply, request);
+          // Masked as the router's events mask it: rows are read by more people than the one who typed the URL.
+          result.server = redactUrls(url);
+          return result;
         },
         (error: unknown) => {
           throw this.#refusal(error, request, model);

@@ -2,9 +2,14 @@
 export interface Clock {
   /** Milliseconds, monotonic within a process. */
   now(): number;
+  /**
+   * The wall time of a reading of `now`, in ms since the epoch (a row's `started_at`). Optional: a
+   * clock injected to make records byte-stable records none.
+   */
+  epochMs?(reading: number): number;
 }
 
-export const systemClock: Clock = { now: () => performance.now() };
+export const systemClock: Clock = { now: () => performance.now(), epochMs: (reading) => Math.round(performance.timeOrigin + reading) };
 
 /**
  * Milliseconds from `from` to `to` (never negative), to the microsecond: a timer difference's full

@@ -35,5 +35,6 @@ export function indexedRollout(read: ReadRow, place: LinePlace): IndexedRollout 
     driftUnchecked: row.drift_unchecked ?? turns.filter((turn) => turn.drift_unchecked === true).length,
     evaluationOnly: read.kind === 'result' && read.row.evaluation_only === true,
     durationMs: row.duration_ms ?? Number.NaN,
+    startedAt: row.started_at ?? Number.NaN,
   };
 }

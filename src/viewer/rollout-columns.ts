@@ -25,6 +25,8 @@ export interface IndexedRollout {
   evaluationOnly: boolean;
   /** NaN when the row did not record it. */
   durationMs: number;
+  /** `started_at` (epoch ms); NaN when the row did not record it. */
+  startedAt: number;
 }
 
 type Typed = Float64Array | Uint32Array | Uint16Array | Uint8Array;
@@ -71,7 +73,7 @@ class StringTable {
 const NONE = 0xffff;
 
 /**
- * The rollouts of a run as columns: about 65 bytes a rollout and no strings per row, so a run of
+ * The rollouts of a run as columns: about 73 bytes a rollout and no strings per row, so a run of
  * millions of rollouts indexes without holding the garbage collector up. Positions are insertion order.
  */
 export class RolloutColumns {
@@ -94,6 +96,7 @@ export class RolloutColumns {
   readonly driftUnchecked = new Column((n) => new Uint32Array(n));
   readonly evaluationOnly = new Column((n) => new Uint8Array(n));
   readonly duration = new Column((n) => new Float64Array(n));
+  readonly startedAt = new Column((n) => new Float64Array(n));
   readonly agents = new StringTable();
   readonly terminations = new StringTable();
   readonly failureClasses = new StringTable();
@@ -123,6 +126,7 @@ export class RolloutColumns {
     this.driftUnchecked.set(at, facts.driftUnchecked);
     this.evaluationOnly.set(at, facts.evaluationOnly ? 1 : 0);
     this.duration.set(at, facts.durationMs);
+    this.startedAt.set(at, facts.startedAt);
     return at;
   }
 

@@ -30,7 +30,7 @@ function comparable(jsonl: string): unknown[] {
   return jsonl
     .trim()
     .split('\n')
-    .map((line) => JSON.parse(line, (key, value: unknown) => (key === 'duration_ms' || key === 'timing' ? undefined : value)));
+    .map((line) => JSON.parse(line, (key, value: unknown) => (key === 'duration_ms' || key === 'started_at' || key === 'timing' ? undefined : value)));
 }
 
 /**

@@ -238,7 +238,7 @@ describe('gymnast collect', () => {
     const strip = (path: string) =>
       readRows(path)
         .sort((a, b) => (a._ng_task_index as number) - (b._ng_task_index as number) || (a._ng_rollout_index as number) - (b._ng_rollout_index as number))
-        .map(({ duration_ms: _duration, turns, ...rest }) => ({
+        .map(({ duration_ms: _duration, started_at: _started, turns, ...rest }) => ({
           ...rest,
           turns: (turns as { timing: unknown }[]).map(({ timing: _timing, ...turn }) => turn),
         }));

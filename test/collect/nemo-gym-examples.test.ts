@@ -571,6 +571,7 @@ describe('gymnast collect on each NeMo Gym example: its example.jsonl end to end
       'terminal_env_metadata',
       'sampling',
       'duration_ms',
+      'started_at',
       'schema_version',
     ]);
 

@@ -42,7 +42,9 @@ function richRow(rare: boolean): Record<string, unknown> {
     index: turns.length,
     logprobs_mode: 'raw',
     policy_version: 2,
+    server: 'http://127.0.0.1:8000',
     reward_components: { a: 1 },
+    timing: { start_ms: 12.5, generation_ms: 3, env_ms: 0.25 },
     drift_unchecked: true,
     ...(rare ? { token_drift: { source: 'template', at: 3, ledger: 'a', template: 'b' } } : {}),
   });
@@ -53,6 +55,7 @@ function richRow(rare: boolean): Record<string, unknown> {
     termination: { kind: 'max-tokens', detail: 'd' },
     env_metadata: { x: 1 },
     drift_unchecked: 1,
+    started_at: 1_795_000_000_000,
     extra: 4,
     _ng_attempt_index: 1,
   };

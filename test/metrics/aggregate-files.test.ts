@@ -40,7 +40,7 @@ function result(task: number, rollout: number, fields: object = {}, options: { v
     terminated: true,
     ...fields,
   };
-  return options.version === 1 ? row : { schema_version: 2, duration_ms: 100 + rollout, ...row };
+  return options.version === 1 ? row : { schema_version: 2, duration_ms: 100 + rollout, started_at: 1_795_000_000_000 + rollout, ...row };
 }
 
 function failure(task: number, rollout: number, options: { agent?: string } = {}): object {
@@ -145,7 +145,7 @@ describe('aggregateFiles', () => {
     const v1 = await aggregateFiles({ results: [writeRows(join(dir, 'v1.jsonl'), rows(1))] });
     const v2 = await aggregateFiles({ results: [writeRows(join(dir, 'v2.jsonl'), rows(2))] });
     assert.deepEqual(plain(v1), plain(v2));
-    assert.ok(!('mean/duration_ms' in v2[0]!.agent_metrics) && !('mean/schema_version' in v2[0]!.agent_metrics));
+    for (const bookkeeping of ['duration_ms', 'started_at', 'schema_version']) assert.ok(!(`mean/${bookkeeping}` in v2[0]!.agent_metrics), bookkeeping);
   });
 
   it('lists each rollout in its group only when asked (rollout_infos grow with the rollouts, the rest with tasks and metrics)', async () => {

@@ -10,6 +10,7 @@ import { findRuns } from '../../src/servers/viewer/run-files.js';
 import { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
 import type { RolloutDetail, RolloutPage, RolloutSummary } from '../../src/viewer/rollout-views.js';
 import type { RunOverview, RunSummary } from '../../src/viewer/run-overview.js';
+import { MAX_TIMELINE_ROLLOUTS, type RunTimeline } from '../../src/viewer/run-timeline.js';
 import { syntheticRow, toLines } from '../support/synthetic-rows.js';
 
 type ErrorBody = { error: { message: string } };
@@ -211,6 +212,39 @@ describe('gymnast view: the viewer API over a real run of the embedded model', (
     }
   });
 
+  it('gives the timeline: every rollout by when it started, each turn with its start, generation and environment times (no server: the embedded model)', async () => {
+    const { status, body } = await get<RunTimeline>('/api/runs/out/timeline');
+    assert.equal(status, 200);
+    assert.deepEqual([body.recorded, body.rollouts, body.timed, body.offset, body.left_out], [true, 32, 32, 0, { before: 0, after: 0 }]);
+    const starts = body.items.map((item) => item.started_at);
+    assert.deepEqual(
+      starts,
+      [...starts].sort((a, b) => a - b),
+    );
+    assert.equal(body.first_started_at, starts[0]);
+    const summaries = new Map((await get<RolloutPage>('/api/runs/out/rollouts?limit=100')).body.items.map((item) => [item.id, item]));
+    for (const item of body.items) {
+      const summary = summaries.get(item.id)!;
+      assert.deepEqual([item.task, item.rollout, item.reward, item.duration_ms], [summary.task, summary.rollout, summary.reward, summary.duration_ms]);
+      assert.equal(item.turns.length, summary.turns);
+      for (const turn of item.turns) {
+        assert.equal(turn.server, null);
+        assert.ok(turn.start_ms !== null && turn.start_ms + turn.generation_ms <= item.duration_ms! + 0.005, JSON.stringify(turn));
+      }
+    }
+    const window = (await get<RunTimeline>('/api/runs/out/timeline?offset=30&limit=5')).body;
+    assert.deepEqual(
+      [window.items.map((item) => item.id), window.left_out, window.first_started_at],
+      [body.items.slice(30).map((item) => item.id), { before: 30, after: 0 }, starts[0]],
+    );
+    assert.deepEqual((await get<RunTimeline>('/api/runs/out/timeline?limit=3')).body.left_out, { before: 0, after: 29 });
+    for (const limit of ['0', String(MAX_TIMELINE_ROLLOUTS + 1)]) {
+      const bad = await get(`/api/runs/out/timeline?limit=${limit}`);
+      assert.equal(bad.status, 400, limit);
+      assert.match(bad.body.error.message, /limit/);
+    }
+  });
+
   it('follows the run: a new line bumps the version and the count', async () => {
     const before = (await get<RunOverview>('/api/runs/out/overview')).body;
     const row = (await get<RolloutDetail>('/api/runs/out/rollouts/o0')).body.row;
@@ -308,6 +342,58 @@ describe('gymnast view listens before a big run is indexed', () => {
     await server.indexed();
     const overview = (await (await fetch(`${server.url}/api/runs/big/overview`)).json()) as RunOverview;
     assert.deepEqual([overview.indexing.done, overview.indexing.bytes_read, overview.counts.rollouts], [true, overview.indexing.bytes_total, 6000]);
+  });
+});
+
+describe('gymnast view: the timeline of runs that record replicas, and of runs that record no timing', () => {
+  let directory: string;
+  let server: ViewerServer;
+  const get = async <T>(path: string) => (await (await fetch(`${server.url}${path}`)).json()) as T;
+  before(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'gymnast-view-timeline-'));
+    const replicas = ['http://10.0.0.1:8000', 'http://10.0.0.2:8000'];
+    // Rollouts written out of start order, and two rows of an older gymnast without started_at.
+    const timed = Array.from({ length: 12 }, (_, i) =>
+      syntheticRow({ task: i, rollout: 0, turns: 1 + (i % 3), startedAt: 1_795_000_000_000 + ((i * 7) % 12) * 100, server: replicas[i % 2]! }),
+    );
+    writeFileSync(join(directory, 'fleet.jsonl'), toLines([...timed, syntheticRow({ task: 20, rollout: 0 }), syntheticRow({ task: 21, rollout: 0 })]));
+    writeFileSync(join(directory, 'old.jsonl'), toLines([syntheticRow({ task: 0, rollout: 0 }), syntheticRow({ task: 1, rollout: 0, failure: 'transport' })]));
+    server = await ViewerServer.open({ runs: [...(await findRuns(join(directory, 'fleet.jsonl'))), ...(await findRuns(join(directory, 'old.jsonl')))] });
+    await server.start();
+    await server.indexed();
+  });
+  after(async () => {
+    await server?.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('places the rollouts that record their start, in start order, each turn with its replica; says how many were left out', async () => {
+    const body = await get<RunTimeline>('/api/runs/fleet/timeline');
+    assert.deepEqual([body.recorded, body.rollouts, body.timed, body.first_started_at], [true, 14, 12, 1_795_000_000_000]);
+    assert.deepEqual(
+      body.items.map((item) => item.started_at - 1_795_000_000_000),
+      Array.from({ length: 12 }, (_, i) => i * 100),
+    );
+    const task5 = body.items.find((item) => item.task === 5)!;
+    assert.deepEqual(task5.turns, [
+      { start_ms: 0, generation_ms: 1, env_ms: 1, server: 'http://10.0.0.2:8000' },
+      { start_ms: 3, generation_ms: 1, env_ms: 1, server: 'http://10.0.0.2:8000' },
+      { start_ms: 6, generation_ms: 1, env_ms: 1, server: 'http://10.0.0.2:8000' },
+    ]);
+    const window = await get<RunTimeline>('/api/runs/fleet/timeline?offset=4&limit=5');
+    assert.deepEqual(
+      window.items.map((item) => item.id),
+      body.items.slice(4, 9).map((item) => item.id),
+    );
+    assert.deepEqual(window.left_out, { before: 4, after: 3 });
+  });
+
+  it('says a run whose rows record no start has no timeline', async () => {
+    const body = await get<RunTimeline>('/api/runs/old/timeline');
+    assert.deepEqual(
+      [body.recorded, body.rollouts, body.timed, body.first_started_at, body.items, body.left_out],
+      [false, 2, 0, null, [], { before: 0, after: 0 }],
+    );
   });
 });
 

@@ -20,6 +20,10 @@ export interface SyntheticRollout {
   /** Tokens per message: rows of realistic size have about a hundred. */
   tokensPerMessage?: number;
   durationMs?: number;
+  /** `started_at` (epoch ms): with it each turn records its `start_ms` too (3 ms apart). */
+  startedAt?: number;
+  /** The replica that sampled every turn (`turns[i].server`). */
+  server?: string;
 }
 
 /** One row as `gymnast collect` writes it (schema version 3), messages with token ids and logprobs (no model call on response.output holds them). */
@@ -43,7 +47,8 @@ export function syntheticRow(spec: SyntheticRollout): Record<string, unknown> {
       observation_truncated: false,
       ...(spec.drift?.includes(turn) ? { token_drift: { source: 'template', at: 3, ledger: 'a', template: 'b' } } : {}),
       ...(spec.unchecked?.includes(turn) ? { drift_unchecked: true } : {}),
-      timing: { generation_ms: 1, env_ms: 1 },
+      ...(spec.server === undefined ? {} : { server: spec.server }),
+      timing: spec.startedAt === undefined ? { generation_ms: 1, env_ms: 1 } : { start_ms: 3 * turn, generation_ms: 1, env_ms: 1 },
     });
   }
   const base = {
@@ -53,6 +58,7 @@ export function syntheticRow(spec: SyntheticRollout): Record<string, unknown> {
     _ng_rollout_index: spec.rollout,
     schema_version: ROW_SCHEMA_VERSION,
     duration_ms: spec.durationMs ?? 10 + spec.rollout,
+    ...(spec.startedAt === undefined ? {} : { started_at: spec.startedAt }),
     num_turns: turns,
     token_drift_count: spec.drift?.length ?? 0,
     ...(spec.unchecked?.length ? { drift_unchecked: spec.unchecked.length } : {}),

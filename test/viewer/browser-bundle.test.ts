@@ -173,6 +173,25 @@ describe('a bundle opened from disk in a headless browser', { skip, timeout: 90_
     noProblems();
   });
 
+  it('shows the run\'s timeline from disk: a lane per rollout under "no server" (the embedded model), a lane opening its rollout', async (t) => {
+    await open('#/run/hot');
+    await page.locator('a', { hasText: 'Timeline' }).click();
+    await page.locator('svg.timeline').waitFor();
+    assert.deepEqual(await page.$$eval('svg.timeline text.replica-heading', (headings) => headings.map((heading) => heading.textContent)), [
+      'no server · 64 rollouts',
+    ]);
+    assert.equal(await page.locator('svg.timeline a.lane').count(), 64);
+    assert.ok((await page.locator('svg.timeline rect.gen').count()) >= 64);
+    await page.screenshot({ path: join(shots, 'bundle-timeline.png'), fullPage: true });
+    t.diagnostic(`screenshot: ${join(shots, 'bundle-timeline.png')}`);
+    const lane = page.locator('svg.timeline a.lane').first();
+    const id = await lane.getAttribute('data-id');
+    await lane.locator('text.lane-label').click();
+    await page.locator('.token-view').waitFor();
+    assert.match(page.url(), new RegExp(`#/run/hot/rollout/${id}$`));
+    noProblems();
+  });
+
   it('says so when a page asks for what the bundle does not hold', async () => {
     await open('#/run/hot/rollout/o999');
     assert.match((await page.locator('[role="alert"]').textContent()) ?? '', /not in this bundle/);

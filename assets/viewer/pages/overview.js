@@ -29,6 +29,7 @@ function view(o) {
   return [
     h('h1', {}, o.id),
     h('p', { class: 'path' }, o.file),
+    h('p', { class: 'run-links' }, h('a', { href: fmt.href.timeline(o.id), title: 'rollouts over time, one lane each, grouped by replica; each turn a bar' }, 'Timeline')),
     indexingNote(o.indexing),
     h(
       'dl',

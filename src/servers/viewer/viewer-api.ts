@@ -6,6 +6,7 @@ import type { RunIndex } from '../../viewer/run-index.js';
 import { runOverview, runSummary } from '../../viewer/run-overview.js';
 import { parseTaskQuery, taskPage } from '../../viewer/task-page.js';
 import { compareRuns, parseCompareQuery } from '../../viewer/run-comparison.js';
+import { parseTimelineQuery, runTimeline } from '../../viewer/run-timeline.js';
 import type { ViewedRun } from './run-files.js';
 
 /** One run as the API serves it: its index, its lister (whose cache pages cheaply), and how to decode its tokens. */
@@ -28,7 +29,7 @@ const ok = (body: unknown): ApiReply => ({ status: 200, body });
 /**
  * The viewer's JSON API by path segments after `/api/`: `runs`, `runs/:run/overview`,
  * `runs/:run/rollouts`, `runs/:run/rollouts/:id`, `runs/:run/groups/:task`, `runs/:run/tasks`,
- * `compare/:a/:b`. A bad query parameter
+ * `runs/:run/timeline`, `compare/:a/:b`. A bad query parameter
  * throws a `BadQueryError` (the server answers 400 naming it).
  */
 export async function answerApi(runs: ReadonlyMap<string, ServedRun>, segments: readonly string[], search: URLSearchParams): Promise<ApiReply> {
@@ -46,6 +47,7 @@ export async function answerApi(runs: ReadonlyMap<string, ServedRun>, segments: 
   if (what === 'rollouts' && key !== undefined) return rollout(served, key);
   if (what === 'groups' && key !== undefined) return group(served, key);
   if (what === 'tasks' && key === undefined) return ok(taskPage(served.index, parseTaskQuery(search)));
+  if (what === 'timeline' && key === undefined) return ok(await runTimeline(served.index, parseTimelineQuery(search)));
   return notFound(`no API route /api/${segments.join('/')}`);
 }
 

@@ -19,7 +19,7 @@ import { viewerAssetsDirectory } from './viewer-server.js';
  * adding a page's route to the bundle is adding its name here. The rollouts list, each rollout and each
  * group are written apart (the list is filtered in the page, each rollout and group is a file).
  */
-const WHOLE_RUN_ROUTES: readonly string[] = ['overview'];
+const WHOLE_RUN_ROUTES: readonly string[] = ['overview', 'timeline'];
 
 /** The largest page the API gives (`limit`). */
 const PAGE = 1000;
@@ -51,7 +51,7 @@ export interface ViewerBundle {
  * static host, with no server. Chromium runs neither fetch() nor ES modules over file://, so the app
  * is linked into one classic script (`viewer.js`) and the API's answers are written as classic scripts
  * under `data/`, each handing its answer to `gymnastBundle.put`, which the page loads when it needs
- * them: the run list and overviews, every rollout's summary (the rollouts page filters and sorts them
+ * them: the run list and overviews, the timeline (its first window), every rollout's summary (the rollouts page filters and sorts them
  * itself) and the searchable text of its messages, each rollout, each task's group, its task table, and
  * every pair of runs compared (both tables sorted and paged in the page). The answers are
  * the server's own (`answerApi`), so the copy shows what `gymnast view` shows.
