@@ -15,8 +15,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { findRuns } from '../../src/servers/viewer/run-files.js';
-import { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
-import { launchChromium, openPage, removeSpecFolder, screenshotsFolder, skipWithoutChromium } from '../support/headless-chromium.js';
+import type { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
+import { removeSpecFolder, skipWithoutChromium } from '../support/headless-chromium.js';
+import { closeViewerInChromium, openViewerInChromium } from '../support/viewer-in-chromium.js';
 
 const skip = skipWithoutChromium;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -48,16 +49,10 @@ describe("the overview's charts in a headless browser", { skip, timeout: 90_000 
       collect(join(dir, 'runs', 'k30.jsonl'), '--limit', '4', '--num-repeats', '30', '--temperature', '2', '--seed', '5', '--max-tokens', '40'),
       collect(join(dir, 'runs', 'one.jsonl'), '--limit', '1', '--num-repeats', '1'),
     ]);
-    server = await ViewerServer.open({ runs: await findRuns(join(dir, 'runs')) });
-    await server.start();
-    await server.indexed();
-    shots = await screenshotsFolder(dir);
-    browser = await launchChromium();
-    page = await openPage(browser, problems);
+    ({ server, browser, page, shots } = await openViewerInChromium({ runs: await findRuns(join(dir, 'runs')) }, dir, problems));
   });
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await closeViewerInChromium({ browser, server });
     await removeSpecFolder(dir);
   });
 

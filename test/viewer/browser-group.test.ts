@@ -14,9 +14,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { findRuns } from '../../src/servers/viewer/run-files.js';
-import { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
+import type { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
 import { groupAdvantages } from '../../src/train/group-advantages.js';
-import { launchChromium, openPage, removeSpecFolder, screenshotsFolder, skipWithoutChromium } from '../support/headless-chromium.js';
+import { removeSpecFolder, skipWithoutChromium } from '../support/headless-chromium.js';
+import { closeViewerInChromium, openViewerInChromium } from '../support/viewer-in-chromium.js';
 
 const skip = skipWithoutChromium;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -62,16 +63,10 @@ describe('the group page in a headless browser', { skip, timeout: 90_000 }, () =
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gymnast-group-'));
     await Promise.all([collect(8, join(dir, 'runs', 'n8.jsonl')), collect(16, join(dir, 'runs', 'n16.jsonl'))]);
-    server = await ViewerServer.open({ runs: await findRuns(join(dir, 'runs')) });
-    await server.start();
-    await server.indexed();
-    shots = await screenshotsFolder(dir);
-    browser = await launchChromium();
-    page = await openPage(browser, problems);
+    ({ server, browser, page, shots } = await openViewerInChromium({ runs: await findRuns(join(dir, 'runs')) }, dir, problems));
   });
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await closeViewerInChromium({ browser, server });
     await removeSpecFolder(dir);
   });
 

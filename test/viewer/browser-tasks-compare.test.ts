@@ -12,10 +12,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { findRuns } from '../../src/servers/viewer/run-files.js';
-import { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
+import type { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
 import { base, baseFailures, next, writeRun } from '../support/compared-runs.js';
 import { syntheticRow, toLines } from '../support/synthetic-rows.js';
-import { launchChromium, openPage, removeSpecFolder, screenshotsFolder, skipWithoutChromium } from '../support/headless-chromium.js';
+import { removeSpecFolder, skipWithoutChromium } from '../support/headless-chromium.js';
+import { closeViewerInChromium, openViewerInChromium } from '../support/viewer-in-chromium.js';
 
 const skip = skipWithoutChromium;
 
@@ -38,16 +39,10 @@ describe('gymnast view: the per-task table and two runs compared, in a headless 
     writeRun(runs, 'base', base, baseFailures);
     writeRun(runs, 'next', next);
     writeRun(runs, 'wide', wide);
-    server = await ViewerServer.open({ runs: await findRuns(runs), followIntervalMs: 200 });
-    await server.start();
-    await server.indexed();
-    shots = await screenshotsFolder(dir);
-    browser = await launchChromium();
-    page = await openPage(browser, problems);
+    ({ server, browser, page, shots } = await openViewerInChromium({ runs: await findRuns(runs), followIntervalMs: 200 }, dir, problems));
   });
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await closeViewerInChromium({ browser, server });
     await removeSpecFolder(dir);
   });
 

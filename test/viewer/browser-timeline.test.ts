@@ -12,10 +12,11 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { findRuns } from '../../src/servers/viewer/run-files.js';
-import { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
+import type { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
 import type { InferenceServer } from '../../src/testing/index.js';
 import type { RunTimeline } from '../../src/viewer/run-timeline.js';
-import { launchChromium, openPage, removeSpecFolder, screenshotsFolder, skipWithoutChromium } from '../support/headless-chromium.js';
+import { removeSpecFolder, skipWithoutChromium } from '../support/headless-chromium.js';
+import { closeViewerInChromium, openViewerInChromium } from '../support/viewer-in-chromium.js';
 import { startServers } from '../support/loopback-model.js';
 import { qwen3Directory } from '../support/qwen3.js';
 import { gymnast } from '../support/run-cli.js';
@@ -47,16 +48,14 @@ describe('the timeline page in a headless browser', { skip, timeout: 90_000 }, (
     const old = (await readFile(output, 'utf8')).replace(/"started_at":\d+,/g, '');
     await mkdir(join(dir, 'old'));
     await writeFile(join(dir, 'old', 'old.jsonl'), old);
-    server = await ViewerServer.open({ runs: [...(await findRuns(output)), ...(await findRuns(join(dir, 'old')))] });
-    await server.start();
-    await server.indexed();
-    shots = await screenshotsFolder(dir);
-    browser = await launchChromium();
-    page = await openPage(browser, problems);
+    ({ server, browser, page, shots } = await openViewerInChromium(
+      { runs: [...(await findRuns(output)), ...(await findRuns(join(dir, 'old')))] },
+      dir,
+      problems,
+    ));
   });
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await closeViewerInChromium({ browser, server });
     await Promise.all(replicas.map((replica) => replica.close()));
     await removeSpecFolder(dir);
   });
