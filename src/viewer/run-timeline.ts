@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { readRow } from '../core/row-reader.js';
-import { parseQueryParameters } from './query-parameters.js';
+import { PageWindow, parseQueryParameters } from './query-parameters.js';
 import type { RunIndex } from './run-index.js';
 
 /**
@@ -11,13 +11,7 @@ export const MAX_TIMELINE_ROLLOUTS = 5000;
 export const DEFAULT_TIMELINE_ROLLOUTS = 2000;
 
 /** The query string of `GET /api/runs/:run/timeline`: a window of the run's timed rollouts, in the order they started. */
-export const TimelineQuery = z.object({
-  offset: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(2 ** 32)
-    .default(0),
+export const TimelineQuery = PageWindow.extend({
   limit: z.coerce.number().int().min(1).max(MAX_TIMELINE_ROLLOUTS).default(DEFAULT_TIMELINE_ROLLOUTS),
 });
 export type TimelineQuery = z.infer<typeof TimelineQuery>;
