@@ -8,6 +8,7 @@ import { parse } from 'yaml';
 import { ConfigFileError } from '../../src/core/errors/config-file-error.js';
 import { ServerStartError } from '../../src/core/errors/server-start-error.js';
 import { startConfigRun, type ConfigRun } from '../../src/servers/config/config-run.js';
+import { ephemeralPortLow } from '../../src/servers/config/pick-free-port.js';
 import { planServers, type AgentPlan } from '../../src/servers/config/plan-servers.js';
 import { loadServerConfig, parseServerConfig } from '../../src/servers/config/server-config.js';
 import { isProcessAlive } from '../../src/util/process-alive.js';
@@ -85,6 +86,8 @@ describe('a config run: every server of a NeMo Gym-shaped config, and the head s
       ['sidecar', 'resources_servers', 'my_python_env'],
     ]);
     for (const instance of instances) assert.match(instance.url, /^http:\/\/127\.0\.0\.1:\d+/);
+    // Ports picked free lie below the kernel's ephemeral range: no connection made before a server listens can take its port.
+    for (const instance of instances) assert.ok(Number(new URL(instance.url).port) < ephemeralPortLow(), instance.url);
     const byName = Object.fromEntries(instances.map((instance) => [instance.name, instance]));
     assert.deepEqual(await getJson(`${byName.sidecar!.url}/`), {
       name: 'sidecar',

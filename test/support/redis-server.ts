@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { pickFreePort } from '../../src/servers/config/pick-free-port.js';
 
 /** Where the Debian package puts it; the queue's specs skip (saying why) without it. */
 export const REDIS_SERVER = '/usr/bin/redis-server';
@@ -72,12 +72,10 @@ export class RedisServer {
   }
 }
 
-/** A port nothing listens on (the OS's pick, closed again). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
+/**
+ * A port nothing listens on, below the ephemeral range: no connection (a worker reconnecting while its
+ * Redis restarts) can take it before redis-server binds it, or binds it again.
+ */
+export function freePort(): Promise<number> {
+  return pickFreePort('127.0.0.1');
 }

@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { stringify } from 'yaml';
 import { builtinAgent, type Agent } from '../../collect/agent.js';
 import { resourcesAgent } from '../../collect/resources-agent.js';
@@ -14,6 +13,7 @@ import { resourcesServerFor } from '../resources/resources-server-for.js';
 import { ExternalServer } from './external-server.js';
 import { headServer, type ServerInstanceInfo } from './head-server.js';
 import { agentDefaults, withNemoGymGlobals } from './nemo-gym-globals.js';
+import { pickFreePort } from './pick-free-port.js';
 import { planServers, type AgentPlan, type EmbeddedModelPlan, type ServerPlan, type ServedModelPlan } from './plan-servers.js';
 import { servedModelTokenizer } from './served-model-tokenizer.js';
 import type { GymConfig } from './server-config.js';
@@ -286,8 +286,9 @@ function standInNotice(plan: ServerPlan): string | undefined {
 
 /**
  * Where each started server listens: its configured host (else `default_host`) and port, a free port
- * when none is given (or 0). Picked up front so the resolved config is whole before anything starts;
- * another process could take a port in between, which fails that server's start, naming it.
+ * when none is given (or 0). Picked up front so the resolved config is whole before anything starts,
+ * and below the ephemeral range (`pickFreePort`) so that no connection takes one in between; a process
+ * listening on that very port still could, which fails that server's start, naming it.
  */
 async function assignAddresses(config: GymConfig, plans: readonly ServerPlan[]): Promise<Map<string, { host: string; port: number }>> {
   const addresses = new Map<string, { host: string; port: number }>();
@@ -301,13 +302,8 @@ async function assignAddresses(config: GymConfig, plans: readonly ServerPlan[]):
 }
 
 function freePort(host: string, name: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', (error) => reject(new ServerStartError(name, `no free port on ${host}: ${reason(error)}`, { cause: error })));
-    probe.listen(0, host, () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
+  return pickFreePort(host).catch((error: unknown) => {
+    throw new ServerStartError(name, `no free port on ${host}: ${reason(error)}`, { cause: error });
   });
 }
 
