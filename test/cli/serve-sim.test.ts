@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { after, describe, it } from 'node:test';
+import { pickFreePort } from '../../src/servers/config/pick-free-port.js';
 import { gymnast } from '../support/run-cli.js';
 
 const bin = new URL('../../bin/gymnast.js', import.meta.url).pathname;
@@ -30,12 +31,10 @@ async function twoFreePorts(): Promise<number> {
       server.once('error', () => resolve(false));
       server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
     });
+  // Below the ephemeral range: no connection the suite makes meanwhile takes them before the CLI listens.
   for (;;) {
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const port = (probe.address() as { port: number }).port;
-    await new Promise((resolve) => probe.close(resolve));
-    if (port < 65_535 && (await listen(port)) && (await listen(port + 1))) return port;
+    const port = await pickFreePort('127.0.0.1');
+    if (port < 65_535 && (await listen(port + 1))) return port;
   }
 }
 
