@@ -70,7 +70,9 @@ export function nemoGymAgent(options: NemoGymAgentOptions): Agent & { close(): P
     check: () => [],
     async run(row, { control: { signal } }): Promise<RolloutOutcome> {
       const started = performance.now();
+      const started_at = Date.now();
       const elapsed = () => performance.now() - started;
+      const timing = (): RowTiming => ({ duration_ms: elapsed(), started_at });
       // The timeout bounds the whole rollout, retries and their backoff included: each attempt gets what is left.
       const timeoutMs = options.timeoutMs ?? 600_000;
       const deadline = AbortSignal.timeout(timeoutMs);
@@ -99,14 +101,14 @@ export function nemoGymAgent(options: NemoGymAgentOptions): Agent & { close(): P
           AbortSignal.any([signal, deadline]),
         );
         const { reward, _ng_failure_class: reported, _ng_no_persist: unpersisted, ...rest } = result;
-        const common = extensibleCopy(row, { ...rest, ...stampsOf(row), schema_version: ROW_SCHEMA_VERSION, duration_ms: elapsed() });
+        const common = extensibleCopy(row, { ...rest, ...stampsOf(row), schema_version: ROW_SCHEMA_VERSION, ...timing() });
         // NeMo Gym's "kill-shaped" rollouts never reached a verdict: retried later, never a reward.
         if (unpersisted === true)
           return failure(
             row,
             'aborted',
             { kind: 'agent-reported', name: 'NemoGymNoPersist', message: 'the agent server marked the rollout _ng_no_persist' },
-            elapsed(),
+            timing(),
           );
         if (reported !== undefined) return { kind: 'failure', row: extensibleCopy(common, reportedFailure(reported)) };
         const success = extensibleCopy(common, { response: result.response ?? {}, reward });
@@ -121,15 +123,15 @@ export function nemoGymAgent(options: NemoGymAgentOptions): Agent & { close(): P
             name: 'InvalidAgentResult',
             message: `the agent server's ${issue.path.join('.')} does not fit a result row: ${issue.message}`,
           },
-          elapsed(),
+          timing(),
         );
       } catch (error) {
         if (!signal.aborted && (timedOut !== undefined || deadline.aborted)) {
-          return failure(row, 'timeout', recordError(timedOut ?? new RequestTimeoutError(requestUrl(options.urls[0]!, '/run'), timeoutMs)), elapsed());
+          return failure(row, 'timeout', recordError(timedOut ?? new RequestTimeoutError(requestUrl(options.urls[0]!, '/run'), timeoutMs)), timing());
         }
         if (!GymnastError.isInstance(error) && !signal.aborted) throw error;
         const failureClass: FailureClass = signal.aborted ? 'aborted' : hasKind(error, 'transport', 'timeout') ? error.kind : 'agent-error';
-        return failure(row, failureClass, recordError(signal.aborted ? signal.reason : error), elapsed());
+        return failure(row, failureClass, recordError(signal.aborted ? signal.reason : error), timing());
       }
     },
     aggregateMetrics: (verifyResponses, signal) =>
@@ -156,11 +158,17 @@ export function nemoGymAgent(options: NemoGymAgentOptions): Agent & { close(): P
   };
 }
 
+/** How long a rollout took, and when it started (epoch ms): what the timeline of `gymnast view` draws. */
+interface RowTiming {
+  duration_ms: number;
+  started_at: number;
+}
+
 /** A failure row of the planned row alone: nothing the agent sent is kept. */
-function failure(row: MaterializedRow, failureClass: FailureClass, error: RecordedError, durationMs: number): RolloutOutcome {
+function failure(row: MaterializedRow, failureClass: FailureClass, error: RecordedError, timing: RowTiming): RolloutOutcome {
   return {
     kind: 'failure',
-    row: extensibleCopy(row, { ...stampsOf(row), schema_version: ROW_SCHEMA_VERSION, duration_ms: durationMs, ...failureFields(failureClass, error) }),
+    row: extensibleCopy(row, { ...stampsOf(row), schema_version: ROW_SCHEMA_VERSION, ...timing, ...failureFields(failureClass, error) }),
   };
 }
 

@@ -49,6 +49,7 @@ describe('NeMo Gym agent servers', () => {
     writeFileSync(input, `${rows.join('\n')}\n`);
     const agent = nemoGymAgent({ name: 'blackjack', urls: [url], maxAttempts: 2 });
     const tokenizer = new CharTokenizer();
+    const before = Date.now();
     const summary = await collect({
       input,
       output: join(dir, 'out.jsonl'),
@@ -94,6 +95,9 @@ describe('NeMo Gym agent servers', () => {
     assert.equal(judged.nemo_gym_failure_class, 'judge_failed', "NeMo Gym's own class is kept beside ours");
     assert.equal(judged._ng_failure_judge_error, 'no verdict');
     assert.ok(failures.every((row) => !('reward' in row)));
+    // When each /run was sent, for the timeline of `gymnast view`: successes and failures alike.
+    for (const row of [success!, ...failures])
+      assert.ok((row.started_at as number) >= before && (row.started_at as number) <= Date.now(), String(row.behaviour));
     assert.equal(calls.filter((row) => row.behaviour === 'crash').length, 2, '5xx retried up to max attempts');
     assert.equal((calls[0]!._ng_rollout_index as number) >= 0, true, 'the agent receives the materialized row');
   });
