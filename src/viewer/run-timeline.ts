@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { readRow } from '../core/row-reader.js';
 import { PageWindow, parseQueryParameters } from './query-parameters.js';
+import type { RolloutColumns } from './rollout-columns.js';
+import { rolloutSummary, type RolloutSummary } from './rollout-views.js';
 import type { RunIndex } from './run-index.js';
 
 /**
@@ -8,7 +10,7 @@ import type { RunIndex } from './run-index.js';
  * from its line, so an answer costs a read of that many rows, and the page draws one SVG of that many lanes.
  */
 export const MAX_TIMELINE_ROLLOUTS = 5000;
-export const DEFAULT_TIMELINE_ROLLOUTS = 2000;
+const DEFAULT_TIMELINE_ROLLOUTS = 2000;
 
 /** The query string of `GET /api/runs/:run/timeline`: a window of the run's timed rollouts, in the order they started. */
 export const TimelineQuery = PageWindow.extend({
@@ -28,18 +30,10 @@ export interface TimelineTurn {
   server: string | null;
 }
 
-/** One rollout on the timeline. */
-export interface TimelineRollout {
-  /** The rollout's id in the viewer's routes (`o12`, `f0`). */
-  id: string;
-  task: number;
-  rollout: number;
-  /** Null for a failure (see `failure_class`) and a prompt that never reached the model. */
-  reward: number | null;
-  failure_class: string | null;
-  /** Epoch ms. */
+/** One rollout on the timeline: its summary's identity, reward and duration, when it started (epoch ms), and its turns. */
+export interface TimelineRollout extends Pick<RolloutSummary, 'id' | 'task' | 'rollout' | 'reward' | 'failure_class'> {
   started_at: number;
-  duration_ms: number | null;
+  duration_ms: RolloutSummary['duration_ms'];
   turns: TimelineTurn[];
 }
 
@@ -66,7 +60,14 @@ export interface RunTimeline {
 const READ_BATCH = 64;
 
 /** Each index's timed positions in start order, kept for the version they were sorted at. */
-const startOrders = new WeakMap<RunIndex, { version: number; columns: unknown; positions: Uint32Array }>();
+const startOrders = new WeakMap<RunIndex, { version: number; positions: Uint32Array }>();
+
+/**
+ * The last answer's rollouts by position, for the columns they were read from: a position's line never
+ * changes while the columns last (a run is re-indexed into new ones), so a page refreshed as the run
+ * grows reads only the rows new to its window, not the whole window again.
+ */
+const lastWindows = new WeakMap<RolloutColumns, Map<number, TimelineRollout>>();
 
 /**
  * A window of the run's rollouts as a timeline: when each started and, from its line, each turn's
@@ -77,10 +78,13 @@ export async function runTimeline(index: RunIndex, query: TimelineQuery): Promis
   const columns = index.columns;
   const positions = startOrder(index);
   const window = positions.subarray(query.offset, query.offset + query.limit);
+  const last = lastWindows.get(columns);
   const items: TimelineRollout[] = [];
   for (let from = 0; from < window.length; from += READ_BATCH) {
-    items.push(...(await Promise.all(Array.from(window.subarray(from, from + READ_BATCH), (at) => timelineRollout(index, at)))));
+    const batch = Array.from(window.subarray(from, from + READ_BATCH), (at) => last?.get(at) ?? timelineRollout(index, at));
+    items.push(...(await Promise.all(batch)));
   }
+  lastWindows.set(columns, new Map(Array.from(window, (at, i) => [at, items[i]!])));
   return {
     recorded: positions.length > 0,
     rollouts: columns.length,
@@ -97,29 +101,29 @@ export async function runTimeline(index: RunIndex, query: TimelineQuery): Promis
 /** The positions of rollouts that record their start, earliest first (ties in index order). */
 function startOrder(index: RunIndex): Uint32Array {
   const cached = startOrders.get(index);
-  if (cached?.version === index.version && cached.columns === index.columns) return cached.positions;
+  // The version changes with the columns too (a re-index), so it alone says whether the order holds.
+  if (cached?.version === index.version) return cached.positions;
   const columns = index.columns;
   const started = columns.startedAt.values;
   const timed: number[] = [];
   for (let at = 0; at < columns.length; at++) if (!Number.isNaN(started[at]!)) timed.push(at);
   const positions = Uint32Array.from(timed.sort((a, b) => started[a]! - started[b]! || a - b));
-  startOrders.set(index, { version: index.version, columns, positions });
+  startOrders.set(index, { version: index.version, positions });
   return positions;
 }
 
 async function timelineRollout(index: RunIndex, at: number): Promise<TimelineRollout> {
-  const columns = index.columns;
+  const { id, task, rollout, reward, failure_class, duration_ms } = rolloutSummary(index, at);
+  const started_at = index.columns.startedAt.values[at]!;
   const { row } = readRow(JSON.parse(await index.lineOf(at)), index.whereOf(at));
-  const reward = columns.reward.values[at]!;
-  const duration = columns.duration.values[at]!;
   return {
-    id: columns.idOf(at),
-    task: columns.task.values[at]!,
-    rollout: columns.rollout.values[at]!,
-    reward: Number.isNaN(reward) ? null : reward,
-    failure_class: columns.failureClassOf(at),
-    started_at: columns.startedAt.values[at]!,
-    duration_ms: Number.isNaN(duration) ? null : duration,
+    id,
+    task,
+    rollout,
+    reward,
+    failure_class,
+    started_at,
+    duration_ms,
     turns: (row.turns ?? []).map(({ timing, server }) => ({
       start_ms: timing.start_ms ?? null,
       generation_ms: timing.generation_ms,
