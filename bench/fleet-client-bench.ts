@@ -120,49 +120,52 @@ async function measure(fleet: Fleet, command: string, args: string[], expectedTu
   return { cpuPerTurnS: cpuS / turns, turnsPerSecond: turns / seconds, cores: cpuS / seconds };
 }
 
-/** `gymnast collect` with `concurrency` rollouts in flight, `rollouts` in all, against a fresh fleet. */
-async function gymnastCost(dir: string, concurrency: number, rollouts: number): Promise<ClientCost> {
+/** What `measureOn` spends against a fresh fleet, given `rollouts` rollouts' input rows. */
+async function onFreshFleet(dir: string, rollouts: number, measureOn: (fleet: Fleet, input: string) => Promise<ClientCost>): Promise<ClientCost> {
   const fleet = await startFleet();
   try {
     const input = join(dir, `rows-${rollouts}.jsonl`);
     await writeRows(input, rollouts / REPEATS);
+    return await measureOn(fleet, input);
+  } finally {
+    fleet.stop();
+  }
+}
+
+/** `gymnast collect` with `concurrency` rollouts in flight, `rollouts` in all, against a fresh fleet. */
+function gymnastCost(dir: string, concurrency: number, rollouts: number): Promise<ClientCost> {
+  return onFreshFleet(dir, rollouts, (fleet, input) => {
     const urls = fleet.urls.flatMap((url) => ['--base-url', url]);
     const args = [BIN, 'collect', '--policy', 'vllm-completions', ...urls, '--model', fleet.model, '--tokenizer', qwen3Directory];
     const output = join(dir, `gymnast-${concurrency}.jsonl`);
     rmSync(output, { force: true });
     const runArgs = ['-i', input, '-o', output, '-c', String(concurrency), '--num-repeats', String(REPEATS), '--max-tokens', String(MAX_TOKENS)];
-    return await measure(fleet, process.execPath, [...args, ...runArgs], 2 * rollouts);
-  } finally {
-    fleet.stop();
-  }
+    return measure(fleet, process.execPath, [...args, ...runArgs], 2 * rollouts);
+  });
 }
 
-/** bench/python-collector.py (`http`: aiohttp or its standard-library client) with the same rollouts. */
-async function pythonCost(dir: string, python: string, http: 'aiohttp' | 'stdlib', concurrency: number, rollouts: number): Promise<ClientCost> {
-  const fleet = await startFleet();
-  try {
-    const input = join(dir, `rows-${rollouts}.jsonl`);
-    await writeRows(input, rollouts / REPEATS);
-    const output = join(dir, `python-${concurrency}.jsonl`);
-    const args = [PYTHON_COLLECTOR, '--http', http, fleet.urls.join(','), fleet.model, input, output, String(concurrency), String(REPEATS), String(MAX_TOKENS)];
-    return await measure(fleet, python, args, 2 * rollouts);
-  } finally {
-    fleet.stop();
-  }
+/** A baseline collector script and how it is run; both take the same arguments. */
+interface Collector {
+  /** Names its output file. */
+  name: string;
+  interpreter: string;
+  script: string;
+  /** Its `--http` client. */
+  http: string;
 }
 
-/** bench/node-collector.mjs over node:net with the same rollouts: the least a Node client of these servers can spend a turn. */
-async function nodeFloorCost(dir: string, concurrency: number, rollouts: number): Promise<ClientCost> {
-  const fleet = await startFleet();
-  try {
-    const input = join(dir, `rows-${rollouts}.jsonl`);
-    await writeRows(input, rollouts / REPEATS);
-    const output = join(dir, `node-${concurrency}.jsonl`);
-    const args = [NODE_COLLECTOR, '--http', 'net', fleet.urls.join(','), fleet.model, input, output, String(concurrency), String(REPEATS), String(MAX_TOKENS)];
-    return await measure(fleet, process.execPath, args, 2 * rollouts);
-  } finally {
-    fleet.stop();
-  }
+/** bench/python-collector.py (aiohttp or its standard-library client), run by this Python. */
+const pythonCollector = (python: string, http: 'aiohttp' | 'stdlib'): Collector => ({ name: 'python', interpreter: python, script: PYTHON_COLLECTOR, http });
+/** bench/node-collector.mjs over node:net: the least a Node client of these servers can spend a turn. */
+const nodeCollector: Collector = { name: 'node', interpreter: process.execPath, script: NODE_COLLECTOR, http: 'net' };
+
+/** `collector` with the same rollouts as `gymnastCost`. */
+function collectorCost(dir: string, collector: Collector, concurrency: number, rollouts: number): Promise<ClientCost> {
+  return onFreshFleet(dir, rollouts, (fleet, input) => {
+    const output = join(dir, `${collector.name}-${concurrency}.jsonl`);
+    const args = [collector.script, '--http', collector.http, fleet.urls.join(','), fleet.model, input, output];
+    return measure(fleet, collector.interpreter, [...args, String(concurrency), String(REPEATS), String(MAX_TOKENS)], 2 * rollouts);
+  });
 }
 
 /** The first Python that imports aiohttp, or undefined. */
@@ -210,7 +213,7 @@ export async function fleetClient(): Promise<BenchLine[]> {
  */
 async function nodeFloor(dir: string): Promise<BenchLine> {
   const concurrency = 1_024;
-  const cost = await nodeFloorCost(dir, concurrency, 2 * concurrency);
+  const cost = await collectorCost(dir, nodeCollector, concurrency, 2 * concurrency);
   return {
     name: `fleet client: the floor under the goal, bench/node-collector.mjs (Node, chat requests over node:net, JSON and the arithmetic rules, nothing else) with ${concurrency.toLocaleString('en-US')} rollouts in flight on ${REPLICAS} simulated replicas (${ms(cost)}, ${cost.cores.toFixed(2)} cores)`,
     measured: { label: 'bare Node collector', value: cost.cpuPerTurnS * 1000, unit: 'cores per 1,000 turns/s' },
@@ -235,7 +238,7 @@ async function versusPython(dir: string): Promise<BenchLine> {
   const baseline: ClientCost[] = [];
   for (let round = 0; round < 3; round++) {
     gymnast.push(await gymnastCost(dir, concurrency, rollouts));
-    baseline.push(await pythonCost(dir, python, http, concurrency, rollouts));
+    baseline.push(await collectorCost(dir, pythonCollector(python, http), concurrency, rollouts));
   }
   const measured = median(gymnast.map((cost) => cost.cpuPerTurnS * 1000));
   const against = median(baseline.map((cost) => cost.cpuPerTurnS * 1000));

@@ -96,13 +96,12 @@ export async function heldEpisodeHeap(inFlight: number, workload: Workload = {},
 
 /** Waits until process `pid` is idle (see SETTLED_CPU_S). */
 async function settled(pid: number): Promise<void> {
-  const cpuS = () => cpuSecondsOf(pid);
   const deadline = performance.now() + SETTLE_MAX_MS;
   let quiet = 0;
-  let last = cpuS();
+  let last = cpuSecondsOf(pid);
   while (quiet < 2 && performance.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, SETTLE_SAMPLE_MS));
-    const now = cpuS();
+    const now = cpuSecondsOf(pid);
     quiet = now - last < SETTLED_CPU_S ? quiet + 1 : 0;
     last = now;
   }

@@ -1,6 +1,7 @@
 import type { PolicyResultInput } from '../../src/core/policy-result.js';
 import type { Policy, PolicyRequest } from '../../src/policy/policy.js';
 import { blockHash, ROOT_BLOCK_HASH } from '../../src/servers/sim/block-hash.js';
+import { withGenerate } from './with-generate.js';
 
 /**
  * Counts the cacheable prompt tokens of every request a policy sends: the longest prefix of its prompt,
@@ -30,7 +31,7 @@ export class CacheableTokens {
       this.#compute(sequence, Math.floor((sequence.length - 1) / this.blockSize));
       return result;
     };
-    return { name: policy.name, generate, ...(policy.endSession ? { endSession: (id: string) => policy.endSession!(id) } : {}), close: () => policy.close() };
+    return withGenerate(policy, generate);
   }
 
   #count(prompt: readonly number[]): void {

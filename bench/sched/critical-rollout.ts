@@ -1,6 +1,7 @@
 import type { PolicyResultInput } from '../../src/core/policy-result.js';
 import type { Policy, PolicyRequest } from '../../src/policy/policy.js';
 import type { SimClock } from '../../src/testing/index.js';
+import { withGenerate } from './with-generate.js';
 
 /** One rollout's requests, in simulated seconds since the run began. */
 export interface RolloutSpan {
@@ -42,7 +43,7 @@ export class CriticalRollout {
       span.decoded += result.token_ids?.length ?? 0;
       return result;
     };
-    return { name: policy.name, generate, ...(policy.endSession ? { endSession: (id: string) => policy.endSession!(id) } : {}), close: () => policy.close() };
+    return withGenerate(policy, generate);
   }
 
   #now(): number {
