@@ -4,7 +4,7 @@
 
 import { api } from '../api.js';
 import { niceTicks } from '../charts.js';
-import { errorBox, h, replace, s } from '../dom.js';
+import { h, s, wholePage } from '../dom.js';
 import * as fmt from '../format.js';
 
 const LANE = 12;
@@ -18,22 +18,8 @@ const COLOURS = 8;
 const NO_SERVER = 'no server';
 
 export function mount(root, { run, query }) {
-  let generation = 0;
   const offset = Number(query?.get('offset') ?? 0) || 0;
-
-  async function load() {
-    const mine = ++generation;
-    try {
-      const timeline = await api.timeline(run, offset > 0 ? { offset } : {});
-      if (mine === generation) replace(root, view(run, timeline));
-    } catch (error) {
-      if (mine === generation) replace(root, h('h1', {}, `${run}: timeline`), errorBox(error));
-    }
-  }
-
-  replace(root, h('h1', {}, `${run}: timeline`), h('p', { class: 'loading' }, 'Loading…'));
-  load();
-  return { refresh: load, dispose: () => void ++generation };
+  return wholePage(root, `${run}: timeline`, () => api.timeline(run, offset > 0 ? { offset } : {}), (timeline) => view(run, timeline));
 }
 
 function view(run, t) {
