@@ -13,7 +13,7 @@ const HEADING = 20;
 const LABEL_W = 96;
 const PLOT_W = 1000;
 const AXIS = 22;
-/** Replica colours (style.css `.replica-0` …); more replicas than this reuse them in turn. */
+/** Replica colours (style.css `.series-0` …); more replicas than this reuse them in turn. */
 const COLOURS = 8;
 const NO_SERVER = 'no server';
 
@@ -76,7 +76,7 @@ function legend(groups) {
     'p',
     { class: 'timeline-legend' },
     'Each lane a rollout (click it to open it): a thin line from its start to its end, and each turn a bar for its generation, then a lighter one for the environment. Lanes are grouped by the replica of their first turn: ',
-    groups.map((group, i) => [i > 0 ? ', ' : null, h('span', { class: `swatch replica-${group.colour}` }, '■'), ` ${group.name} (${group.items.length})`]),
+    groups.map((group, i) => [i > 0 ? ', ' : null, h('span', { class: `swatch series-${group.colour}` }), ` ${group.name} (${group.items.length})`]),
   );
 }
 
@@ -114,7 +114,7 @@ function chart(run, t, groups) {
   ];
   let y = AXIS;
   for (const group of groups) {
-    marks.push(s('text', { x: 2, y: y + HEADING - 6, class: `replica-heading replica-${group.colour}` }, `${group.name} · ${fmt.plural(group.items.length, 'rollout')}`));
+    marks.push(s('text', { x: 2, y: y + HEADING - 6, class: `replica-heading series-${group.colour}` }, `${group.name} · ${fmt.plural(group.items.length, 'rollout')}`));
     y += HEADING;
     for (const item of group.items) {
       marks.push(lane(run, item, group.colour, x, y, t.first_started_at));
@@ -138,8 +138,8 @@ function lane(run, item, colour, x, y, origin) {
   const bars = turnBars(item).flatMap(({ turn, start: turnStart, genEnd, envEnd }, index) => {
     const what = `${name}, turn ${index}: generation ${fmt.duration(turn.generation_ms)}, environment ${fmt.duration(turn.env_ms)}, server ${turn.server ?? NO_SERVER}`;
     return [
-      s('rect', { x: x(start + turnStart), y: y + 2, width: Math.max(0.5, x(start + genEnd) - x(start + turnStart)), height: BAR, class: `gen replica-${colour}` }, s('title', {}, what)),
-      s('rect', { x: x(start + genEnd), y: y + 2, width: Math.max(0.5, x(start + envEnd) - x(start + genEnd)), height: BAR, class: `env replica-${colour}` }, s('title', {}, what)),
+      s('rect', { x: x(start + turnStart), y: y + 2, width: Math.max(0.5, x(start + genEnd) - x(start + turnStart)), height: BAR, class: `gen series-${colour}` }, s('title', {}, what)),
+      s('rect', { x: x(start + genEnd), y: y + 2, width: Math.max(0.5, x(start + envEnd) - x(start + genEnd)), height: BAR, class: `env series-${colour}` }, s('title', {}, what)),
     ];
   });
   return s(
@@ -149,7 +149,7 @@ function lane(run, item, colour, x, y, origin) {
     s('rect', { x: 0, y, width: LABEL_W + PLOT_W, height: LANE, class: 'lane-bg' }),
     s('text', { x: 4, y: y + LANE - 3, class: 'lane-label' }, `t${item.task} r${item.rollout}`),
     // The rollout's whole span (its reset before the first turn, its record after the last) as a thin line under its bars.
-    item.duration_ms === null ? null : s('line', { x1: x(start), y1: y + LANE / 2, x2: x(start + item.duration_ms), y2: y + LANE / 2, class: `span replica-${colour}` }),
+    item.duration_ms === null ? null : s('line', { x1: x(start), y1: y + LANE / 2, x2: x(start + item.duration_ms), y2: y + LANE / 2, class: `span series-${colour}` }),
     ...bars,
   );
 }
