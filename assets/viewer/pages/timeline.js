@@ -18,7 +18,7 @@ const COLOURS = 8;
 const NO_SERVER = 'no server';
 
 export function mount(root, { run, query }) {
-  const offset = Number(query?.get('offset') ?? 0) || 0;
+  const offset = Number(query.get('offset') ?? 0) || 0;
   return wholePage(root, `${run}: timeline`, () => api.timeline(run, offset > 0 ? { offset } : {}), (timeline) => view(run, timeline));
 }
 
@@ -80,13 +80,13 @@ function legend(groups) {
   );
 }
 
-/** Milliseconds from the run's first start to the end of the latest rollout or turn shown. */
-function span(t) {
+/** Milliseconds from the run's first start to the end of the latest rollout or turn shown; barsOf: each item's turnBars. */
+function span(t, barsOf) {
   let end = 1;
   for (const item of t.items) {
     const start = item.started_at - t.first_started_at;
     end = Math.max(end, start + (item.duration_ms ?? 0));
-    for (const bar of turnBars(item)) end = Math.max(end, start + bar.envEnd);
+    for (const bar of barsOf.get(item)) end = Math.max(end, start + bar.envEnd);
   }
   return end;
 }
@@ -103,7 +103,8 @@ function turnBars(item) {
 }
 
 function chart(run, t, groups) {
-  const totalMs = span(t);
+  const barsOf = new Map(t.items.map((item) => [item, turnBars(item)]));
+  const totalMs = span(t, barsOf);
   const x = (ms) => LABEL_W + (ms / totalMs) * PLOT_W;
   const height = AXIS + groups.reduce((sum, group) => sum + HEADING + group.items.length * LANE, 0);
   const width = LABEL_W + PLOT_W + 16;
@@ -117,7 +118,7 @@ function chart(run, t, groups) {
     marks.push(s('text', { x: 2, y: y + HEADING - 6, class: `replica-heading series-${group.colour}` }, `${group.name} · ${fmt.plural(group.items.length, 'rollout')}`));
     y += HEADING;
     for (const item of group.items) {
-      marks.push(lane(run, item, group.colour, x, y, t.first_started_at));
+      marks.push(lane(run, item, barsOf.get(item), group.colour, x, y, t.first_started_at));
       y += LANE;
     }
   }
@@ -130,12 +131,12 @@ function chart(run, t, groups) {
   );
 }
 
-/** One rollout's lane: a link to it (its whole width), its label, and its turns' bars. */
-function lane(run, item, colour, x, y, origin) {
+/** One rollout's lane: a link to it (its whole width), its label, and its turns' bars (its turnBars). */
+function lane(run, item, turns, colour, x, y, origin) {
   const start = item.started_at - origin;
   const outcome = item.failure_class !== null ? `failed (${item.failure_class})` : `reward ${fmt.reward(item.reward)}`;
   const name = `rollout ${item.id} (task ${item.task}, rollout ${item.rollout})`;
-  const bars = turnBars(item).flatMap(({ turn, start: turnStart, genEnd, envEnd }, index) => {
+  const bars = turns.flatMap(({ turn, start: turnStart, genEnd, envEnd }, index) => {
     const what = `${name}, turn ${index}: generation ${fmt.duration(turn.generation_ms)}, environment ${fmt.duration(turn.env_ms)}, server ${turn.server ?? NO_SERVER}`;
     return [
       s('rect', { x: x(start + turnStart), y: y + 2, width: Math.max(0.5, x(start + genEnd) - x(start + turnStart)), height: BAR, class: `gen series-${colour}` }, s('title', {}, what)),
