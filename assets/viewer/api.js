@@ -2,6 +2,7 @@
 // no server). Errors come back as {error: {message}}.
 
 import { bundle, bundledAnswer } from './bundle-data.js';
+import { queryString } from './format.js';
 
 export class ApiError extends Error {
   constructor(message, status) {
@@ -38,13 +39,13 @@ export const api = {
   runs: (signal) => getJson('/api/runs', signal),
   overview: (id, signal) => getJson(`${run(id)}/overview`, signal),
   /** query: URLSearchParams or a plain object of the list filters (offset, limit, sort, termination, …). */
-  rollouts: (id, query, signal) => getJson(`${run(id)}/rollouts?${new URLSearchParams(query)}`, signal),
+  rollouts: (id, query, signal) => getJson(`${run(id)}/rollouts${queryString(query)}`, signal),
   rollout: (id, rolloutId, signal) => getJson(`${run(id)}/rollouts/${encodeURIComponent(rolloutId)}`, signal),
   group: (id, task, signal) => getJson(`${run(id)}/groups/${encodeURIComponent(task)}`, signal),
   /** query: {sort, offset, limit}; each task's pass@n, mean reward, reward variance, mean turns and tokens, failures. */
-  tasks: (id, query, signal) => getJson(`${run(id)}/tasks?${new URLSearchParams(query)}`, signal),
+  tasks: (id, query, signal) => getJson(`${run(id)}/tasks${queryString(query)}`, signal),
   /** query: {offset, limit}; the run's rollouts in the order they started, each turn's times and replica (`recorded: false` when its rows do not say). */
-  timeline: (id, query, signal) => getJson(`${run(id)}/timeline?${new URLSearchParams(query)}`, signal),
+  timeline: (id, query, signal) => getJson(`${run(id)}/timeline${queryString(query)}`, signal),
   /** Two runs' tasks matched by index; query: {sort, offset, limit}. */
-  compare: (a, b, query, signal) => getJson(`/api/compare/${encodeURIComponent(a)}/${encodeURIComponent(b)}?${new URLSearchParams(query)}`, signal),
+  compare: (a, b, query, signal) => getJson(`/api/compare/${encodeURIComponent(a)}/${encodeURIComponent(b)}${queryString(query)}`, signal),
 };

@@ -48,3 +48,26 @@ export function replace(node, ...children) {
 export function errorBox(error) {
   return h('div', { class: 'error', role: 'alert' }, error instanceof Error ? error.message : String(error));
 }
+
+/**
+ * Mounts a page drawn whole from one fetch: "Loading…" under its heading, then `view(data)`, or the
+ * heading and an error box. A fetch that ends after a newer one started, or after dispose, draws
+ * nothing, so a slow answer never replaces a newer page. Returns the route's {refresh, dispose}.
+ */
+export function wholePage(root, heading, fetch, view) {
+  let generation = 0;
+
+  async function load() {
+    const mine = ++generation;
+    try {
+      const data = await fetch();
+      if (mine === generation) replace(root, view(data));
+    } catch (error) {
+      if (mine === generation) replace(root, h('h1', {}, heading), errorBox(error));
+    }
+  }
+
+  replace(root, h('h1', {}, heading), h('p', { class: 'loading' }, 'Loading…'));
+  load();
+  return { refresh: load, dispose: () => void ++generation };
+}

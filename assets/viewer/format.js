@@ -26,15 +26,21 @@ export function duration(ms) {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
+/** '?a=1&b=2' for a query (URLSearchParams or a plain object), '' for none or an empty one. */
+export function queryString(query) {
+  const text = String(new URLSearchParams(query ?? {}));
+  return text === '' ? '' : `?${text}`;
+}
+
 const enc = encodeURIComponent;
 export const href = {
   runs: () => '#/',
   run: (run) => `#/run/${enc(run)}`,
-  rollouts: (run, query) => `#/run/${enc(run)}/rollouts${query && Object.keys(query).length > 0 ? `?${new URLSearchParams(query)}` : ''}`,
+  rollouts: (run, query) => `#/run/${enc(run)}/rollouts${queryString(query)}`,
   rollout: (run, id) => `#/run/${enc(run)}/rollout/${enc(id)}`,
   group: (run, task) => `#/run/${enc(run)}/group/${enc(task)}`,
-  tasks: (run, query) => `#/run/${enc(run)}/tasks${query && Object.keys(query).length > 0 ? `?${new URLSearchParams(query)}` : ''}`,
-  timeline: (run, query) => `#/run/${enc(run)}/timeline${query && Object.keys(query).length > 0 ? `?${new URLSearchParams(query)}` : ''}`,
-  compare: (a, b, query) => `#/compare/${enc(a)}/${enc(b)}${query && Object.keys(query).length > 0 ? `?${new URLSearchParams(query)}` : ''}`,
+  tasks: (run, query) => `#/run/${enc(run)}/tasks${queryString(query)}`,
+  timeline: (run, query) => `#/run/${enc(run)}/timeline${queryString(query)}`,
+  compare: (a, b, query) => `#/compare/${enc(a)}/${enc(b)}${queryString(query)}`,
   compareTask: (a, b, task) => `#/compare/${enc(a)}/${enc(b)}/task/${enc(task)}`,
 };

@@ -3,15 +3,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { TurnRecord } from '../../src/core/index.js';
 import type { InferenceServer } from '../../src/testing/index.js';
 import { runArithmetic } from '../support/embedded-arithmetic.js';
-import { startServers } from '../support/loopback-model.js';
-import { qwen3Directory } from '../support/qwen3.js';
-import { gymnast } from '../support/run-cli.js';
+import { startTwoReplicas, twoReplicaCollect } from '../support/two-replica-collect.js';
 
-const input = fileURLToPath(new URL('../../examples/arithmetic.jsonl', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'gymnast-turn-timing-'));
 const rows = (path: string) =>
   readFileSync(path, 'utf8')
@@ -37,8 +33,7 @@ function assertTurnsInOrder(turns: readonly TurnRecord[], where: string): void {
 describe('rows record when each rollout and turn started, and which replica served each turn', () => {
   let servers: InferenceServer[] = [];
   before(async () => {
-    // Two replicas of the test server; its answers (the seed mod 100) are mostly wrong, so the arithmetic environment asks again: two turns a rollout.
-    servers = await startServers(2, { respond: ({ seed }) => `${seed % 100}` });
+    servers = await startTwoReplicas();
   });
   after(async () => {
     await Promise.all(servers.map((server) => server.close()));
@@ -48,11 +43,7 @@ describe('rows record when each rollout and turn started, and which replica serv
   it('a collect against two replicas: `server` is the replica of every turn, `start_ms` orders the turns, `started_at` the rollouts', async () => {
     const output = join(dir, 'fleet', 'rollouts.jsonl');
     const before = Date.now();
-    const run = await gymnast(
-      'collect',
-      ...['-i', input, '-o', output, '--limit', '4', '--num-repeats', '3', '--concurrency', '4'],
-      ...['--policy', 'vllm-completions', '--base-url', servers[0]!.url, '--base-url', servers[1]!.url, '--tokenizer', qwen3Directory, '--max-tokens', '8'],
-    );
+    const run = await twoReplicaCollect(servers, output);
     const afterRun = Date.now();
     assert.equal(run.code, 0, run.stderr);
     const written = rows(output);

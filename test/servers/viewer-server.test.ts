@@ -33,6 +33,11 @@ function rawGet(base: string, path: string): Promise<{ status: number; type: str
   });
 }
 
+/** GET a path of the viewer's API, its body parsed as JSON. */
+async function getJson<T>(server: ViewerServer, path: string): Promise<T> {
+  return (await (await fetch(`${server.url}${path}`)).json()) as T;
+}
+
 describe('gymnast view: the viewer API over a real run of the embedded model', () => {
   let directory: string;
   let assets: string;
@@ -258,7 +263,6 @@ describe('gymnast view: the viewer API over a real run of the embedded model', (
 describe('gymnast view: the verdicts of gymnast health beside a run', () => {
   let directory: string;
   let server: ViewerServer;
-  const get = async <T>(path: string) => (await (await fetch(`${server.url}${path}`)).json()) as T;
 
   before(async () => {
     directory = mkdtempSync(join(tmpdir(), 'gymnast-view-health-'));
@@ -285,36 +289,36 @@ describe('gymnast view: the verdicts of gymnast health beside a run', () => {
   });
 
   it('marks the corrupted rollout unhealthy in the list, and filters by verdict', async () => {
-    const all = await get<RolloutPage>('/api/runs/out/rollouts?limit=100');
+    const all = await getJson<RolloutPage>(server, '/api/runs/out/rollouts?limit=100');
     assert.deepEqual(
       all.items.filter((item) => item.health !== 'healthy').map((item) => [item.id, item.health]),
       [['o3', 'unhealthy']],
     );
-    const unhealthy = await get<RolloutPage>('/api/runs/out/rollouts?health=unhealthy');
+    const unhealthy = await getJson<RolloutPage>(server, '/api/runs/out/rollouts?health=unhealthy');
     assert.deepEqual(
       unhealthy.items.map((item) => item.id),
       ['o3'],
     );
-    assert.equal((await get<RolloutPage>('/api/runs/out/rollouts?health=healthy')).total, 31);
+    assert.equal((await getJson<RolloutPage>(server, '/api/runs/out/rollouts?health=healthy')).total, 31);
   });
 
   it("gives the rollout's findings with its detail, and the report's counts with the overview", async () => {
-    const detail = await get<RolloutDetail>('/api/runs/out/rollouts/o3');
+    const detail = await getJson<RolloutDetail>(server, '/api/runs/out/rollouts/o3');
     assert.equal(detail.health?.verdict, 'unhealthy');
     assert.deepEqual(
       detail.health?.findings.map((finding) => finding.check),
       ['logprobs-positive'],
     );
-    const overview = await get<RunOverview>('/api/runs/out/overview');
+    const overview = await getJson<RunOverview>(server, '/api/runs/out/overview');
     assert.deepEqual(overview.health, { healthy: 31, warning: 0, unhealthy: 1, evaluation_only: 0, failed: 0, checks: { 'logprobs-positive': 1 } });
-    assert.deepEqual((await get<Group>('/api/runs/out/groups/0')).task_findings, []);
+    assert.deepEqual((await getJson<Group>(server, '/api/runs/out/groups/0')).task_findings, []);
   });
 
   it('says null where there is no report', async () => {
-    assert.equal((await get<RunOverview>('/api/runs/bare/overview')).health, null);
-    assert.equal((await get<RolloutPage>('/api/runs/bare/rollouts?limit=1')).items[0]!.health, null);
-    assert.equal((await get<RolloutDetail>('/api/runs/bare/rollouts/o3')).health, null);
-    assert.equal((await get<Group>('/api/runs/bare/groups/0')).task_findings, null);
+    assert.equal((await getJson<RunOverview>(server, '/api/runs/bare/overview')).health, null);
+    assert.equal((await getJson<RolloutPage>(server, '/api/runs/bare/rollouts?limit=1')).items[0]!.health, null);
+    assert.equal((await getJson<RolloutDetail>(server, '/api/runs/bare/rollouts/o3')).health, null);
+    assert.equal((await getJson<Group>(server, '/api/runs/bare/groups/0')).task_findings, null);
   });
 });
 
@@ -348,7 +352,6 @@ describe('gymnast view listens before a big run is indexed', () => {
 describe('gymnast view: the timeline of runs that record replicas, and of runs that record no timing', () => {
   let directory: string;
   let server: ViewerServer;
-  const get = async <T>(path: string) => (await (await fetch(`${server.url}${path}`)).json()) as T;
   before(async () => {
     directory = mkdtempSync(join(tmpdir(), 'gymnast-view-timeline-'));
     const replicas = ['http://10.0.0.1:8000', 'http://10.0.0.2:8000'];
@@ -368,7 +371,7 @@ describe('gymnast view: the timeline of runs that record replicas, and of runs t
   });
 
   it('places the rollouts that record their start, in start order, each turn with its replica; says how many were left out', async () => {
-    const body = await get<RunTimeline>('/api/runs/fleet/timeline');
+    const body = await getJson<RunTimeline>(server, '/api/runs/fleet/timeline');
     assert.deepEqual([body.recorded, body.rollouts, body.timed, body.first_started_at], [true, 14, 12, 1_795_000_000_000]);
     assert.deepEqual(
       body.items.map((item) => item.started_at - 1_795_000_000_000),
@@ -380,7 +383,7 @@ describe('gymnast view: the timeline of runs that record replicas, and of runs t
       { start_ms: 3, generation_ms: 1, env_ms: 1, server: 'http://10.0.0.2:8000' },
       { start_ms: 6, generation_ms: 1, env_ms: 1, server: 'http://10.0.0.2:8000' },
     ]);
-    const window = await get<RunTimeline>('/api/runs/fleet/timeline?offset=4&limit=5');
+    const window = await getJson<RunTimeline>(server, '/api/runs/fleet/timeline?offset=4&limit=5');
     assert.deepEqual(
       window.items.map((item) => item.id),
       body.items.slice(4, 9).map((item) => item.id),
@@ -389,7 +392,7 @@ describe('gymnast view: the timeline of runs that record replicas, and of runs t
   });
 
   it('says a run whose rows record no start has no timeline', async () => {
-    const body = await get<RunTimeline>('/api/runs/old/timeline');
+    const body = await getJson<RunTimeline>(server, '/api/runs/old/timeline');
     assert.deepEqual(
       [body.recorded, body.rollouts, body.timed, body.first_started_at, body.items, body.left_out],
       [false, 2, 0, null, [], { before: 0, after: 0 }],

@@ -9,7 +9,6 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { findRuns } from '../../src/servers/viewer/run-files.js';
 import type { ViewerServer } from '../../src/servers/viewer/viewer-server.js';
@@ -17,12 +16,9 @@ import type { InferenceServer } from '../../src/testing/index.js';
 import type { RunTimeline } from '../../src/viewer/run-timeline.js';
 import { removeSpecFolder, skipWithoutChromium } from '../support/headless-chromium.js';
 import { closeViewerInChromium, openViewerInChromium } from '../support/viewer-in-chromium.js';
-import { startServers } from '../support/loopback-model.js';
-import { qwen3Directory } from '../support/qwen3.js';
-import { gymnast } from '../support/run-cli.js';
+import { startTwoReplicas, twoReplicaCollect } from '../support/two-replica-collect.js';
 
 const skip = skipWithoutChromium;
-const input = fileURLToPath(new URL('../../examples/arithmetic.jsonl', import.meta.url));
 
 describe('the timeline page in a headless browser', { skip, timeout: 90_000 }, () => {
   let dir: string;
@@ -35,14 +31,9 @@ describe('the timeline page in a headless browser', { skip, timeout: 90_000 }, (
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gymnast-timeline-'));
-    // Mostly wrong answers (the seed mod 100): the arithmetic environment asks again, so most rollouts take two turns.
-    replicas = await startServers(2, { respond: ({ seed }) => `${seed % 100}` });
+    replicas = await startTwoReplicas();
     const output = join(dir, 'runs', 'fleet.jsonl');
-    const run = await gymnast(
-      'collect',
-      ...['-i', input, '-o', output, '--limit', '4', '--num-repeats', '3', '--concurrency', '4'],
-      ...['--policy', 'vllm-completions', '--base-url', replicas[0]!.url, '--base-url', replicas[1]!.url, '--tokenizer', qwen3Directory, '--max-tokens', '8'],
-    );
+    const run = await twoReplicaCollect(replicas, output);
     assert.equal(run.code, 0, run.stderr);
     // The same rows as an older gymnast wrote them: no started_at.
     const old = (await readFile(output, 'utf8')).replace(/"started_at":\d+,/g, '');

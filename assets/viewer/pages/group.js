@@ -2,26 +2,12 @@
 
 import { api } from '../api.js';
 import { conversation } from '../conversation.js';
-import { errorBox, h, replace } from '../dom.js';
+import { h, wholePage } from '../dom.js';
 import * as fmt from '../format.js';
 import { findingsList, healthBadge, NO_REPORT } from '../health.js';
 
 export function mount(root, { run, task }) {
-  let generation = 0;
-
-  async function load() {
-    const mine = ++generation;
-    try {
-      const group = await api.group(run, task);
-      if (mine === generation) replace(root, view(run, group));
-    } catch (error) {
-      if (mine === generation) replace(root, h('h1', {}, `Task ${task}`), errorBox(error));
-    }
-  }
-
-  replace(root, h('h1', {}, `Task ${task}`), h('p', { class: 'loading' }, 'Loading…'));
-  load();
-  return { refresh: load, dispose: () => void ++generation };
+  return wholePage(root, `Task ${task}`, () => api.group(run, task), (group) => view(run, group));
 }
 
 function view(run, group) {

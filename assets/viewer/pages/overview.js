@@ -2,26 +2,12 @@
 
 import { api } from '../api.js';
 import { categoryBars, curves, histogram } from '../charts.js';
-import { errorBox, h, replace } from '../dom.js';
+import { h, wholePage } from '../dom.js';
 import * as fmt from '../format.js';
 import { indexingNote, NO_REPORT, RARE_VERDICTS, VERDICTS, verdictCount } from '../health.js';
 
 export function mount(root, { run }) {
-  let generation = 0;
-
-  async function load() {
-    const mine = ++generation;
-    try {
-      const overview = await api.overview(run);
-      if (mine === generation) replace(root, view(overview));
-    } catch (error) {
-      if (mine === generation) replace(root, h('h1', {}, run), errorBox(error));
-    }
-  }
-
-  replace(root, h('h1', {}, run), h('p', { class: 'loading' }, 'Loading…'));
-  load();
-  return { refresh: load, dispose: () => void ++generation };
+  return wholePage(root, run, () => api.overview(run), view);
 }
 
 function view(o) {

@@ -4,7 +4,7 @@
 
 import { api } from '../api.js';
 import { niceTicks } from '../charts.js';
-import { errorBox, h, replace, s } from '../dom.js';
+import { h, s, wholePage } from '../dom.js';
 import * as fmt from '../format.js';
 
 const LANE = 12;
@@ -13,27 +13,13 @@ const HEADING = 20;
 const LABEL_W = 96;
 const PLOT_W = 1000;
 const AXIS = 22;
-/** Replica colours (style.css `.replica-0` …); more replicas than this reuse them in turn. */
+/** Replica colours (style.css `.series-0` …); more replicas than this reuse them in turn. */
 const COLOURS = 8;
 const NO_SERVER = 'no server';
 
 export function mount(root, { run, query }) {
-  let generation = 0;
-  const offset = Number(query?.get('offset') ?? 0) || 0;
-
-  async function load() {
-    const mine = ++generation;
-    try {
-      const timeline = await api.timeline(run, offset > 0 ? { offset } : {});
-      if (mine === generation) replace(root, view(run, timeline));
-    } catch (error) {
-      if (mine === generation) replace(root, h('h1', {}, `${run}: timeline`), errorBox(error));
-    }
-  }
-
-  replace(root, h('h1', {}, `${run}: timeline`), h('p', { class: 'loading' }, 'Loading…'));
-  load();
-  return { refresh: load, dispose: () => void ++generation };
+  const offset = Number(query.get('offset') ?? 0) || 0;
+  return wholePage(root, `${run}: timeline`, () => api.timeline(run, offset > 0 ? { offset } : {}), (timeline) => view(run, timeline));
 }
 
 function view(run, t) {
@@ -90,17 +76,17 @@ function legend(groups) {
     'p',
     { class: 'timeline-legend' },
     'Each lane a rollout (click it to open it): a thin line from its start to its end, and each turn a bar for its generation, then a lighter one for the environment. Lanes are grouped by the replica of their first turn: ',
-    groups.map((group, i) => [i > 0 ? ', ' : null, h('span', { class: `swatch replica-${group.colour}` }, '■'), ` ${group.name} (${group.items.length})`]),
+    groups.map((group, i) => [i > 0 ? ', ' : null, h('span', { class: `swatch series-${group.colour}` }), ` ${group.name} (${group.items.length})`]),
   );
 }
 
-/** Milliseconds from the run's first start to the end of the latest rollout or turn shown. */
-function span(t) {
+/** Milliseconds from the run's first start to the end of the latest rollout or turn shown; barsOf: each item's turnBars. */
+function span(t, barsOf) {
   let end = 1;
   for (const item of t.items) {
     const start = item.started_at - t.first_started_at;
     end = Math.max(end, start + (item.duration_ms ?? 0));
-    for (const bar of turnBars(item)) end = Math.max(end, start + bar.envEnd);
+    for (const bar of barsOf.get(item)) end = Math.max(end, start + bar.envEnd);
   }
   return end;
 }
@@ -117,7 +103,8 @@ function turnBars(item) {
 }
 
 function chart(run, t, groups) {
-  const totalMs = span(t);
+  const barsOf = new Map(t.items.map((item) => [item, turnBars(item)]));
+  const totalMs = span(t, barsOf);
   const x = (ms) => LABEL_W + (ms / totalMs) * PLOT_W;
   const height = AXIS + groups.reduce((sum, group) => sum + HEADING + group.items.length * LANE, 0);
   const width = LABEL_W + PLOT_W + 16;
@@ -128,10 +115,10 @@ function chart(run, t, groups) {
   ];
   let y = AXIS;
   for (const group of groups) {
-    marks.push(s('text', { x: 2, y: y + HEADING - 6, class: `replica-heading replica-${group.colour}` }, `${group.name} · ${fmt.plural(group.items.length, 'rollout')}`));
+    marks.push(s('text', { x: 2, y: y + HEADING - 6, class: `replica-heading series-${group.colour}` }, `${group.name} · ${fmt.plural(group.items.length, 'rollout')}`));
     y += HEADING;
     for (const item of group.items) {
-      marks.push(lane(run, item, group.colour, x, y, t.first_started_at));
+      marks.push(lane(run, item, barsOf.get(item), group.colour, x, y, t.first_started_at));
       y += LANE;
     }
   }
@@ -144,16 +131,16 @@ function chart(run, t, groups) {
   );
 }
 
-/** One rollout's lane: a link to it (its whole width), its label, and its turns' bars. */
-function lane(run, item, colour, x, y, origin) {
+/** One rollout's lane: a link to it (its whole width), its label, and its turns' bars (its turnBars). */
+function lane(run, item, turns, colour, x, y, origin) {
   const start = item.started_at - origin;
   const outcome = item.failure_class !== null ? `failed (${item.failure_class})` : `reward ${fmt.reward(item.reward)}`;
   const name = `rollout ${item.id} (task ${item.task}, rollout ${item.rollout})`;
-  const bars = turnBars(item).flatMap(({ turn, start: turnStart, genEnd, envEnd }, index) => {
+  const bars = turns.flatMap(({ turn, start: turnStart, genEnd, envEnd }, index) => {
     const what = `${name}, turn ${index}: generation ${fmt.duration(turn.generation_ms)}, environment ${fmt.duration(turn.env_ms)}, server ${turn.server ?? NO_SERVER}`;
     return [
-      s('rect', { x: x(start + turnStart), y: y + 2, width: Math.max(0.5, x(start + genEnd) - x(start + turnStart)), height: BAR, class: `gen replica-${colour}` }, s('title', {}, what)),
-      s('rect', { x: x(start + genEnd), y: y + 2, width: Math.max(0.5, x(start + envEnd) - x(start + genEnd)), height: BAR, class: `env replica-${colour}` }, s('title', {}, what)),
+      s('rect', { x: x(start + turnStart), y: y + 2, width: Math.max(0.5, x(start + genEnd) - x(start + turnStart)), height: BAR, class: `gen series-${colour}` }, s('title', {}, what)),
+      s('rect', { x: x(start + genEnd), y: y + 2, width: Math.max(0.5, x(start + envEnd) - x(start + genEnd)), height: BAR, class: `env series-${colour}` }, s('title', {}, what)),
     ];
   });
   return s(
@@ -163,7 +150,7 @@ function lane(run, item, colour, x, y, origin) {
     s('rect', { x: 0, y, width: LABEL_W + PLOT_W, height: LANE, class: 'lane-bg' }),
     s('text', { x: 4, y: y + LANE - 3, class: 'lane-label' }, `t${item.task} r${item.rollout}`),
     // The rollout's whole span (its reset before the first turn, its record after the last) as a thin line under its bars.
-    item.duration_ms === null ? null : s('line', { x1: x(start), y1: y + LANE / 2, x2: x(start + item.duration_ms), y2: y + LANE / 2, class: `span replica-${colour}` }),
+    item.duration_ms === null ? null : s('line', { x1: x(start), y1: y + LANE / 2, x2: x(start + item.duration_ms), y2: y + LANE / 2, class: `span series-${colour}` }),
     ...bars,
   );
 }
